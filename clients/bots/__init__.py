@@ -1,0 +1,29 @@
+"""Bots: pure policies. A policy is ``choose(view, legal, rng) -> action``: a function of what one seat may
+see, the actions it may take now, and a seeded ``rules.Rng`` for its own choices. The same policy plays
+offline against ``rules/`` and over the wire through the client library.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rules import Rng, RulesError
+
+from . import flag_finish, random_policy
+
+Policy = Callable[[Any, list, Rng], Any]
+
+HEURISTICS: dict[str, Policy] = {
+    "flag_finish": flag_finish.choose,
+}
+
+POLICY_NAMES = ("random", "heuristic")
+
+
+def get_policy(game: str, name: str) -> Policy:
+    """The policy ``name`` ("random" or "heuristic") for ``game``."""
+    if name == "random":
+        return random_policy.choose
+    if name == "heuristic" and game in HEURISTICS:
+        return HEURISTICS[game]
+    raise RulesError("unknown_policy", f"no policy {name!r} for {game} (policies: {', '.join(POLICY_NAMES)})")

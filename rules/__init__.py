@@ -1,0 +1,28 @@
+"""Pure, deterministic, sans-I/O game engines and the one contract they all follow.
+
+Nothing under ``rules/`` imports trio, time, random, sockets or files (a test checks it).
+"""
+
+from .contract import (
+    CHANCE,
+    SYSTEM,
+    Game,
+    GameInfo,
+    OptionSpec,
+    Result,
+    RulesError,
+    Setup,
+    ToAct,
+    digest,
+    make_setup,
+    resolve_options,
+)
+from .registry import GAMES, get_game
+from .rng import Rng
+from .session import Session, Step, copy_state, replay, verify_chance
+
+__all__ = [
+    "CHANCE", "SYSTEM", "GAMES", "Game", "GameInfo", "OptionSpec", "Result", "Rng", "RulesError", "Session",
+    "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "replay", "resolve_options",
+    "verify_chance",
+]

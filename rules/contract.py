@@ -1,0 +1,180 @@
+"""The rules contract: what every game in `rules/` provides, and the shared types it speaks in.
+
+A game is a frozen record of pure functions over a mutable msgspec State (the sans-I/O style of h11 and
+OpenSpiel). Nothing here touches a clock, a socket, trio or global randomness.
+
+Actors. Seats are 0..n-1. Two more actors exist:
+- ``SYSTEM`` acts for what the server decides (closing a photo-finish window, a turn timeout). Its actions
+  are ordinary actions: logged and replayed like any other.
+- ``CHANCE`` acts when the game needs a random outcome (a shuffle, a die). The caller samples the outcome
+  with ``game.sample_chance(state, rng)`` from a seeded ``rules.rng.Rng`` and applies it like any other
+  action, so every outcome is in the history (OpenSpiel's chance player).
+
+The contract of ``apply(state, actor, action)``: it validates the whole action first and either raises
+``RulesError`` having changed nothing, or applies all of it and returns the events. A bug in our own code
+must surface as any other exception, never as a ``RulesError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+import msgspec
+
+SYSTEM = -1
+CHANCE = -2
+
+Mode = Literal["lockstep", "challenge"]
+OptionValue = int | bool | str
+
+
+class RulesError(Exception):
+    """An action, or a set-up, that the rules do not allow: a player's mistake, sent back to that player.
+
+    ``code`` is stable and machine-readable (``"not_your_turn"``); ``message`` says what was wrong in words.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class OptionSpec(msgspec.Struct, frozen=True):
+    """One table option: its default and what values it accepts."""
+
+    name: str
+    default: OptionValue
+    doc: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+
+
+class GameInfo(msgspec.Struct, frozen=True):
+    """What a lobby shows of a game before a table exists."""
+
+    name: str
+    title: str
+    rules_version: str
+    min_seats: int
+    max_seats: int
+    modes: tuple[str, ...]
+    options: tuple[OptionSpec, ...]
+    hidden_information: bool = True
+
+
+class Setup(msgspec.Struct, frozen=True):
+    """Everything that fixes a game before its first action, apart from the seed."""
+
+    seats: int
+    mode: str
+    options: dict[str, OptionValue]
+
+
+class ToAct(msgspec.Struct, frozen=True):
+    """Who may act now: some seats (all of them in Challenge Mode), chance, or nobody (the game is over).
+
+    ``system`` names the system actions that are due (for example ``"close_window"``): the server decides
+    when to apply them, the rules only say they are possible now.
+    """
+
+    seats: tuple[int, ...] = ()
+    chance: bool = False
+    over: bool = False
+    system: tuple[str, ...] = ()
+
+
+class Result(msgspec.Struct, frozen=True):
+    """The end of a game: each seat's final score, and the winners (more than one on a shared win)."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    lower_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game: metadata and the pure functions of the contract.
+
+    - ``new_state(setup)``: the state before any action (chance acts first where the game deals).
+    - ``to_act(state)``: who may act now.
+    - ``legal_actions(state, actor)``: every action that actor may take now (empty if none).
+    - ``apply(state, actor, action)``: all of it and its events, or ``RulesError`` and no change.
+    - ``sample_chance(state, rng)``: the chance action for the current chance node, drawn from ``rng``.
+    - ``view(state, seat)``: what ``seat`` may see (``None``: a spectator).
+    - ``redact(event, seat)``: the event as ``seat`` may see it (``None``: a spectator).
+    - ``result(state)``: the final result, or ``None`` while the game goes on.
+    - ``timeout_action(state, seat)``: the system action applied when a seat's time runs out.
+    - ``scramble(state, seat, rng)``: a copy of the state with everything ``seat`` may not see re-dealt;
+      tests use it to prove that a view depends on nothing hidden.
+    - ``invariant(state)``: a list of broken invariants (empty when all is well), for tests.
+    """
+
+    info: GameInfo
+    action_type: Any
+    event_type: Any
+    view_type: Any
+    state_type: Any
+    new_state: Callable[[Setup], Any]
+    to_act: Callable[[Any], ToAct]
+    legal_actions: Callable[[Any, int], list]
+    apply: Callable[[Any, int, Any], list]
+    sample_chance: Callable[[Any, Any], Any]
+    view: Callable[[Any, int | None], Any]
+    redact: Callable[[Any, int | None], Any]
+    result: Callable[[Any], Result | None]
+    timeout_action: Callable[[Any, int], Any]
+    scramble: Callable[[Any, int | None, Any], Any]
+    invariant: Callable[[Any], list[str]]
+    describe: Callable[[Any], str]
+
+
+def resolve_options(info: GameInfo, given: dict[str, Any] | None) -> dict[str, OptionValue]:
+    """The full option set for a table: defaults overlaid with ``given``, every value checked.
+
+    Raises ``RulesError`` naming the first unknown option or bad value.
+    """
+    specs = {spec.name: spec for spec in info.options}
+    given = dict(given or {})
+    for name in given:
+        if name not in specs:
+            known = ", ".join(sorted(specs)) or "none"
+            raise RulesError("bad_option", f"{info.name} has no option {name!r} (options: {known})")
+    resolved: dict[str, OptionValue] = {}
+    for spec in info.options:
+        value = given.get(spec.name, spec.default)
+        _check_option(spec, value)
+        resolved[spec.name] = value
+    return resolved
+
+
+def _check_option(spec: OptionSpec, value: Any) -> None:
+    kind = type(spec.default)
+    if type(value) is not kind:
+        raise RulesError("bad_option", f"option {spec.name!r} takes a {kind.__name__}, not {value!r}")
+    if spec.choices is not None and value not in spec.choices:
+        raise RulesError("bad_option", f"option {spec.name!r} is one of {', '.join(spec.choices)}, not {value!r}")
+    if spec.minimum is not None and value < spec.minimum:
+        raise RulesError("bad_option", f"option {spec.name!r} is at least {spec.minimum}, not {value!r}")
+    if spec.maximum is not None and value > spec.maximum:
+        raise RulesError("bad_option", f"option {spec.name!r} is at most {spec.maximum}, not {value!r}")
+
+
+def make_setup(info: GameInfo, seats: int, mode: str, options: dict[str, Any] | None = None) -> Setup:
+    """A checked ``Setup``: seat count within the game's bounds, a mode it supports, valid options."""
+    if not info.min_seats <= seats <= info.max_seats:
+        raise RulesError("bad_seats", f"{info.title} seats {info.min_seats}-{info.max_seats} players, not {seats}")
+    if mode not in info.modes:
+        raise RulesError("bad_mode", f"{info.title} is played in {' or '.join(info.modes)} mode, not {mode!r}")
+    return Setup(seats=seats, mode=mode, options=resolve_options(info, options))
+
+
+_state_encoder = msgspec.msgpack.Encoder()
+
+
+def digest(state: Any) -> str:
+    """The canonical digest of a state: sha256 of its msgpack encoding (Struct fields in declared order)."""
+    return hashlib.sha256(_state_encoder.encode(state)).hexdigest()

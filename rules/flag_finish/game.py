@@ -1,0 +1,648 @@
+"""Flag Finish: build 0..10 then a checkered flag; Warm-up (lockstep) and Challenge (everyone at once).
+
+Owns the whole game: its cards, options, actions, events, state, per-seat views and rules. Rule text:
+``shared/seeds/000_18d2b0a6effb1f6c.txt``; every decision beyond it is in ``RULES.md`` beside this file.
+Pure and deterministic: the shuffle arrives as a chance action (``Deal``), the photo-finish window closes
+by a system action (``CloseWindow``), a lockstep time limit by another (``Timeout``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Union
+
+import msgspec
+
+from ..contract import (
+    CHANCE,
+    SYSTEM,
+    Game,
+    GameInfo,
+    OptionSpec,
+    Result,
+    RulesError,
+    Setup,
+    ToAct,
+)
+from ..rng import Rng
+
+# ---------------------------------------------------------------- constants
+
+COLOURS = ("G", "R", "B", "Y", "O", "P")  # green, red, blue, yellow, orange, purple
+COLOUR_NAMES = dict(zip(COLOURS, ("green", "red", "blue", "yellow", "orange", "purple")))
+FLAG = "F"
+TOP_NUMBER = 10
+SEQUENCE = TOP_NUMBER + 2  # 0..10 and the flag
+DECK: tuple[str, ...] = tuple(f"{c}{n}" for c in COLOURS for n in range(TOP_NUMBER + 1)) + (FLAG,) * 6
+SORTED_DECK = sorted(DECK)
+RANK: dict[str, int] = {card: (SEQUENCE - 1 if card == FLAG else int(card[1:])) for card in DECK}
+GREEN = frozenset(card for card in DECK if card[0] == "G")
+
+
+def card_name(card: str) -> str:
+    """'G7' -> 'green 7'; 'F' -> 'flag'."""
+    return "flag" if card == FLAG else f"{COLOUR_NAMES[card[0]]} {card[1:]}"
+
+
+def needed_rank(row: list[str]) -> int:
+    """The rank a row needs next: 0..10 for the numbers, 11 for the flag, 12 when finished."""
+    return len(row)
+
+
+# ---------------------------------------------------------------- metadata
+
+INFO = GameInfo(
+    name="flag_finish",
+    title="Flag Finish",
+    rules_version="1",
+    min_seats=2,
+    max_seats=3,
+    modes=("lockstep", "challenge"),
+    options=(
+        OptionSpec("hand_size", 12, "cards each seat takes at the set-up", minimum=SEQUENCE, maximum=20),
+        OptionSpec("races", 6, "races in a game (more are added on a tie)", minimum=1, maximum=50),
+        OptionSpec("extra_races", 10, "at most this many races added to break a tie", minimum=0, maximum=100),
+        OptionSpec("window_ms", 50, "Challenge Mode photo-finish window in ms (0: strict log order)",
+                   minimum=0, maximum=10_000),
+        OptionSpec("action_limit", 2000, "seat actions after which a race ends with no finisher",
+                   minimum=10, maximum=1_000_000),
+    ),
+)
+
+# ---------------------------------------------------------------- actions
+
+
+class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
+    pass
+
+
+class DrawPile(Action, tag="draw"):
+    """Draw the unknown top card of the draw pile (then discard)."""
+
+
+class TakeDiscard(Action, tag="take"):
+    """Take a named card from the loose, open discard pile (then discard)."""
+
+    card: str
+
+
+class Discard(Action, tag="discard"):
+    """Put a card from the hand on the discard pile: the only action after a draw."""
+
+    card: str
+
+
+class Play(Action, tag="play"):
+    """Play the next card of the sequence from the hand to the seat's row."""
+
+    card: str
+
+
+class CloseWindow(Action, tag="close_window"):
+    """System: the photo-finish window is over; score the race."""
+
+
+class Timeout(Action, tag="timeout"):
+    """System: ``seat`` ran out of time; it makes its default move."""
+
+    seat: int
+
+
+class Deal(Action, tag="deal"):
+    """Chance: the shuffled deck (the last card is the top of the draw pile) and the seat that flips first."""
+
+    order: list[str]
+    first: int
+
+
+ActionType = Union[DrawPile, TakeDiscard, Discard, Play, CloseWindow, Timeout, Deal]
+
+# ---------------------------------------------------------------- events
+
+
+class Event(msgspec.Struct, tag_field="type", frozen=True):
+    pass
+
+
+class RaceDealt(Event, tag="race_dealt"):
+    race: int
+    hands: list[list[str] | None]  # only the receiver's own hand survives redaction
+    flips: list[str]  # flipped onto the discard pile, the last one green
+    flippers: list[int]
+    starter: int
+    draw_count: int
+
+
+class Misdealt(Event, tag="misdealt"):
+    """No green card came up before the draw pile ran out: the race is dealt again."""
+
+    race: int
+
+
+class Drew(Event, tag="drew"):
+    seat: int
+    card: str | None  # None for everyone but the drawer
+
+
+class Took(Event, tag="took"):
+    seat: int
+    card: str
+
+
+class Discarded(Event, tag="discarded"):
+    seat: int
+    card: str
+
+
+class Played(Event, tag="played"):
+    seat: int
+    card: str
+
+
+class Finished(Event, tag="finished"):
+    seat: int
+    cards_left: int
+    greens: int
+    window_open: bool  # Challenge Mode: others may still finish at the same time
+
+
+class TimedOut(Event, tag="timed_out"):
+    seat: int
+
+
+class TurnStarted(Event, tag="turn"):
+    seat: int
+
+
+class RaceEnded(Event, tag="race_ended"):
+    race: int
+    reason: str  # "finished" or "action_limit"
+    finishers: list[int]
+    winners: list[int]
+    scores: list[int]
+    totals: list[int]
+
+
+class MatchEnded(Event, tag="match_ended"):
+    winners: list[int]
+    totals: list[int]
+
+
+EventType = Union[RaceDealt, Misdealt, Drew, Took, Discarded, Played, Finished, TimedOut, TurnStarted,
+                  RaceEnded, MatchEnded]
+
+# ---------------------------------------------------------------- state
+
+
+class State(msgspec.Struct):
+    seats: int
+    mode: str
+    options: dict[str, int]
+    phase: str = "deal"  # deal -> play [-> window] -> deal ... -> over
+    race: int = 0  # races dealt so far; the current race while playing
+    draw: list[str] = msgspec.field(default_factory=list)  # the top card is the last
+    discard: list[str] = msgspec.field(default_factory=list)  # in the order cards were placed
+    hands: list[list[str]] = msgspec.field(default_factory=list)
+    rows: list[list[str]] = msgspec.field(default_factory=list)
+    drawn: list[str | None] = msgspec.field(default_factory=list)  # a draw not yet made up for by a discard
+    turn: int = 0  # lockstep: the seat to act
+    actions: int = 0  # seat actions in this race
+    finishers: list[int] = msgspec.field(default_factory=list)
+    race_scores: list[list[int]] = msgspec.field(default_factory=list)
+    race_winners: list[list[int]] = msgspec.field(default_factory=list)
+    totals: list[int] = msgspec.field(default_factory=list)
+    winners: list[int] = msgspec.field(default_factory=list)
+
+
+# ---------------------------------------------------------------- view
+
+
+class View(msgspec.Struct, frozen=True):
+    """What one seat (or a spectator, ``seat`` None) may see: no other hand, no draw pile order."""
+
+    seat: int | None
+    mode: str
+    phase: str
+    race: int
+    races: int
+    hand: list[str] | None
+    drawn: str | None
+    hand_counts: list[int]
+    rows: list[list[str]]
+    discard: list[str]
+    draw_count: int
+    must_discard: list[bool]
+    turn: int | None
+    to_act: list[int]
+    finishers: list[int]
+    actions: int
+    action_limit: int
+    race_scores: list[list[int]]
+    totals: list[int]
+    winners: list[int]
+
+
+def _sort_key(card: str) -> tuple[int, str]:
+    return RANK[card], card
+
+
+def view(state: State, seat: int | None) -> View:
+    own = seat is not None
+    return View(
+        seat=seat,
+        mode=state.mode,
+        phase=state.phase,
+        race=state.race,
+        races=state.options["races"],
+        hand=sorted(state.hands[seat], key=_sort_key) if own and state.hands else None,
+        drawn=state.drawn[seat] if own and state.drawn else None,
+        hand_counts=[len(h) for h in state.hands],
+        rows=[list(r) for r in state.rows],
+        discard=list(state.discard),
+        draw_count=len(state.draw),
+        must_discard=[d is not None for d in state.drawn],
+        turn=state.turn if state.mode == "lockstep" and state.phase == "play" else None,
+        to_act=list(to_act(state).seats),
+        finishers=list(state.finishers),
+        actions=state.actions,
+        action_limit=state.options["action_limit"],
+        race_scores=[list(s) for s in state.race_scores],
+        totals=list(state.totals),
+        winners=list(state.winners),
+    )
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    if type(event) is Drew and event.seat != seat and event.card is not None:
+        return Drew(seat=event.seat, card=None)
+    if type(event) is RaceDealt:
+        hands = [hand if i == seat else None for i, hand in enumerate(event.hands)]
+        return msgspec.structs.replace(event, hands=hands)
+    return event
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def new_state(setup: Setup) -> State:
+    n = setup.seats
+    return State(
+        seats=n,
+        mode=setup.mode,
+        options=dict(setup.options),
+        draw=list(DECK),
+        hands=[[] for _ in range(n)],
+        rows=[[] for _ in range(n)],
+        drawn=[None] * n,
+        totals=[0] * n,
+    )
+
+
+def to_act(state: State) -> ToAct:
+    phase = state.phase
+    if phase == "deal":
+        return ToAct(chance=True)
+    if phase == "over":
+        return ToAct(over=True)
+    if state.mode == "lockstep":
+        return ToAct(seats=(state.turn,))
+    seats = tuple(s for s in range(state.seats) if s not in state.finishers)
+    return ToAct(seats=seats, system=("close_window",) if phase == "window" else ())
+
+
+def _may_act(state: State, seat: int) -> bool:
+    if state.phase not in ("play", "window"):
+        return False
+    if state.mode == "lockstep":
+        return seat == state.turn
+    return seat not in state.finishers
+
+
+def legal_actions(state: State, actor: int) -> list[Action]:
+    if actor == SYSTEM:
+        return [CloseWindow()] if state.phase == "window" else []
+    if actor < 0 or actor >= state.seats or not _may_act(state, actor):
+        return []
+    hand = state.hands[actor]
+    if state.drawn[actor] is not None:
+        return [Discard(card) for card in dict.fromkeys(hand)]
+    actions: list[Action] = []
+    need = needed_rank(state.rows[actor])
+    actions.extend(Play(card) for card in dict.fromkeys(hand) if RANK[card] == need)
+    if state.draw:
+        actions.append(DrawPile())
+    actions.extend(TakeDiscard(card) for card in dict.fromkeys(state.discard))
+    return actions
+
+
+def apply(state: State, actor: int, action: Action) -> list[Event]:
+    kind = type(action)
+    if kind is Deal:
+        return _deal(state, actor, action)
+    if state.phase == "over":
+        raise RulesError("game_over", "the game is over")
+    if state.phase == "deal":
+        raise RulesError("not_dealt", "the race has not been dealt yet")
+    if kind is CloseWindow:
+        return _close_window(state, actor)
+    if kind is Timeout:
+        return _timeout(state, actor, action.seat)
+    _check_seat(state, actor)
+    if kind is DrawPile:
+        _check_free_to_draw(state, actor)
+        if not state.draw:
+            raise RulesError("draw_pile_empty", "the draw pile is empty (it is not refilled); take from the discard pile")
+        card = state.draw.pop()
+        state.hands[actor].append(card)
+        state.drawn[actor] = card
+        return _after_action(state, [Drew(seat=actor, card=card)])
+    if kind is TakeDiscard:
+        _check_card(action.card)
+        _check_free_to_draw(state, actor)
+        if action.card not in state.discard:
+            raise RulesError("card_not_in_discard", f"there is no {card_name(action.card)} in the discard pile")
+        state.discard.remove(action.card)
+        state.hands[actor].append(action.card)
+        state.drawn[actor] = action.card
+        return _after_action(state, [Took(seat=actor, card=action.card)])
+    if kind is Discard:
+        _check_card(action.card)
+        if state.drawn[actor] is None:
+            raise RulesError("nothing_to_discard", "you discard only after drawing a card")
+        if action.card not in state.hands[actor]:
+            raise RulesError("card_not_in_hand", f"you hold no {card_name(action.card)}")
+        return _after_action(state, _discard(state, actor, action.card))
+    if kind is Play:
+        _check_card(action.card)
+        if state.drawn[actor] is not None:
+            raise RulesError("must_discard", "you drew a card: discard one before anything else")
+        if action.card not in state.hands[actor]:
+            raise RulesError("card_not_in_hand", f"you hold no {card_name(action.card)}")
+        row = state.rows[actor]
+        need = needed_rank(row)
+        if RANK[action.card] != need:
+            wanted = "the flag" if need == SEQUENCE - 1 else f"a {need}"
+            raise RulesError("out_of_sequence", f"your row needs {wanted}, not the {card_name(action.card)}")
+        state.hands[actor].remove(action.card)
+        row.append(action.card)
+        events: list[Event] = [Played(seat=actor, card=action.card)]
+        if len(row) == SEQUENCE:
+            return _finish(state, actor, events)
+        if state.mode == "lockstep":
+            events.append(_next_turn(state))
+        return _after_action(state, events)
+    raise RulesError("unknown_action", f"Flag Finish has no action {kind.__name__}")
+
+
+def _check_seat(state: State, actor: int) -> None:
+    if actor == SYSTEM or actor == CHANCE:
+        raise RulesError("not_a_seat", "only a seat may draw, take, discard or play")
+    if not 0 <= actor < state.seats:
+        raise RulesError("not_a_seat", f"there is no seat {actor}")
+    if state.mode == "lockstep" and actor != state.turn:
+        raise RulesError("not_your_turn", f"it is seat {state.turn}'s turn")
+    if actor in state.finishers:
+        raise RulesError("finished", "you have finished this race")
+
+
+def _check_free_to_draw(state: State, actor: int) -> None:
+    if state.drawn[actor] is not None:
+        raise RulesError("must_discard", "you drew a card: discard one before drawing again")
+
+
+def _check_card(card: str) -> None:
+    if card not in RANK:
+        raise RulesError("bad_card", f"{card!r} is not a Flag Finish card (G0..P10 or F)")
+
+
+def _discard(state: State, seat: int, card: str) -> list[Event]:
+    state.hands[seat].remove(card)
+    state.discard.append(card)
+    state.drawn[seat] = None
+    events: list[Event] = [Discarded(seat=seat, card=card)]
+    if state.mode == "lockstep":
+        events.append(_next_turn(state))
+    return events
+
+
+def _next_turn(state: State) -> TurnStarted:
+    state.turn = (state.turn + 1) % state.seats
+    return TurnStarted(seat=state.turn)
+
+
+def _after_action(state: State, events: list[Event]) -> list[Event]:
+    state.actions += 1
+    if state.actions >= state.options["action_limit"]:
+        events.extend(_end_race(state))
+    return events
+
+
+def _finish(state: State, seat: int, events: list[Event]) -> list[Event]:
+    state.finishers.append(seat)
+    window = state.mode == "challenge" and state.options["window_ms"] > 0
+    greens = sum(card in GREEN for card in state.rows[seat])
+    events.append(Finished(seat=seat, cards_left=len(state.hands[seat]), greens=greens, window_open=window))
+    if not window:
+        state.actions += 1
+        events.extend(_end_race(state))
+        return events
+    state.phase = "window"
+    return _after_action(state, events)
+
+
+def _close_window(state: State, actor: int) -> list[Event]:
+    if actor != SYSTEM:
+        raise RulesError("system_only", "only the arbiter closes the photo-finish window")
+    if state.phase != "window":
+        raise RulesError("no_window", "no photo-finish window is open")
+    return _end_race(state)
+
+
+def _timeout(state: State, actor: int, seat: int) -> list[Event]:
+    if actor != SYSTEM:
+        raise RulesError("system_only", "only the arbiter times a seat out")
+    if not 0 <= seat < state.seats or not _may_act(state, seat):
+        raise RulesError("not_to_act", f"seat {seat} is not one to act now")
+    drawn = state.drawn[seat]
+    if drawn is not None:
+        return _after_action(state, [TimedOut(seat=seat), *_discard(state, seat, drawn)])
+    if state.mode != "lockstep":
+        raise RulesError("nothing_to_time_out", "in Challenge Mode only a pending discard can time out")
+    return _after_action(state, [TimedOut(seat=seat), _next_turn(state)])
+
+
+def _greens(row: list[str]) -> int:
+    return sum(card in GREEN for card in row)
+
+
+def _end_race(state: State) -> list[Event]:
+    """Score the race: stop everyone, settle simultaneous finishes, add up, and start the next or end."""
+    events: list[Event] = []
+    for seat, card in enumerate(state.drawn):
+        if card is not None:  # a draw is always made up for: the drawn card goes back on the discard pile
+            state.hands[seat].remove(card)
+            state.discard.append(card)
+            state.drawn[seat] = None
+            events.append(Discarded(seat=seat, card=card))
+    n = state.seats
+    scores = [len(hand) for hand in state.hands]
+    finishers = list(state.finishers)
+    winners: list[int] = []
+    if finishers:
+        empty = [s for s in finishers if not state.hands[s]]
+        if empty:
+            most = max(_greens(state.rows[s]) for s in empty)
+            winners = [s for s in empty if _greens(state.rows[s]) == most]
+            for s in empty:
+                scores[s] = 0 if s in winners else 1  # a tiebreak loser scores as if its flag were in hand
+        for s in finishers:
+            if state.hands[s]:
+                scores[s] = 2 * len(state.hands[s])
+        if not empty:
+            low = min(scores[s] for s in finishers)
+            winners = [s for s in finishers if scores[s] == low]
+    for s in range(n):
+        state.totals[s] += scores[s]
+    state.race_scores.append(scores)
+    state.race_winners.append(winners)
+    events.append(RaceEnded(race=state.race, reason="finished" if finishers else "action_limit",
+                            finishers=finishers, winners=winners, scores=scores, totals=list(state.totals)))
+    races = state.options["races"]
+    low = min(state.totals)
+    lowest = [s for s in range(n) if state.totals[s] == low]
+    if state.race >= races and (len(lowest) == 1 or state.race >= races + state.options["extra_races"]):
+        state.phase = "over"
+        state.winners = lowest
+        events.append(MatchEnded(winners=lowest, totals=list(state.totals)))
+    else:
+        state.phase = "deal"
+    return events
+
+
+def _deal(state: State, actor: int, action: Deal) -> list[Event]:
+    if actor != CHANCE:
+        raise RulesError("chance_only", "only chance deals the cards")
+    if state.phase != "deal":
+        raise RulesError("not_dealing", "the cards are dealt only before a race")
+    if sorted(action.order) != SORTED_DECK:
+        raise RulesError("bad_deal", "a deal is an order of the whole 72-card deck")
+    if not 0 <= action.first < state.seats:
+        raise RulesError("bad_deal", f"seat {action.first} cannot flip first: there are {state.seats} seats")
+    n = state.seats
+    size = state.options["hand_size"]
+    draw = list(action.order)
+    hands = [[draw.pop() for _ in range(size)] for _ in range(n)]
+    discard: list[str] = []
+    flippers: list[int] = []
+    flipper = action.first
+    starter = None
+    while draw:
+        card = draw.pop()
+        discard.append(card)
+        flippers.append(flipper)
+        if card in GREEN:
+            starter = flipper
+            break
+        flipper = (flipper + 1) % n
+    if starter is None:
+        return [Misdealt(race=state.race + 1)]  # nothing changes: chance deals again
+    state.race += 1
+    state.phase = "play"
+    state.draw = draw
+    state.discard = discard
+    state.hands = hands
+    state.rows = [[] for _ in range(n)]
+    state.drawn = [None] * n
+    state.turn = starter
+    state.actions = 0
+    state.finishers = []
+    return [RaceDealt(race=state.race, hands=[list(h) for h in hands], flips=list(discard),
+                      flippers=flippers, starter=starter, draw_count=len(draw))]
+
+
+def sample_chance(state: State, rng: Rng) -> Deal:
+    order = list(DECK)
+    rng.shuffle(order)
+    return Deal(order=order, first=rng.below(state.seats))
+
+
+def result(state: State) -> Result | None:
+    if state.phase != "over":
+        return None
+    return Result(scores=tuple(state.totals), winners=tuple(state.winners))
+
+
+def timeout_action(state: State, seat: int) -> Action:
+    return Timeout(seat=seat)
+
+
+# ---------------------------------------------------------------- test support and text
+
+
+def scramble(state: State, seat: int | None, rng: Rng) -> State:
+    """A copy in which every card ``seat`` cannot see (other hands, the draw pile) is dealt anew."""
+    copy = msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=State)
+    others = [s for s in range(copy.seats) if s != seat]
+    pool = [card for s in others for card in copy.hands[s]] + copy.draw
+    rng.shuffle(pool)
+    for s in others:
+        size = len(copy.hands[s])
+        copy.hands[s], pool = pool[:size], pool[size:]
+        if copy.drawn[s] is not None:
+            copy.drawn[s] = copy.hands[s][0]
+    copy.draw = pool
+    return copy
+
+
+def invariant(state: State) -> list[str]:
+    problems = []
+    cards = Counter(state.draw) + Counter(state.discard)
+    for hand in state.hands:
+        cards.update(hand)
+    for row in state.rows:
+        cards.update(row)
+    if cards != Counter(DECK):
+        problems.append(f"cards not conserved: {sorted((cards - Counter(DECK)).elements())} extra, "
+                        f"{sorted((Counter(DECK) - cards).elements())} missing")
+    if state.phase in ("play", "window"):
+        for seat, row in enumerate(state.rows):
+            if [RANK[c] for c in row] != list(range(len(row))):
+                problems.append(f"seat {seat}'s row is not a sequence: {row}")
+            extra = 1 if state.drawn[seat] is not None else 0
+            if len(state.hands[seat]) != state.options["hand_size"] - len(row) + extra:
+                problems.append(f"seat {seat} holds {len(state.hands[seat])} cards")
+            if state.drawn[seat] is not None and state.drawn[seat] not in state.hands[seat]:
+                problems.append(f"seat {seat}'s drawn card is not in its hand")
+    if len(state.totals) != state.seats or any(t < 0 for t in state.totals):
+        problems.append(f"bad totals {state.totals}")
+    return problems
+
+
+def describe(state: State) -> str:
+    lines = [f"Flag Finish, {state.mode}, race {state.race}/{state.options['races']}, {state.phase}"]
+    for seat in range(state.seats):
+        row = " ".join(state.rows[seat]) or "-"
+        lines.append(f"  seat {seat}: row {row} | {len(state.hands[seat])} in hand | total {state.totals[seat]}")
+    lines.append(f"  discard: {' '.join(state.discard) or '-'} | draw pile: {len(state.draw)}")
+    return "\n".join(lines)
+
+
+GAME = Game(
+    info=INFO,
+    action_type=ActionType,
+    event_type=EventType,
+    view_type=View,
+    state_type=State,
+    new_state=new_state,
+    to_act=to_act,
+    legal_actions=legal_actions,
+    apply=apply,
+    sample_chance=sample_chance,
+    view=view,
+    redact=redact,
+    result=result,
+    timeout_action=timeout_action,
+    scramble=scramble,
+    invariant=invariant,
+    describe=describe,
+)

@@ -1,0 +1,20 @@
+"""The game registry: every game photofinish serves, by name.
+
+A new game registers by adding its ``GAME`` here; the server, the bots and the contract tests find it
+through ``GAMES`` and need no other change.
+"""
+
+from __future__ import annotations
+
+from .contract import Game, RulesError
+from .flag_finish import GAME as FLAG_FINISH
+
+GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH,)}
+
+
+def get_game(name: str) -> Game:
+    """The game called ``name``, or a ``RulesError`` listing the games there are."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise RulesError("unknown_game", f"no game {name!r} (games: {', '.join(sorted(GAMES))})") from None

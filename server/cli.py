@@ -1,0 +1,99 @@
+"""The `photofinish` command: one entry point, one subcommand per job.
+
+- `photofinish games`: the games, their modes and options.
+- `photofinish match`: an offline match of bots, printed race by race with the score table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+
+import msgspec
+
+from rules import GAMES, RulesError, get_game, make_setup
+
+from clients.bots import POLICY_NAMES, get_policy
+from clients.offline import play_game
+
+
+def _parse_option(text: str) -> tuple[str, object]:
+    name, sep, raw = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"an option is NAME=VALUE, not {text!r}")
+    try:
+        value = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        value = raw
+    return name, value
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for game in GAMES.values():
+        info = game.info
+        print(f"{info.name}: {info.title} (rules v{info.rules_version}), {info.min_seats}-{info.max_seats} seats, "
+              f"modes: {', '.join(info.modes)}")
+        for spec in info.options:
+            bounds = f" [{spec.minimum}..{spec.maximum}]" if spec.minimum is not None else ""
+            print(f"    {spec.name} = {spec.default!r}{bounds}: {spec.doc}")
+    return 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    setup = make_setup(game.info, len(args.policies), args.mode, dict(args.option))
+    policies = [get_policy(args.game, name) for name in args.policies]
+    seed = args.seed if args.seed is not None else secrets.randbits(64)
+    names = [f"seat {i} ({name})" for i, name in enumerate(args.policies)]
+    print(f"{game.info.title}, {args.mode} mode, seed {seed}: " + ", ".join(names))
+
+    def show(session, steps):
+        for step in steps:
+            for event in step.events:
+                kind = type(event).__name__
+                if kind == "RaceEnded":
+                    how = (f"won by {', '.join(f'seat {s}' for s in event.winners)}" if event.winners
+                           else f"no finisher ({event.reason.replace('_', ' ')})")
+                    print(f"race {event.race}: {how}; scores {event.scores}; totals {event.totals}")
+
+    session = play_game(game, setup, seed, policies, on_steps=show)
+    result = session.result()
+    print()
+    print("seat  policy      total")
+    for seat, name in enumerate(args.policies):
+        mark = "  winner" if seat in result.winners else ""
+        print(f"{seat:>4}  {name:<10}  {result.scores[seat]:>5}{mark}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    games = sub.add_parser("games", help="list the games, their modes and options")
+    games.set_defaults(run=cmd_games)
+
+    match = sub.add_parser("match", help="play an offline match of bots and print it")
+    match.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
+    match.add_argument("--mode", default="challenge")
+    match.add_argument("--seed", type=int, default=None, help="the match seed (default: a fresh random one)")
+    match.add_argument("--policies", nargs="+", default=["heuristic", "heuristic", "random"],
+                       choices=POLICY_NAMES, help="one policy per seat")
+    match.add_argument("--option", action="append", type=_parse_option, default=[],
+                       metavar="NAME=VALUE", help="a game option, e.g. races=3 (repeatable)")
+    match.set_defaults(run=cmd_match)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except RulesError as error:
+        print(f"photofinish: {error.message} ({error.code})", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

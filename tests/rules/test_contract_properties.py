@@ -1,0 +1,197 @@
+"""The contract, checked for every registered game by random legal play (hypothesis picks the seeds).
+
+Each later game gets all of these by registering: cards conserved (the game's invariant), an illegal action
+changes nothing, a view depends on nothing its seat may not see, random legal play ends, replaying the
+history gives the same digests, chance follows from the seed, and everything round-trips through msgspec.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from clients.bots import get_policy
+from rules import (CHANCE, GAMES, SYSTEM, Rng, RulesError, Session, copy_state, digest, make_setup, replay,
+                   verify_chance)
+
+# Small matches keep each example fast; the rules are the same at any size.
+FAST_OPTIONS: dict[str, dict] = {
+    "flag_finish": {"races": 2, "action_limit": 300, "extra_races": 2},
+}
+MAX_STEPS = 20_000  # far beyond any FAST_OPTIONS game: reaching it means play did not end
+
+GAME_NAMES = sorted(GAMES)
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def tables(draw):
+    game = GAMES[draw(st.sampled_from(GAME_NAMES))]
+    seats = draw(st.integers(game.info.min_seats, game.info.max_seats))
+    mode = draw(st.sampled_from(game.info.modes))
+    setup = make_setup(game.info, seats, mode, FAST_OPTIONS.get(game.info.name, {}))
+    return game, setup, draw(st.integers(0, 2**64 - 1))
+
+
+def random_playout(game, setup, seed, check=None):
+    """Legal play to the end by a seeded mix of random and heuristic seats (random play alone seldom
+    reaches a game's endings); calls ``check(session, step_index)`` after every step."""
+    session = Session(game, setup, seed)
+    session.run_chance()
+    rng = Rng(seed).fork()
+    policies = [get_policy(game.info.name, rng.choice(["random", "heuristic"])) for _ in range(setup.seats)]
+    for index in range(MAX_STEPS):
+        turn = session.to_act()
+        if turn.over:
+            return session
+        actors = list(turn.seats) + ([SYSTEM] if turn.system else [])
+        actor = rng.choice(actors)
+        legal = game.legal_actions(session.state, actor)
+        assert legal, f"{game.info.name}: actor {actor} is to act but has no legal action"
+        if actor >= 0:
+            action = policies[actor](game.view(session.state, actor), legal, rng)
+        else:
+            action = rng.choice(legal)
+        session.act(actor, action)
+        if check:
+            check(session, index)
+    raise AssertionError(f"{game.info.name} did not end within {MAX_STEPS} steps")
+
+
+@PROPERTY
+@given(tables())
+def test_random_play_ends_with_a_result_and_invariants_hold(table):
+    game, setup, seed = table
+
+    def check(session, index):
+        assert game.invariant(session.state) == []
+
+    session = random_playout(game, setup, seed, check)
+    result = session.result()
+    assert result is not None and len(result.scores) == setup.seats
+    assert result.winners and all(0 <= w < setup.seats for w in result.winners)
+    assert game.legal_actions(session.state, 0) == []
+
+
+@PROPERTY
+@given(tables())
+def test_replay_of_the_history_gives_the_same_digests(table):
+    game, setup, seed = table
+    state = game.new_state(setup)
+    chance, players = Rng(seed), Rng(seed ^ 0xABCDEF)
+    history, live = [], []
+    while not game.to_act(state).over:
+        turn = game.to_act(state)
+        if turn.chance:
+            actor, action = CHANCE, game.sample_chance(state, chance)
+        else:
+            actor = players.choice(list(turn.seats) + ([SYSTEM] if turn.system else []))
+            action = players.choice(game.legal_actions(state, actor))
+        game.apply(state, actor, action)
+        history.append((actor, action))
+        live.append(digest(state))
+        assert len(history) < MAX_STEPS
+    assert [digest(state) for state, _events in replay(game, setup, history)] == live
+    assert verify_chance(game, setup, seed, history) is None
+
+
+@PROPERTY
+@given(tables())
+def test_chance_that_does_not_follow_from_the_seed_is_caught(table):
+    game, setup, seed = table
+    session = random_playout(game, setup, seed)
+    first_chance = next(i for i, (actor, _) in enumerate(session.history) if actor == CHANCE)
+    assert verify_chance(game, setup, seed, session.history) is None
+    assert verify_chance(game, setup, (seed + 1) % 2**64, session.history) == first_chance
+
+
+@PROPERTY
+@given(tables())
+def test_an_illegal_action_changes_nothing(table):
+    game, setup, seed = table
+    seen: list = []
+    probe = Rng(seed ^ 0x1234)
+    actors = [SYSTEM, CHANCE, *range(setup.seats), setup.seats, -7]
+
+    def check(session, index):
+        state = session.state
+        for action in game.legal_actions(state, session.history[-1][0]) if session.history[-1][0] >= 0 else []:
+            if action not in seen and len(seen) < 300:
+                seen.append(action)
+        if index % 3 or not seen:
+            return
+        actor = probe.choice(actors)
+        action = probe.choice(seen)
+        if actor in session.to_act().seats and action in game.legal_actions(state, actor):
+            return
+        if actor == SYSTEM and action in game.legal_actions(state, SYSTEM):
+            return
+        before = digest(state)
+        with pytest.raises(RulesError) as caught:
+            game.apply(state, actor, action)
+        assert caught.value.code and caught.value.message
+        assert digest(state) == before
+
+    random_playout(game, setup, seed, check)
+
+
+@PROPERTY
+@given(tables())
+def test_views_depend_on_nothing_their_seat_may_not_see(table):
+    game, setup, seed = table
+    scrambler = Rng(seed ^ 0x5EED)
+
+    def check(session, index):
+        if index % 7:
+            return
+        for seat in [None, *range(setup.seats)]:
+            seen = game.view(session.state, seat)
+            scrambled = game.scramble(session.state, seat, scrambler)
+            assert game.invariant(scrambled) == []
+            assert game.view(scrambled, seat) == seen, f"seat {seat}'s view changed with hidden cards"
+
+    random_playout(game, setup, seed, check)
+
+
+@PROPERTY
+@given(tables())
+def test_actions_events_and_views_round_trip_through_msgspec(table):
+    game, setup, seed = table
+    codecs = [(msgspec.json.encode, msgspec.json.decode), (msgspec.msgpack.encode, msgspec.msgpack.decode)]
+    session = Session(game, setup, seed)
+    steps = session.run_chance()
+    rng = Rng(seed)
+    for _ in range(60):
+        turn = session.to_act()
+        if turn.over:
+            break
+        actor = rng.choice(list(turn.seats) + ([SYSTEM] if turn.system else []))
+        legal = game.legal_actions(session.state, actor)
+        steps = session.act(actor, rng.choice(legal))
+        for encode, decode in codecs:
+            for action in legal:
+                assert decode(encode(action), type=game.action_type) == action
+            for step in steps:
+                assert decode(encode(step.action), type=game.action_type) == step.action
+                for event in step.events:
+                    for seat in [None, *range(setup.seats)]:
+                        shown = game.redact(event, seat)
+                        assert decode(encode(shown), type=game.event_type) == shown
+            for seat in [None, *range(setup.seats)]:
+                shown = game.view(session.state, seat)
+                assert decode(encode(shown), type=game.view_type) == shown
+            copied = copy_state(game, session.state)
+            assert digest(copied) == session.digest()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_bad_setups_are_refused_with_a_reason(name):
+    game = GAMES[name]
+    info = game.info
+    for call in (lambda: make_setup(info, info.max_seats + 1, info.modes[0]),
+                 lambda: make_setup(info, info.min_seats, "no-such-mode"),
+                 lambda: make_setup(info, info.min_seats, info.modes[0], {"no_such_option": 1})):
+        with pytest.raises(RulesError) as caught:
+            call()
+        assert caught.value.code.startswith("bad_")

@@ -1,0 +1,24 @@
+"""The offline commands a newcomer runs first."""
+
+from server.cli import main
+
+
+def test_match_prints_every_race_and_the_score_table(capsys):
+    assert main(["match", "--seed", "5", "--option", "races=3", "--policies", "heuristic", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 5" in out
+    assert [line.split(":")[0] for line in out.splitlines() if line.startswith("race ")] == \
+        ["race 1", "race 2", "race 3"]
+    assert "winner" in out and "heuristic" in out
+
+
+def test_a_bad_option_is_a_clear_error_not_a_traceback(capsys):
+    assert main(["match", "--option", "hand_size=5"]) == 2
+    err = capsys.readouterr().err
+    assert "hand_size" in err and "at least 12" in err
+
+
+def test_games_lists_flag_finish_with_its_options(capsys):
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "flag_finish" in out and "window_ms" in out and "challenge" in out
