@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/photofinish match
+	$(BIN)/photofinish serve --demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -77,14 +77,16 @@ class Setup(msgspec.Struct, frozen=True):
 class ToAct(msgspec.Struct, frozen=True):
     """Who may act now: some seats (all of them in Challenge Mode), chance, or nobody (the game is over).
 
-    ``system`` names the system actions that are due (for example ``"close_window"``): the server decides
-    when to apply them, the rules only say they are possible now.
+    ``system`` names the system actions that are due (for example ``"close_window"``) and
+    ``system_delay_ms`` how long the server lets play go on before applying them (a table option, never a
+    clock reading): the server's timer decides when, the log records it.
     """
 
     seats: tuple[int, ...] = ()
     chance: bool = False
     over: bool = False
     system: tuple[str, ...] = ()
+    system_delay_ms: int = 0
 
 
 class Result(msgspec.Struct, frozen=True):

@@ -1,5 +1,9 @@
 """The `photofinish` command: one entry point, one subcommand per job.
 
+- `photofinish serve`: the server (the main job); `--demo` adds a table of bots racing and an open table.
+- `photofinish watch URL TABLE`: a table live in the terminal, as a spectator.
+- `photofinish bots URL --table T --seats N --policy P`: sit bots at a table over the wire.
+- `photofinish play URL --table T`: take a seat yourself and type your moves.
 - `photofinish games`: the games, their modes and options.
 - `photofinish match`: an offline match of bots, printed race by race with the score table.
 """
@@ -9,6 +13,8 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from functools import partial
+from pathlib import Path
 
 import msgspec
 
@@ -67,9 +73,91 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import trio
+
+    from .app import serve_until_signal
+
+    try:
+        trio.run(serve_until_signal, args.host, args.port, Path(args.data), args.demo)
+    except OSError as error:
+        print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_client(fn, *args, **kwargs) -> int:
+    import trio
+
+    try:
+        return trio.run(partial(fn, *args, **kwargs)) or 0
+    except ConnectionError as error:
+        print(f"photofinish: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from clients.terminal import watch
+
+    return _run_client(watch, args.url, args.table)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from clients.terminal import play
+
+    return _run_client(play, args.url, args.table, seat=args.seat, name=args.name)
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    from clients.remote_bots import play_seats
+
+    async def run() -> int:
+        seed = args.seed if args.seed is not None else secrets.randbits(32)
+        seats = await play_seats(args.url, args.table, args.seats, args.policy, seed)
+        print(f"{args.policy} bots played seats {sorted(seats)} at {args.table} to the end")
+        return 0
+
+    try:
+        return _run_client(run)
+    except Exception as error:  # a ServerError inside the bots' nursery
+        error = getattr(error, "exceptions", [error])[0]
+        print(f"photofinish bots: {getattr(error, 'message', error)}", file=sys.stderr)
+        return 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the server")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--data", default="./data", help="the data directory")
+    serve.add_argument("--demo", action="store_true", help="open a demo table of bots and an open table")
+    serve.set_defaults(run=cmd_serve)
+
+    watch = sub.add_parser("watch", help="watch a table live as a spectator")
+    watch.add_argument("url")
+    watch.add_argument("table")
+    watch.set_defaults(run=cmd_watch)
+
+    bots = sub.add_parser("bots", help="sit bots at a table over the wire")
+    bots.add_argument("url")
+    bots.add_argument("--table", required=True)
+    bots.add_argument("--seats", type=int, default=1)
+    bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES)
+    bots.add_argument("--seed", type=int, default=None)
+    bots.set_defaults(run=cmd_bots)
+
+    play = sub.add_parser("play", help="take a seat yourself and type your moves")
+    play.add_argument("url")
+    play.add_argument("--table", required=True)
+    play.add_argument("--seat", type=int, default=None)
+    play.add_argument("--name", default="")
+    play.set_defaults(run=cmd_play)
 
     games = sub.add_parser("games", help="list the games, their modes and options")
     games.set_defaults(run=cmd_games)

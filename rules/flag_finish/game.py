@@ -307,7 +307,9 @@ def to_act(state: State) -> ToAct:
     if state.mode == "lockstep":
         return ToAct(seats=(state.turn,))
     seats = tuple(s for s in range(state.seats) if s not in state.finishers)
-    return ToAct(seats=seats, system=("close_window",) if phase == "window" else ())
+    if phase == "window":
+        return ToAct(seats=seats, system=("close_window",), system_delay_ms=state.options["window_ms"])
+    return ToAct(seats=seats)
 
 
 def _may_act(state: State, seat: int) -> bool:

@@ -1,0 +1,40 @@
+"""Turns one seat's stream of server messages into that seat's actions, for any policy.
+
+The same driver runs a server-side bot and a bot over the wire: it keeps the newest view and legal actions,
+acts only when it has legal actions, and keeps at most one action in flight (it waits for that action's
+``accepted`` or ``rejected`` before choosing again), so it never acts twice on the same stale view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules import Rng
+
+
+class BotDriver:
+    def __init__(self, choose, rng: Rng) -> None:
+        self.choose = choose
+        self.rng = rng
+        self.view: Any = None
+        self.legal: list = []
+        self.in_flight: Any = None  # the id of the action awaiting its answer
+        self.over = False
+        self.sent = 0
+
+    def observe(self, kind: str, *, view: Any = None, legal: list | None = None, ref: Any = None,
+                over: bool = False) -> None:
+        """Take in one message: ``kind`` is its type (update, snapshot, accepted, rejected)."""
+        if kind in ("update", "snapshot") and view is not None:
+            self.view, self.legal = view, legal or []
+        elif kind in ("accepted", "rejected") and ref == self.in_flight:
+            self.in_flight = None
+        self.over = self.over or over
+
+    def next_action(self) -> tuple[Any, Any] | None:
+        """``(message_id, action)`` to send now, or None (nothing to do, or an action is in flight)."""
+        if self.in_flight is not None or self.over or not self.legal:
+            return None
+        self.sent += 1
+        self.in_flight = f"bot-{self.sent}"
+        return self.in_flight, self.choose(self.view, self.legal, self.rng)

@@ -1,0 +1,265 @@
+"""The async client library: a connection to a photofinish server that bots, `watch`, `play` and the tests use.
+
+    async with open_client("ws://127.0.0.1:8765") as client:
+        table = await client.create_table(game="flag_finish", mode="challenge", seats=2)
+        seated = await client.take_seat(table.table)
+        async for message in client.messages:   # updates and snapshots, game payloads already typed
+            ...
+        await client.act(table.table, action)    # returns Accepted, raises ActionRejected
+
+Requests carry ids and wait for the answer with the same ``ref``. If the connection drops, the client
+reconnects (with backoff), says hello again, resumes every seat with its token and every watched table
+from the last sequence number it saw, and resends unanswered requests with their original ids: the server
+answers a resent action with its first answer and never applies it twice. Updates arrive once each, in order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+import msgspec
+import trio
+from trio_websocket import ConnectionClosed, HandshakeError, open_websocket_url
+
+from rules import Game, get_game
+from server.protocol import (CODECS, Accepted, Act, Closing, CreateTable, Error, Games, Hello, Leave,
+                             ListGames, ListTables, Rejected, Resume, Seated, Snapshot, TableCreated, Tables,
+                             TakeSeat, Update, Watch, Watching, Welcome, decode_server)
+
+NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
+
+
+class ServerError(Exception):
+    """The server refused a request: ``code`` and ``message`` say why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ActionRejected(ServerError):
+    """An action the table did not apply (illegal, out of turn, stale...). Nothing changed."""
+
+
+@dataclass
+class _Pending:
+    message: Any
+    done: trio.Event = field(default_factory=trio.Event)
+    answer: Any = None
+
+
+@dataclass
+class _Seat:
+    token: str
+    seat: int
+
+
+class Client:
+    def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "") -> None:
+        self.url = url
+        self.codec = CODECS[encoding]
+        self.reconnect = reconnect
+        self.name = name
+        self.games: dict[str, Game] = {}  # table -> its game, for typing payloads
+        self.seats: dict[str, _Seat] = {}
+        self.watching: set[str] = set()
+        self.last_seq: dict[str, int] = {}
+        self.reconnects = 0
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._ws = None
+        self._connected = trio.Event()
+        self._closed = False
+        self._send, self.messages = trio.open_memory_channel[Any](math.inf)
+
+    # ------------------------------------------------------------------ requests
+
+    async def request(self, message: Any) -> Any:
+        """Send a message with a fresh id and wait for the answer that refers to it."""
+        message = msgspec.structs.replace(message, id=next(self._ids))
+        pending = self._pending[message.id] = _Pending(message)
+        while not pending.done.is_set():
+            await self._connected.wait()
+            ws = self._ws
+            try:
+                await ws.send_message(self.codec.encode(message))
+            except ConnectionClosed:
+                await trio.sleep(0)
+                continue  # resync resends it
+            await pending.done.wait()
+        del self._pending[message.id]
+        answer = pending.answer
+        if type(answer) is Error:
+            raise ServerError(answer.code, answer.message)
+        if type(answer) is Rejected:
+            raise ActionRejected(answer.code, answer.message)
+        return answer
+
+    async def list_games(self):
+        return (await self.request(ListGames())).games
+
+    async def create_table(self, **fields) -> Any:
+        return (await self.request(CreateTable(**fields))).table
+
+    async def list_tables(self):
+        return (await self.request(ListTables())).tables
+
+    async def take_seat(self, table: str, seat: int | None = None, name: str = "") -> Seated:
+        seated = await self.request(TakeSeat(table=table, seat=seat, name=name or self.name))
+        self.games[table] = get_game(seated.game)
+        self.seats[table] = _Seat(seated.token, seated.seat)
+        return seated
+
+    async def resume(self, table: str, token: str, last_seq: int = 0) -> Seated:
+        seated = await self.request(Resume(table=table, token=token, last_seq=last_seq))
+        self.games[table] = get_game(seated.game)
+        self.seats[table] = _Seat(token, seated.seat)
+        return seated
+
+    async def watch(self, table: str) -> Watching:
+        watching = await self.request(Watch(table=table, last_seq=self.last_seq.get(table, 0)))
+        self.games[table] = get_game(watching.game)
+        self.watching.add(table)
+        return watching
+
+    async def act(self, table: str, action: Any, expect_seq: int | None = None) -> Accepted:
+        return await self.request(Act(table=table, action=action, expect_seq=expect_seq))
+
+    async def leave(self, table: str) -> None:
+        await self.request(Leave(table=table))
+        self.seats.pop(table, None)
+        self.watching.discard(table)
+
+    # ------------------------------------------------------------------ the connection
+
+    async def _run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        delay = 0.05
+        started = False
+        while not self._closed:
+            try:
+                async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024) as ws:
+                    await self._hello(ws)
+                    self._ws = ws
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(self._read, ws, nursery.cancel_scope)
+                        if started:
+                            await self._resync(ws)
+                        self._connected.set()
+                        if not started:
+                            started = True
+                            task_status.started()
+                        delay = 0.05
+            except (ConnectionClosed, HandshakeError, OSError) as error:
+                if not started:
+                    raise ConnectionError(f"cannot connect to {self.url}: {error}") from error
+            except ServerError:
+                if not started:
+                    raise
+                return
+            self._connected = trio.Event()
+            self._ws = None
+            if self._closed or not self.reconnect:
+                self._send.send_nowait(Closing(code="disconnected", message="the connection is closed"))
+                return
+            self.reconnects += 1
+            await trio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+    async def _hello(self, ws) -> None:
+        await ws.send_message(CODECS["json"].encode(Hello(id=0, encoding=self.codec.encoding, client=self.name)))
+        frame = await ws.get_message()
+        answer = decode_server(frame, CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"])
+        if type(answer) is not Welcome:
+            self._closed = True
+            raise ServerError(getattr(answer, "code", "refused"), getattr(answer, "message", repr(answer)))
+
+    async def _resync(self, ws) -> None:
+        """After a reconnect: resume seats and watches from the last seq seen, then resend what is unanswered."""
+        for table, seat in self.seats.items():
+            await ws.send_message(self.codec.encode(Resume(id=f"resume-{table}", table=table, token=seat.token,
+                                                           last_seq=self.last_seq.get(table, 0))))
+        for table in self.watching:
+            await ws.send_message(self.codec.encode(Watch(id=f"watch-{table}", table=table,
+                                                          last_seq=self.last_seq.get(table, 0))))
+        for pending in list(self._pending.values()):
+            if not pending.done.is_set():
+                await ws.send_message(self.codec.encode(pending.message))
+
+    async def _read(self, ws, scope: trio.CancelScope) -> None:
+        try:
+            while True:
+                frame = await ws.get_message()
+                self._take(decode_server(frame, self.codec))
+        except ConnectionClosed:
+            pass
+        scope.cancel()
+
+    def _take(self, message: Any) -> None:
+        kind = type(message)
+        if kind is Update or kind is Snapshot:
+            table = message.table
+            if kind is Update and message.seq <= self.last_seq.get(table, 0):
+                return  # already seen before a reconnect: never twice
+            if message.seq >= 0:
+                self.last_seq[table] = max(self.last_seq.get(table, 0), message.seq)
+            self._send.send_nowait(self._typed(message))
+            return
+        if kind is Closing:
+            if message.code in NO_RECONNECT:
+                self._closed = True
+            self._send.send_nowait(message)
+            return
+        if kind is Seated or kind is Watching:
+            self.games[message.table] = get_game(message.game)  # before the snapshot that follows is typed
+        ref = getattr(message, "ref", None)
+        pending = self._pending.get(ref) if ref is not None else None
+        if pending is not None and not pending.done.is_set():
+            pending.answer = message
+            pending.done.set()
+        elif kind is Error:
+            self._send.send_nowait(message)  # an error no request waits for: show it to the reader
+
+    def _typed(self, message: Any) -> Any:
+        """An update or snapshot with its game payloads converted to the game's own types."""
+        game = self.games.get(message.table)
+        if game is None:
+            return message
+        changes: dict[str, Any] = {}
+        if message.view is not None:
+            changes["view"] = msgspec.convert(message.view, game.view_type)
+        if message.legal is not None:
+            changes["legal"] = msgspec.convert(message.legal, list[game.action_type])
+        if kind_has_events(message):
+            changes["events"] = msgspec.convert(message.events, list[game.event_type])
+        return msgspec.structs.replace(message, **changes) if changes else message
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._ws is not None:
+            await self._ws.aclose()
+
+
+def kind_has_events(message: Any) -> bool:
+    return type(message) is Update and bool(message.events)
+
+
+@asynccontextmanager
+async def open_client(url: str, *, encoding: str = "json", reconnect: bool = True,
+                      name: str = "") -> AsyncIterator[Client]:
+    """Connect and say hello; the client reconnects by itself until the block ends."""
+    client = Client(url, encoding=encoding, reconnect=reconnect, name=name)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(client._run)
+        try:
+            yield client
+        finally:
+            client._closed = True
+            nursery.cancel_scope.cancel()
+
+
+__all__ = ["Client", "ServerError", "ActionRejected", "open_client", "Games", "TableCreated", "Tables"]

@@ -1,0 +1,60 @@
+"""Bots over the wire: each seat its own connection, the same policies and driver as server-side bots."""
+
+from __future__ import annotations
+
+import trio
+
+from rules import Rng
+
+from .bots import get_policy
+from .bots.driver import BotDriver
+from .client import ActionRejected, open_client
+from server.protocol import Closing, Snapshot, Update
+
+
+async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
+                    name: str = "", on_message=None) -> int:
+    """Take a seat at ``table`` and play it with ``policy`` until the game is over; returns the seat."""
+    async with open_client(url, name=name or f"{policy} bot") as client:
+        seated = await client.take_seat(table, seat=seat)
+        driver = BotDriver(get_policy(seated.game, policy), Rng(seed))
+        async for message in client.messages:
+            kind = type(message)
+            if on_message:
+                on_message(seated.seat, message)
+            if kind is Update or kind is Snapshot:
+                driver.observe("update", view=message.view, legal=message.legal, over=message.result is not None)
+            elif kind is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
+                break
+            if driver.over:
+                break
+            while True:  # act on the newest view only
+                try:
+                    newer = client.messages.receive_nowait()
+                except trio.WouldBlock:
+                    break
+                if type(newer) in (Update, Snapshot):
+                    driver.observe("update", view=newer.view, legal=newer.legal, over=newer.result is not None)
+            move = driver.next_action()
+            if move is None:
+                continue
+            ref, action = move
+            try:
+                await client.act(table, action)
+                driver.observe("accepted", ref=ref)
+            except ActionRejected:
+                driver.observe("rejected", ref=ref)
+        return seated.seat
+
+
+async def play_seats(url: str, table: str, seats: int, policy: str, seed: int) -> list[int]:
+    """Sit ``seats`` bots at ``table`` at once and play until the game is over."""
+    taken: list[int] = []
+
+    async def one(index: int) -> None:
+        taken.append(await play_seat(url, table, policy, seed + index, name=f"{policy} bot {index + 1}"))
+
+    async with trio.open_nursery() as nursery:
+        for index in range(seats):
+            nursery.start_soon(one, index)
+    return taken

@@ -1,0 +1,47 @@
+"""A table's action log: every input that changed state, or was refused, in arbiter order.
+
+Entries are numbered from 1 by ``seq``; accepted entries and refused intents share the numbering, so the
+log is one total order of everything the arbiter received. This module keeps it in memory; a durable
+store appends the same entries to disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class LogEntry(msgspec.Struct, frozen=True):
+    seq: int
+    time: float  # server seconds since the table started (trio's clock: virtual under a MockClock)
+    actor: int  # a seat, rules.SYSTEM or rules.CHANCE
+    action: Any  # the game action (as received, for a refused intent that did not decode)
+    accepted: bool
+    code: str | None = None  # the refusal's code
+    events: list[Any] = []  # what an accepted entry did (kept to catch up reconnecting clients)
+
+
+class MemoryLog:
+    """The log of one table, in memory."""
+
+    def __init__(self) -> None:
+        self.entries: list[LogEntry] = []
+
+    @property
+    def seq(self) -> int:
+        return len(self.entries)
+
+    def append(self, *, time: float, actor: int, action: Any, accepted: bool, code: str | None = None,
+               events: list[Any] | None = None) -> LogEntry:
+        entry = LogEntry(seq=len(self.entries) + 1, time=time, actor=actor, action=action, accepted=accepted,
+                         code=code, events=events or [])
+        self.entries.append(entry)
+        return entry
+
+    def accepted_after(self, seq: int) -> list[LogEntry]:
+        return [entry for entry in self.entries[max(seq, 0):] if entry.accepted]
+
+    def history(self) -> list[tuple[int, Any]]:
+        """The accepted (actor, action) pairs: what ``rules.replay`` rebuilds the game from."""
+        return [(entry.actor, entry.action) for entry in self.entries if entry.accepted]

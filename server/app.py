@@ -1,0 +1,88 @@
+"""The server as a whole: a lobby, a websocket gateway, the optional demo tables, and a clean shutdown.
+
+``run_server`` is what `photofinish serve` runs and what the tests start on port 0.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from .gateway import Gateway, Limits
+from .lobby import Lobby
+from .protocol import BotSeat, CreateTable
+
+DEMO_ALIAS = "demo"
+OPEN_ALIAS = "open"
+
+
+@dataclass
+class Running:
+    """A started server: where it listens and its parts (for tests and the command line)."""
+
+    host: str
+    port: int
+    lobby: Lobby
+    gateway: Gateway
+    cancel_scope: trio.CancelScope
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    async def shutdown(self) -> None:
+        """Close every connection with a reason, stop every table, then stop serving."""
+        self.gateway.close_all("server_shutdown", "the server is shutting down")
+        await self.lobby.stop_all()
+        self.cancel_scope.cancel()
+
+
+async def open_demo(lobby: Lobby) -> None:
+    """A Flag Finish Challenge table of bots at a watchable pace (started again when its match ends),
+    and an open table where newcomers can sit against one bot."""
+    await lobby.create(CreateTable(name="open table: Flag Finish Challenge, one bot", game="flag_finish",
+                                   mode="challenge", seats=3, bots=[BotSeat(seat=2, policy="heuristic")]),
+                       alias=OPEN_ALIAS)
+    while True:
+        table = await lobby.create(CreateTable(name="demo: bots race Flag Finish in Challenge Mode",
+                                               game="flag_finish", mode="challenge", seats=3,
+                                               bots=[BotSeat(0), BotSeat(1), BotSeat(2, "random")],
+                                               bot_delay_ms=600, options={"races": 3}), alias=DEMO_ALIAS)
+        await table.over.wait()
+        await trio.sleep(15)
+        await table.stop()
+        del lobby.tables[table.id]
+
+
+async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path | None = None, demo: bool = False,
+                     limits: Limits = Limits(), task_status=trio.TASK_STATUS_IGNORED) -> None:
+    if data_dir is not None:
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery)
+        gateway = Gateway(lobby, limits)
+        listener = await nursery.start(gateway.serve, host, port)
+        if demo:
+            nursery.start_soon(open_demo, lobby)
+        task_status.started(Running(host, listener.port, lobby, gateway, nursery.cancel_scope))
+
+
+async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool) -> None:
+    """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly."""
+    async with trio.open_nursery() as nursery:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            running: Running = await nursery.start(run_server, host, port, data_dir, demo)
+            print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
+            if demo:
+                print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)
+                print(f"  seat two bots of yours: .venv/bin/photofinish bots {running.url} --table {OPEN_ALIAS} "
+                      f"--seats 2 --policy heuristic", flush=True)
+                print(f"  or play a seat yourself: .venv/bin/photofinish play {running.url} --table {OPEN_ALIAS}",
+                      flush=True)
+            async for signum in signals:
+                print(f"photofinish: {signal.Signals(signum).name}, shutting down", flush=True)
+                break
+            await running.shutdown()

@@ -1,0 +1,193 @@
+"""The websocket gateway: one task pair per connection (a reader and a writer) between a socket and the lobby.
+
+It owns framing and abuse control: the hello and protocol version, JSON or msgpack frames, malformed and
+unknown messages (a typed ``error``, nothing changes), oversize frames (trio-websocket closes with 1009),
+a per-connection rate limit, and a bounded outbox: a connection that cannot keep up is closed with a reason
+instead of slowing its table. It never touches a game state: table work goes to the table's arbiter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import trio
+from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, serve_websocket
+
+from rules import RulesError
+
+from .lobby import Lobby
+from .protocol import (CODECS, PROTOCOL_VERSION, Act, Closing, CreateTable, Error, Games, Hello, Leave,
+                       ListGames, ListTables, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
+                       decode_client)
+from .table import Intent, Table
+
+SERVER_NAME = "photofinish 0.1.0"
+TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_frame: int = 64 * 1024  # bytes; larger frames close the connection (1009)
+    outbox: int = 1024  # messages queued for one connection before it counts as too slow
+    rate: float = 200.0  # messages per second a connection may send on average
+    burst: int = 400  # ... and at once
+    flood: int = 1000  # messages refused for rate before the connection is closed
+    hello_timeout: float = 10.0
+
+
+class Connection:
+    """One client: a table ``Receiver`` whose messages go out through a bounded outbox."""
+
+    def __init__(self, ws: WebSocketConnection, limits: Limits) -> None:
+        self.ws = ws
+        self.limits = limits
+        self.codec = CODECS["json"]
+        self._send, self._outbox = trio.open_memory_channel[Any](limits.outbox)
+        self.tables: set[Table] = set()
+        self.closing: tuple[str, str] | None = None
+        self.scope = trio.CancelScope()
+        self.tokens = float(limits.burst)
+        self.refill_at = trio.current_time()
+        self.refused = 0
+
+    def deliver(self, message: Any) -> bool:
+        try:
+            self._send.send_nowait(message)
+        except trio.WouldBlock:
+            return False
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return True  # closing already; nothing more will be read by this client
+        return True
+
+    def close(self, code: str, message: str) -> None:
+        if self.closing is None:
+            self.closing = (code, message)
+        self.scope.cancel()
+
+    def _finish(self, code: str, message: str, ref: Any = None) -> None:
+        """Refuse the connection politely: an error, then the outbox drains and the socket closes."""
+        self.deliver(Error(ref=ref, code=code, message=message))
+        self.closing = (code, message)
+
+    def _allow(self, now: float) -> bool:
+        self.tokens = min(self.limits.burst, self.tokens + (now - self.refill_at) * self.limits.rate)
+        self.refill_at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    async def write_loop(self) -> None:
+        async for message in self._outbox:
+            await self.ws.send_message(self.codec.encode(message))
+
+    def _decode(self, frame: str | bytes):
+        codec = CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"]
+        return decode_client(frame, codec)
+
+    async def read_loop(self, lobby: Lobby) -> None:
+        frame = None
+        with trio.move_on_after(self.limits.hello_timeout):
+            frame = await self.ws.get_message()
+        if frame is None:
+            return self._finish("hello_timeout", f"say hello within {self.limits.hello_timeout:g} s")
+        try:
+            hello = self._decode(frame)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            return self._finish("bad_hello", f"the first message must be a hello: {error}")
+        if type(hello) is not Hello:
+            return self._finish("hello_first", "the first message must be a hello", ref=hello.id)
+        if hello.protocol != PROTOCOL_VERSION:
+            return self._finish("protocol_mismatch", f"this server speaks protocol {PROTOCOL_VERSION}, "
+                                f"not {hello.protocol}; update your client", ref=hello.id)
+        self.codec = CODECS[hello.encoding]
+        self.deliver(Welcome(ref=hello.id, protocol=PROTOCOL_VERSION, encoding=hello.encoding, server=SERVER_NAME))
+        while True:
+            frame = await self.ws.get_message()
+            now = trio.current_time()
+            if not self._allow(now):
+                self.refused += 1
+                if self.refused >= self.limits.flood:
+                    return self._finish("flood", "too many messages; slow down and reconnect")
+                self.deliver(Error(ref=None, code="rate_limited",
+                                   message=f"more than {self.limits.rate:g} messages a second: this one was dropped"))
+                continue
+            try:
+                message = self._decode(frame)
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                self.deliver(Error(ref=None, code="malformed", message=str(error)))
+                continue
+            await self._dispatch(lobby, message, now)
+
+    async def _dispatch(self, lobby: Lobby, message, now: float) -> None:
+        kind = type(message)
+        try:
+            if kind is Hello:
+                raise RulesError("already_greeted", "hello comes once, first")
+            if kind is ListGames:
+                self.deliver(Games(ref=message.id, games=lobby.games()))
+            elif kind is ListTables:
+                self.deliver(Tables(ref=message.id, tables=lobby.list()))
+            elif kind is CreateTable:
+                table = await lobby.create(message)
+                self.deliver(TableCreated(ref=message.id, table=table.info()))
+            else:
+                table = lobby.find(message.table)
+                if kind is not Act:
+                    self.tables.add(table)
+                await table.submit(Intent(TABLE_INTENTS[kind], self, message, now))
+        except RulesError as error:
+            self.deliver(Error(ref=message.id, code=error.code, message=error.message))
+
+
+class Gateway:
+    """Accepts websocket connections and runs each one until it closes."""
+
+    def __init__(self, lobby: Lobby, limits: Limits = Limits()) -> None:
+        self.lobby = lobby
+        self.limits = limits
+        self.connections: set[Connection] = set()
+
+    async def serve(self, host: str, port: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        await serve_websocket(self.handle, host, port, ssl_context=None, max_message_size=self.limits.max_frame,
+                              task_status=task_status)
+
+    async def handle(self, request: WebSocketRequest) -> None:
+        ws = await request.accept()
+        conn = Connection(ws, self.limits)
+        self.connections.add(conn)
+        try:
+            with conn.scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(conn.write_loop)
+                    try:
+                        await conn.read_loop(self.lobby)
+                    except ConnectionClosed:
+                        pass
+                    conn._send.close()  # the writer drains what is queued, then ends
+        except ConnectionClosed:
+            pass
+        finally:
+            self.connections.discard(conn)
+            for table in conn.tables:
+                table.submit_nowait(Intent("disconnect", conn))
+            await self._close(conn)
+
+    async def _close(self, conn: Connection) -> None:
+        with trio.move_on_after(2) as scope:
+            scope.shield = True
+            try:
+                if conn.closing is not None:
+                    code, message = conn.closing
+                    await conn.ws.send_message(conn.codec.encode(Closing(code=code, message=message)))
+                    await conn.ws.aclose(1008 if code != "server_shutdown" else 1001, message[:120])
+                else:
+                    await conn.ws.aclose()
+            except ConnectionClosed:
+                pass
+
+    def close_all(self, code: str, message: str) -> None:
+        for conn in list(self.connections):
+            conn.close(code, message)

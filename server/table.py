@@ -1,0 +1,430 @@
+"""One table and its arbiter: the one trio task that owns a game's state.
+
+Everything that touches a table (an action, taking a seat, a reconnect, a disconnect, a timer) reaches the
+arbiter as an ``Intent`` through one memory channel, so the order of the log is the order of that channel,
+never the order in which trio happens to schedule tasks. The arbiter never waits on a client: it hands each
+receiver its messages without blocking, and a receiver whose outbox is full is closed as too slow.
+
+Challenge Mode and lockstep are the same loop: the rules say which seats may act; the arbiter applies what
+arrives, refuses the rest, and runs two timers: the photo-finish window (a due system action) and the
+optional per-action time limit of lockstep tables (a timeout system action).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+import trio
+
+from clients.bots import get_policy
+from clients.bots.driver import BotDriver
+from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step
+
+from .actionlog import MemoryLog
+from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
+                       Snapshot, TableInfo, TakeSeat, Update, Watch, Watching)
+
+INBOX_SIZE = 1024
+
+
+class Receiver(Protocol):
+    """Where a table sends one client's messages: a websocket connection, or an in-process bot."""
+
+    def deliver(self, message: Any) -> bool:
+        """Queue a message without blocking; False when the outbox is full."""
+
+    def close(self, code: str, message: str) -> None:
+        """Ask the connection to close with a reason (without blocking)."""
+
+
+@dataclass
+class Intent:
+    kind: str  # "act", "take_seat", "resume", "watch", "leave", "disconnect", "stop"
+    receiver: Receiver | None
+    message: Any = None
+    received: float = 0.0
+
+
+@dataclass
+class SeatSlot:
+    seat: int
+    state: str = "free"  # free, taken, away, bot
+    name: str = ""
+    token_hash: str | None = None
+    receiver: Receiver | None = None
+    away_since: float | None = None
+    answers: dict[MessageId, Any] = field(default_factory=dict)  # first answer to each message id
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Table:
+    def __init__(self, table_id: str, game: Game, setup: Setup, seed: int, *, name: str = "",
+                 bots: list[BotSeat] = (), turn_time_ms: int = 0, grace_ms: int = 60_000,
+                 bot_delay_ms: int = 0) -> None:
+        self.id = table_id
+        self.name = name or table_id
+        self.game = game
+        self.setup = setup
+        self.seed = seed
+        self.session = Session(game, setup, seed)
+        self.log = MemoryLog()
+        self.turn_time_ms = turn_time_ms
+        self.grace_ms = grace_ms
+        self.bot_delay_ms = bot_delay_ms
+        self.slots = [SeatSlot(seat) for seat in range(setup.seats)]
+        self.bot_seats = {bot.seat: bot.policy for bot in bots}
+        self.spectators: set[Receiver] = set()
+        self.started = False
+        self.stopped = trio.Event()
+        self.over = trio.Event()
+        self.window_deadline: float | None = None
+        self.turn_deadline: float | None = None
+        self._send, self._inbox = trio.open_memory_channel[Intent](INBOX_SIZE)
+        self._t0 = 0.0
+
+    # ------------------------------------------------------------------ outside the arbiter
+
+    async def submit(self, intent: Intent) -> None:
+        """Queue an intent for the arbiter (stamped with the receive time if not yet)."""
+        if not intent.received:
+            intent.received = trio.current_time()
+        try:
+            await self._send.send(intent)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            if intent.receiver is not None and intent.kind not in ("disconnect", "stop"):
+                intent.receiver.deliver(Error(ref=getattr(intent.message, "id", None), code="table_closed",
+                                              message=f"table {self.id} has stopped"))
+
+    def submit_nowait(self, intent: Intent) -> None:
+        intent.received = intent.received or trio.current_time()
+        try:
+            self._send.send_nowait(intent)
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    def info(self) -> TableInfo:
+        status = "over" if self.session.to_act().over and self.started else (
+            "playing" if self.started else "waiting")
+        return TableInfo(
+            table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
+            options=dict(self.setup.options),
+            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name) for s in self.slots],
+            seq=self.log.seq, status=status, spectators=len(self.spectators),
+            turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms,
+        )
+
+    # ------------------------------------------------------------------ the arbiter task
+
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        self._t0 = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            for seat, policy in self.bot_seats.items():
+                bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
+                self.slots[seat].state = "bot"
+                self.slots[seat].name = f"{policy} bot"
+                self.slots[seat].receiver = bot
+                nursery.start_soon(bot.run)
+            task_status.started()
+            self._maybe_start()
+            try:
+                while True:
+                    with trio.move_on_at(self._next_deadline()):
+                        intent = await self._inbox.receive()
+                        if intent.kind == "stop":
+                            break
+                        self._handle(intent)
+                        continue
+                    self._fire_timers()
+            finally:
+                self._send.close()
+                self.stopped.set()
+                nursery.cancel_scope.cancel()
+
+    async def stop(self) -> None:
+        await self.submit(Intent("stop", None))
+        await self.stopped.wait()
+
+    def _now(self) -> float:
+        return trio.current_time() - self._t0
+
+    def _handle(self, intent: Intent) -> None:
+        kind = intent.kind
+        if kind == "act":
+            self._act(intent)
+        elif kind == "take_seat":
+            self._take_seat(intent.receiver, intent.message)
+        elif kind == "resume":
+            self._resume(intent.receiver, intent.message)
+        elif kind == "watch":
+            self._watch(intent.receiver, intent.message)
+        elif kind == "leave":
+            self._leave(intent.receiver, intent.message)
+        elif kind == "disconnect":
+            self._disconnect(intent.receiver)
+        else:  # a bug in the gateway, not a client's mistake
+            raise ValueError(f"unknown intent {kind!r}")
+
+    # ------------------------------------------------------------------ seats and spectators
+
+    def _slot_of(self, receiver: Receiver | None) -> SeatSlot | None:
+        for slot in self.slots:
+            if slot.receiver is receiver and receiver is not None:
+                return slot
+        return None
+
+    def _take_seat(self, receiver: Receiver, message: TakeSeat) -> None:
+        if self._slot_of(receiver) is not None:
+            return self._error(receiver, message.id, "already_seated", f"you already hold a seat at {self.id}")
+        if message.seat is None:
+            free = [s for s in self.slots if s.state == "free"]
+            if not free:
+                return self._error(receiver, message.id, "table_full", f"table {self.id} has no free seat")
+            slot = free[0]
+        else:
+            if not 0 <= message.seat < len(self.slots):
+                return self._error(receiver, message.id, "no_such_seat",
+                                   f"table {self.id} has seats 0-{len(self.slots) - 1}")
+            slot = self.slots[message.seat]
+            if slot.state != "free":
+                return self._error(receiver, message.id, "seat_taken", f"seat {slot.seat} is {slot.state}")
+        token = secrets.token_urlsafe(24)
+        slot.state, slot.name, slot.token_hash = "taken", message.name, token_hash(token)
+        slot.receiver, slot.away_since, slot.answers = receiver, None, {}
+        self._deliver(receiver, Seated(ref=message.id, table=self.id, game=self.game.info.name, seat=slot.seat,
+                                       token=token, seq=self.log.seq))
+        if not self._maybe_start():
+            self._deliver(receiver, self._snapshot(slot.seat))
+
+    def _resume(self, receiver: Receiver, message: Resume) -> None:
+        digest = token_hash(message.token)
+        slot = next((s for s in self.slots if s.token_hash == digest and s.state in ("taken", "away")), None)
+        if slot is None:
+            return self._error(receiver, message.id, "bad_token", f"no seat at {self.id} holds that token")
+        if slot.receiver is not None and slot.receiver is not receiver:
+            slot.receiver.close("replaced", "this seat was resumed from another connection")
+        slot.state, slot.receiver, slot.away_since = "taken", receiver, None
+        self._deliver(receiver, Seated(ref=message.id, table=self.id, game=self.game.info.name, seat=slot.seat,
+                                       token=message.token, seq=self.log.seq))
+        self._catch_up(receiver, slot.seat, message.last_seq)
+
+    def _watch(self, receiver: Receiver, message: Watch) -> None:
+        self.spectators.add(receiver)
+        self._deliver(receiver, Watching(ref=message.id, table=self.id, game=self.game.info.name,
+                                         seq=self.log.seq))
+        self._catch_up(receiver, None, message.last_seq)
+
+    def _catch_up(self, receiver: Receiver, seat: int | None, last_seq: int) -> None:
+        """Every accepted entry after ``last_seq``, redacted for ``seat``, then the whole view now."""
+        for entry in self.log.accepted_after(last_seq):
+            events = [self.game.redact(e, seat) for e in entry.events]
+            self._deliver(receiver, Update(table=self.id, seq=entry.seq, actor=entry.actor, events=events,
+                                           to_act=[]))
+        if self.started:
+            self._deliver(receiver, self._snapshot(seat))
+
+    def _leave(self, receiver: Receiver, message) -> None:
+        slot = self._slot_of(receiver)
+        if slot is not None:
+            self._free(slot)
+        elif receiver in self.spectators:
+            self.spectators.discard(receiver)
+        else:
+            return self._error(receiver, message.id, "not_here", f"you neither sit at nor watch {self.id}")
+        self._deliver(receiver, Left(ref=message.id, table=self.id))
+
+    def _disconnect(self, receiver: Receiver) -> None:
+        self.spectators.discard(receiver)
+        slot = self._slot_of(receiver)
+        if slot is not None and slot.state == "taken":
+            slot.state, slot.receiver, slot.away_since = "away", None, self._now()
+
+    def _free(self, slot: SeatSlot) -> None:
+        slot.state, slot.name, slot.token_hash, slot.receiver, slot.away_since = "free", "", None, None, None
+        slot.answers = {}
+
+    def _maybe_start(self) -> bool:
+        """Start the game once every seat is filled; True if it started now."""
+        if self.started or any(s.state == "free" for s in self.slots):
+            return False
+        self.started = True
+        self._record(self.session.run_chance())
+        return True
+
+    # ------------------------------------------------------------------ actions
+
+    def _act(self, intent: Intent) -> None:
+        receiver, message = intent.receiver, intent.message
+        slot = self._slot_of(receiver)
+        if slot is None:
+            return self._error(receiver, message.id, "not_seated", f"you hold no seat at {self.id}")
+        if message.id is not None and message.id in slot.answers:
+            first = slot.answers[message.id]
+            if type(first) is Accepted:
+                first = msgspec.structs.replace(first, duplicate=True)
+            return self._deliver(receiver, first)
+        answer, entries = self._apply(slot.seat, message, intent.received - self._t0)
+        if message.id is not None:
+            slot.answers[message.id] = answer
+        self._deliver(receiver, answer)
+        self._broadcast(entries)
+
+    def _apply(self, seat: int, message: Act, time: float) -> tuple[Accepted | Rejected, list]:
+        """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed."""
+        def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list]:
+            self.log.append(time=time, actor=seat, action=action, accepted=False, code=code)
+            return Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq), []
+
+        if not self.started:
+            return refuse(message.action, "not_started", "the game starts when every seat is filled")
+        if message.expect_seq is not None and message.expect_seq != self.log.seq:
+            return refuse(message.action, "stale", f"the table is at {self.log.seq}, not {message.expect_seq}")
+        try:
+            action = msgspec.convert(message.action, self.game.action_type)
+        except msgspec.ValidationError as error:
+            return refuse(message.action, "bad_action", f"not a {self.game.info.title} action: {error}")
+        try:
+            steps = self.session.act(seat, action)
+        except RulesError as error:
+            return refuse(action, error.code, error.message)
+        entries = self._record(steps, time, broadcast=False)
+        return Accepted(ref=message.id, table=self.id, seq=entries[0].seq), entries
+
+    def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True) -> list:
+        """Append accepted steps to the log and re-arm the timers; returns the new entries."""
+        time = self._now() if time is None else time
+        entries = [self.log.append(time=time, actor=s.actor, action=s.action, accepted=True, events=s.events)
+                   for s in steps]
+        self._arm_timers()
+        if broadcast:
+            self._broadcast(entries)
+        return entries
+
+    def _broadcast(self, entries) -> None:
+        """Send each receiver an update per entry, redacted for it; the last one carries its view."""
+        if not entries:
+            return
+        game, state = self.game, self.session.state
+        to_act = list(self.session.to_act().seats)
+        result = self.session.result()
+        last = entries[-1].seq
+        receivers: list[tuple[Receiver, int | None]] = [(s.receiver, s.seat) for s in self.slots if s.receiver]
+        receivers += [(r, None) for r in self.spectators]
+        for receiver, seat in receivers:
+            for entry in entries:
+                final = entry.seq == last
+                self._deliver(receiver, Update(
+                    table=self.id, seq=entry.seq, actor=entry.actor,
+                    events=[game.redact(e, seat) for e in entry.events], to_act=to_act,
+                    view=game.view(state, seat) if final else None,
+                    legal=game.legal_actions(state, seat) if final and seat is not None else None,
+                    result=result if final else None))
+        if result is not None:
+            self.over.set()
+
+    def _snapshot(self, seat: int | None) -> Snapshot:
+        state = self.session.state
+        return Snapshot(table=self.id, seq=self.log.seq, view=self.game.view(state, seat),
+                        to_act=list(self.session.to_act().seats),
+                        legal=self.game.legal_actions(state, seat) if seat is not None else None,
+                        result=self.session.result())
+
+    # ------------------------------------------------------------------ timers
+
+    def _arm_timers(self) -> None:
+        now = trio.current_time()
+        turn = self.session.to_act()
+        if turn.system and self.window_deadline is None:
+            self.window_deadline = now + turn.system_delay_ms / 1000
+        elif not turn.system:
+            self.window_deadline = None
+        if self.turn_time_ms and self.setup.mode == "lockstep" and turn.seats and not turn.over:
+            self.turn_deadline = now + self.turn_time_ms / 1000
+        else:
+            self.turn_deadline = None
+
+    def _next_deadline(self) -> float:
+        deadlines = [d for d in (self.window_deadline, self.turn_deadline) if d is not None]
+        deadlines += [self._t0 + s.away_since + self.grace_ms / 1000 for s in self.slots if s.away_since is not None]
+        return min(deadlines, default=math.inf)
+
+    def _fire_timers(self) -> None:
+        now = trio.current_time()
+        if self.window_deadline is not None and now >= self.window_deadline:
+            self.window_deadline = None
+            system = self.game.legal_actions(self.session.state, SYSTEM)
+            if system:
+                self._record(self.session.act(SYSTEM, system[0]))
+        if self.turn_deadline is not None and now >= self.turn_deadline:
+            self.turn_deadline = None
+            turn = self.session.to_act()
+            if turn.seats and not turn.over:
+                self._record(self.session.act(SYSTEM, self.game.timeout_action(self.session.state, turn.seats[0])))
+        for slot in self.slots:
+            if slot.away_since is not None and now >= self._t0 + slot.away_since + self.grace_ms / 1000:
+                self._free(slot)
+
+    # ------------------------------------------------------------------ delivery
+
+    def _deliver(self, receiver: Receiver, message: Any) -> None:
+        if not receiver.deliver(message):
+            receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
+            self._disconnect(receiver)
+
+    def _error(self, receiver: Receiver, ref: MessageId, code: str, text: str) -> None:
+        self._deliver(receiver, Error(ref=ref, code=code, message=text))
+
+
+class LocalBot:
+    """A server-side bot seat: the same policy and driver as a bot over the wire, fed in process."""
+
+    def __init__(self, table: Table, seat: int, policy: str, rng: Rng) -> None:
+        self.table = table
+        self.seat = seat
+        self.driver = BotDriver(get_policy(table.game.info.name, policy), rng)
+        self._send, self._receive = trio.open_memory_channel[Any](math.inf)
+
+    def deliver(self, message: Any) -> bool:
+        try:
+            self._send.send_nowait(message)
+        except trio.ClosedResourceError:
+            return False
+        return True
+
+    def close(self, code: str, message: str) -> None:
+        self._send.close()
+
+    def _observe(self, message: Any) -> None:
+        kind = type(message)
+        if kind is Update or kind is Snapshot:
+            self.driver.observe("update", view=message.view, legal=message.legal, over=message.result is not None)
+        elif kind is Accepted or kind is Rejected:
+            self.driver.observe(kind.__name__.lower(), ref=message.ref)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self._observe(self._receive.receive_nowait())
+            except trio.WouldBlock:
+                return
+
+    async def run(self) -> None:
+        async for message in self._receive:
+            self._observe(message)
+            self._drain()  # act on the newest view only
+            if self.driver.in_flight is not None or not self.driver.legal:
+                continue
+            if self.table.bot_delay_ms:
+                await trio.sleep(self.table.bot_delay_ms / 1000 * (0.5 + self.driver.rng.below(1000) / 1000))
+                self._drain()
+            move = self.driver.next_action()
+            if move is not None:
+                ref, action = move
+                await self.table.submit(Intent("act", self, Act(table=self.table.id, action=action, id=ref)))
