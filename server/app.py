@@ -35,7 +35,7 @@ class Running:
 
     async def shutdown(self) -> None:
         """Close every connection with a reason, stop every table, then stop serving."""
-        self.gateway.close_all("server_shutdown", "the server is shutting down")
+        await self.gateway.close_all("server_shutdown", "the server is shutting down")
         await self.lobby.stop_all()
         self.cancel_scope.cancel()
 

@@ -149,6 +149,7 @@ class Gateway:
         self.lobby = lobby
         self.limits = limits
         self.connections: set[Connection] = set()
+        self._closed_one = trio.Event()
 
     async def serve(self, host: str, port: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
         await serve_websocket(self.handle, host, port, ssl_context=None, max_message_size=self.limits.max_frame,
@@ -170,10 +171,11 @@ class Gateway:
         except ConnectionClosed:
             pass
         finally:
-            self.connections.discard(conn)
             for table in conn.tables:
                 table.submit_nowait(Intent("disconnect", conn))
             await self._close(conn)
+            self.connections.discard(conn)
+            self._closed_one.set()
 
     async def _close(self, conn: Connection) -> None:
         with trio.move_on_after(2) as scope:
@@ -188,6 +190,11 @@ class Gateway:
             except ConnectionClosed:
                 pass
 
-    def close_all(self, code: str, message: str) -> None:
+    async def close_all(self, code: str, message: str, timeout: float = 3.0) -> None:
+        """Close every connection with a reason and wait (at most ``timeout``) for their close handshakes."""
         for conn in list(self.connections):
             conn.close(code, message)
+        with trio.move_on_after(timeout):
+            while self.connections:
+                self._closed_one = trio.Event()
+                await self._closed_one.wait()

@@ -1,0 +1,90 @@
+"""Test doubles for the arbiter: in-memory receivers and helpers to build tables with chosen states."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import trio
+
+from rules import get_game, make_setup
+from rules.flag_finish.game import DECK, GREEN
+from server.protocol import Act, BotSeat, Snapshot, TakeSeat, Update
+from server.table import Intent, Table
+
+FLAG_FINISH = get_game("flag_finish")
+
+
+class Sink:
+    """A receiver that keeps every message; ``full=True`` plays a client whose outbox is full."""
+
+    def __init__(self, full: bool = False) -> None:
+        self.messages: list[Any] = []
+        self.full = full
+        self.closed: tuple[str, str] | None = None
+        self.arrived = trio.Event()
+
+    def deliver(self, message: Any) -> bool:
+        if self.full:
+            return False
+        self.messages.append(message)
+        self.arrived.set()
+        self.arrived = trio.Event()
+        return True
+
+    def close(self, code: str, message: str) -> None:
+        self.closed = (code, message)
+
+    def of(self, kind) -> list:
+        return [m for m in self.messages if type(m) is kind]
+
+    def last_view(self):
+        return next(m.view for m in reversed(self.messages) if type(m) in (Update, Snapshot) and m.view is not None)
+
+
+def new_table(seats: int = 2, mode: str = "challenge", bots: list[BotSeat] = (), seed: int = 1, **kwargs) -> Table:
+    options = kwargs.pop("options", {})
+    setup = make_setup(FLAG_FINISH.info, seats, mode, options)
+    return Table("t1", FLAG_FINISH, setup, seed, bots=list(bots), **kwargs)
+
+
+async def seat_all(table: Table, count: int) -> list[Sink]:
+    sinks = [Sink() for _ in range(count)]
+    for seat, sink in enumerate(sinks):
+        await table.submit(Intent("take_seat", sink, TakeSeat(table=table.id, seat=seat)))
+    await settle()
+    return sinks
+
+
+async def act(table: Table, sink: Sink, action: Any, id: Any = None) -> None:
+    await table.submit(Intent("act", sink, Act(table=table.id, action=action, id=id)))
+    await settle()
+
+
+async def settle() -> None:
+    """Let the arbiter take everything queued (under autojump_clock no virtual time passes)."""
+    await trio.testing.wait_all_tasks_blocked()
+
+
+def plain(n: int, avoid=()) -> list[str]:
+    pool = [c for c in DECK if c not in GREEN and c not in ("F", "P10") and c not in avoid]
+    return pool[:n]
+
+
+def force_state(table: Table, hands, rows, discard=("P10",), turn: int = 0) -> None:
+    """Put the table's running race into a chosen position (the rest of the deck in the draw pile)."""
+    state = table.session.state
+    state.hands = [list(h) for h in hands]
+    state.rows = [list(r) for r in rows]
+    state.discard = list(discard)
+    used = Counter(state.discard)
+    for cards in state.hands + state.rows:
+        used.update(cards)
+    state.draw = sorted((Counter(DECK) - used).elements())
+    state.drawn = [None] * len(hands)
+    state.turn = turn
+    assert FLAG_FINISH.invariant(state) == []
+
+
+SEQ_R = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10"]
+SEQ_B = ["B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10"]

@@ -1,0 +1,248 @@
+"""The server over real websockets on loopback: where the socket is the subject, or a whole game is."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+import trio
+from hypothesis import HealthCheck, given, settings, strategies as st
+from trio_websocket import ConnectionClosed, open_websocket_url
+
+from clients.client import ActionRejected, ServerError, open_client
+from clients.remote_bots import play_seat
+from rules import digest, replay
+from rules.flag_finish.game import DrawPile, Drew, RaceDealt
+from server.app import run_server
+from server.gateway import Limits
+from server.protocol import CODECS, Closing, Snapshot, Update
+
+JSON = CODECS["json"]
+
+
+async def start(nursery, **kwargs):
+    return await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status, **kwargs))
+
+
+async def raw_session(url: str, frames: list, hello: bool = True) -> list:
+    """Send frames on a bare websocket and collect every answer until the server goes quiet or closes."""
+    answers = []
+    async with open_websocket_url(url) as ws:
+        if hello:
+            await ws.send_message('{"type": "hello", "protocol": 1, "id": 0}')
+            answers.append(msgspec.json.decode(await ws.get_message()))
+        for frame in frames:
+            await ws.send_message(frame)
+        await ws.send_message('{"type": "list_games", "id": "probe"}')
+        with trio.fail_after(10):  # a server that stopped answering fails the test instead of hanging it
+            try:
+                while True:
+                    answer = msgspec.json.decode(await ws.get_message())
+                    answers.append(answer)
+                    if answer.get("ref") == "probe":
+                        break
+            except ConnectionClosed:
+                pass
+    return answers
+
+
+def hidden_card_leaks(seat, message) -> list[str]:
+    """What in one message to ``seat`` (None: spectator) it should not have seen."""
+    leaks = []
+    if type(message) not in (Update, Snapshot):
+        return leaks
+    for event in getattr(message, "events", []):
+        if type(event) is Drew and event.seat != seat and event.card is not None:
+            leaks.append(f"seat {seat} saw seat {event.seat}'s blind draw")
+        if type(event) is RaceDealt and any(h is not None for i, h in enumerate(event.hands) if i != seat):
+            leaks.append(f"seat {seat} saw another hand in a deal")
+    if message.view is not None and seat is None and message.view.hand is not None:
+        leaks.append("a spectator saw a hand")
+    return leaks
+
+
+async def test_three_bots_finish_a_challenge_match_over_websockets_and_nobody_sees_a_hidden_card(nursery):
+    running = await start(nursery)
+    async with open_client(running.url) as admin:
+        info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 2})
+        await admin.watch(info.table)
+        leaks, seen = [], {0: 0, 1: 0, 2: 0}
+
+        def check(seat, message):
+            seen[seat] += 1
+            leaks.extend(hidden_card_leaks(seat, message))
+
+        async with trio.open_nursery() as bots:
+            for index, policy in enumerate(["heuristic", "heuristic", "random"]):
+                bots.start_soon(lambda p=policy, i=index: play_seat(running.url, info.table, p, i, seat=i,
+                                                                    on_message=check))
+        async for message in admin.messages:
+            leaks.extend(hidden_card_leaks(None, message))
+            if type(message) is Update and message.result is not None:
+                break
+    table = running.lobby.find(info.table)
+    result = table.session.result()
+    assert result is not None and len(result.scores) == 3 and result.winners
+    assert all(count > 10 for count in seen.values())
+    assert leaks == []
+    states = list(replay(table.game, table.setup, table.log.history()))
+    assert digest(states[-1][0]) == table.session.digest()
+
+
+async def test_a_protocol_mismatch_is_refused_with_a_reason(nursery):
+    running = await start(nursery)
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message('{"type": "hello", "protocol": 99, "id": 1}')
+        error = msgspec.json.decode(await ws.get_message())
+        closing = msgspec.json.decode(await ws.get_message())
+        with pytest.raises(ConnectionClosed):
+            await ws.get_message()
+    assert error["code"] == "protocol_mismatch" and "protocol 1" in error["message"] and error["ref"] == 1
+    assert closing["type"] == "closing"
+
+
+async def test_hello_must_come_first(nursery):
+    running = await start(nursery)
+    answers = await raw_session(running.url, [], hello=False)
+    assert answers[0]["code"] == "hello_first"
+
+
+async def test_malformed_and_unknown_messages_get_typed_errors_and_the_connection_goes_on(nursery):
+    running = await start(nursery)
+    answers = await raw_session(running.url, [
+        "not json at all", '{"type": "warp"}', '{"type": "act"}', '{"type": "list_games", "extra": 1}',
+        '{"type": "act", "table": "nope", "action": {}, "id": 5}', '{"type": "hello", "id": 6}'])
+    codes = [a.get("code") for a in answers[1:-1]]
+    assert codes == ["malformed", "malformed", "malformed", "malformed", "no_table", "already_greeted"]
+    assert answers[-1]["type"] == "games"
+
+
+async def test_an_oversize_frame_closes_the_connection_with_1009(nursery):
+    running = await start(nursery, limits=Limits(max_frame=1024))
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message('{"type": "hello", "protocol": 1}')
+        await ws.get_message()
+        await ws.send_message('{"type": "list_games", "id": "' + "x" * 5000 + '"}')
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.get_message()
+    assert closed.value.reason.code == 1009
+
+
+async def test_a_flood_is_rate_limited_then_closed(nursery):
+    running = await start(nursery, limits=Limits(rate=5, burst=5, flood=30))
+    answers = []
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message('{"type": "hello", "protocol": 1}')
+        await ws.get_message()
+        for _ in range(20):  # every message gets one answer: the tables, or a refusal
+            await ws.send_message('{"type": "list_tables"}')
+            answers.append(msgspec.json.decode(await ws.get_message()))
+        assert answers[0]["type"] == "tables"
+        assert sum(a.get("code") == "rate_limited" for a in answers) >= 10
+        with pytest.raises(ConnectionClosed):
+            with trio.fail_after(10):
+                while True:
+                    await ws.send_message('{"type": "list_tables"}')
+                    last = msgspec.json.decode(await ws.get_message())
+    assert last["code"] in ("flood", "rate_limited") or last["type"] == "closing"
+
+
+async def test_msgpack_frames_work_end_to_end(nursery):
+    running = await start(nursery)
+    async with open_client(running.url, encoding="msgpack") as client:
+        games = await client.list_games()
+        assert "flag_finish" in [g.name for g in games]
+        info = await client.create_table(game="flag_finish", mode="lockstep", seats=2, bots=[{"seat": 1}])
+        seated = await client.take_seat(info.table)
+        snapshot = None
+        async for message in client.messages:
+            if type(message) in (Update, Snapshot) and message.view is not None:
+                snapshot = message
+                break
+        assert seated.seat == 0 and len(snapshot.view.hand) == 12
+
+
+async def test_an_illegal_action_over_the_wire_is_rejected_with_the_rules_code(nursery):
+    running = await start(nursery)
+    async with open_client(running.url) as client:
+        info = await client.create_table(game="flag_finish", mode="lockstep", seats=2, bots=[{"seat": 1}])
+        await client.take_seat(info.table)
+        with pytest.raises(ActionRejected) as rejected:
+            await client.act(info.table, {"type": "discard", "card": "G0"})
+        assert rejected.value.code in ("nothing_to_discard", "not_your_turn")
+        with pytest.raises(ServerError) as error:
+            await client.create_table(game="flag_finish", mode="challenge", seats=9)
+        assert error.value.code == "bad_seats"
+
+
+async def test_a_client_that_loses_its_connection_reconnects_and_misses_nothing(nursery):
+    running = await start(nursery)
+    async with open_client(running.url) as setup:
+        info = await setup.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 1},
+                                        bots=[{"seat": 1}, {"seat": 2, "policy": "random"}], bot_delay_ms=5)
+    async with open_client(running.url) as client:
+        await client.take_seat(info.table, seat=0)
+        seqs, dropped = [], False
+        async for message in client.messages:
+            if type(message) is Update:
+                seqs.append(message.seq)
+                if len(seqs) == 15 and not dropped:
+                    dropped = True
+                    await client._ws.aclose()  # the network goes away; the client is not closing
+                if message.result is not None:
+                    final = message
+                    break
+        table = running.lobby.find(info.table)
+        assert client.reconnects >= 1
+        assert seqs == sorted(set(seqs)), "an update came twice or out of order"
+        assert seqs == [e.seq for e in table.log.entries if e.accepted]
+        assert final.view == table.game.view(table.session.state, 0)
+
+
+async def test_shutdown_tells_every_client_why(nursery):
+    running = await start(nursery)
+    async with open_client(running.url, reconnect=False) as client:
+        await client.list_games()
+        await running.shutdown()
+        closing = None
+        async for message in client.messages:
+            if type(message) is Closing:
+                closing = message
+                break
+    assert closing.code in ("server_shutdown", "disconnected")
+
+
+FRAMES = st.one_of(
+    st.text(max_size=200),
+    st.binary(max_size=200),
+    st.builds(lambda kind, fields: msgspec.json.encode({"type": kind, **fields}).decode(),
+              st.sampled_from(["act", "take_seat", "resume", "watch", "leave", "create_table", "list_tables"]),
+              st.dictionaries(st.sampled_from(["table", "seat", "token", "action", "id", "game", "mode", "seats",
+                                               "options", "last_seq", "expect_seq", "bots"]),
+                              st.one_of(st.none(), st.integers(-5, 10), st.text(max_size=8),
+                                        st.just("t1"), st.just({"type": "draw"}),
+                                        st.just({"type": "take", "card": "G5"}),
+                                        st.lists(st.integers(0, 3), max_size=3)), max_size=5)),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(FRAMES, min_size=1, max_size=25))
+def test_garbage_and_wrong_messages_never_crash_the_server_or_change_a_table(frames):
+    async def scenario():
+        async with trio.open_nursery() as nursery:
+            running = await start(nursery)
+            async with open_client(running.url) as owner:
+                info = await owner.create_table(game="flag_finish", mode="lockstep", seats=2,
+                                                bots=[{"seat": 1, "policy": "random"}])
+                await owner.take_seat(info.table, seat=0)
+                table = running.lobby.find(info.table)
+                async for message in owner.messages:  # until it is the idle seat 0's turn: nothing moves
+                    if type(message) in (Update, Snapshot) and message.view is not None and message.to_act == [0]:
+                        break
+                before = (table.session.digest(), table.log.seq)
+                answers = await raw_session(running.url, frames)
+                assert answers[-1]["type"] == "games", "the server stopped answering"
+                assert (table.session.digest(), table.log.seq) == before
+                await running.shutdown()
+
+    trio.run(scenario)
