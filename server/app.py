@@ -40,19 +40,19 @@ class Running:
         self.cancel_scope.cancel()
 
 
-async def open_demo(lobby: Lobby) -> None:
-    """A Flag Finish Challenge table of bots at a watchable pace (started again when its match ends),
-    and an open table where newcomers can sit against one bot."""
-    await lobby.create(CreateTable(name="open table: Flag Finish Challenge, one bot", game="flag_finish",
-                                   mode="challenge", seats=3, bots=[BotSeat(seat=2, policy="heuristic")]),
-                       alias=OPEN_ALIAS)
+DEMO_TABLE = CreateTable(name="demo: bots race Flag Finish in Challenge Mode", game="flag_finish", mode="challenge",
+                         seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2, "random")], bot_delay_ms=600,
+                         options={"races": 3})
+OPEN_TABLE = CreateTable(name="open table: Flag Finish Challenge, one bot", game="flag_finish", mode="challenge",
+                         seats=3, bots=[BotSeat(seat=2, policy="heuristic")])
+
+
+async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: float = 15.0) -> None:
+    """Keep a table open under ``alias``: when its game ends, a fresh one takes the name after ``pause`` s."""
     while True:
-        table = await lobby.create(CreateTable(name="demo: bots race Flag Finish in Challenge Mode",
-                                               game="flag_finish", mode="challenge", seats=3,
-                                               bots=[BotSeat(0), BotSeat(1), BotSeat(2, "random")],
-                                               bot_delay_ms=600, options={"races": 3}), alias=DEMO_ALIAS)
+        table = await lobby.create(request, alias=alias)
         await table.over.wait()
-        await trio.sleep(15)
+        await trio.sleep(pause)
         await table.stop()
         del lobby.tables[table.id]
 
@@ -66,7 +66,8 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         gateway = Gateway(lobby, limits)
         listener = await nursery.start(gateway.serve, host, port)
         if demo:
-            nursery.start_soon(open_demo, lobby)
+            nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
+            nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
         task_status.started(Running(host, listener.port, lobby, gateway, nursery.cancel_scope))
 
 
