@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import secrets
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
@@ -71,7 +72,8 @@ class Client:
         self.last_seq: dict[str, int] = {}
         self.reconnects = 0
         self._ids = itertools.count(1)
-        self._pending: dict[int, _Pending] = {}
+        self._nonce = secrets.token_hex(4)  # ids stay unique across client processes resuming one seat
+        self._pending: dict[str, _Pending] = {}
         self._ws = None
         self._connected = trio.Event()
         self._closed = False
@@ -81,7 +83,7 @@ class Client:
 
     async def request(self, message: Any) -> Any:
         """Send a message with a fresh id and wait for the answer that refers to it."""
-        message = msgspec.structs.replace(message, id=next(self._ids))
+        message = msgspec.structs.replace(message, id=f"{self._nonce}.{next(self._ids)}")
         pending = self._pending[message.id] = _Pending(message)
         while not pending.done.is_set():
             await self._connected.wait()

@@ -13,35 +13,41 @@ from server.protocol import Closing, Snapshot, Update
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
-                    name: str = "", on_message=None) -> int:
+                    name: str = "", on_message=None, on_accepted=None) -> int:
     """Take a seat at ``table`` and play it with ``policy`` until the game is over; returns the seat."""
     async with open_client(url, name=name or f"{policy} bot") as client:
         seated = await client.take_seat(table, seat=seat)
         driver = BotDriver(get_policy(seated.game, policy), Rng(seed))
-        async for message in client.messages:
+
+        def observe(message) -> bool:
+            """Take one message in; False when the seat is done (game over or connection gone)."""
             kind = type(message)
             if on_message:
                 on_message(seated.seat, message)
             if kind is Update or kind is Snapshot:
                 driver.observe("update", view=message.view, legal=message.legal, over=message.result is not None)
             elif kind is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
-                break
-            if driver.over:
-                break
-            while True:  # act on the newest view only
+                return False
+            return not driver.over
+
+        async for message in client.messages:
+            going = observe(message)
+            while going:  # act on the newest view only
                 try:
-                    newer = client.messages.receive_nowait()
+                    going = observe(client.messages.receive_nowait())
                 except trio.WouldBlock:
                     break
-                if type(newer) in (Update, Snapshot):
-                    driver.observe("update", view=newer.view, legal=newer.legal, over=newer.result is not None)
+            if not going:
+                break
             move = driver.next_action()
             if move is None:
                 continue
             ref, action = move
             try:
-                await client.act(table, action)
+                accepted = await client.act(table, action)
                 driver.observe("accepted", ref=ref)
+                if on_accepted:
+                    on_accepted(seated.seat, accepted)
             except ActionRejected:
                 driver.observe("rejected", ref=ref)
         return seated.seat

@@ -19,10 +19,10 @@ from .contract import (
 )
 from .registry import GAMES, get_game
 from .rng import Rng
-from .session import Session, Step, copy_state, replay, verify_chance
+from .session import Session, Step, copy_state, replay, restore, verify_chance
 
 __all__ = [
     "CHANCE", "SYSTEM", "GAMES", "Game", "GameInfo", "OptionSpec", "Result", "Rng", "RulesError", "Session",
-    "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "replay", "resolve_options",
+    "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "replay", "resolve_options", "restore",
     "verify_chance",
 ]

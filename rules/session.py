@@ -71,6 +71,19 @@ class Session:
         return steps
 
 
+def restore(game: Game, setup: Setup, seed: int, history: Iterable[tuple[int, Any]]) -> tuple[Session, list]:
+    """A session rebuilt from its history, its generator advanced past every chance action (each checked
+    against the seed), ready to go on. Returns the session and the events of every step."""
+    session = Session(game, setup, seed)
+    steps = []
+    for index, (actor, action) in enumerate(history):
+        if actor == CHANCE and game.sample_chance(session.state, session.rng) != action:
+            raise RulesError("bad_history", f"chance action {index} does not follow from the seed")
+        steps.append(game.apply(session.state, actor, action))
+        session.history.append((actor, action))
+    return session, steps
+
+
 def replay(game: Game, setup: Setup, history: Iterable[tuple[int, Any]]) -> Iterator[tuple[Any, list]]:
     """Rebuild a game from its history; yields the state and the events after each step.
 

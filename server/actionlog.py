@@ -20,6 +20,7 @@ class LogEntry(msgspec.Struct, frozen=True):
     accepted: bool
     code: str | None = None  # the refusal's code
     events: list[Any] = []  # what an accepted entry did (kept to catch up reconnecting clients)
+    ref: int | str | None = None  # the client message id it answered
 
 
 class MemoryLog:
@@ -33,9 +34,9 @@ class MemoryLog:
         return len(self.entries)
 
     def append(self, *, time: float, actor: int, action: Any, accepted: bool, code: str | None = None,
-               events: list[Any] | None = None) -> LogEntry:
+               events: list[Any] | None = None, ref: Any = None) -> LogEntry:
         entry = LogEntry(seq=len(self.entries) + 1, time=time, actor=actor, action=action, accepted=accepted,
-                         code=code, events=events or [])
+                         code=code, events=events or [], ref=ref)
         self.entries.append(entry)
         return entry
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -58,11 +59,17 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
 
 
 async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path | None = None, demo: bool = False,
-                     limits: Limits = Limits(), task_status=trio.TASK_STATUS_IGNORED) -> None:
+                     limits: Limits = Limits(), durability: str = "batch",
+                     task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Serve; with ``data_dir`` every table is logged there and unfinished tables are reopened first."""
     if data_dir is not None:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     async with trio.open_nursery() as nursery:
-        lobby = Lobby(nursery)
+        lobby = Lobby(nursery, data_dir, durability)
+        reopened = await lobby.recover()
+        if reopened:
+            print(f"photofinish: reopened {len(reopened)} unfinished table(s) from {data_dir}: "
+                  f"{', '.join(reopened)}", flush=True)
         gateway = Gateway(lobby, limits)
         listener = await nursery.start(gateway.serve, host, port)
         if demo:
@@ -71,11 +78,12 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         task_status.started(Running(host, listener.port, lobby, gateway, nursery.cancel_scope))
 
 
-async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool) -> None:
+async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch") -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly."""
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            running: Running = await nursery.start(run_server, host, port, data_dir, demo)
+            running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo,
+                                                           durability=durability))
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
             if demo:
                 print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)

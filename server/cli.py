@@ -4,6 +4,7 @@
 - `photofinish watch URL TABLE`: a table live in the terminal, as a spectator.
 - `photofinish bots URL --table T --seats N --policy P`: sit bots at a table over the wire.
 - `photofinish play URL --table T`: take a seat yourself and type your moves.
+- `photofinish replay LOG`, `verify LOG`, `export LOG`: check a table's log, its seed, or dump it as JSON.
 - `photofinish games`: the games, their modes and options.
 - `photofinish match`: an offline match of bots, printed race by race with the score table.
 """
@@ -79,7 +80,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .app import serve_until_signal
 
     try:
-        trio.run(serve_until_signal, args.host, args.port, Path(args.data), args.demo)
+        trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability))
     except OSError as error:
         print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
               file=sys.stderr)
@@ -128,6 +129,70 @@ def cmd_bots(args: argparse.Namespace) -> int:
         return 2
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    import time
+
+    from clients.render import render
+    from rules import get_game
+
+    from .replay import check_log
+
+    last = {"time": None}
+
+    def step(entry, state, events) -> None:
+        game = get_game(report_game[0])
+        if args.speed and last["time"] is not None:
+            time.sleep(max(0.0, entry.time - last["time"]) / args.speed)
+        last["time"] = entry.time
+        actor = {-1: "system", -2: "chance"}.get(entry.actor, f"seat {entry.actor}")
+        shown = [game.redact(e, args.seat) for e in events]
+        print(f"#{entry.seq} t={entry.time:.3f}s {actor}: " + "; ".join(
+            msgspec.json.encode(e).decode() for e in shown))
+        if args.seat is not None or args.step:
+            print(render(game.info.name, game.view(state, args.seat)))
+        if args.step:
+            input("-- Enter for the next entry --")
+
+    from .logfile import read_log
+
+    try:
+        report_game = [read_log(args.log).header.game]
+    except Exception:
+        report_game = ["flag_finish"]
+    walk = args.step or args.seat is not None or args.speed
+    report = check_log(args.log, on_step=step if walk else None)
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .replay import chance_count, check_log, verify_seed
+
+    report = check_log(args.log)
+    if not report.ok:
+        print(report.summary())
+        return 1
+    problem = verify_seed(report)
+    if problem:
+        print(f"{args.log}: NOT VERIFIED: {problem}")
+        return 1
+    print(f"{args.log}: verified: the seed matches its commitment and all {chance_count(report)} "
+          f"shuffles and rolls follow from it")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .replay import check_log, export
+
+    report = check_log(args.log)
+    document = msgspec.json.format(msgspec.json.encode(export(report)).decode(), indent=1)
+    if args.output:
+        Path(args.output).write_text(document)
+    else:
+        print(document)
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--data", default="./data", help="the data directory")
     serve.add_argument("--demo", action="store_true", help="open a demo table of bots and an open table")
+    serve.add_argument("--durability", default="batch", choices=("always", "batch", "never"),
+                       help="when log lines are fsynced: before each acknowledgement, in groups (default), never")
     serve.set_defaults(run=cmd_serve)
 
     watch = sub.add_parser("watch", help="watch a table live as a spectator")
@@ -158,6 +225,23 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=None)
     play.add_argument("--name", default="")
     play.set_defaults(run=cmd_play)
+
+    replay = sub.add_parser("replay", help="rebuild a table from its log and check every step")
+    replay.add_argument("log")
+    replay.add_argument("--step", action="store_true", help="walk it one entry at a time (Enter for the next)")
+    replay.add_argument("--seat", type=int, default=None, help="show what this seat saw")
+    replay.add_argument("--speed", type=float, default=0.0, help="play it in time, X times as fast")
+    replay.set_defaults(run=cmd_replay)
+
+    verify = sub.add_parser("verify", help="check that every shuffle and roll follows from the revealed seed")
+    verify.add_argument("log")
+    verify.set_defaults(run=cmd_verify)
+
+    export = sub.add_parser("export", help="a log as one JSON document")
+    export.add_argument("log")
+    export.add_argument("--format", default="json", choices=["json"])
+    export.add_argument("--output", "-o", default=None)
+    export.set_defaults(run=cmd_export)
 
     games = sub.add_parser("games", help="list the games, their modes and options")
     games.set_defaults(run=cmd_games)

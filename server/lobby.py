@@ -7,21 +7,32 @@ so a bad request is a typed error and leaves nothing half-made.
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
+import msgspec
 import trio
 
 from clients.bots import get_policy
-from rules import GAMES, RulesError, get_game, make_setup
+from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 
-from .protocol import CreateTable, GameSummary, TableInfo, game_summary
-from .table import Table
+from .actionlog import MemoryLog
+from .logfile import Entry, Header, LogError, SeatTaken, read_log, seed_commitment
+from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
+from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
+from .table import Table, token_hash
 
 MAX_TABLES = 2000
 
 
 class Lobby:
-    def __init__(self, nursery: trio.Nursery) -> None:
+    """``data_dir`` None keeps logs in memory only (tests); otherwise every table has a log file."""
+
+    def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
+                 batch_ms: float = 2.0) -> None:
         self.nursery = nursery
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.durability = durability
+        self.batch_ms = batch_ms
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
         self._next = 0
@@ -63,13 +74,83 @@ class Lobby:
         self._next += 1
         table_id = f"t{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
+        store = None
+        if self.data_dir is not None:
+            folder = table_dir(self.data_dir)
+            write_secret_seed(folder / f"{table_id}.seed", seed)
+            store = FileLog(folder / f"{table_id}.log", self.durability, self.batch_ms)
+            store.append(Header(
+                format=1, table=table_id, name=request.name, game=game.info.name,
+                rules_version=game.info.rules_version, protocol=PROTOCOL_VERSION, seats=setup.seats,
+                mode=setup.mode, options=dict(setup.options),
+                table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
+                               "bot_delay_ms": request.bot_delay_ms,
+                               "bots": [msgspec.to_builtins(b) for b in request.bots]},
+                commitment=seed_commitment(seed), started=utc_now()))
         table = Table(table_id, game, setup, seed, name=request.name, bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
-                      bot_delay_ms=request.bot_delay_ms)
+                      bot_delay_ms=request.bot_delay_ms, store=store)
         await self.nursery.start(table.run)
         self.tables[table_id] = table
         if alias:
             self.aliases[alias] = table_id
+        return table
+
+    async def recover(self) -> list[str]:
+        """Reopen every table whose log has no end (the server stopped or died mid-game). Returns their ids;
+        a log that cannot be reopened is reported and left alone."""
+        if self.data_dir is None:
+            return []
+        reopened = []
+        for path in sorted(table_dir(self.data_dir).glob("t*.log"), key=lambda p: int(p.stem[1:] or 0)):
+            self._next = max(self._next, int(path.stem[1:]))
+            try:
+                read = read_log(path)
+                if read.end is not None:
+                    continue
+                table = self._rebuild(path, read)
+            except (LogError, RulesError, OSError, ValueError) as error:
+                print(f"photofinish: cannot reopen {path}: {error}", flush=True)
+                continue
+            await self.nursery.start(table.run)
+            self.tables[table.id] = table
+            reopened.append(table.id)
+        return reopened
+
+    def _rebuild(self, path: Path, read) -> Table:
+        header = read.header
+        game = get_game(header.game)
+        setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
+        seed = int((path.with_suffix(".seed")).read_text())
+        if seed_commitment(seed) != header.commitment:
+            raise ValueError("its seed file does not match the log's commitment")
+        entries = read.entries()
+        accepted = [e for e in entries if e.accepted]
+        history = [(e.actor, msgspec.convert(e.action, game.action_type)) for e in accepted]
+        session, events = restore(game, setup, seed, history)
+        log = MemoryLog()
+        steps = iter(zip(history, events))
+        for entry in entries:
+            if entry.accepted:
+                (actor, action), evs = next(steps)
+                log.append(time=entry.time, actor=actor, action=action, accepted=True, events=evs, ref=entry.ref)
+            else:
+                log.append(time=entry.time, actor=entry.actor, action=entry.action, accepted=False,
+                           code=entry.code, ref=entry.ref)
+        options = header.table_options
+        store = reopen(path, read, self.durability, self.batch_ms)
+        table = Table(header.table, game, setup, seed, name=header.name,
+                      bots=[msgspec.convert(b, BotSeat) for b in options.get("bots", [])],
+                      turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
+                      bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log)
+        for record in read.records:
+            if type(record) is SeatTaken:
+                slot = table.slots[record.seat]
+                slot.name, slot.token_hash = record.name, record.token_hash
+                slot.state = "away" if record.token_hash else "free"
+                slot.answers = {}
+            elif type(record) is Entry and record.ref is not None and 0 <= record.actor < len(table.slots):
+                table.slots[record.actor].answers[record.ref] = table.answer_for(table.log.entries[record.seq - 1])
         return table
 
     async def stop_all(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -23,9 +24,11 @@ import trio
 
 from clients.bots import get_policy
 from clients.bots.driver import BotDriver
-from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step
+from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step, digest
 
 from .actionlog import MemoryLog
+from .logfile import End, Entry, SeatTaken
+from .logstore import FileLog
 from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
                        Snapshot, TableInfo, TakeSeat, Update, Watch, Watching)
 
@@ -68,21 +71,28 @@ def token_hash(token: str) -> str:
 class Table:
     def __init__(self, table_id: str, game: Game, setup: Setup, seed: int, *, name: str = "",
                  bots: list[BotSeat] = (), turn_time_ms: int = 0, grace_ms: int = 60_000,
-                 bot_delay_ms: int = 0) -> None:
+                 bot_delay_ms: int = 0, store: FileLog | None = None, digest_every: int = 50,
+                 session: Session | None = None, log: MemoryLog | None = None) -> None:
         self.id = table_id
         self.name = name or table_id
         self.game = game
         self.setup = setup
         self.seed = seed
-        self.session = Session(game, setup, seed)
-        self.log = MemoryLog()
+        self.session = session or Session(game, setup, seed)
+        self.log = log or MemoryLog()
+        self.store = store
+        self.digest_every = digest_every
+        self._outgoing: deque = deque()  # (log line it waits for, receiver, message) under always/batch
+        self._holding = store is not None and store.policy != "never"
+        self._courier_wake = trio.Event()
+        self._ended = False
         self.turn_time_ms = turn_time_ms
         self.grace_ms = grace_ms
         self.bot_delay_ms = bot_delay_ms
         self.slots = [SeatSlot(seat) for seat in range(setup.seats)]
         self.bot_seats = {bot.seat: bot.policy for bot in bots}
         self.spectators: set[Receiver] = set()
-        self.started = False
+        self.started = self.log.seq > 0
         self.stopped = trio.Event()
         self.over = trio.Event()
         self.window_deadline: float | None = None
@@ -124,8 +134,15 @@ class Table:
     # ------------------------------------------------------------------ the arbiter task
 
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        self._t0 = trio.current_time()
+        last_time = self.log.entries[-1].time if self.log.entries else 0.0
+        self._t0 = trio.current_time() - last_time  # a reopened table's clock goes on from its log
+        for slot in self.slots:
+            if slot.state == "away":  # reopened: seats wait for their owners' tokens for a new grace period
+                slot.away_since = last_time
         async with trio.open_nursery() as nursery:
+            if self.store is not None:
+                nursery.start_soon(self.store.run_flusher)
+                nursery.start_soon(self._courier)
             for seat, policy in self.bot_seats.items():
                 bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
                 self.slots[seat].state = "bot"
@@ -133,7 +150,13 @@ class Table:
                 self.slots[seat].receiver = bot
                 nursery.start_soon(bot.run)
             task_status.started()
-            self._maybe_start()
+            if self.started:  # reopened from its log: wake the bots with where the game stands
+                self._arm_timers()
+                self._check_over()
+                for seat in self.bot_seats:
+                    self._deliver(self.slots[seat].receiver, self._snapshot(seat))
+            else:
+                self._maybe_start()
             try:
                 while True:
                     with trio.move_on_at(self._next_deadline()):
@@ -145,6 +168,9 @@ class Table:
                     self._fire_timers()
             finally:
                 self._send.close()
+                if self.store is not None:
+                    self.store.close()
+                    self._release()
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
 
@@ -198,6 +224,7 @@ class Table:
         token = secrets.token_urlsafe(24)
         slot.state, slot.name, slot.token_hash = "taken", message.name, token_hash(token)
         slot.receiver, slot.away_since, slot.answers = receiver, None, {}
+        self._persist(SeatTaken(seat=slot.seat, name=slot.name, token_hash=slot.token_hash, time=self._now()))
         self._deliver(receiver, Seated(ref=message.id, table=self.id, game=self.game.info.name, seat=slot.seat,
                                        token=token, seq=self.log.seq))
         if not self._maybe_start():
@@ -249,6 +276,7 @@ class Table:
     def _free(self, slot: SeatSlot) -> None:
         slot.state, slot.name, slot.token_hash, slot.receiver, slot.away_since = "free", "", None, None, None
         slot.answers = {}
+        self._persist(SeatTaken(seat=slot.seat, name="", token_hash=None, time=self._now()))
 
     def _maybe_start(self) -> bool:
         """Start the game once every seat is filled; True if it started now."""
@@ -279,7 +307,9 @@ class Table:
     def _apply(self, seat: int, message: Act, time: float) -> tuple[Accepted | Rejected, list]:
         """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed."""
         def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list]:
-            self.log.append(time=time, actor=seat, action=action, accepted=False, code=code)
+            entry = self.log.append(time=time, actor=seat, action=action, accepted=False, code=code, ref=message.id)
+            self._persist(Entry(seq=entry.seq, time=time, actor=seat, action=action, accepted=False, code=code,
+                                ref=message.id))
             return Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq), []
 
         if not self.started:
@@ -294,14 +324,21 @@ class Table:
             steps = self.session.act(seat, action)
         except RulesError as error:
             return refuse(action, error.code, error.message)
-        entries = self._record(steps, time, broadcast=False)
+        entries = self._record(steps, time, broadcast=False, ref=message.id)
         return Accepted(ref=message.id, table=self.id, seq=entries[0].seq), entries
 
-    def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True) -> list:
+    def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True, ref: Any = None) -> list:
         """Append accepted steps to the log and re-arm the timers; returns the new entries."""
         time = self._now() if time is None else time
-        entries = [self.log.append(time=time, actor=s.actor, action=s.action, accepted=True, events=s.events)
-                   for s in steps]
+        entries = [self.log.append(time=time, actor=s.actor, action=s.action, accepted=True, events=s.events,
+                                   ref=ref if i == 0 else None) for i, s in enumerate(steps)]
+        if self.store is not None:
+            over = self.session.to_act().over
+            checkpoint = over or any(e.seq % self.digest_every == 0 for e in entries)
+            for entry in entries:
+                final = entry is entries[-1] and checkpoint
+                self._persist(Entry(seq=entry.seq, time=time, actor=entry.actor, action=entry.action,
+                                    accepted=True, digest=self.session.digest() if final else None, ref=entry.ref))
         self._arm_timers()
         if broadcast:
             self._broadcast(entries)
@@ -326,8 +363,28 @@ class Table:
                     view=game.view(state, seat) if final else None,
                     legal=game.legal_actions(state, seat) if final and seat is not None else None,
                     result=result if final else None))
-        if result is not None:
-            self.over.set()
+        self._check_over()
+
+    def answer_for(self, entry) -> Accepted | Rejected:
+        """The answer a logged entry gave its sender (to answer a resend after a restart the same way)."""
+        if entry.accepted:
+            return Accepted(ref=entry.ref, table=self.id, seq=entry.seq)
+        return Rejected(ref=entry.ref, table=self.id, code=entry.code or "refused",
+                        message="refused before the server restarted", seq=entry.seq)
+
+    def _check_over(self) -> None:
+        """Once the game is over: the log's end record reveals the seed, and ``over`` is set."""
+        result = self.session.result()
+        if result is None or self._ended:
+            return
+        self._ended = True
+        self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="over",
+                          scores=list(result.scores), winners=list(result.winners)))
+        self.over.set()
+
+    def _persist(self, record) -> None:
+        if self.store is not None:
+            self.store.append(record)
 
     def _snapshot(self, seat: int | None) -> Snapshot:
         state = self.session.state
@@ -374,6 +431,27 @@ class Table:
     # ------------------------------------------------------------------ delivery
 
     def _deliver(self, receiver: Receiver, message: Any) -> None:
+        """Hand a message over; under always/batch, only once the log line it follows is on disk."""
+        if self._holding:
+            self._outgoing.append((self.store.written, receiver, message))
+            self._courier_wake.set()
+        else:
+            self._hand_over(receiver, message)
+
+    async def _courier(self) -> None:
+        while True:
+            await self._courier_wake.wait()
+            self._courier_wake = trio.Event()
+            while self._outgoing:
+                await self.store.wait_durable(self._outgoing[-1][0])
+                self._release()
+
+    def _release(self) -> None:
+        while self._outgoing and self._outgoing[0][0] <= self.store.durable:
+            _, receiver, message = self._outgoing.popleft()
+            self._hand_over(receiver, message)
+
+    def _hand_over(self, receiver: Receiver, message: Any) -> None:
         if not receiver.deliver(message):
             receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
             self._disconnect(receiver)
@@ -388,7 +466,7 @@ class LocalBot:
     def __init__(self, table: Table, seat: int, policy: str, rng: Rng) -> None:
         self.table = table
         self.seat = seat
-        self.driver = BotDriver(get_policy(table.game.info.name, policy), rng)
+        self.driver = BotDriver(get_policy(table.game.info.name, policy), rng, prefix=f"bot-{secrets.token_hex(4)}")
         self._send, self._receive = trio.open_memory_channel[Any](math.inf)
 
     def deliver(self, message: Any) -> bool:

@@ -13,8 +13,9 @@ from rules import Rng
 
 
 class BotDriver:
-    def __init__(self, choose, rng: Rng) -> None:
+    def __init__(self, choose, rng: Rng, prefix: str = "bot") -> None:
         self.choose = choose
+        self.prefix = prefix
         self.rng = rng
         self.view: Any = None
         self.legal: list = []
@@ -36,5 +37,5 @@ class BotDriver:
         if self.in_flight is not None or self.over or not self.legal:
             return None
         self.sent += 1
-        self.in_flight = f"bot-{self.sent}"
+        self.in_flight = f"{self.prefix}-{self.sent}"
         return self.in_flight, self.choose(self.view, self.legal, self.rng)

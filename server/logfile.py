@@ -1,0 +1,165 @@
+"""The action log file: its records, how a line is written and chained, and how a file is read back.
+
+One file per table, one record per line: ``<hash> <json>\\n``, where ``<json>`` is the record (msgspec JSON,
+tagged by ``"kind"``) and ``<hash>`` is hex sha256 of the previous line's hash (64 zeros for the first)
+followed by the JSON bytes exactly as written. Change, add or remove any byte of any line and the chain
+breaks at that line. ``server/LOG-FORMAT.md`` documents the format and why it is JSON lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import msgspec
+
+FORMAT_VERSION = 1
+GENESIS = "0" * 64
+
+
+class Header(msgspec.Struct, tag_field="kind", tag="header", frozen=True):
+    format: int
+    table: str
+    name: str
+    game: str
+    rules_version: str
+    protocol: int
+    seats: int
+    mode: str
+    options: dict[str, Any]
+    table_options: dict[str, Any]  # turn_time_ms, grace_ms, bot_delay_ms, bots
+    commitment: str  # sha256 of the seed (see seed_commitment); the seed itself is in the end record
+    started: str  # wall-clock start, ISO 8601 UTC
+
+
+class Entry(msgspec.Struct, tag_field="kind", tag="entry", frozen=True, omit_defaults=True):
+    seq: int
+    time: float  # server seconds since the table started
+    actor: int  # a seat, -1 the system, -2 chance
+    action: Any
+    accepted: bool
+    code: str | None = None  # why a refused intent was refused
+    digest: str | None = None  # the state digest after this entry (every N entries and the last)
+    ref: int | str | None = None  # the client's message id: a resend after a restart is still answered once
+
+
+class SeatTaken(msgspec.Struct, tag_field="kind", tag="seat", frozen=True):
+    """A seat was taken (or freed, ``token_hash`` None): what a restarted server needs to let it resume."""
+
+    seat: int
+    name: str
+    token_hash: str | None
+    time: float
+
+
+class Reopened(msgspec.Struct, tag_field="kind", tag="reopened", frozen=True):
+    """The server restarted and reopened this table from its log (after a crash, say)."""
+
+    seq: int
+    started: str
+
+
+class End(msgspec.Struct, tag_field="kind", tag="end", frozen=True, omit_defaults=True):
+    seq: int
+    seed: int  # revealed: `photofinish verify` checks every shuffle and die against it
+    digest: str
+    reason: str  # "over" (the game ended) or "stopped" (the server closed the table)
+    scores: list[int] | None = None
+    winners: list[int] | None = None
+
+
+Record = Union[Header, Entry, SeatTaken, Reopened, End]
+_decoder = msgspec.json.Decoder(Record)
+_encoder = msgspec.json.Encoder()
+
+
+def seed_commitment(seed: int) -> str:
+    """sha256 of the seed's 8 bytes, big-endian: published at the start, checked against the revealed seed."""
+    return hashlib.sha256(seed.to_bytes(8, "big")).hexdigest()
+
+
+def chain(prev: str, body: bytes) -> str:
+    return hashlib.sha256(prev.encode() + body).hexdigest()
+
+
+def encode_line(prev: str, record: Any) -> tuple[bytes, str]:
+    """The line for ``record`` after a line whose hash is ``prev``; returns (line, its hash)."""
+    body = _encoder.encode(record)
+    digest = chain(prev, body)
+    return digest.encode() + b" " + body + b"\n", digest
+
+
+class LogError(Exception):
+    """A log that does not read back as written: ``line`` is the 1-based line of the first problem."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+@dataclass
+class ReadLog:
+    """A log file read back and its chain checked."""
+
+    path: Path
+    header: Header
+    records: list[Any]  # everything after the header, in order
+    head: str  # the hash of the last whole line
+    good_bytes: int  # where the last whole, valid line ends
+    torn: str | None = None  # what was wrong with an unfinished last line, if any
+    problems: list[LogError] = field(default_factory=list)
+
+    @property
+    def end(self) -> End | None:
+        """The end record (refused intents that came after the game ended may follow it)."""
+        return next((r for r in reversed(self.records) if type(r) is End), None)
+
+    def entries(self) -> list[Entry]:
+        return [r for r in self.records if type(r) is Entry]
+
+
+def read_log(path: Path | str) -> ReadLog:
+    """Read a log and check its hash chain. Raises ``LogError`` at the first broken line; a last line cut
+    short (the process died mid-write) is reported in ``torn`` and left out."""
+    path = Path(path)
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    prev, records, offset, header = GENESIS, [], 0, None
+    torn = None
+    for number, line in enumerate(lines, start=1):
+        record = _check_line(number, line, prev)
+        prev = line[:64].decode()
+        offset += len(line) + 1
+        if number == 1:
+            if type(record) is not Header:
+                raise LogError(1, "the first line is not a header")
+            header = record
+        elif type(record) is Header:
+            raise LogError(number, "a second header")
+        else:
+            records.append(record)
+    if tail:
+        torn = f"the last line ({len(tail)} bytes) was cut short: the process stopped mid-write"
+        try:
+            _check_line(len(lines) + 1, tail, prev)
+        except LogError as error:
+            torn = f"{torn} ({error.message})"
+    if header is None:
+        raise LogError(1, "no header: the log is empty or cut inside its first line")
+    return ReadLog(path=path, header=header, records=records, head=prev, good_bytes=offset, torn=torn)
+
+
+def _check_line(number: int, line: bytes, prev: str) -> Any:
+    if len(line) < 66 or line[64:65] != b" ":
+        raise LogError(number, "not a '<hash> <json>' line")
+    digest, body = line[:64], line[65:]
+    if chain(prev, body).encode() != digest:
+        raise LogError(number, "the hash chain is broken here: this line or the one before it was changed")
+    try:
+        return _decoder.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise LogError(number, f"not a log record: {error}") from None

@@ -1,0 +1,81 @@
+"""A LAN tournament must not lose a game to a dead server: SIGKILL it mid-match, start it again, and the
+bots reconnect with their tokens and finish; every action acknowledged before the kill is in the log."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+
+import trio
+
+from clients.client import open_client
+from clients.remote_bots import play_seat
+from server.protocol import Update
+from server.replay import check_log, verify_seed
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def start_server(port: int, data) -> trio.Process:
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data", str(data)],
+        stdout=subprocess.PIPE)
+    seen = b""
+    with trio.fail_after(30):
+        while b"listening on" not in seen:  # the server says when it accepts connections
+            chunk = await process.stdout.receive_some()
+            assert chunk, f"the server exited: {seen!r}"
+            seen += chunk
+    return process
+
+
+async def test_sigkill_mid_match_then_restart_and_the_bots_finish(tmp_path):
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    server = await start_server(port, tmp_path)
+    async with open_client(url) as admin:
+        info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 2})
+    acknowledged: set[int] = set()
+    updates = [0]
+    enough = trio.Event()
+
+    def count(seat, message):
+        if type(message) is Update:
+            updates[0] += 1
+            if updates[0] >= 90:
+                enough.set()
+
+    def acked(seat, accepted):
+        acknowledged.add(accepted.seq)
+
+    try:
+        with trio.fail_after(120):
+            async with trio.open_nursery() as bots:
+                for seat, policy in enumerate(["heuristic", "heuristic", "random"]):
+                    bots.start_soon(lambda s=seat, p=policy: play_seat(url, info.table, p, 100 + s, seat=s,
+                                                                       on_message=count, on_accepted=acked))
+                await enough.wait()
+                server.send_signal(signal.SIGKILL)
+                await server.wait()
+                before_restart = set(acknowledged)
+                server = await start_server(port, tmp_path)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        with trio.move_on_after(10):
+            await server.wait()
+        if server.returncode is None:
+            server.kill()
+    log = tmp_path / "tables" / f"{info.table}.log"
+    report = check_log(log)
+    assert report.ok and report.ended, report.summary()
+    assert report.result is not None and len(report.result.scores) == 3
+    assert verify_seed(report) is None
+    logged = {entry.seq for entry in report.read.entries() if entry.accepted}
+    assert before_restart and before_restart <= logged
+    assert any(type(r).__name__ == "Reopened" for r in report.read.records)

@@ -1,0 +1,194 @@
+"""The action log on disk: replay rebuilds every state, any edit or cut is caught, acknowledgements wait for
+the disk, and a server that stopped mid-game reopens its tables from their logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from rules import make_setup
+from server.logfile import Entry, read_log
+from server.logstore import FileLog
+from server.lobby import Lobby
+from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update
+from server.replay import check_log, export, verify_seed
+from server.table import Intent
+from server.cli import main
+
+from .helpers import Sink, settle
+
+LOGGED = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.function_scoped_fixture])
+
+
+def play_logged_game(folder: Path, seed: int, mode: str = "challenge", seats: int = 3, digest_every: int = 7,
+                     durability: str = "never") -> Path:
+    """A whole game of server-side bots on a logged table, in virtual time; returns its log file."""
+    async def run():
+        async with trio.open_nursery() as nursery:
+            lobby = Lobby(nursery, folder, durability)
+            policies = ["heuristic", "random", "heuristic"][:seats]
+            table = await lobby.create(CreateTable(game="flag_finish", mode=mode, seats=seats, seed=seed,
+                                                   options={"races": 1, "action_limit": 400},
+                                                   bots=[BotSeat(i, p) for i, p in enumerate(policies)]))
+            table.digest_every = digest_every
+            await table.over.wait()
+            await table.stop()
+            nursery.cancel_scope.cancel()
+            return table.store.path
+
+    return trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+@pytest.fixture(scope="module")
+def finished_log(tmp_path_factory) -> Path:
+    return play_logged_game(tmp_path_factory.mktemp("data"), seed=11)
+
+
+def test_replay_rebuilds_every_state_and_the_seed_verifies(finished_log):
+    report = check_log(finished_log)
+    assert report.ok and report.ended and report.torn is None
+    assert report.digests_checked >= report.accepted // 7
+    assert report.result is not None and verify_seed(report) is None
+
+
+def test_the_commands_say_ok_and_export_one_json_document(finished_log, capsys, tmp_path):
+    assert main(["replay", str(finished_log)]) == 0
+    assert "OK" in capsys.readouterr().out
+    assert main(["verify", str(finished_log)]) == 0
+    assert "verified" in capsys.readouterr().out
+    out = tmp_path / "game.json"
+    assert main(["export", str(finished_log), "--output", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["ok"] and document["header"]["game"] == "flag_finish"
+    assert sum(r["kind"] == "entry" for r in document["records"]) == check_log(finished_log).entries
+
+
+@LOGGED
+@given(st.integers(0, 2**64 - 1), st.sampled_from(["lockstep", "challenge"]), st.integers(1, 20))
+def test_any_logged_game_replays_to_the_same_digests(tmp_path_factory, seed, mode, every):
+    path = play_logged_game(tmp_path_factory.mktemp("g"), seed, mode=mode, seats=2, digest_every=every)
+    report = check_log(path)
+    assert report.ok and report.ended, report.problem
+    assert report.digests_checked >= report.accepted // every
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_flipping_any_byte_is_detected(finished_log, tmp_path_factory, data):
+    original = finished_log.read_bytes()
+    where = data.draw(st.integers(0, len(original) - 1))
+    value = data.draw(st.integers(0, 255).filter(lambda b: b != original[where]))
+    path = tmp_path_factory.mktemp("flip") / "t.log"
+    path.write_bytes(original[:where] + bytes([value]) + original[where + 1:])
+    report = check_log(path)
+    assert not report.ok or report.torn, f"byte {where} changed to {value} went unnoticed"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_cut_log_is_detected_or_reported_as_a_torn_tail(finished_log, tmp_path_factory, data):
+    original = finished_log.read_bytes()
+    cut = data.draw(st.integers(0, len(original) - 1))
+    path = tmp_path_factory.mktemp("cut") / "t.log"
+    path.write_bytes(original[:cut])
+    report = check_log(path)
+    assert not report.ok or report.torn or not report.ended
+    if report.ok:  # what remains still replays exactly
+        assert report.entries <= check_log(finished_log).entries
+
+
+def test_a_missing_entry_is_named(finished_log, tmp_path):
+    lines = finished_log.read_bytes().split(b"\n")
+    path = tmp_path / "t.log"
+    path.write_bytes(b"\n".join(lines[:5] + lines[6:]))
+    report = check_log(path)
+    assert not report.ok and "line 6" in report.problem
+
+
+def test_a_rewritten_chain_is_still_caught_by_the_state_digests(finished_log, tmp_path):
+    """Someone edits an action and recomputes every hash: the recorded digests still give it away."""
+    from server.logfile import GENESIS, encode_line
+
+    read = read_log(finished_log)
+    records = [read.header, *read.records]
+    index = next(i for i, r in enumerate(records) if type(r) is Entry and r.accepted and r.actor >= 0
+                 and r.action.get("type") == "discard")
+    entry = records[index]
+    swapped = next(c for c in ("G0", "R0", "B0") if c != entry.action["card"])
+    records[index] = msgspec.structs.replace(entry, action={"type": "discard", "card": swapped})
+    head, out = GENESIS, b""
+    for record in records:
+        line, head = encode_line(head, record)
+        out += line
+    path = tmp_path / "t.log"
+    path.write_bytes(out)
+    assert not check_log(path).ok
+
+
+async def test_under_batch_durability_nothing_is_acknowledged_before_it_is_on_disk(tmp_path, nursery):
+    lobby = Lobby(nursery, tmp_path, "batch")
+    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                                           bots=[BotSeat(1)]))
+    store = table.store
+    line_of: dict[int, int] = {}
+    append = store.append
+
+    def tracking_append(record):
+        number = append(record)
+        if type(record) is Entry:
+            line_of[record.seq] = number
+        return number
+
+    store.append = tracking_append
+    early = []
+
+    class Watchful(Sink):
+        def deliver(self, message):
+            seq = getattr(message, "seq", None)
+            if type(message) in (Accepted, Update) and seq in line_of and store.durable < line_of[seq]:
+                early.append(seq)
+            return super().deliver(message)
+
+    me = Watchful()
+    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    acted = 0
+    with trio.fail_after(60):
+        while acted < 40 and not table.over.is_set():
+            await me.arrived.wait()
+            latest = next(m for m in reversed(me.messages) if type(m) in (Update, Snapshot) and m.view is not None)
+            if latest.legal:
+                await table.submit(Intent("act", me, Act(table=table.id, action=latest.legal[0])))
+                acted += 1
+    assert store.fsyncs > 0 and line_of
+    assert early == []
+
+
+async def test_a_server_stopped_mid_game_reopens_the_table_and_its_seat_resumes(tmp_path):
+    async with trio.open_nursery() as first:
+        lobby = Lobby(first, tmp_path, "never")
+        table = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(1)]))
+        me = Sink()
+        await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+        await settle()
+        token = me.of(Seated)[0].token
+        seq, state_digest = table.log.seq, table.session.digest()
+        first.cancel_scope.cancel()  # the process dies: no end record, no goodbye
+    async with trio.open_nursery() as second:
+        lobby = Lobby(second, tmp_path, "never")
+        assert await lobby.recover() == [table.id]
+        again = lobby.find(table.id)
+        assert again.session.digest() == state_digest and again.log.seq == seq
+        assert again.slots[0].state == "away"
+        back = Sink()
+        await again.submit(Intent("resume", back, Resume(table=table.id, token=token, last_seq=seq)))
+        await settle()
+        assert back.of(Seated)[0].seat == 0 and back.last_view().hand is not None
+        second.cancel_scope.cancel()
+    assert check_log(table.store.path).ok
