@@ -7,20 +7,23 @@ import platform
 import time
 from pathlib import Path
 
-from . import rules_bench
+from . import log_bench, rules_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def main() -> None:
+    stamp = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": platform.platform(),
+             "python": platform.python_version()}
+    RESULTS.mkdir(exist_ok=True)
     rows = rules_bench.run()
     rules_bench.print_table(rows)
-    RESULTS.mkdir(exist_ok=True)
-    record = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": platform.platform(),
-              "python": platform.python_version(), "rules": rows}
-    path = RESULTS / "rules.json"
-    path.write_text(json.dumps(record, indent=2))
-    print(f"\nwritten to {path}")
+    (RESULTS / "rules.json").write_text(json.dumps({**stamp, "rules": rows}, indent=2))
+    print()
+    figures = log_bench.run()
+    log_bench.print_table(figures)
+    (RESULTS / "log.json").write_text(json.dumps({**stamp, **figures}, indent=2))
+    print(f"\nwritten to {RESULTS}/rules.json and log.json")
 
 
 if __name__ == "__main__":
