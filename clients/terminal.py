@@ -39,6 +39,19 @@ async def watch(url: str, table: str, *, once: bool = False) -> int:
     return 0
 
 
+async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
+    """Ask the server to play the finished game of ``log_table`` back, and watch it."""
+    from server.protocol import OpenPlayback
+
+    async with open_client(url, name="playback") as client:
+        try:
+            created = await client.request(OpenPlayback(log=log_table, speed=speed))
+        except ServerError as error:
+            print(f"photofinish playback: {error.message}", file=sys.stderr)
+            return 2
+    return await watch(url, created.table.table)
+
+
 def parse_action(text: str, legal: list) -> object | None:
     """A typed line as one of the legal actions: its number in the list, or its text ('take G5')."""
     text = text.strip()

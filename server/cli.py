@@ -106,6 +106,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return _run_client(watch, args.url, args.table)
 
 
+def cmd_playback(args: argparse.Namespace) -> int:
+    from clients.terminal import playback
+
+    return _run_client(playback, args.url, args.log_table, args.speed)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from clients.terminal import play
 
@@ -210,6 +216,12 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("url")
     watch.add_argument("table")
     watch.set_defaults(run=cmd_watch)
+
+    playback = sub.add_parser("playback", help="watch a finished table's log played back by the server")
+    playback.add_argument("url")
+    playback.add_argument("log_table", help="the id of a finished table whose log the server holds")
+    playback.add_argument("--speed", type=float, default=1.0)
+    playback.set_defaults(run=cmd_playback)
 
     bots = sub.add_parser("bots", help="sit bots at a table over the wire")
     bots.add_argument("url")

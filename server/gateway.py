@@ -19,7 +19,7 @@ from rules import RulesError
 
 from .lobby import Lobby
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Closing, CreateTable, Error, Games, Hello, Leave,
-                       ListGames, ListTables, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
+                       ListGames, ListTables, OpenPlayback, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
                        decode_client)
 from .table import Intent, Table
 
@@ -132,6 +132,9 @@ class Connection:
                 self.deliver(Tables(ref=message.id, tables=lobby.list()))
             elif kind is CreateTable:
                 table = await lobby.create(message)
+                self.deliver(TableCreated(ref=message.id, table=table.info()))
+            elif kind is OpenPlayback:
+                table = await lobby.open_playback(message.log, message.speed)
                 self.deliver(TableCreated(ref=message.id, table=table.info()))
             else:
                 table = lobby.find(message.table)

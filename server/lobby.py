@@ -96,6 +96,33 @@ class Lobby:
             self.aliases[alias] = table_id
         return table
 
+    async def open_playback(self, log_table: str, speed: float = 1.0) -> Table:
+        """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``."""
+        from .replay import check_log
+
+        if self.data_dir is None:
+            raise RulesError("no_logs", "this server keeps no logs (it runs without a data directory)")
+        if not 0.01 <= speed <= 10_000:
+            raise RulesError("bad_speed", f"speed is 0.01..10000, not {speed}")
+        path = table_dir(self.data_dir) / f"{log_table}.log"
+        if not log_table.replace("t", "", 1).isdigit() or not path.exists():
+            raise RulesError("no_log", f"no log for table {log_table!r}")
+        report = await trio.to_thread.run_sync(check_log, path)
+        if not report.ok:
+            raise RulesError("bad_log", f"the log of {log_table} does not check out: {report.problem}")
+        if not report.ended:
+            raise RulesError("not_finished", f"table {log_table} has not finished: watch it live instead")
+        header = report.read.header
+        game = get_game(header.game)
+        setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
+        self._next += 1
+        table = Table(f"p{self._next}", game, setup, report.read.end.seed, name=f"playback of {log_table}",
+                      read_only=True)
+        await self.nursery.start(table.run)
+        self.nursery.start_soon(table.play_back, [e for e in report.read.entries() if e.accepted], speed)
+        self.tables[table.id] = table
+        return table
+
     async def recover(self) -> list[str]:
         """Reopen every table whose log has no end (the server stopped or died mid-game). Returns their ids;
         a log that cannot be reopened is reported and left alone."""

@@ -96,7 +96,15 @@ class Leave(ClientMessage, tag="leave"):
     table: str
 
 
-ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Leave]
+class OpenPlayback(ClientMessage, tag="open_playback"):
+    """Open the finished log of table ``log`` as a read-only table that plays it to watchers at ``speed``."""
+
+    log: str
+    speed: float = 1.0
+
+
+ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Leave,
+                          OpenPlayback]
 
 
 # ------------------------------------------------------------------ server -> client

@@ -72,7 +72,7 @@ class Table:
     def __init__(self, table_id: str, game: Game, setup: Setup, seed: int, *, name: str = "",
                  bots: list[BotSeat] = (), turn_time_ms: int = 0, grace_ms: int = 60_000,
                  bot_delay_ms: int = 0, store: FileLog | None = None, digest_every: int = 50,
-                 session: Session | None = None, log: MemoryLog | None = None) -> None:
+                 session: Session | None = None, log: MemoryLog | None = None, read_only: bool = False) -> None:
         self.id = table_id
         self.name = name or table_id
         self.game = game
@@ -81,6 +81,7 @@ class Table:
         self.session = session or Session(game, setup, seed)
         self.log = log or MemoryLog()
         self.store = store
+        self.read_only = read_only  # a playback of a finished log: watchers only, entries come from the log
         self.digest_every = digest_every
         self._outgoing: deque = deque()  # (log line it waits for, receiver, message) under always/batch
         self._holding = store is not None and store.policy != "never"
@@ -183,7 +184,12 @@ class Table:
 
     def _handle(self, intent: Intent) -> None:
         kind = intent.kind
-        if kind == "act":
+        if self.read_only and kind in ("act", "take_seat", "resume"):
+            return self._error(intent.receiver, intent.message.id, "read_only",
+                               f"{self.id} plays back a finished log: watch it, do not sit at it")
+        if kind == "replay":
+            self._replay_entry(intent.message)
+        elif kind == "act":
             self._act(intent)
         elif kind == "take_seat":
             self._take_seat(intent.receiver, intent.message)
@@ -395,7 +401,24 @@ class Table:
 
     # ------------------------------------------------------------------ timers
 
+    async def play_back(self, entries: list, speed: float) -> None:
+        """Feed a finished log's accepted entries to the arbiter at ``speed`` times their recorded pace."""
+        self.started = True
+        previous = entries[0].time if entries else 0.0
+        for entry in entries:
+            await trio.sleep(max(0.0, entry.time - previous) / speed)
+            previous = entry.time
+            await self.submit(Intent("replay", None, entry))
+
+    def _replay_entry(self, entry) -> None:
+        action = msgspec.convert(entry.action, self.game.action_type)
+        events = self.game.apply(self.session.state, entry.actor, action)
+        self.session.history.append((entry.actor, action))
+        self._record([Step(entry.actor, action, events)], time=entry.time)
+
     def _arm_timers(self) -> None:
+        if self.read_only:
+            return  # what happened when is the log's to say
         now = trio.current_time()
         turn = self.session.to_act()
         if turn.system and self.window_deadline is None:

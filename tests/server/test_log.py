@@ -12,11 +12,11 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rules import make_setup
+from rules import RulesError
 from server.logfile import Entry, read_log
 from server.logstore import FileLog
 from server.lobby import Lobby
-from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update
+from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.replay import check_log, export, verify_seed
 from server.table import Intent
 from server.cli import main
@@ -192,3 +192,24 @@ async def test_a_server_stopped_mid_game_reopens_the_table_and_its_seat_resumes(
         assert back.of(Seated)[0].seat == 0 and back.last_view().hand is not None
         second.cancel_scope.cancel()
     assert check_log(table.store.path).ok
+
+
+async def test_a_finished_log_plays_back_to_watchers_read_only(tmp_path, nursery, autojump_clock):
+    lobby = Lobby(nursery, tmp_path, "never")
+    live = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                                          bots=[BotSeat(0), BotSeat(1, "random")], bot_delay_ms=50))
+    await live.over.wait()
+    playback = await lobby.open_playback(live.id, speed=10)
+    watcher, intruder = Sink(), Sink()
+    await playback.submit(Intent("watch", watcher, Watch(table=playback.id)))
+    await playback.submit(Intent("take_seat", intruder, TakeSeat(table=playback.id)))
+    started = trio.current_time()
+    await playback.over.wait()
+    assert intruder.messages[0].code == "read_only"
+    assert watcher.last_view() == live.game.view(live.session.state, None)
+    assert [m.seq for m in watcher.of(Update)] == [e.seq for e in live.log.entries if e.accepted]
+    recorded = live.log.entries[-1].time - live.log.entries[0].time
+    assert abs((trio.current_time() - started) - recorded / 10) < 0.01
+    with pytest.raises(RulesError) as caught:
+        await lobby.open_playback("t99")
+    assert caught.value.code == "no_log"
