@@ -8,6 +8,7 @@ instead of slowing its table. It never touches a game state: table work goes to 
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,8 +81,11 @@ class Connection:
         return False
 
     async def write_loop(self) -> None:
-        async for message in self._outbox:
-            await self.ws.send_message(self.codec.encode(message))
+        try:
+            async for message in self._outbox:
+                await self.ws.send_message(self.codec.encode(message))
+        except ConnectionClosed:
+            self.scope.cancel()  # the client went away: stop reading too
 
     def _decode(self, frame: str | bytes):
         codec = CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"]
@@ -173,6 +177,9 @@ class Gateway:
                     conn._send.close()  # the writer drains what is queued, then ends
         except ConnectionClosed:
             pass
+        except Exception:  # a bug in handling one connection must show, and must not stop the server
+            traceback.print_exc()
+            conn.closing = conn.closing or ("server_error", "the server failed on this connection; reconnect")
         finally:
             for table in conn.tables:
                 table.submit_nowait(Intent("disconnect", conn))

@@ -246,3 +246,21 @@ def test_garbage_and_wrong_messages_never_crash_the_server_or_change_a_table(fra
                 await running.shutdown()
 
     trio.run(scenario)
+
+
+async def test_clients_vanishing_mid_stream_never_stop_the_server(nursery):
+    running = await start(nursery)
+    async with open_client(running.url) as admin:
+        info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 20},
+                                        bots=[{"seat": 1}, {"seat": 2, "policy": "random"}])
+        for _ in range(5):  # a spectator that hangs up while updates pour out to it
+            async with open_websocket_url(running.url) as ws:
+                await ws.send_message('{"type": "hello", "protocol": 1}')
+                await ws.send_message(f'{{"type": "watch", "table": "{info.table}"}}')
+                await ws.get_message()
+                await ws.get_message()
+        async with open_client(running.url) as seat:
+            seated = await seat.take_seat(info.table, seat=0)
+            await seat._ws.aclose()
+        assert seated.seat == 0
+        assert [g.name for g in await admin.list_games()] == ["flag_finish"]
