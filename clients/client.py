@@ -27,7 +27,7 @@ import trio
 from trio_websocket import ConnectionClosed, HandshakeError, open_websocket_url
 
 from rules import Game, get_game
-from server.protocol import (CODECS, Accepted, Act, Closing, CreateTable, Error, Games, Hello, Leave,
+from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Games, Hello, Leave,
                              ListGames, ListTables, Rejected, Resume, Seated, Snapshot, TableCreated, Tables,
                              TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 
@@ -173,7 +173,8 @@ class Client:
             delay = min(delay * 2, 2.0)
 
     async def _hello(self, ws) -> None:
-        await ws.send_message(CODECS["json"].encode(Hello(id=0, encoding=self.codec.encoding, client=self.name)))
+        await ws.send_message(CODECS["json"].encode(Hello(id=0, encoding=self.codec.encoding, client=self.name,
+                                                          batch=True)))
         frame = await ws.get_message()
         answer = decode_server(frame, CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"])
         if type(answer) is not Welcome:
@@ -203,6 +204,10 @@ class Client:
 
     def _take(self, message: Any) -> None:
         kind = type(message)
+        if kind is Batch:
+            for inner in message.messages:
+                self._take(msgspec.convert(inner, ServerMessageType))
+            return
         if kind is Update or kind is Snapshot:
             table = message.table
             if kind is Update and message.seq <= self.last_seq.get(table, 0):

@@ -135,6 +135,22 @@ def cmd_bots(args: argparse.Namespace) -> int:
         return 2
 
 
+def cmd_load(args: argparse.Namespace) -> int:
+    from clients.load import print_load, run_load, summarize
+
+    if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 600:
+        print("photofinish load: --tables is 1..2000 and --seconds 0..600", file=sys.stderr)
+        return 2
+
+    async def run() -> int:
+        stats = await run_load(args.url, args.tables, args.seconds)
+        print(f"{args.tables} Flag Finish Challenge tables x 3 seats against {args.url}, {args.seconds:g} s")
+        print_load([summarize(stats, args.tables, args.seconds)])
+        return 0
+
+    return _run_client(run)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     import time
 
@@ -237,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=None)
     play.add_argument("--name", default="")
     play.set_defaults(run=cmd_play)
+
+    load = sub.add_parser("load", help="bounded load test: N tables of 3 seats acting as fast as they can")
+    load.add_argument("url")
+    load.add_argument("--tables", type=int, default=10)
+    load.add_argument("--seconds", type=float, default=10.0)
+    load.set_defaults(run=cmd_load)
 
     replay = sub.add_parser("replay", help="rebuild a table from its log and check every step")
     replay.add_argument("log")

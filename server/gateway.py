@@ -19,12 +19,13 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from rules import RulesError
 
 from .lobby import Lobby
-from .protocol import (CODECS, PROTOCOL_VERSION, Act, Closing, CreateTable, Error, Games, Hello, Leave,
+from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, Closing, CreateTable, Error, Games, Hello, Leave,
                        ListGames, ListTables, OpenPlayback, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
                        decode_client)
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
+MAX_BATCH = 64
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 
 
@@ -52,6 +53,7 @@ class Connection:
         self.tokens = float(limits.burst)
         self.refill_at = trio.current_time()
         self.refused = 0
+        self.batch = False
 
     def deliver(self, message: Any) -> bool:
         try:
@@ -81,8 +83,18 @@ class Connection:
         return False
 
     async def write_loop(self) -> None:
+        """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
         try:
             async for message in self._outbox:
+                if self.batch:
+                    queued = [message]
+                    while len(queued) < MAX_BATCH:
+                        try:
+                            queued.append(self._outbox.receive_nowait())
+                        except trio.WouldBlock:
+                            break
+                    if len(queued) > 1:
+                        message = Batch(messages=queued)
                 await self.ws.send_message(self.codec.encode(message))
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
@@ -107,6 +119,7 @@ class Connection:
             return self._finish("protocol_mismatch", f"this server speaks protocol {PROTOCOL_VERSION}, "
                                 f"not {hello.protocol}; update your client", ref=hello.id)
         self.codec = CODECS[hello.encoding]
+        self.batch = hello.batch
         self.deliver(Welcome(ref=hello.id, protocol=PROTOCOL_VERSION, encoding=hello.encoding, server=SERVER_NAME))
         while True:
             frame = await self.ws.get_message()

@@ -32,6 +32,7 @@ class Hello(ClientMessage, tag="hello"):
     protocol: int = PROTOCOL_VERSION
     encoding: Literal["json", "msgpack"] = "json"
     client: str = ""
+    batch: bool = False  # True: the server may put several queued messages into one `batch` frame
 
 
 class ListGames(ClientMessage, tag="list_games"):
@@ -253,6 +254,12 @@ class Snapshot(ServerMessage, tag="snapshot"):
     result: Any = None
 
 
+class Batch(ServerMessage, tag="batch"):
+    """Several messages in one frame, in order (only to a client that said ``batch`` in its hello)."""
+
+    messages: list[Any]
+
+
 class Closing(ServerMessage, tag="closing"):
     """The server is closing this connection, and why; sent just before the close."""
 
@@ -261,7 +268,7 @@ class Closing(ServerMessage, tag="closing"):
 
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
-                          Rejected, Update, Snapshot, Closing]
+                          Rejected, Update, Snapshot, Batch, Closing]
 
 
 # ------------------------------------------------------------------ codecs

@@ -1,0 +1,25 @@
+"""The floor: a bare trio-websocket echo server (`python -m bench.echo_server PORT`), nothing else."""
+
+import sys
+
+import trio
+from trio_websocket import ConnectionClosed, serve_websocket
+
+
+async def echo(request) -> None:
+    ws = await request.accept()
+    try:
+        while True:
+            await ws.send_message(await ws.get_message())
+    except ConnectionClosed:
+        pass
+
+
+async def main(port: int) -> None:
+    async with trio.open_nursery() as nursery:
+        await nursery.start(serve_websocket, echo, "127.0.0.1", port, None)
+        print(f"echo listening on ws://127.0.0.1:{port}", flush=True)
+
+
+if __name__ == "__main__":
+    trio.run(main, int(sys.argv[1]))
