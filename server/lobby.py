@@ -19,7 +19,7 @@ from .actionlog import MemoryLog
 from .logfile import Entry, Header, LogError, SeatTaken, read_log, seed_commitment
 from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
-from .table import Table, token_hash
+from .table import Intent, Table, token_hash
 
 MAX_TABLES = 2000
 
@@ -51,6 +51,8 @@ class Lobby:
 
     def check(self, request: CreateTable) -> tuple:
         """The game and checked set-up for a request, or ``RulesError`` saying what is wrong with it."""
+        if len(self.tables) >= MAX_TABLES:
+            self._evict_finished()
         if len(self.tables) >= MAX_TABLES:
             raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
         game = get_game(request.game)
@@ -95,6 +97,13 @@ class Lobby:
         if alias:
             self.aliases[alias] = table_id
         return table
+
+    def _evict_finished(self) -> None:
+        """Make room: forget tables whose game is over (their logs stay on disk for replay and playback)."""
+        for table_id, table in list(self.tables.items()):
+            if table.over.is_set() and table.id not in self.aliases.values():
+                table.submit_nowait(Intent("stop", None))
+                del self.tables[table_id]
 
     async def open_playback(self, log_table: str, speed: float = 1.0) -> Table:
         """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``."""

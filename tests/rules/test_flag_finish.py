@@ -318,3 +318,14 @@ def test_a_view_holds_its_own_hand_and_never_another():
     assert sorted(mine.hand) == sorted(hand0) and mine.hand_counts == [12, 12]
     assert view(state, None).hand is None
     assert not set(view(state, 1).hand) & (set(hand0) - set(hand1))
+
+
+def test_challenge_two_seats_taking_the_same_discard_card_the_second_is_refused_unchanged():
+    piles = ["G5", "Y1"]
+    hand0 = filler(12, avoid=piles)
+    hand1 = filler(12, avoid=hand0 + piles)
+    state = dealt([hand0, hand1], discard=piles, mode="challenge")
+    apply(state, 1, TakeDiscard("G5"))
+    before = list(state.hands[0])
+    refused(state, 0, TakeDiscard("G5"), "card_not_in_discard")
+    assert state.hands[0] == before and "G5" in state.hands[1]

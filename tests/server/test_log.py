@@ -213,3 +213,19 @@ async def test_a_finished_log_plays_back_to_watchers_read_only(tmp_path, nursery
     with pytest.raises(RulesError) as caught:
         await lobby.open_playback("t99")
     assert caught.value.code == "no_log"
+
+
+async def test_a_full_server_makes_room_by_forgetting_finished_tables(nursery, autojump_clock, monkeypatch):
+    import server.lobby
+
+    monkeypatch.setattr(server.lobby, "MAX_TABLES", 2)
+    lobby = Lobby(nursery)
+    done = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                                          bots=[BotSeat(0), BotSeat(1)]))
+    await done.over.wait()
+    waiting = await lobby.create(CreateTable(game="flag_finish", seats=2))
+    third = await lobby.create(CreateTable(game="flag_finish", seats=2))
+    assert set(lobby.tables) == {waiting.id, third.id}
+    with pytest.raises(RulesError) as caught:
+        await lobby.create(CreateTable(game="flag_finish", seats=2))
+    assert caught.value.code == "too_many_tables"
