@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import msgspec
 import trio
 
 from rules import SYSTEM, Rng, Session, get_game, make_setup

@@ -27,8 +27,8 @@ import trio
 from trio_websocket import ConnectionClosed, HandshakeError, open_websocket_url
 
 from rules import Game, get_game
-from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Games, Hello, Leave,
-                             ListGames, ListTables, Rejected, Resume, Seated, Snapshot, TableCreated, Tables,
+from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
+                             ListGames, ListTables, Rejected, Resume, Seated, Snapshot,
                              TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
@@ -241,7 +241,7 @@ class Client:
             changes["view"] = msgspec.convert(message.view, game.view_type)
         if message.legal is not None:
             changes["legal"] = msgspec.convert(message.legal, list[game.action_type])
-        if kind_has_events(message):
+        if type(message) is Update and message.events:
             changes["events"] = msgspec.convert(message.events, list[game.event_type])
         return msgspec.structs.replace(message, **changes) if changes else message
 
@@ -249,10 +249,6 @@ class Client:
         self._closed = True
         if self._ws is not None:
             await self._ws.aclose()
-
-
-def kind_has_events(message: Any) -> bool:
-    return type(message) is Update and bool(message.events)
 
 
 @asynccontextmanager
@@ -269,4 +265,4 @@ async def open_client(url: str, *, encoding: str = "json", reconnect: bool = Tru
             nursery.cancel_scope.cancel()
 
 
-__all__ = ["Client", "ServerError", "ActionRejected", "open_client", "Games", "TableCreated", "Tables"]
+__all__ = ["Client", "ServerError", "ActionRejected", "open_client"]

@@ -113,6 +113,7 @@ class Game:
     - ``scramble(state, seat, rng)``: a copy of the state with everything ``seat`` may not see re-dealt;
       tests use it to prove that a view depends on nothing hidden.
     - ``invariant(state)``: a list of broken invariants (empty when all is well), for tests.
+    - ``describe(state)``: a few lines of text about the whole state, for logs and the command line.
     """
 
     info: GameInfo

@@ -155,36 +155,36 @@ def cmd_replay(args: argparse.Namespace) -> int:
     import time
 
     from clients.render import render
-    from rules import get_game
 
     from .replay import check_log
 
-    last = {"time": None}
+    last: dict = {"time": None, "game": None}
 
     def step(entry, state, events) -> None:
-        game = get_game(report_game[0])
+        if last["game"] is None:
+            last["game"] = get_game(report_game(args.log))
+        game = last["game"]
         if args.speed and last["time"] is not None:
             time.sleep(max(0.0, entry.time - last["time"]) / args.speed)
         last["time"] = entry.time
         actor = {-1: "system", -2: "chance"}.get(entry.actor, f"seat {entry.actor}")
-        shown = [game.redact(e, args.seat) for e in events]
-        print(f"#{entry.seq} t={entry.time:.3f}s {actor}: " + "; ".join(
-            msgspec.json.encode(e).decode() for e in shown))
+        shown = [msgspec.json.encode(game.redact(e, args.seat)).decode() for e in events]
+        print(f"#{entry.seq} t={entry.time:.3f}s {actor}: " + "; ".join(shown))
         if args.seat is not None or args.step:
             print(render(game.info.name, game.view(state, args.seat)))
         if args.step:
             input("-- Enter for the next entry --")
 
-    from .logfile import read_log
-
-    try:
-        report_game = [read_log(args.log).header.game]
-    except Exception:
-        report_game = ["flag_finish"]
     walk = args.step or args.seat is not None or args.speed
     report = check_log(args.log, on_step=step if walk else None)
     print(report.summary())
     return 0 if report.ok else 1
+
+
+def report_game(path: str) -> str:
+    from .logfile import read_log
+
+    return read_log(path).header.game
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from .actionlog import MemoryLog
 from .logfile import Entry, Header, LogError, SeatTaken, read_log, seed_commitment
 from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
-from .table import Intent, Table, token_hash
+from .table import Intent, Table
 
 MAX_TABLES = 2000
 

@@ -42,10 +42,11 @@ class Report:
         return self.problem is None
 
     def summary(self) -> str:
-        lines = [f"{self.path}: {self.game}, {self.seats} seats, {self.mode} mode",
-                 f"  {self.entries} entries ({self.accepted} accepted, {self.refused} refused), "
-                 f"{self.digests_checked} state digests checked, hash chain of {self.lines} lines intact"
-                 if self.problem is None or self.read is not None else ""]
+        if self.read is None:
+            return f"{self.path}: cannot be replayed\n  PROBLEM: {self.problem}"
+        lines = [f"{self.path}: {self.game}, {self.seats} seats, {self.mode} mode"]
+        lines.append(f"  {self.entries} entries ({self.accepted} accepted, {self.refused} refused), "
+                     f"{self.digests_checked} state digests checked, hash chain of {self.lines} lines intact")
         if self.torn:
             lines.append(f"  torn tail: {self.torn}; the rest was replayed")
         if self.result is not None:
@@ -53,7 +54,7 @@ class Report:
         elif self.problem is None:
             lines.append("  no end record: the table was still open (or its server died); replayed so far")
         lines.append(f"  PROBLEM: {self.problem}" if self.problem else "  OK: every state rebuilt exactly")
-        return "\n".join(line for line in lines if line)
+        return "\n".join(lines)
 
 
 OnStep = Callable[[Entry, Any, list], None]
@@ -137,7 +138,7 @@ def verify_seed(report: Report) -> str | None:
     bad = verify_chance(game, setup, end.seed, report.history)
     if bad is not None:
         chance_entries = [e for e in read.entries() if e.accepted]
-        return f"entry {chance_entries[bad].seq}: this {'shuffle or roll'} does not follow from the seed"
+        return f"entry {chance_entries[bad].seq}: this shuffle or roll does not follow from the seed"
     return None
 
 

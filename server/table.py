@@ -24,7 +24,7 @@ import trio
 
 from clients.bots import get_policy
 from clients.bots.driver import BotDriver
-from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step, digest
+from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step
 
 from .actionlog import MemoryLog
 from .logfile import End, Entry, SeatTaken

@@ -7,7 +7,7 @@ import trio
 import trio.testing
 
 from rules import SYSTEM, Rng, digest
-from rules.flag_finish.game import CloseWindow, Discard, DrawPile, Drew, Play, RaceDealt, Timeout
+from rules.flag_finish.game import CloseWindow, DrawPile, Drew, Play, RaceDealt, Timeout
 from server.protocol import Accepted, Act, BotSeat, Rejected, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.table import Intent
 

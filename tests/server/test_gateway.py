@@ -11,7 +11,7 @@ from trio_websocket import ConnectionClosed, open_websocket_url
 from clients.client import ActionRejected, ServerError, open_client
 from clients.remote_bots import play_seat
 from rules import digest, replay
-from rules.flag_finish.game import DrawPile, Drew, RaceDealt
+from rules.flag_finish.game import Drew, RaceDealt
 from server.app import run_server
 from server.gateway import Limits
 from server.protocol import CODECS, Closing, Snapshot, Update

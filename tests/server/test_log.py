@@ -14,10 +14,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rules import RulesError
 from server.logfile import Entry, read_log
-from server.logstore import FileLog
 from server.lobby import Lobby
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update, Watch
-from server.replay import check_log, export, verify_seed
+from server.replay import check_log, verify_seed
 from server.table import Intent
 from server.cli import main
 
