@@ -158,7 +158,9 @@ class Client:
                         delay = 0.05
             except (ConnectionClosed, HandshakeError, OSError) as error:
                 if not started:
-                    raise ConnectionError(f"cannot connect to {self.url}: {error}") from error
+                    reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+                    raise ConnectionError(f"cannot connect to {self.url} ({reason}): is a photofinish server "
+                                          f"running there?") from error
             except ServerError:
                 if not started:
                     raise
@@ -256,13 +258,26 @@ async def open_client(url: str, *, encoding: str = "json", reconnect: bool = Tru
                       name: str = "") -> AsyncIterator[Client]:
     """Connect and say hello; the client reconnects by itself until the block ends."""
     client = Client(url, encoding=encoding, reconnect=reconnect, name=name)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(client._run)
-        try:
-            yield client
-        finally:
-            client._closed = True
-            nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(client._run)
+            try:
+                yield client
+            finally:
+                client._closed = True
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        leaf = single_error(group)
+        if isinstance(leaf, (ConnectionError, ServerError)):
+            raise leaf from None  # say plainly that we could not connect, or what the server said
+        raise
 
 
-__all__ = ["Client", "ServerError", "ActionRejected", "open_client"]
+def single_error(error: BaseException) -> BaseException:
+    """The one error inside (nested) exception groups of one error each, or the error itself."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+__all__ = ["Client", "ServerError", "ActionRejected", "open_client", "single_error"]

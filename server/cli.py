@@ -79,9 +79,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .app import serve_until_signal
 
+    from clients.client import single_error
+
     try:
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability))
-    except OSError as error:
+    except (OSError, BaseExceptionGroup) as raised:
+        error = single_error(raised)
+        if not isinstance(error, OSError):
+            raise
         print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
               file=sys.stderr)
         return 1
@@ -91,13 +96,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _run_client(fn, *args, **kwargs) -> int:
     import trio
 
+    from clients.client import ServerError, single_error
+
     try:
         return trio.run(partial(fn, *args, **kwargs)) or 0
-    except ConnectionError as error:
-        print(f"photofinish: {error}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
+    except (ConnectionError, ServerError, BaseExceptionGroup) as raised:
+        error = single_error(raised)
+        if isinstance(error, ConnectionError):
+            print(f"photofinish: {error}", file=sys.stderr)
+            return 1
+        if isinstance(error, ServerError):
+            print(f"photofinish: the server refused: {error.message} ({error.code})", file=sys.stderr)
+            return 2
+        raise
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -127,12 +140,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
         print(f"{args.policy} bots played seats {sorted(seats)} at {args.table} to the end")
         return 0
 
-    try:
-        return _run_client(run)
-    except Exception as error:  # a ServerError inside the bots' nursery
-        error = getattr(error, "exceptions", [error])[0]
-        print(f"photofinish bots: {getattr(error, 'message', error)}", file=sys.stderr)
-        return 2
+    return _run_client(run)
 
 
 def cmd_load(args: argparse.Namespace) -> int:

@@ -22,3 +22,23 @@ def test_games_lists_flag_finish_with_its_options(capsys):
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     assert "flag_finish" in out and "window_ms" in out and "challenge" in out
+
+
+def test_clients_say_plainly_when_no_server_answers(capsys):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert main(["watch", f"ws://127.0.0.1:{port}", "demo"]) == 1
+    assert main(["bots", f"ws://127.0.0.1:{port}", "--table", "t1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("cannot connect") == 2 and "Traceback" not in err and "ExceptionGroup" not in err
+
+
+def test_replay_of_an_unreadable_log_names_the_line_and_fails(tmp_path, capsys):
+    bad = tmp_path / "t1.log"
+    bad.write_text("this is not a log\n")
+    assert main(["replay", str(bad)]) == 1
+    assert main(["verify", str(bad)]) == 1
+    assert "line 1" in capsys.readouterr().out
