@@ -9,7 +9,7 @@ from rules import Rng
 from .bots import get_policy
 from .bots.driver import BotDriver
 from .client import ActionRejected, open_client
-from server.protocol import Closing, Snapshot, Update
+from server.protocol import Closing
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
@@ -21,13 +21,11 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
 
         def observe(message) -> bool:
             """Take one message in; False when the seat is done (game over or connection gone)."""
-            kind = type(message)
             if on_message:
                 on_message(seated.seat, message)
-            if kind is Update or kind is Snapshot:
-                driver.observe("update", view=message.view, legal=message.legal, over=message.result is not None)
-            elif kind is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
+            if type(message) is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
                 return False
+            driver.take(message)
             return not driver.over
 
         async for message in client.messages:

@@ -502,23 +502,16 @@ class LocalBot:
     def close(self, code: str, message: str) -> None:
         self._send.close()
 
-    def _observe(self, message: Any) -> None:
-        kind = type(message)
-        if kind is Update or kind is Snapshot:
-            self.driver.observe("update", view=message.view, legal=message.legal, over=message.result is not None)
-        elif kind is Accepted or kind is Rejected:
-            self.driver.observe(kind.__name__.lower(), ref=message.ref)
-
     def _drain(self) -> None:
         while True:
             try:
-                self._observe(self._receive.receive_nowait())
+                self.driver.take(self._receive.receive_nowait())
             except trio.WouldBlock:
                 return
 
     async def run(self) -> None:
         async for message in self._receive:
-            self._observe(message)
+            self.driver.take(message)
             self._drain()  # act on the newest view only
             if self.driver.in_flight is not None or not self.driver.legal:
                 continue

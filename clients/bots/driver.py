@@ -32,6 +32,15 @@ class BotDriver:
             self.in_flight = None
         self.over = self.over or over
 
+    def take(self, message: Any) -> None:
+        """Take in one protocol message (``server.protocol`` types); others are ignored."""
+        kind = getattr(type(message), "__struct_config__", None)
+        tag = kind.tag if kind is not None else None
+        if tag in ("update", "snapshot"):
+            self.observe(tag, view=message.view, legal=message.legal, over=message.result is not None)
+        elif tag in ("accepted", "rejected"):
+            self.observe(tag, ref=message.ref)
+
     def next_action(self) -> tuple[Any, Any] | None:
         """``(message_id, action)`` to send now, or None (nothing to do, or an action is in flight)."""
         if self.in_flight is not None or self.over or not self.legal:

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from rules import CHANCE, SYSTEM, RulesError, digest, make_setup
+from tests.positions import place, plain
 from rules.flag_finish.game import (
     DECK, GREEN, INFO, CloseWindow, Deal, Discard, Discarded, DrawPile, Drew, Finished, MatchEnded, Misdealt,
     Play, RaceDealt, RaceEnded, TakeDiscard, Timeout, apply, invariant, legal_actions, new_state, redact,
@@ -20,22 +21,11 @@ SEQ = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10"]
 def dealt(hands, rows=None, discard=("P10",), mode="lockstep", turn=0, **options):
     """A race in play with the given hands, rows and discard pile; every other card in the draw pile."""
     state = new_state(make_setup(INFO, len(hands), mode, options))
-    state.hands = [list(h) for h in hands]
-    state.rows = [list(r) for r in (rows or [[] for _ in hands])]
-    state.discard = list(discard)
-    used = Counter(state.discard)
-    for cards in state.hands + state.rows:
-        used.update(cards)
-    state.draw = sorted((Counter(DECK) - used).elements())
-    state.phase, state.race, state.turn = "play", 1, turn
-    assert invariant(state) == []
+    place(state, hands, rows, discard, turn)
     return state
 
 
-def filler(n, avoid=()):
-    """n plain cards (never green, never a flag) not in ``avoid``."""
-    pool = [c for c in DECK if c not in GREEN and c not in ("F", "P10") and c not in avoid]
-    return pool[:n]
+filler = plain
 
 
 def refused(state, actor, action, code):

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import trio
 
 from rules import get_game, make_setup
-from rules.flag_finish.game import DECK, GREEN
 from server.protocol import Act, BotSeat, Snapshot, TakeSeat, Update
 from server.table import Intent, Table
+from tests.positions import place
 
 FLAG_FINISH = get_game("flag_finish")
 
@@ -66,24 +65,9 @@ async def settle() -> None:
     await trio.testing.wait_all_tasks_blocked()
 
 
-def plain(n: int, avoid=()) -> list[str]:
-    pool = [c for c in DECK if c not in GREEN and c not in ("F", "P10") and c not in avoid]
-    return pool[:n]
-
-
 def force_state(table: Table, hands, rows, discard=("P10",), turn: int = 0) -> None:
     """Put the table's running race into a chosen position (the rest of the deck in the draw pile)."""
-    state = table.session.state
-    state.hands = [list(h) for h in hands]
-    state.rows = [list(r) for r in rows]
-    state.discard = list(discard)
-    used = Counter(state.discard)
-    for cards in state.hands + state.rows:
-        used.update(cards)
-    state.draw = sorted((Counter(DECK) - used).elements())
-    state.drawn = [None] * len(hands)
-    state.turn = turn
-    assert FLAG_FINISH.invariant(state) == []
+    place(table.session.state, hands, rows, discard, turn)
 
 
 SEQ_R = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10"]

@@ -11,7 +11,9 @@ from rules.flag_finish.game import CloseWindow, DrawPile, Drew, Play, RaceDealt,
 from server.protocol import Accepted, Act, BotSeat, Rejected, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.table import Intent
 
-from .helpers import SEQ_B, SEQ_R, Sink, act, force_state, new_table, plain, seat_all, settle
+from tests.positions import plain
+
+from .helpers import SEQ_B, SEQ_R, Sink, act, force_state, new_table, seat_all, settle
 
 
 async def test_the_game_waits_for_every_seat_then_deals(nursery):
