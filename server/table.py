@@ -33,6 +33,7 @@ from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected,
                        Snapshot, TableInfo, TakeSeat, Update, Watch, Watching)
 
 INBOX_SIZE = 1024
+MAX_BATCH = 64  # intents the arbiter takes per wake-up before it sends what they caused
 
 
 class Receiver(Protocol):
@@ -87,6 +88,8 @@ class Table:
         self._holding = store is not None and store.policy != "never"
         self._courier_wake = trio.Event()
         self._ended = False
+        self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
+        self._out: list = []
         self.turn_time_ms = turn_time_ms
         self.grace_ms = grace_ms
         self.bot_delay_ms = bot_delay_ms
@@ -162,9 +165,8 @@ class Table:
                 while True:
                     with trio.move_on_at(self._next_deadline()):
                         intent = await self._inbox.receive()
-                        if intent.kind == "stop":
+                        if self._take_batch(intent):
                             break
-                        self._handle(intent)
                         continue
                     self._fire_timers()
             finally:
@@ -174,6 +176,35 @@ class Table:
                     self._release()
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
+
+    def _take_batch(self, intent: Intent) -> bool:
+        """Handle ``intent`` and whatever else is already queued (up to a bound), then send what they
+        caused: each receiver gets its view and legal actions once, on the last update. True on "stop"."""
+        self._defer = True
+        stopping = False
+        try:
+            for _ in range(MAX_BATCH):
+                if intent.kind == "stop":
+                    stopping = True
+                    break
+                self._handle(intent)
+                try:
+                    intent = self._inbox.receive_nowait()
+                except trio.WouldBlock:
+                    break
+        finally:
+            self._flush()
+        return stopping
+
+    def _flush(self) -> None:
+        self._defer = False
+        out, self._out = self._out, []
+        last_group = max((i for i, item in enumerate(out) if item[0] == "updates"), default=-1)
+        for index, item in enumerate(out):
+            if item[0] == "message":
+                self._deliver(item[1], item[2])
+            else:
+                self._send_updates(item[1], final_group=index == last_group)
 
     async def stop(self) -> None:
         await self.submit(Intent("stop", None))
@@ -351,18 +382,26 @@ class Table:
         return entries
 
     def _broadcast(self, entries) -> None:
-        """Send each receiver an update per entry, redacted for it; the last one carries its view."""
+        """Send each receiver an update per entry, redacted for it (now, or when the batch is flushed)."""
         if not entries:
             return
-        game, state = self.game, self.session.state
-        to_act = list(self.session.to_act().seats)
-        result = self.session.result()
-        last = entries[-1].seq
         receivers: list[tuple[Receiver, int | None]] = [(s.receiver, s.seat) for s in self.slots if s.receiver]
         receivers += [(r, None) for r in self.spectators]
+        group = (entries, list(self.session.to_act().seats), receivers)
+        if self._defer:
+            self._out.append(("updates", group))
+        else:
+            self._send_updates(group, final_group=True)
+
+    def _send_updates(self, group, final_group: bool) -> None:
+        """The last update of the last group carries each receiver's view, legal actions and the result."""
+        entries, to_act, receivers = group
+        game, state = self.game, self.session.state
+        result = self.session.result() if final_group else None
+        last = entries[-1]
         for receiver, seat in receivers:
             for entry in entries:
-                final = entry.seq == last
+                final = final_group and entry is last
                 self._deliver(receiver, Update(
                     table=self.id, seq=entry.seq, actor=entry.actor,
                     events=[game.redact(e, seat) for e in entry.events], to_act=to_act,
@@ -455,7 +494,9 @@ class Table:
 
     def _deliver(self, receiver: Receiver, message: Any) -> None:
         """Hand a message over; under always/batch, only once the log line it follows is on disk."""
-        if self._holding:
+        if self._defer:  # inside a batch: keep the order, send at the flush
+            self._out.append(("message", receiver, message))
+        elif self._holding:
             self._outgoing.append((self.store.written, receiver, message))
             self._courier_wake.set()
         else:
