@@ -16,15 +16,11 @@ from pathlib import Path
 
 import trio
 
+from clients.load import percentile
 from rules import SYSTEM, Rng, Session, get_game, make_setup
 from server.logfile import End, Entry, Header, _decoder, seed_commitment
 from server.logstore import FileLog
 from server.replay import check_log, verify_seed
-
-
-def _percentile(values, q):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def _durability(policy: str, folder: Path, writers: int, per_writer: int) -> dict:
@@ -50,7 +46,7 @@ async def _durability(policy: str, folder: Path, writers: int, per_writer: int) 
     elapsed = time.perf_counter() - begin
     store.close()
     return {"policy": policy, "entries_per_s": writers * per_writer / elapsed, "ack_p50_us": statistics.median(latencies),
-            "ack_p99_us": _percentile(latencies, 0.99), "fsyncs": store.fsyncs}
+            "ack_p99_us": percentile(latencies, 0.99), "fsyncs": store.fsyncs}
 
 
 def write_random_log(path: Path, seed: int = 7) -> None:

@@ -12,6 +12,7 @@ import time
 import msgspec
 
 from clients.bots import get_policy
+from clients.load import percentile
 from clients.offline import play_game
 from rules import GAMES, SYSTEM, Rng, Session, copy_state, make_setup
 
@@ -35,11 +36,6 @@ def _samples(game, setup, count: int, seed: int) -> list[tuple]:
     return samples
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def bench_apply(game, setup, count: int = 20_000) -> dict:
     samples = _samples(game, setup, count, seed=2026)
     apply = game.apply
@@ -57,7 +53,7 @@ def bench_apply(game, setup, count: int = 20_000) -> dict:
         floor.append((time.perf_counter_ns() - start) / 1000)
     return {
         "apply_p50_us": statistics.median(timings),
-        "apply_p99_us": _percentile(timings, 0.99),
+        "apply_p99_us": percentile(timings, 0.99),
         "floor_decode_p50_us": statistics.median(floor),
     }
 

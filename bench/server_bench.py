@@ -43,7 +43,8 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-async def start(command: list[str]) -> trio.Process:
+async def start_process(command: list[str]) -> trio.Process:
+    """Start a server process and return once it prints that it is listening."""
     process = await trio.lowlevel.open_process(command, stdout=subprocess.PIPE)
     seen = b""
     with trio.fail_after(30):
@@ -65,7 +66,7 @@ async def stop(process: trio.Process) -> None:
 
 async def floor(round_trips: int = 4000) -> dict:
     port = free_port()
-    server = await start([sys.executable, "-m", "bench.echo_server", str(port)])
+    server = await start_process([sys.executable, "-m", "bench.echo_server", str(port)])
     try:
         timings = []
         async with open_websocket_url(f"ws://127.0.0.1:{port}") as ws:
@@ -90,7 +91,7 @@ async def load(table_counts: list[int], seconds: float) -> list[dict]:
     url = f"ws://127.0.0.1:{port}"
     rows = []
     with tempfile.TemporaryDirectory() as data:
-        server = await start([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data", data,
+        server = await start_process([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data", data,
                               "--durability", "never"])
         try:
             base_rss = rss_kib(server.pid)

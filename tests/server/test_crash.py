@@ -4,35 +4,19 @@ bots reconnect with their tokens and finish; every action acknowledged before th
 from __future__ import annotations
 
 import signal
-import socket
-import subprocess
 import sys
 
 import trio
 
+from bench.server_bench import free_port, start_process
 from clients.client import open_client
 from clients.remote_bots import play_seat
 from server.protocol import Update
 from server.replay import check_log, verify_seed
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 async def start_server(port: int, data) -> trio.Process:
-    process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data", str(data)],
-        stdout=subprocess.PIPE)
-    seen = b""
-    with trio.fail_after(30):
-        while b"listening on" not in seen:  # the server says when it accepts connections
-            chunk = await process.stdout.receive_some()
-            assert chunk, f"the server exited: {seen!r}"
-            seen += chunk
-    return process
+    return await start_process([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data", str(data)])
 
 
 async def test_sigkill_mid_match_then_restart_and_the_bots_finish(tmp_path):
