@@ -78,17 +78,11 @@ class Lobby:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         store = None
         if self.data_dir is not None:
-            folder = table_dir(self.data_dir)
-            write_secret_seed(folder / f"{table_id}.seed", seed)
-            store = FileLog(folder / f"{table_id}.log", self.durability, self.batch_ms)
-            store.append(Header(
-                format=1, table=table_id, name=request.name, game=game.info.name,
-                rules_version=game.info.rules_version, protocol=PROTOCOL_VERSION, seats=setup.seats,
-                mode=setup.mode, options=dict(setup.options),
-                table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
-                               "bot_delay_ms": request.bot_delay_ms,
-                               "bots": [msgspec.to_builtins(b) for b in request.bots]},
-                commitment=seed_commitment(seed), started=utc_now()))
+            try:
+                store = self._open_log(table_id, game, setup, request, seed)
+            except OSError as error:
+                raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
+                                 f"{error.strerror or error}") from None
         table = Table(table_id, game, setup, seed, name=request.name, bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
                       bot_delay_ms=request.bot_delay_ms, store=store)
@@ -97,6 +91,25 @@ class Lobby:
         if alias:
             self.aliases[alias] = table_id
         return table
+
+    def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int) -> FileLog:
+        """The new table's seed file and log, its header written."""
+        folder = table_dir(self.data_dir)
+        write_secret_seed(folder / f"{table_id}.seed", seed)
+        store = FileLog(folder / f"{table_id}.log", self.durability, self.batch_ms)
+        try:
+            store.append(Header(
+                format=1, table=table_id, name=request.name, game=game.info.name,
+                rules_version=game.info.rules_version, protocol=PROTOCOL_VERSION, seats=setup.seats,
+                mode=setup.mode, options=dict(setup.options),
+                table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
+                               "bot_delay_ms": request.bot_delay_ms,
+                               "bots": [msgspec.to_builtins(b) for b in request.bots]},
+                commitment=seed_commitment(seed), started=utc_now()))
+        except OSError:
+            store.file.close()
+            raise
+        return store
 
     def _evict_finished(self) -> None:
         """Make room: forget tables whose game is over (their logs stay on disk for replay and playback)."""

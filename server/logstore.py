@@ -84,8 +84,10 @@ class FileLog:
 
     def close(self) -> None:
         if not self.file.closed:
-            self.sync_now()
-            self.file.close()
+            try:
+                self.sync_now()
+            finally:
+                self.file.close()
 
 
 def reopen(path: Path, read, policy: str, batch_ms: float) -> FileLog:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -88,6 +89,7 @@ class Table:
         self._holding = store is not None and store.policy != "never"
         self._courier_wake = trio.Event()
         self._ended = False
+        self.failed: str | None = None  # why the table stopped, if it could not go on
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
         self._out: list = []
         self.turn_time_ms = turn_time_ms
@@ -145,7 +147,7 @@ class Table:
                 slot.away_since = last_time
         async with trio.open_nursery() as nursery:
             if self.store is not None:
-                nursery.start_soon(self.store.run_flusher)
+                nursery.start_soon(self._run_flusher)
                 nursery.start_soon(self._courier)
             for seat, policy in self.bot_seats.items():
                 bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
@@ -154,14 +156,14 @@ class Table:
                 self.slots[seat].receiver = bot
                 nursery.start_soon(bot.run)
             task_status.started()
-            if self.started:  # reopened from its log: wake the bots with where the game stands
-                self._arm_timers()
-                self._check_over()
-                for seat in self.bot_seats:
-                    self._deliver(self.slots[seat].receiver, self._snapshot(seat))
-            else:
-                self._maybe_start()
             try:
+                if self.started:  # reopened from its log: wake the bots with where the game stands
+                    self._arm_timers()
+                    self._check_over()
+                    for seat in self.bot_seats:
+                        self._deliver(self.slots[seat].receiver, self._snapshot(seat))
+                else:
+                    self._maybe_start()
                 while True:
                     with trio.move_on_at(self._next_deadline()):
                         intent = await self._inbox.receive()
@@ -169,13 +171,34 @@ class Table:
                             break
                         continue
                     self._fire_timers()
+            except OSError as error:  # the log is the truth: a table that cannot write it must not go on
+                self._fail(f"table {self.id} stopped: its log could not be written ({error.strerror or error}); "
+                           "restarting the server reopens it from what reached the disk")
             finally:
                 self._send.close()
                 if self.store is not None:
-                    self.store.close()
+                    try:
+                        self.store.close()
+                    except OSError:
+                        pass  # already reported; nothing not on disk was acknowledged
                     self._release()
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
+
+    async def _run_flusher(self) -> None:
+        """The log's group commit; a failing fsync reaches the arbiter, which stops the table."""
+        try:
+            await self.store.run_flusher()
+        except OSError as error:
+            await self.submit(Intent("log_failed", None, error))
+
+    def _fail(self, message: str) -> None:
+        """Stop for good: tell every seat and spectator why, and the operator on stderr."""
+        print(f"photofinish: {message}", file=sys.stderr, flush=True)
+        self.failed = message
+        receivers = [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators)
+        for receiver in receivers:
+            receiver.close("log_failed", message)
 
     def _take_batch(self, intent: Intent) -> bool:
         """Handle ``intent`` and whatever else is already queued (up to a bound), then send what they
@@ -218,6 +241,8 @@ class Table:
         if self.read_only and kind in ("act", "take_seat", "resume"):
             return self._error(intent.receiver, intent.message.id, "read_only",
                                f"{self.id} plays back a finished log: watch it, do not sit at it")
+        if kind == "log_failed":
+            raise intent.message
         if kind == "replay":
             self._replay_entry(intent.message)
         elif kind == "act":

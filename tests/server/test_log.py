@@ -228,3 +228,67 @@ async def test_a_full_server_makes_room_by_forgetting_finished_tables(nursery, a
     with pytest.raises(RulesError) as caught:
         await lobby.create(CreateTable(game="flag_finish", seats=2))
     assert caught.value.code == "too_many_tables"
+
+
+async def test_a_log_that_cannot_be_written_stops_its_table_not_the_server(tmp_path, autojump_clock):
+    async with trio.open_nursery() as nursery:  # the lobby's nursery: it must survive the failing table
+        lobby = Lobby(nursery, tmp_path, "never")
+        failing = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
+                                                 bots=[BotSeat(1)]))
+        healthy = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
+                                                 options={"races": 1}, bots=[BotSeat(0), BotSeat(1)]))
+        me, watcher = Sink(), Sink()
+        await failing.submit(Intent("watch", watcher, Watch(table=failing.id)))
+        await failing.submit(Intent("take_seat", me, TakeSeat(table=failing.id, seat=0)))
+        await settle()
+
+        def disk_full(record):
+            raise OSError(28, "No space left on device")
+
+        failing.store.append = disk_full
+        acknowledged = len(me.of(Accepted))
+        legal = next(m for m in reversed(me.messages) if type(m) in (Update, Snapshot) and m.legal).legal
+        await failing.submit(Intent("act", me, Act(table=failing.id, action=legal[0], id="lost")))
+        await failing.stopped.wait()
+        assert me.closed[0] == "log_failed" and "No space left" in me.closed[1]
+        assert watcher.closed[0] == "log_failed"
+        assert len(me.of(Accepted)) == acknowledged, "an action that never reached the log was acknowledged"
+        late = Sink()
+        await failing.submit(Intent("watch", late, Watch(table=failing.id)))
+        assert late.messages[0].code == "table_closed"
+        await healthy.over.wait()  # the other table plays on to its end
+        assert check_log(healthy.store.path).ok
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_data_directory_that_cannot_be_written_is_a_typed_error(tmp_path, nursery):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the data directory should be")
+    lobby = Lobby(nursery, blocked, "never")
+    with pytest.raises(RulesError) as caught:
+        await lobby.create(CreateTable(game="flag_finish", seats=2))
+    assert caught.value.code == "storage_failed" and str(blocked) in caught.value.message
+    assert lobby.tables == {}
+
+
+async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp_path, nursery, monkeypatch):
+    import server.logstore
+
+    lobby = Lobby(nursery, tmp_path, "batch")
+    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
+    me = Sink()
+    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    with trio.fail_after(10):
+        while not me.of(Seated):
+            await me.arrived.wait()
+
+    def failing_fsync(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(server.logstore.os, "fsync", failing_fsync)
+    await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="unsafe")))
+    with trio.fail_after(10):
+        await table.stopped.wait()
+    assert table.failed and "Input/output error" in table.failed
+    assert me.closed[0] == "log_failed"
+    assert not [m for m in me.of(Accepted) if m.ref == "unsafe"], "acknowledged without reaching the disk"
