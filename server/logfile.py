@@ -9,7 +9,7 @@ breaks at that line. ``server/LOG-FORMAT.md`` documents the format and why it is
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -110,7 +110,6 @@ class ReadLog:
     head: str  # the hash of the last whole line
     good_bytes: int  # where the last whole, valid line ends
     torn: str | None = None  # what was wrong with an unfinished last line, if any
-    problems: list[LogError] = field(default_factory=list)
 
     @property
     def end(self) -> End | None:

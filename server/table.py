@@ -88,7 +88,6 @@ class Table:
         self._outgoing: deque = deque()  # (log line it waits for, receiver, message) under always/batch
         self._holding = store is not None and store.policy != "never"
         self._courier_wake = trio.Event()
-        self._ended = False
         self.failed: str | None = None  # why the table stopped, if it could not go on
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
         self._out: list = []
@@ -445,9 +444,8 @@ class Table:
     def _check_over(self) -> None:
         """Once the game is over: the log's end record reveals the seed, and ``over`` is set."""
         result = self.session.result()
-        if result is None or self._ended:
+        if result is None or self.over.is_set():
             return
-        self._ended = True
         self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="over",
                           scores=list(result.scores), winners=list(result.winners)))
         self.over.set()
