@@ -91,8 +91,9 @@ class Client:
             try:
                 await ws.send_message(self.codec.encode(message))
             except ConnectionClosed:
-                await trio.sleep(0)
-                continue  # resync resends it
+                if self._ws is ws and self._connected.is_set():
+                    self._connected = trio.Event()  # wait for the reconnect, whose resync resends it
+                continue
             await pending.done.wait()
         del self._pending[message.id]
         answer = pending.answer
