@@ -77,6 +77,7 @@ class Client:
         self._ws = None
         self._connected = trio.Event()
         self._closed = False
+        self._gone = False  # the client stopped for good: no reconnect is coming
         self._send, self.messages = trio.open_memory_channel[Any](math.inf)
 
     # ------------------------------------------------------------------ requests
@@ -84,17 +85,17 @@ class Client:
     async def request(self, message: Any) -> Any:
         """Send a message with a fresh id and wait for the answer that refers to it."""
         message = msgspec.structs.replace(message, id=f"{self._nonce}.{next(self._ids)}")
-        pending = self._pending[message.id] = _Pending(message)
-        while not pending.done.is_set():
-            await self._connected.wait()
-            ws = self._ws
+        pending = self._pending[message.id] = _Pending(message)  # registered first: a resync resends it
+        await self._connected.wait()
+        ws = self._ws
+        if self._gone:
+            self._fail_pending()
+        elif ws is not None:  # None: a reconnect is under way, and its resync sends this request
             try:
                 await ws.send_message(self.codec.encode(message))
             except ConnectionClosed:
-                if self._ws is ws and self._connected.is_set():
-                    self._connected = trio.Event()  # wait for the reconnect, whose resync resends it
-                continue
-            await pending.done.wait()
+                pass  # the reconnect's resync resends every unanswered request, this one included
+        await pending.done.wait()
         del self._pending[message.id]
         answer = pending.answer
         if type(answer) is Error:
@@ -170,10 +171,20 @@ class Client:
             self._ws = None
             if self._closed or not self.reconnect:
                 self._send.send_nowait(Closing(code="disconnected", message="the connection is closed"))
+                self._gone = True
+                self._fail_pending()
+                self._connected.set()  # wake anyone waiting to send: they fail at once
                 return
             self.reconnects += 1
             await trio.sleep(delay)
             delay = min(delay * 2, 2.0)
+
+    def _fail_pending(self) -> None:
+        """The client will not reconnect: every unanswered request fails instead of waiting forever."""
+        for ref, pending in self._pending.items():
+            if not pending.done.is_set():
+                pending.answer = Error(ref=ref, code="disconnected", message="the connection closed before an answer")
+                pending.done.set()
 
     async def _hello(self, ws) -> None:
         await ws.send_message(CODECS["json"].encode(Hello(id=0, encoding=self.codec.encoding, client=self.name,

@@ -264,3 +264,21 @@ async def test_clients_vanishing_mid_stream_never_stop_the_server(nursery):
             await seat._ws.aclose()
         assert seated.seat == 0
         assert [g.name for g in await admin.list_games()] == ["flag_finish"]
+
+
+async def test_a_request_on_a_dropped_connection_is_answered_after_the_reconnect(nursery):
+    running = await start(nursery)
+    async with open_client(running.url) as client:
+        await client._ws.aclose()  # the network drops just before the request
+        with trio.fail_after(10):
+            games = await client.list_games()
+        assert client.reconnects >= 1 and games[0].name == "flag_finish"
+
+
+async def test_a_request_without_reconnects_fails_plainly_when_the_connection_drops(nursery):
+    running = await start(nursery)
+    async with open_client(running.url, reconnect=False) as client:
+        await client._ws.aclose()
+        with trio.fail_after(10), pytest.raises(ServerError) as caught:
+            await client.list_games()
+        assert caught.value.code == "disconnected"
