@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from .contract import Game, RulesError
 from .flag_finish import GAME as FLAG_FINISH
+from .flush import GAME as FLUSH
 
-GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH,)}
+GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH)}
 
 
 def get_game(name: str) -> Game:

@@ -9,12 +9,13 @@ from typing import Any, Callable
 
 from rules import Rng, RulesError
 
-from . import flag_finish, random_policy
+from . import flag_finish, flush, random_policy
 
 Policy = Callable[[Any, list, Rng], Any]
 
 HEURISTICS: dict[str, Policy] = {
     "flag_finish": flag_finish.choose,
+    "flush": flush.choose,
 }
 
 POLICY_NAMES = ("random", "heuristic")

@@ -34,3 +34,16 @@ def test_an_unknown_policy_is_refused_by_name():
     with pytest.raises(RulesError) as caught:
         get_policy("flag_finish", "genius")
     assert caught.value.code == "unknown_policy" and "genius" in caught.value.message
+
+
+def test_flush_heuristic_finishes_first_in_at_least_60_percent_of_200_seeded_four_seat_rounds():
+    flush = get_game("flush")
+    heuristic, random = get_policy("flush", "heuristic"), get_policy("flush", "random")
+    setup = make_setup(flush.info, 4, "lockstep", {"rounds": 1})
+    firsts = 0
+    for seed in range(200):
+        hero = seed % 4
+        policies = [heuristic if seat == hero else random for seat in range(4)]
+        session = play_game(flush, setup, seed, policies)
+        firsts += session.result().winners == (hero,) and session.state.round_scores[0][hero] <= 0
+    assert firsts >= 120, f"the heuristic bot went out first in only {firsts} of 200 rounds"

@@ -15,9 +15,11 @@ from clients.bots import get_policy
 from rules import (CHANCE, GAMES, SYSTEM, Rng, RulesError, Session, copy_state, digest, make_setup, replay,
                    verify_chance)
 
-# Small matches keep each example fast; the rules are the same at any size.
-FAST_OPTIONS: dict[str, dict] = {
-    "flag_finish": {"races": 2, "action_limit": 300, "extra_races": 2},
+# Small matches keep each example fast; the rules are the same at any size. Each game lists the option sets
+# (formats, variants) that hypothesis picks from.
+FAST_OPTIONS: dict[str, list[dict]] = {
+    "flag_finish": [{"races": 2, "action_limit": 300, "extra_races": 2}],
+    "flush": [{"rounds": 2, "turn_limit": 150}, {"format": "elimination", "limit": 40, "turn_limit": 150}],
 }
 MAX_STEPS = 20_000  # far beyond any FAST_OPTIONS game: reaching it means play did not end
 
@@ -30,7 +32,8 @@ def tables(draw):
     game = GAMES[draw(st.sampled_from(GAME_NAMES))]
     seats = draw(st.integers(game.info.min_seats, game.info.max_seats))
     mode = draw(st.sampled_from(game.info.modes))
-    setup = make_setup(game.info, seats, mode, FAST_OPTIONS.get(game.info.name, {}))
+    options = draw(st.sampled_from(FAST_OPTIONS.get(game.info.name, [{}])))
+    setup = make_setup(game.info, seats, mode, options)
     return game, setup, draw(st.integers(0, 2**64 - 1))
 
 
