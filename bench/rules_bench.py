@@ -38,9 +38,12 @@ def _samples(game, setup, count: int, seed: int) -> list[tuple]:
 
 def bench_apply(game, setup, count: int = 20_000) -> dict:
     samples = _samples(game, setup, count, seed=2026)
-    apply = game.apply
-    timings = []
+    apply, legal_actions = game.apply, game.legal_actions
+    timings, legal = [], []
     for state, actor, action in samples:
+        start = time.perf_counter_ns()
+        legal_actions(state, actor)
+        legal.append((time.perf_counter_ns() - start) / 1000)
         start = time.perf_counter_ns()
         apply(state, actor, action)
         timings.append((time.perf_counter_ns() - start) / 1000)
@@ -55,6 +58,7 @@ def bench_apply(game, setup, count: int = 20_000) -> dict:
         "apply_p50_us": statistics.median(timings),
         "apply_p99_us": percentile(timings, 0.99),
         "floor_decode_p50_us": statistics.median(floor),
+        "legal_p50_us": statistics.median(legal),
     }
 
 
@@ -86,10 +90,11 @@ def run(seconds: float = 2.0) -> list[dict]:
 def print_table(rows: list[dict]) -> None:
     print("Rules engines (apply includes validation; floor = msgspec JSON decode of the same action)")
     header = f"{'game':<14}{'mode':<11}{'seats':>5}{'apply p50 us':>14}{'p99 us':>9}{'floor us':>10}" \
-             f"{'ratio':>7}{'random games/s':>16}{'heuristic games/s':>19}"
+             f"{'ratio':>7}{'legal p50 us':>14}{'random games/s':>16}{'heuristic games/s':>19}"
     print(header)
     print("-" * len(header))
     for r in rows:
         print(f"{r['game']:<14}{r['mode']:<11}{r['seats']:>5}{r['apply_p50_us']:>14.2f}{r['apply_p99_us']:>9.2f}"
-              f"{r['floor_decode_p50_us']:>10.2f}{r['ratio_to_floor']:>7.1f}{r['random_games_per_s']:>16.1f}"
+              f"{r['floor_decode_p50_us']:>10.2f}{r['ratio_to_floor']:>7.1f}{r['legal_p50_us']:>14.1f}"
+              f"{r['random_games_per_s']:>16.1f}"
               f"{r['heuristic_games_per_s']:>19.1f}")

@@ -31,7 +31,29 @@ def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-RENDERERS = {"flag_finish": render_flag_finish}
+def render_flush(view: Any, names: list[str] | None = None) -> str:
+    format_ = "Arena" if view.format == "arena" else "Elimination"
+    lines = [f"Flush, {format_} - round {view.round}" + (f" of {view.rounds}" if view.format == "arena" else "")
+             + f", {view.phase}, Mimic: {view.mimic or 'none'}, turn {view.turns}/{view.turn_limit}"]
+    for seat, tops in enumerate(view.tops):
+        mark = ">" if seat == view.turn else " "
+        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        bases = " ".join(f"[{top or '.'}{'+' if blind else ''}]" for top, blind in zip(tops, view.blinds[seat]))
+        out = "" if seat in view.active else "  OUT"
+        lines.append(f" {mark} {who:<16} hand {view.hand_counts[seat]:>2}  bases {bases or '-':<24} "
+                     f"total {view.totals[seat]:>4}{out}")
+    pile = " / ".join(f"{len(play.cards)}x{play.value}" for play in view.pile[-6:]) or "empty"
+    lines.append(f"   pile: {pile}   (top run {view.run})   flushed {view.flushed}   unused {view.unused}")
+    if view.hand is not None:
+        lines.append(f"   your hand: {' '.join(view.hand) or '-'}   ([top+] = a Blind card under it)")
+    if view.passing:
+        lines.append("   Super Flush: choose the Base to pass")
+    if view.winners:
+        lines.append(f"   WINNER: {', '.join(f'seat {w}' for w in view.winners)} with totals {view.totals}")
+    return "\n".join(lines)
+
+
+RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush}
 
 
 def render(game: str, view: Any) -> str:
@@ -42,7 +64,13 @@ def render(game: str, view: Any) -> str:
 
 
 def describe_action(action: Any) -> str:
-    """'play G0', 'draw', 'take R5': a short text for one action, also what `play` accepts back."""
-    fields = msgspec.structs.asdict(action)
-    tag = type(action).__struct_config__.tag
-    return " ".join([tag, *(str(v) for v in fields.values())])
+    """'play G0', 'draw', 'release 4 hand=4,4B bases=0': a short text for one action, also what `play`
+    accepts back. Lists are written name=a,b and left out when empty."""
+    words = [type(action).__struct_config__.tag]
+    for name, value in msgspec.structs.asdict(action).items():
+        if isinstance(value, list):
+            if value:
+                words.append(f"{name}={','.join(str(v) for v in value)}")
+        else:
+            words.append(str(value))
+    return " ".join(words)

@@ -49,6 +49,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     game = get_game(args.game)
+    args.mode = args.mode or game.info.modes[-1]
     setup = make_setup(game.info, len(args.policies), args.mode, dict(args.option))
     policies = [get_policy(args.game, name) for name in args.policies]
     seed = args.seed if args.seed is not None else secrets.randbits(64)
@@ -63,6 +64,10 @@ def cmd_match(args: argparse.Namespace) -> int:
                     how = (f"won by {', '.join(f'seat {s}' for s in event.winners)}" if event.winners
                            else f"no finisher ({event.reason.replace('_', ' ')})")
                     print(f"race {event.race}: {how}; scores {event.scores}; totals {event.totals}")
+                elif kind == "RoundEnded":
+                    how = f"seat {event.winner} out first" if event.winner is not None else "turn limit"
+                    out = f"; out of the game: {event.eliminated}" if getattr(event, "eliminated", None) else ""
+                    print(f"round {event.round}: {how}; scores {event.scores}; totals {event.totals}{out}")
 
     session = play_game(game, setup, seed, policies, on_steps=show)
     result = session.result()
@@ -111,6 +116,34 @@ def _run_client(fn, *args, **kwargs) -> int:
             print(f"photofinish: the server refused: {error.message} ({error.code})", file=sys.stderr)
             return 2
         raise
+
+
+def _parse_bot(text: str) -> tuple[int, str]:
+    seat, _, policy = text.partition(":")
+    if not seat.isdigit() or (policy and policy not in POLICY_NAMES):
+        raise argparse.ArgumentTypeError(f"a bot is SEAT or SEAT:POLICY ({', '.join(POLICY_NAMES)}), not {text!r}")
+    return int(seat), policy or "heuristic"
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    from clients.client import open_client
+
+    game = get_game(args.game)
+    mode = args.mode or game.info.modes[0]
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish create") as client:
+            info = await client.create_table(
+                game=args.game, mode=mode, seats=args.seats, options=dict(args.option), name=args.name,
+                bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
+                turn_time_ms=args.turn_time_ms, bot_delay_ms=args.bot_delay_ms)
+        print(info.table)
+        print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
+              f"  photofinish play {args.url} --table {info.table}\n"
+              f"  photofinish watch {args.url} {info.table}", file=sys.stderr)
+        return 0
+
+    return _run_client(run)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -236,6 +269,20 @@ def build_parser() -> argparse.ArgumentParser:
                        help="when log lines are fsynced: before each acknowledgement, in groups (default), never")
     serve.set_defaults(run=cmd_serve)
 
+    create = sub.add_parser("create", help="open a table of any game on a server; prints its id")
+    create.add_argument("url")
+    create.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
+    create.add_argument("--mode", default=None, help="lockstep or challenge (default: the game's first mode)")
+    create.add_argument("--seats", type=int, default=2)
+    create.add_argument("--bot", action="append", type=_parse_bot, default=[], metavar="SEAT[:POLICY]",
+                        help="a seat the server fills with its own bot (repeatable)")
+    create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
+                        help="a game option, e.g. rounds=3 (repeatable)")
+    create.add_argument("--name", default="")
+    create.add_argument("--turn-time-ms", type=int, default=0, help="lockstep: a seat's time to act (0: none)")
+    create.add_argument("--bot-delay-ms", type=int, default=300, help="server bots' pause before each action")
+    create.set_defaults(run=cmd_create)
+
     watch = sub.add_parser("watch", help="watch a table live as a spectator")
     watch.add_argument("url")
     watch.add_argument("table")
@@ -290,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     match = sub.add_parser("match", help="play an offline match of bots and print it")
     match.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
-    match.add_argument("--mode", default="challenge")
+    match.add_argument("--mode", default=None, help="default: the game's first mode")
     match.add_argument("--seed", type=int, default=None, help="the match seed (default: a fresh random one)")
     match.add_argument("--policies", nargs="+", default=["heuristic", "heuristic", "random"],
                        choices=POLICY_NAMES, help="one policy per seat")

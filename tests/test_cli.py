@@ -1,4 +1,6 @@
-"""The offline commands a newcomer runs first."""
+"""The commands a newcomer runs first."""
+
+import pytest
 
 from server.cli import main
 
@@ -42,3 +44,25 @@ def test_replay_of_an_unreadable_log_names_the_line_and_fails(tmp_path, capsys):
     assert main(["replay", str(bad)]) == 1
     assert main(["verify", str(bad)]) == 1
     assert "line 1" in capsys.readouterr().out
+
+
+async def test_create_opens_a_flush_table_with_server_bots_and_a_bot_over_the_wire_plays_it_out(nursery, capsys):
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    created = await trio.to_thread.run_sync(main, [
+        "create", running.url, "--game", "flush", "--seats", "3", "--bot", "1", "--bot", "2:random",
+        "--option", "rounds=1", "--bot-delay-ms", "0"])
+    table = capsys.readouterr().out.strip()
+    assert created == 0 and running.lobby.find(table).game.info.name == "flush"
+    played = await trio.to_thread.run_sync(main, ["bots", running.url, "--table", table, "--seed", "3"])
+    assert played == 0 and "to the end" in capsys.readouterr().out
+    assert running.lobby.find(table).session.result() is not None
+
+
+def test_create_refuses_a_bad_bot_seat_spec(capsys):
+    with pytest.raises(SystemExit):
+        main(["create", "ws://127.0.0.1:1", "--bot", "one"])
+    assert "SEAT or SEAT:POLICY" in capsys.readouterr().err
