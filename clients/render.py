@@ -53,7 +53,34 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush}
+def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
+    from rules.race_to_the_finish.game import FINISH, SUIT_NAMES
+
+    trump = SUIT_NAMES.get(view.trump or "", "none")
+    lines = [f"The Race to the Finish - deal {view.deals}, {view.phase}, trump {trump}, dealer seat {view.dealer}"]
+    track = " ".join(view.track) + " FINISH"
+    lines.append(f"   track: start {track}")
+    for seat, pieces in enumerate(view.pieces):
+        mark = ">" if seat in (view.turn, view.chooser) else " "
+        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        where = ", ".join(("FINISH" if pos == FINISH else "start" if pos == 0 else f"card {pos}")
+                          + (" (sidetracked)" if off else "") for pos, off in zip(pieces, view.sidetracked[seat]))
+        lines.append(f" {mark} {who:<16} {where:<34} hand {view.hand_counts[seat]:>2}  tricks {view.tricks_won[seat]}")
+    trick = "  ".join(f"{seat}:{card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
+    lines.append(f"   trick: {trick}   Sidetracked cards played this deal: {view.sidetracked_played}")
+    if view.hand is not None:
+        lines.append(f"   your hand: {' '.join(view.hand) or '-'}")
+    if view.phase == "move":
+        lines.append(f"   seat {view.chooser} chooses which piece moves")
+    if view.phase == "sidetrack":
+        lines.append(f"   seat {view.chooser} chooses which of seat {view.mover}'s pieces is sidetracked")
+    if view.winner is not None:
+        lines.append(f"   WINNER: seat {view.winner}")
+    return "\n".join(lines)
+
+
+RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush,
+             "race_to_the_finish": render_race_to_the_finish}
 
 
 def render(game: str, view: Any) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from .contract import Game, RulesError
 from .flag_finish import GAME as FLAG_FINISH
 from .flush import GAME as FLUSH
+from .race_to_the_finish import GAME as RACE_TO_THE_FINISH
 
-GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH)}
+GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH, RACE_TO_THE_FINISH)}
 
 
 def get_game(name: str) -> Game:

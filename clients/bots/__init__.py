@@ -9,13 +9,14 @@ from typing import Any, Callable
 
 from rules import Rng, RulesError
 
-from . import flag_finish, flush, random_policy
+from . import flag_finish, flush, race_to_the_finish, random_policy
 
 Policy = Callable[[Any, list, Rng], Any]
 
 HEURISTICS: dict[str, Policy] = {
     "flag_finish": flag_finish.choose,
     "flush": flush.choose,
+    "race_to_the_finish": race_to_the_finish.choose,
 }
 
 POLICY_NAMES = ("random", "heuristic")

@@ -47,3 +47,15 @@ def test_flush_heuristic_finishes_first_in_at_least_60_percent_of_200_seeded_fou
         session = play_game(flush, setup, seed, policies)
         firsts += session.result().winners == (hero,) and session.state.round_scores[0][hero] <= 0
     assert firsts >= 120, f"the heuristic bot went out first in only {firsts} of 200 rounds"
+
+
+def test_race_to_the_finish_heuristic_wins_at_least_half_of_200_seeded_three_seat_games_against_two_random():
+    game = get_game("race_to_the_finish")
+    heuristic, random = get_policy(game.info.name, "heuristic"), get_policy(game.info.name, "random")
+    setup = make_setup(game.info, 3, "lockstep")
+    wins = 0
+    for seed in range(200):
+        hero = seed % 3
+        policies = [heuristic if seat == hero else random for seat in range(3)]
+        wins += play_game(game, setup, seed, policies).result().winners == (hero,)
+    assert wins >= 100, f"the heuristic bot won only {wins} of 200 games"

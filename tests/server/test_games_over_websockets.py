@@ -16,6 +16,8 @@ from server.protocol import Snapshot, Update
 MATCHES = [
     ("flush", 4, {"rounds": 2}, ["heuristic", "random", "heuristic", "random"]),
     ("flush", 3, {"format": "elimination", "limit": 60}, ["heuristic", "random", "random"]),
+    ("race_to_the_finish", 3, {}, ["heuristic", "random", "random"]),
+    ("race_to_the_finish", 2, {}, ["heuristic", "random"]),
 ]
 
 
@@ -32,7 +34,7 @@ def unredacted(game, seat, message) -> list[str]:
 
 
 @pytest.mark.parametrize("name, seats, options, policies", MATCHES,
-                         ids=[f"{m[0]}-{m[2].get('format', 'default')}" for m in MATCHES])
+                         ids=[f"{m[0]}-{m[1]}-seats-{m[2].get('format', 'default')}" for m in MATCHES])
 async def test_bots_play_a_whole_game_over_websockets(nursery, name, seats, options, policies):
     game = get_game(name)
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))

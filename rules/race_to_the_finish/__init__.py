@@ -1,0 +1,5 @@
+"""The Race to the Finish (Won Over): the game module and its rules decisions (RULES.md)."""
+
+from .game import GAME
+
+__all__ = ["GAME"]
