@@ -79,7 +79,35 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush,
+def render_checkered_flag(view: Any, names: list[str] | None = None) -> str:
+    track = view.track
+    gears = ("N", "1st", "2nd", "3rd")
+    symbol = {"white": ".", "danger": "!", "narrow": "="}
+    lines = [f"Checkered Flag on {track.name} ({track.spaces} spaces x {track.laps} lap(s)) - {view.phase}, "
+             f"turn {view.turns}/{view.turn_limit}"]
+    for lap in range(track.laps):
+        row = "".join(symbol[track.kinds[s]] for s in range(1, track.spaces + 1))
+        marks = [" "] * track.spaces
+        for seat, position in enumerate(view.positions):
+            if lap * track.spaces < position <= (lap + 1) * track.spaces:
+                marks[position - lap * track.spaces - 1] = str(seat)
+        lines.append(f"   lap {lap + 1}: |{row}| finish")
+        lines.append(f"          |{''.join(marks)}|")
+    for seat, position in enumerate(view.positions):
+        mark = ">" if seat == view.turn else " "
+        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        crash = f"  CRASHED: {view.lost[seat]} turn(s) to wait" if view.lost[seat] else ""
+        lines.append(f" {mark} {who:<16} space {position:>3}  gear {gears[view.gears[seat]]:<3}{crash}")
+    if view.plan is not None:
+        lines.append(f"   spun {view.plan.move}: from {view.plan.start} to {view.plan.end}"
+                     + (f"; may brake to stop on {', '.join(map(str, view.plan.stops))}" if view.plan.stops else ""))
+    lines.append("   . white  ! danger zone  = narrow (no passing)")
+    if view.winner is not None:
+        lines.append(f"   WINNER: seat {view.winner}")
+    return "\n".join(lines)
+
+
+RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush, "checkered_flag": render_checkered_flag,
              "race_to_the_finish": render_race_to_the_finish}
 
 

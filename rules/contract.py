@@ -101,7 +101,8 @@ class Result(msgspec.Struct, frozen=True):
 class Game:
     """A game: metadata and the pure functions of the contract.
 
-    - ``new_state(setup)``: the state before any action (chance acts first where the game deals).
+    - ``new_state(setup)``: the state before any action (chance acts first where the game deals). It may
+      raise ``RulesError`` for options that are valid one by one but make no game together (a bad track).
     - ``to_act(state)``: who may act now.
     - ``legal_actions(state, actor)``: every action that actor may take now (empty if none).
     - ``apply(state, actor, action)``: all of it and its events, or ``RulesError`` and no change.

@@ -6,12 +6,13 @@ through ``GAMES`` and need no other change.
 
 from __future__ import annotations
 
+from .checkered_flag import GAME as CHECKERED_FLAG
 from .contract import Game, RulesError
 from .flag_finish import GAME as FLAG_FINISH
 from .flush import GAME as FLUSH
 from .race_to_the_finish import GAME as RACE_TO_THE_FINISH
 
-GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH, RACE_TO_THE_FINISH)}
+GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH, RACE_TO_THE_FINISH, CHECKERED_FLAG)}
 
 
 def get_game(name: str) -> Game:

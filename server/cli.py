@@ -68,6 +68,9 @@ def cmd_match(args: argparse.Namespace) -> int:
                     how = f"seat {event.winner} out first" if event.winner is not None else "turn limit"
                     out = f"; out of the game: {event.eliminated}" if getattr(event, "eliminated", None) else ""
                     print(f"round {event.round}: {how}; scores {event.scores}; totals {event.totals}{out}")
+                elif kind in ("RaceWon", "GameEnded"):
+                    how = f" ({event.reason.replace('_', ' ')})" if hasattr(event, "reason") else ""
+                    print(f"seat {getattr(event, 'seat', getattr(event, 'winner', None))} wins{how}")
 
     session = play_game(game, setup, seed, policies, on_steps=show)
     result = session.result()
@@ -130,6 +133,12 @@ def cmd_create(args: argparse.Namespace) -> int:
 
     game = get_game(args.game)
     mode = args.mode or game.info.modes[0]
+    if args.track:
+        try:
+            args.option.append(("track", Path(args.track).read_text(encoding="utf-8")))
+        except OSError as error:
+            print(f"photofinish create: cannot read {args.track}: {error.strerror or error}", file=sys.stderr)
+            return 2
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish create") as client:
@@ -144,6 +153,29 @@ def cmd_create(args: argparse.Namespace) -> int:
         return 0
 
     return _run_client(run)
+
+
+def cmd_tracks(args: argparse.Namespace) -> int:
+    from rules.checkered_flag.track import BUILTIN_TRACKS, parse_track
+
+    status = 0
+    if not args.files:
+        for name, text in BUILTIN_TRACKS.items():
+            track = parse_track(text)
+            print(f"{name:<16} {track.name}: {track.spaces} spaces x {track.laps} lap(s), "
+                  f"{len(track.danger)} danger zones, {len(track.narrow)} narrow sections")
+    for path in args.files:
+        try:
+            track = parse_track(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            print(f"{path}: cannot read it: {error.strerror or error}", file=sys.stderr)
+            status = 1
+        except RulesError as error:
+            print(f"{path}: {error.message}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"{path}: ok - {track.name}, {track.spaces} spaces x {track.laps} lap(s)")
+    return status
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -278,10 +310,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a seat the server fills with its own bot (repeatable)")
     create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
                         help="a game option, e.g. rounds=3 (repeatable)")
+    create.add_argument("--track", default=None, metavar="FILE",
+                        help="Checkered Flag: race on the track in this file (its text goes into the log)")
     create.add_argument("--name", default="")
     create.add_argument("--turn-time-ms", type=int, default=0, help="lockstep: a seat's time to act (0: none)")
     create.add_argument("--bot-delay-ms", type=int, default=300, help="server bots' pause before each action")
     create.set_defaults(run=cmd_create)
+
+    tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")
+    tracks.add_argument("files", nargs="*", metavar="FILE")
+    tracks.set_defaults(run=cmd_tracks)
 
     watch = sub.add_parser("watch", help="watch a table live as a spectator")
     watch.add_argument("url")

@@ -57,6 +57,7 @@ class Lobby:
             raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
         game = get_game(request.game)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
+        game.new_state(setup)  # options that are each valid may still not make a game (a bad track file)
         seats = [bot.seat for bot in request.bots]
         if len(set(seats)) != len(seats) or any(not 0 <= s < request.seats for s in seats):
             raise RulesError("bad_bots", f"bot seats must be distinct seats 0-{request.seats - 1}")

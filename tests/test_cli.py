@@ -66,3 +66,36 @@ def test_create_refuses_a_bad_bot_seat_spec(capsys):
     with pytest.raises(SystemExit):
         main(["create", "ws://127.0.0.1:1", "--bot", "one"])
     assert "SEAT or SEAT:POLICY" in capsys.readouterr().err
+
+
+def test_tracks_lists_the_built_in_tracks_and_checks_a_file_naming_its_bad_line(tmp_path, capsys):
+    assert main(["tracks"]) == 0
+    assert "travel_oval" in capsys.readouterr().out
+    good, bad = tmp_path / "good.track", tmp_path / "bad.track"
+    good.write_text("name: Tiny\nspaces: 12\ndanger: 3-4\n")
+    bad.write_text("name: Tiny\nspaces: 12\ndanger: 3-40\n")
+    assert main(["tracks", str(good), str(bad)]) == 1
+    captured = capsys.readouterr()
+    assert "good.track: ok - Tiny" in captured.out
+    assert "bad.track: line 3: range 3-40 is not within spaces 1-12" in captured.err
+
+
+async def test_a_table_on_a_bad_track_file_is_refused_by_the_server_and_a_good_one_is_raced(nursery, tmp_path,
+                                                                                           capsys):
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    bad = tmp_path / "bad.track"
+    bad.write_text("name: Loop\nspaces: 20\nnarrow: 5-4\n")
+    refused = await trio.to_thread.run_sync(main, ["create", running.url, "--game", "checkered_flag",
+                                                   "--track", str(bad)])
+    assert refused == 2 and "line 3: range 5-4" in capsys.readouterr().err
+    good = tmp_path / "good.track"
+    good.write_text("name: Loop\nspaces: 20\nlaps: 2\ndanger: 6-8\nnarrow: 12-14\n")
+    created = await trio.to_thread.run_sync(main, ["create", running.url, "--game", "checkered_flag", "--track",
+                                                   str(good), "--bot", "0", "--bot", "1:random",
+                                                   "--bot-delay-ms", "0"])
+    table = running.lobby.find(capsys.readouterr().out.strip())
+    assert created == 0 and table.session.state.track.name == "Loop" and table.session.state.track.finish == 40

@@ -59,3 +59,15 @@ def test_race_to_the_finish_heuristic_wins_at_least_half_of_200_seeded_three_sea
         policies = [heuristic if seat == hero else random for seat in range(3)]
         wins += play_game(game, setup, seed, policies).result().winners == (hero,)
     assert wins >= 100, f"the heuristic bot won only {wins} of 200 games"
+
+
+def test_checkered_flag_heuristic_wins_at_least_75_percent_of_200_seeded_two_car_races_against_random():
+    game = get_game("checkered_flag")
+    heuristic, random = get_policy(game.info.name, "heuristic"), get_policy(game.info.name, "random")
+    setup = make_setup(game.info, 2, "lockstep")
+    wins = 0
+    for seed in range(200):
+        hero = seed % 2
+        policies = [heuristic, random] if hero == 0 else [random, heuristic]
+        wins += play_game(game, setup, seed, policies).result().winners == (hero,)
+    assert wins >= 150, f"the heuristic car won only {wins} of 200 races"

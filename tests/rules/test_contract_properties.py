@@ -24,7 +24,7 @@ FAST_OPTIONS: dict[str, list[dict]] = {
 MAX_STEPS = 20_000  # far beyond any FAST_OPTIONS game: reaching it means play did not end
 
 GAME_NAMES = sorted(GAMES)
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

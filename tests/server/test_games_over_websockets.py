@@ -18,6 +18,8 @@ MATCHES = [
     ("flush", 3, {"format": "elimination", "limit": 60}, ["heuristic", "random", "random"]),
     ("race_to_the_finish", 3, {}, ["heuristic", "random", "random"]),
     ("race_to_the_finish", 2, {}, ["heuristic", "random"]),
+    ("checkered_flag", 2, {}, ["heuristic", "random"]),
+    ("checkered_flag", 4, {}, ["heuristic", "random", "heuristic", "random"]),
 ]
 
 
