@@ -107,7 +107,37 @@ def render_checkered_flag(view: Any, names: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+def render_finish_line(view: Any, names: list[str] | None = None) -> str:
+    from rules.finish_line.game import FINISH
+
+    lines = [f"Finish Line - turn {view.turns}, {view.phase}"
+             + (f", dice red {view.dice[0]} black {view.dice[1]}, stop value {view.stop}" if view.dice else "")]
+    if view.board:
+        rows = []
+        for row in range(6):  # top row first; the path zigzags upwards from the bottom right
+            first = row * 9 + 1
+            cards = [f"{view.board[i]:>3}" for i in range(first, first + 8)]
+            cells = cards[::-1] if row % 2 == 0 else cards
+            wing = view.board[first + 8]
+            left, right = (f"{wing:>3}", "   ") if row % 2 == 0 else ("   ", f"{wing:>3}")
+            rows.append(f"   {left} |{' '.join(cells)}| {right}")
+        lines.extend(reversed(rows))
+        lines.append(f"   (path: from the start below the bottom row's right end; finish = {view.board[FINISH]}, "
+                     "top right)")
+    for seat, markers in enumerate(view.markers):
+        mark = ">" if seat == view.turn else " "
+        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        where = "  ".join("HOME" if p == FINISH else "start" if p == 0 else f"{p}:{view.board[p]}" for p in markers)
+        lines.append(f" {mark} {who:<16} {where}")
+    if view.choice is not None:
+        lines.append(f"   activated {view.choice.kind}: choose one of {view.choice.candidates} ([seat, marker])")
+    if view.places:
+        lines.append(f"   places: {view.places}")
+    return "\n".join(lines)
+
+
 RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush, "checkered_flag": render_checkered_flag,
+             "finish_line": render_finish_line,
              "race_to_the_finish": render_race_to_the_finish}
 
 

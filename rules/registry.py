@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from .checkered_flag import GAME as CHECKERED_FLAG
 from .contract import Game, RulesError
+from .finish_line import GAME as FINISH_LINE
 from .flag_finish import GAME as FLAG_FINISH
 from .flush import GAME as FLUSH
 from .race_to_the_finish import GAME as RACE_TO_THE_FINISH
 
-GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH, RACE_TO_THE_FINISH, CHECKERED_FLAG)}
+GAMES: dict[str, Game] = {game.info.name: game for game in (FLAG_FINISH, FLUSH, RACE_TO_THE_FINISH, CHECKERED_FLAG, FINISH_LINE)}
 
 
 def get_game(name: str) -> Game:

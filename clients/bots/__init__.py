@@ -9,12 +9,13 @@ from typing import Any, Callable
 
 from rules import Rng, RulesError
 
-from . import checkered_flag, flag_finish, flush, race_to_the_finish, random_policy
+from . import checkered_flag, finish_line, flag_finish, flush, race_to_the_finish, random_policy
 
 Policy = Callable[[Any, list, Rng], Any]
 
 HEURISTICS: dict[str, Policy] = {
     "checkered_flag": checkered_flag.choose,
+    "finish_line": finish_line.choose,
     "flag_finish": flag_finish.choose,
     "flush": flush.choose,
     "race_to_the_finish": race_to_the_finish.choose,

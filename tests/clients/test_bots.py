@@ -71,3 +71,15 @@ def test_checkered_flag_heuristic_wins_at_least_75_percent_of_200_seeded_two_car
         policies = [heuristic, random] if hero == 0 else [random, heuristic]
         wins += play_game(game, setup, seed, policies).result().winners == (hero,)
     assert wins >= 150, f"the heuristic car won only {wins} of 200 races"
+
+
+def test_finish_line_heuristic_wins_at_least_75_percent_of_200_seeded_two_seat_games_against_random():
+    game = get_game("finish_line")
+    heuristic, random = get_policy(game.info.name, "heuristic"), get_policy(game.info.name, "random")
+    setup = make_setup(game.info, 2, "lockstep")
+    wins = 0
+    for seed in range(200):
+        hero = seed % 2
+        policies = [heuristic, random] if hero == 0 else [random, heuristic]
+        wins += play_game(game, setup, seed, policies).result().winners == (hero,)
+    assert wins >= 150, f"the heuristic seat won only {wins} of 200 games"

@@ -20,6 +20,7 @@ from rules import (CHANCE, GAMES, SYSTEM, Rng, RulesError, Session, copy_state, 
 FAST_OPTIONS: dict[str, list[dict]] = {
     "flag_finish": [{"races": 2, "action_limit": 300, "extra_races": 2}],
     "flush": [{"rounds": 2, "turn_limit": 150}, {"format": "elimination", "limit": 40, "turn_limit": 150}],
+    "finish_line": [{}, {"play_on": True}],
 }
 MAX_STEPS = 20_000  # far beyond any FAST_OPTIONS game: reaching it means play did not end
 

@@ -20,6 +20,8 @@ MATCHES = [
     ("race_to_the_finish", 2, {}, ["heuristic", "random"]),
     ("checkered_flag", 2, {}, ["heuristic", "random"]),
     ("checkered_flag", 4, {}, ["heuristic", "random", "heuristic", "random"]),
+    ("finish_line", 2, {}, ["heuristic", "random"]),
+    ("finish_line", 3, {"play_on": True}, ["heuristic", "random", "random"]),
 ]
 
 
@@ -36,7 +38,7 @@ def unredacted(game, seat, message) -> list[str]:
 
 
 @pytest.mark.parametrize("name, seats, options, policies", MATCHES,
-                         ids=[f"{m[0]}-{m[1]}-seats-{m[2].get('format', 'default')}" for m in MATCHES])
+                         ids=[f"{m[0]}-{m[1]}-seats-{'-'.join(map(str, m[2].values())) or 'default'}" for m in MATCHES])
 async def test_bots_play_a_whole_game_over_websockets(nursery, name, seats, options, policies):
     game = get_game(name)
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
