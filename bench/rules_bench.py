@@ -89,12 +89,12 @@ def run(seconds: float = 2.0) -> list[dict]:
 
 def print_table(rows: list[dict]) -> None:
     print("Rules engines (apply includes validation; floor = msgspec JSON decode of the same action)")
-    header = f"{'game':<14}{'mode':<11}{'seats':>5}{'apply p50 us':>14}{'p99 us':>9}{'floor us':>10}" \
+    header = f"{'game':<20}{'mode':<11}{'seats':>5}{'apply p50 us':>14}{'p99 us':>9}{'floor us':>10}" \
              f"{'ratio':>7}{'legal p50 us':>14}{'random games/s':>16}{'heuristic games/s':>19}"
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r['game']:<14}{r['mode']:<11}{r['seats']:>5}{r['apply_p50_us']:>14.2f}{r['apply_p99_us']:>9.2f}"
+        print(f"{r['game']:<20}{r['mode']:<11}{r['seats']:>5}{r['apply_p50_us']:>14.2f}{r['apply_p99_us']:>9.2f}"
               f"{r['floor_decode_p50_us']:>10.2f}{r['ratio_to_floor']:>7.1f}{r['legal_p50_us']:>14.1f}"
               f"{r['random_games_per_s']:>16.1f}"
               f"{r['heuristic_games_per_s']:>19.1f}")

@@ -113,8 +113,30 @@ async def load(table_counts: list[int], seconds: float) -> list[dict]:
     return rows
 
 
+FLUSH_SIX = ("flush", "lockstep", {"rounds": 50, "turn_limit": 100_000})
+
+
+async def fanout_six(seconds: float) -> dict:
+    """One lockstep Flush table of 6 seats: every action's update goes to all six (the widest fan-out)."""
+    from clients.load import run_load, summarize
+
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        server = await start_process([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data",
+                                      data, "--durability", "never"])
+        try:
+            cpu0 = cpu_seconds(server.pid)
+            stats = await run_load(f"ws://127.0.0.1:{port}", 1, seconds, seats=6, table=FLUSH_SIX)
+            row = summarize(stats, 1, seconds, seats=6)
+            row["server_cpu_us_per_action"] = (cpu_seconds(server.pid) - cpu0) / max(1, stats.accepted) * 1e6
+        finally:
+            await stop(server)
+    return row
+
+
 def run(table_counts=(1, 10, 100, 500), seconds: float = 5.0) -> dict:
-    return {"floor": trio.run(floor), "load": trio.run(load, list(table_counts), seconds)}
+    return {"floor": trio.run(floor), "load": trio.run(load, list(table_counts), seconds),
+            "fanout_six": trio.run(fanout_six, seconds)}
 
 
 def print_table(figures: dict) -> None:
@@ -131,6 +153,13 @@ def print_table(figures: dict) -> None:
         print(f"{r['tables']:>6}{r['server_cpu_us_per_action']:>15.0f}"
               f"{r['server_cpu_us_per_action'] / f['server_cpu_us_per_rt']:>12.2f}{r['server_rss_mib']:>9.1f}"
               f"{r['server_rss_kib_per_table']:>11.0f}{r['server_rss_kib_per_connection']:>10.0f}")
+    six = figures.get("fanout_six")
+    if six:
+        print("\nFan-out: one lockstep Flush table of 6 seats (each update goes to all six)")
+        print(f"  {six['accepted_per_s']:.0f} actions/s; round trip p50 {six['rt_p50_us']:.0f} us "
+              f"({six['rt_p50_us'] / f['rt_p50_us']:.1f}x echo); last of six updates after the send: "
+              f"p50 {six['fanout_p50_us']:.0f} us ({six['fanout_p50_us'] / f['rt_p50_us']:.1f}x echo), "
+              f"p99 {six['fanout_p99_us']:.0f} us; server CPU {six['server_cpu_us_per_action']:.0f} us/action")
     one = next((r for r in figures["load"] if r["tables"] == 1), None)
     if one:
         checks = [

@@ -62,14 +62,18 @@ async def _request(ws, message: dict) -> dict:
             return answer
 
 
-async def create_tables(url: str, count: int, seats: int = 3) -> list[str]:
+FLAG_FINISH_LOAD = ("flag_finish", "challenge", {"races": 50, "action_limit": 1_000_000, "extra_races": 0})
+
+
+async def create_tables(url: str, count: int, seats: int = 3, table=FLAG_FINISH_LOAD) -> list[str]:
+    """``count`` tables of ``table`` = (game, mode, options), long enough to outlast a run."""
+    game, mode, options = table
     tables = []
     async with open_websocket_url(url) as ws:
         await _request(ws, {"type": "hello", "protocol": 1, "id": 0})
         for n in range(count):
-            answer = await _request(ws, {"type": "create_table", "id": n + 1, "game": "flag_finish",
-                                         "mode": "challenge", "seats": seats,
-                                         "options": {"races": 50, "action_limit": 1_000_000, "extra_races": 0}})
+            answer = await _request(ws, {"type": "create_table", "id": n + 1, "game": game, "mode": mode,
+                                         "seats": seats, "options": options})
             if answer["type"] != "table_created":
                 raise RuntimeError(f"the server refused a table: {answer}")
             tables.append(answer["table"]["table"])
@@ -138,10 +142,11 @@ def _take(message: _Seen, table: str, stats: Stats) -> list | None:
     return None
 
 
-async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1) -> Stats:
+async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1,
+                   table=FLAG_FINISH_LOAD) -> Stats:
     """Create ``tables`` tables, seat every seat, let them act for ``seconds``; returns what was measured."""
     stats = Stats()
-    ids = await create_tables(url, tables, seats)
+    ids = await create_tables(url, tables, seats, table)
     start_at = trio.Event()
     deadline = [float("inf")]
     seated = [0]
