@@ -97,6 +97,28 @@ class Result(msgspec.Struct, frozen=True):
     lower_is_better: bool = True
 
 
+class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
+    """The base of every game's actions: a tagged Struct, ``{"type": "draw", ...}`` on the wire."""
+
+
+class Event(msgspec.Struct, tag_field="type", frozen=True):
+    """The base of every game's events."""
+
+
+class Timeout(Action, tag="timeout"):
+    """System: ``seat`` ran out of time; the game makes its default move for it (``Game.timeout_action``)."""
+
+    seat: int
+
+
+class TimedOut(Event, tag="timed_out"):
+    seat: int
+
+
+class TurnStarted(Event, tag="turn"):
+    seat: int
+
+
 @dataclass(frozen=True)
 class Game:
     """A game: metadata and the pure functions of the contract.
@@ -182,3 +204,24 @@ _state_encoder = msgspec.msgpack.Encoder()
 def digest(state: Any) -> str:
     """The canonical digest of a state: sha256 of its msgpack encoding (Struct fields in declared order)."""
     return hashlib.sha256(_state_encoder.encode(state)).hexdigest()
+
+
+def show_everything(event: Any, seat: int | None) -> Any:
+    """``redact`` for a game without hidden information: every seat sees every event whole."""
+    return event
+
+
+def copy_unchanged(state: Any, seat: int | None, rng: Any) -> Any:
+    """``scramble`` for a game without hidden information: nothing is hidden, so a plain copy."""
+    return msgspec.msgpack.decode(_state_encoder.encode(state), type=type(state))
+
+
+GAME_FUNCTIONS = ("new_state", "to_act", "legal_actions", "apply", "sample_chance", "view", "redact", "result",
+                  "timeout_action", "scramble", "invariant", "describe")
+
+
+def game_from(names: dict[str, Any]) -> Game:
+    """The ``Game`` a game module defines under the contract's names: ``INFO``, ``ActionType``,
+    ``EventType``, ``View``, ``State`` and the functions of ``GAME_FUNCTIONS`` (``GAME = game_from(globals())``)."""
+    return Game(info=names["INFO"], action_type=names["ActionType"], event_type=names["EventType"],
+                view_type=names["View"], state_type=names["State"], **{name: names[name] for name in GAME_FUNCTIONS})

@@ -39,7 +39,6 @@ def _score(view: Any, action: Any) -> float:
     value = action.value
     top = view.top_value
     mimics = sum(VALUE[c] == view.mimic for c in cards) if view.mimic and value != view.mimic else 0
-    flush_cards = sum(VALUE[c] == "F" for c in cards)
     pickup = value != "F" and top is not None and not view.flipped and RANK[value] > RANK[top]
     run = len(cards) + (view.run if value == top and not pickup else 0)
     if view.flipped:

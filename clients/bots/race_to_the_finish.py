@@ -55,7 +55,6 @@ def _card(view: Any, cards: list[str]) -> str:
         return max(numbered or cards, key=lambda c: _value(view, c))
     winning = [c for c in cards if trick_winner(trick + [c], seats + [me], view.trump) == me]
     losing = [c for c in cards if c not in winning]
-    last = len(trick) == len(view.hand_counts) - 1
     if SIDETRACKED in trick:
         return cheapest(losing) if losing else cheapest(cards)
     if winning:

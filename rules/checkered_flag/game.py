@@ -14,7 +14,9 @@ from typing import Union
 
 import msgspec
 
-from ..contract import CHANCE, SYSTEM, Game, GameInfo, OptionSpec, Result, RulesError, Setup, ToAct
+from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
+                        Timeout, ToAct, TurnStarted, copy_unchanged, game_from,
+                        show_everything)
 from ..rng import Rng
 from .track import DANGER, DEFAULT_TRACK, NARROW, Track, track_for
 
@@ -40,10 +42,6 @@ INFO = GameInfo(
 # ---------------------------------------------------------------- actions
 
 
-class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
-    pass
-
-
 class Shift(Action, tag="shift"):
     """Choose this turn's gear: 0 (Neutral) to 3, at most one away from the current gear."""
 
@@ -58,10 +56,6 @@ class Brake(Action, tag="brake"):
     """After the spin: brake voluntarily, stopping on ``stop``, the space before a danger zone."""
 
     stop: int
-
-
-class Timeout(Action, tag="timeout"):
-    seat: int
 
 
 class StartSpins(Action, tag="start_spins"):
@@ -81,10 +75,6 @@ class Spin(Action, tag="spin"):
 ActionType = Union[Shift, Go, Brake, Timeout, StartSpins, Spin]
 
 # ---------------------------------------------------------------- events
-
-
-class Event(msgspec.Struct, tag_field="type", frozen=True):
-    pass
 
 
 class StartSpun(Event, tag="start_spun"):
@@ -134,14 +124,6 @@ class Crashed(Event, tag="crashed"):
 class TurnLost(Event, tag="turn_lost"):
     seat: int
     remaining: int
-
-
-class TimedOut(Event, tag="timed_out"):
-    seat: int
-
-
-class TurnStarted(Event, tag="turn"):
-    seat: int
 
 
 class RaceWon(Event, tag="race_won"):
@@ -506,13 +488,8 @@ def view(state: State, seat: int | None) -> View:
                 turn_limit=state.options["turn_limit"], winner=state.winner if state.phase == "over" else None)
 
 
-def redact(event: Event, seat: int | None) -> Event:
-    return event
-
-
-def scramble(state: State, seat: int | None, rng: Rng) -> State:
-    """Nothing is hidden, so nothing changes."""
-    return msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=State)
+redact = show_everything  # nothing is hidden
+scramble = copy_unchanged
 
 
 def invariant(state: State) -> list[str]:
@@ -547,22 +524,4 @@ def describe(state: State) -> str:
     return "\n".join(lines)
 
 
-GAME = Game(
-    info=INFO,
-    action_type=ActionType,
-    event_type=EventType,
-    view_type=View,
-    state_type=State,
-    new_state=new_state,
-    to_act=to_act,
-    legal_actions=legal_actions,
-    apply=apply,
-    sample_chance=sample_chance,
-    view=view,
-    redact=redact,
-    result=result,
-    timeout_action=timeout_action,
-    scramble=scramble,
-    invariant=invariant,
-    describe=describe,
-)
+GAME = game_from(globals())

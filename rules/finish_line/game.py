@@ -18,7 +18,9 @@ from typing import Union
 
 import msgspec
 
-from ..contract import CHANCE, SYSTEM, Game, GameInfo, OptionSpec, Result, RulesError, Setup, ToAct
+from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
+                        Timeout, ToAct, TurnStarted, copy_unchanged, game_from,
+                        show_everything)
 from ..rng import Rng
 
 SUITS = ("S", "H", "D", "C")
@@ -79,10 +81,6 @@ INFO = GameInfo(
 # ---------------------------------------------------------------- actions
 
 
-class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
-    pass
-
-
 class MoveMarker(Action, tag="move"):
     """Stage 1: move ``marker`` (0-2) by the ``die`` ("red" or "black") not yet used."""
 
@@ -95,10 +93,6 @@ class Pick(Action, tag="pick"):
 
     seat: int
     marker: int
-
-
-class Timeout(Action, tag="timeout"):
-    seat: int
 
 
 class Deal(Action, tag="deal"):
@@ -117,10 +111,6 @@ class Roll(Action, tag="roll"):
 ActionType = Union[MoveMarker, Pick, Timeout, Deal, Roll]
 
 # ---------------------------------------------------------------- events
-
-
-class Event(msgspec.Struct, tag_field="type", frozen=True):
-    pass
 
 
 class BoardDealt(Event, tag="board_dealt"):
@@ -168,14 +158,6 @@ class Attack(Event, tag="attack"):
 class MarkerHome(Event, tag="marker_home"):
     seat: int
     marker: int
-
-
-class TurnStarted(Event, tag="turn"):
-    seat: int
-
-
-class TimedOut(Event, tag="timed_out"):
-    seat: int
 
 
 class SeatFinished(Event, tag="seat_finished"):
@@ -632,13 +614,8 @@ def view(state: State, seat: int | None) -> View:
                 places=list(state.places))
 
 
-def redact(event: Event, seat: int | None) -> Event:
-    return event
-
-
-def scramble(state: State, seat: int | None, rng: Rng) -> State:
-    """Nothing is hidden, so nothing changes."""
-    return msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=State)
+redact = show_everything  # nothing is hidden
+scramble = copy_unchanged
 
 
 def invariant(state: State) -> list[str]:
@@ -665,22 +642,4 @@ def describe(state: State) -> str:
     return "\n".join(lines)
 
 
-GAME = Game(
-    info=INFO,
-    action_type=ActionType,
-    event_type=EventType,
-    view_type=View,
-    state_type=State,
-    new_state=new_state,
-    to_act=to_act,
-    legal_actions=legal_actions,
-    apply=apply,
-    sample_chance=sample_chance,
-    view=view,
-    redact=redact,
-    result=result,
-    timeout_action=timeout_action,
-    scramble=scramble,
-    invariant=invariant,
-    describe=describe,
-)
+GAME = game_from(globals())

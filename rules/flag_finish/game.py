@@ -13,17 +13,8 @@ from typing import Union
 
 import msgspec
 
-from ..contract import (
-    CHANCE,
-    SYSTEM,
-    Game,
-    GameInfo,
-    OptionSpec,
-    Result,
-    RulesError,
-    Setup,
-    ToAct,
-)
+from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
+                        Timeout, ToAct, TurnStarted, game_from)
 from ..rng import Rng
 
 # ---------------------------------------------------------------- constants
@@ -72,10 +63,6 @@ INFO = GameInfo(
 # ---------------------------------------------------------------- actions
 
 
-class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
-    pass
-
-
 class DrawPile(Action, tag="draw"):
     """Draw the unknown top card of the draw pile (then discard)."""
 
@@ -102,12 +89,6 @@ class CloseWindow(Action, tag="close_window"):
     """System: the photo-finish window is over; score the race."""
 
 
-class Timeout(Action, tag="timeout"):
-    """System: ``seat`` ran out of time; it makes its default move."""
-
-    seat: int
-
-
 class Deal(Action, tag="deal"):
     """Chance: the shuffled deck (the last card is the top of the draw pile) and the seat that flips first."""
 
@@ -118,10 +99,6 @@ class Deal(Action, tag="deal"):
 ActionType = Union[DrawPile, TakeDiscard, Discard, Play, CloseWindow, Timeout, Deal]
 
 # ---------------------------------------------------------------- events
-
-
-class Event(msgspec.Struct, tag_field="type", frozen=True):
-    pass
 
 
 class RaceDealt(Event, tag="race_dealt"):
@@ -164,14 +141,6 @@ class Finished(Event, tag="finished"):
     cards_left: int
     greens: int
     window_open: bool  # Challenge Mode: others may still finish at the same time
-
-
-class TimedOut(Event, tag="timed_out"):
-    seat: int
-
-
-class TurnStarted(Event, tag="turn"):
-    seat: int
 
 
 class RaceEnded(Event, tag="race_ended"):
@@ -629,22 +598,4 @@ def describe(state: State) -> str:
     return "\n".join(lines)
 
 
-GAME = Game(
-    info=INFO,
-    action_type=ActionType,
-    event_type=EventType,
-    view_type=View,
-    state_type=State,
-    new_state=new_state,
-    to_act=to_act,
-    legal_actions=legal_actions,
-    apply=apply,
-    sample_chance=sample_chance,
-    view=view,
-    redact=redact,
-    result=result,
-    timeout_action=timeout_action,
-    scramble=scramble,
-    invariant=invariant,
-    describe=describe,
-)
+GAME = game_from(globals())

@@ -18,7 +18,8 @@ from typing import Union
 
 import msgspec
 
-from ..contract import CHANCE, SYSTEM, Game, GameInfo, OptionSpec, Result, RulesError, Setup, ToAct
+from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
+                        Timeout, ToAct, TurnStarted, game_from)
 from ..rng import Rng
 from .deck import (BONUSES, CARDS, DECK, DECK_COUNT, FLUSH_VALUE, GOLD, POINT_OPTIONS, RANK, SKIPS, VALUE,
                    VALUES, card_name, card_points, sort_key)
@@ -58,10 +59,6 @@ INFO = GameInfo(
 # ---------------------------------------------------------------- actions
 
 
-class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
-    pass
-
-
 class Release(Action, tag="release"):
     """The declaration: these cards from the hand and the tops of these Bases, as ``count`` x ``value``.
 
@@ -89,12 +86,6 @@ class PassBase(Action, tag="pass_base"):
     base: int
 
 
-class Timeout(Action, tag="timeout"):
-    """System: ``seat`` ran out of time; the least harmful legal play is made for it."""
-
-    seat: int
-
-
 class Deal(Action, tag="deal"):
     """Chance: the shuffled deck (dealt from the end) and, for the first round, the seat that leads."""
 
@@ -105,10 +96,6 @@ class Deal(Action, tag="deal"):
 ActionType = Union[Release, Blind, Stop, PassBase, Timeout, Deal]
 
 # ---------------------------------------------------------------- events
-
-
-class Event(msgspec.Struct, tag_field="type", frozen=True):
-    pass
 
 
 class RoundDealt(Event, tag="round_dealt"):
@@ -164,14 +151,6 @@ class BasePassed(Event, tag="base_passed"):
 
 class Skipped(Event, tag="skipped"):
     seats: list[int]
-
-
-class TimedOut(Event, tag="timed_out"):
-    seat: int
-
-
-class TurnStarted(Event, tag="turn"):
-    seat: int
 
 
 class RoundEnded(Event, tag="round_ended"):
@@ -835,22 +814,4 @@ def describe(state: State) -> str:
     return "\n".join(lines)
 
 
-GAME = Game(
-    info=INFO,
-    action_type=ActionType,
-    event_type=EventType,
-    view_type=View,
-    state_type=State,
-    new_state=new_state,
-    to_act=to_act,
-    legal_actions=legal_actions,
-    apply=apply,
-    sample_chance=sample_chance,
-    view=view,
-    redact=redact,
-    result=result,
-    timeout_action=timeout_action,
-    scramble=scramble,
-    invariant=invariant,
-    describe=describe,
-)
+GAME = game_from(globals())

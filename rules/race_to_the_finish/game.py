@@ -16,7 +16,8 @@ from typing import Union
 
 import msgspec
 
-from ..contract import CHANCE, SYSTEM, Game, GameInfo, Result, RulesError, Setup, ToAct
+from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, Result, RulesError, Setup, TimedOut, Timeout,
+                        ToAct, TurnStarted, game_from)
 from ..rng import Rng
 
 SUITS = ("R", "B", "O", "G")  # red, blue, orange, green
@@ -69,10 +70,6 @@ INFO = GameInfo(
 # ---------------------------------------------------------------- actions
 
 
-class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
-    pass
-
-
 class PlayCard(Action, tag="play"):
     card: str
 
@@ -87,10 +84,6 @@ class SidetrackPiece(Action, tag="sidetrack"):
     """Two seats: the opponent of a trick's winner picks which of the winner's pieces is sidetracked."""
 
     piece: int
-
-
-class Timeout(Action, tag="timeout"):
-    seat: int
 
 
 class Cut(Action, tag="cut"):
@@ -108,10 +101,6 @@ class Deal(Action, tag="deal"):
 ActionType = Union[PlayCard, MovePiece, SidetrackPiece, Timeout, Cut, Deal]
 
 # ---------------------------------------------------------------- events
-
-
-class Event(msgspec.Struct, tag_field="type", frozen=True):
-    pass
 
 
 class CutMade(Event, tag="cut"):
@@ -151,14 +140,6 @@ class PieceMoved(Event, tag="piece_moved"):
 
 class TrumpChanged(Event, tag="trump"):
     trump: str
-
-
-class TimedOut(Event, tag="timed_out"):
-    seat: int
-
-
-class TurnStarted(Event, tag="turn"):
-    seat: int
 
 
 class GameEnded(Event, tag="game_ended"):
@@ -612,22 +593,4 @@ def describe(state: State) -> str:
     return "\n".join(lines)
 
 
-GAME = Game(
-    info=INFO,
-    action_type=ActionType,
-    event_type=EventType,
-    view_type=View,
-    state_type=State,
-    new_state=new_state,
-    to_act=to_act,
-    legal_actions=legal_actions,
-    apply=apply,
-    sample_chance=sample_chance,
-    view=view,
-    redact=redact,
-    result=result,
-    timeout_action=timeout_action,
-    scramble=scramble,
-    invariant=invariant,
-    describe=describe,
-)
+GAME = game_from(globals())

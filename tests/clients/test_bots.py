@@ -36,50 +36,25 @@ def test_an_unknown_policy_is_refused_by_name():
     assert caught.value.code == "unknown_policy" and "genius" in caught.value.message
 
 
-def test_flush_heuristic_finishes_first_in_at_least_60_percent_of_200_seeded_four_seat_rounds():
-    flush = get_game("flush")
-    heuristic, random = get_policy("flush", "heuristic"), get_policy("flush", "random")
-    setup = make_setup(flush.info, 4, "lockstep", {"rounds": 1})
-    firsts = 0
-    for seed in range(200):
-        hero = seed % 4
-        policies = [heuristic if seat == hero else random for seat in range(4)]
-        session = play_game(flush, setup, seed, policies)
-        firsts += session.result().winners == (hero,) and session.state.round_scores[0][hero] <= 0
-    assert firsts >= 120, f"the heuristic bot went out first in only {firsts} of 200 rounds"
+
+# game, seats, options, wins of 200 the issue asks for: one heuristic seat (taking each seat in turn) against
+# random seats. A one-round Flush game is won by the seat that goes out first.
+STRENGTH = [
+    ("flush", 4, {"rounds": 1}, 120),
+    ("race_to_the_finish", 3, {}, 100),
+    ("checkered_flag", 2, {}, 150),
+    ("finish_line", 2, {}, 150),
+]
 
 
-def test_race_to_the_finish_heuristic_wins_at_least_half_of_200_seeded_three_seat_games_against_two_random():
-    game = get_game("race_to_the_finish")
-    heuristic, random = get_policy(game.info.name, "heuristic"), get_policy(game.info.name, "random")
-    setup = make_setup(game.info, 3, "lockstep")
+@pytest.mark.parametrize("name, seats, options, needed", STRENGTH, ids=[row[0] for row in STRENGTH])
+def test_the_heuristic_seat_beats_random_seats_over_200_seeded_games(name, seats, options, needed):
+    game = get_game(name)
+    heuristic, random = get_policy(name, "heuristic"), get_policy(name, "random")
+    setup = make_setup(game.info, seats, game.info.modes[0], options)
     wins = 0
     for seed in range(200):
-        hero = seed % 3
-        policies = [heuristic if seat == hero else random for seat in range(3)]
+        hero = seed % seats
+        policies = [heuristic if seat == hero else random for seat in range(seats)]
         wins += play_game(game, setup, seed, policies).result().winners == (hero,)
-    assert wins >= 100, f"the heuristic bot won only {wins} of 200 games"
-
-
-def test_checkered_flag_heuristic_wins_at_least_75_percent_of_200_seeded_two_car_races_against_random():
-    game = get_game("checkered_flag")
-    heuristic, random = get_policy(game.info.name, "heuristic"), get_policy(game.info.name, "random")
-    setup = make_setup(game.info, 2, "lockstep")
-    wins = 0
-    for seed in range(200):
-        hero = seed % 2
-        policies = [heuristic, random] if hero == 0 else [random, heuristic]
-        wins += play_game(game, setup, seed, policies).result().winners == (hero,)
-    assert wins >= 150, f"the heuristic car won only {wins} of 200 races"
-
-
-def test_finish_line_heuristic_wins_at_least_75_percent_of_200_seeded_two_seat_games_against_random():
-    game = get_game("finish_line")
-    heuristic, random = get_policy(game.info.name, "heuristic"), get_policy(game.info.name, "random")
-    setup = make_setup(game.info, 2, "lockstep")
-    wins = 0
-    for seed in range(200):
-        hero = seed % 2
-        policies = [heuristic, random] if hero == 0 else [random, heuristic]
-        wins += play_game(game, setup, seed, policies).result().winners == (hero,)
-    assert wins >= 150, f"the heuristic seat won only {wins} of 200 games"
+    assert wins >= needed, f"the {name} heuristic won only {wins} of 200 games (needs {needed})"

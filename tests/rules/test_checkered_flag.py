@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from rules import CHANCE, SYSTEM, RulesError, digest, make_setup
+from rules import CHANCE, SYSTEM, RulesError, make_setup
 from rules.checkered_flag.game import (
     INFO, Brake, Braking, CrashCheck, Crashed, Go, Moved, RaceWon, Shift, Spin, StartSpins, StartSpun, Timeout,
     TurnLost, apply, invariant, legal_actions, new_state, to_act, view,
 )
+from tests.rules.checks import of, refused_by
+
+refused = refused_by(apply)
 from rules.checkered_flag.track import BUILTIN_TRACKS, parse_track
 
 
@@ -32,19 +35,6 @@ def turn(state, gear, a, b, *choices_and_spins):
     for item in choices_and_spins:
         events += apply(state, CHANCE if type(item) is Spin else seat, item)
     return events
-
-
-def refused(state, actor, action, code):
-    before = digest(state)
-    with pytest.raises(RulesError) as caught:
-        apply(state, actor, action)
-    assert caught.value.code == code and caught.value.message
-    assert digest(state) == before
-    return caught.value
-
-
-def of(events, kind):
-    return [e for e in events if type(e) is kind]
 
 
 # ---------------------------------------------------------------- start and gears

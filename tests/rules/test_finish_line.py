@@ -3,13 +3,14 @@ exact-finish examples), each special card, attacks, winning and playing on."""
 
 from __future__ import annotations
 
-import pytest
-
-from rules import CHANCE, SYSTEM, Rng, RulesError, digest, make_setup
+from rules import CHANCE, SYSTEM, Rng, make_setup
 from rules.finish_line.game import (
     DECK, FINISH, INFO, JOKERS, NOT_ON_WINGS, WINGS, Activation, Attack, Deal, GameEnded, MarkerMoved, MoveMarker,
     NoMove, Pick, Roll, Timeout, apply, deal_board, invariant, legal_actions, new_state, rank, to_act,
 )
+from tests.rules.checks import of, refused_by
+
+refused = refused_by(apply)
 
 FILL_ORDER = ("3", "4", "5", "6", "10", "9", "8", "7", "2", "A", "J", "Q", "K")
 
@@ -44,18 +45,6 @@ def do(state, *items):
     for item in items:
         events += apply(state, CHANCE if type(item) is Roll else state.turn, item)
     return events
-
-
-def refused(state, actor, action, code):
-    before = digest(state)
-    with pytest.raises(RulesError) as caught:
-        apply(state, actor, action)
-    assert caught.value.code == code and caught.value.message
-    assert digest(state) == before
-
-
-def of(events, kind):
-    return [e for e in events if type(e) is kind]
 
 
 SAMPLE = {1: "7S", 2: "AH", 3: "3C", 4: "8D", 5: "4C", 6: "5C"}

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
-from rules import CHANCE, SYSTEM, Rng, RulesError, digest, make_setup
+from rules import CHANCE, SYSTEM, Rng, make_setup
 from rules.flush.deck import DECK, DECK_COUNT
 from rules.flush.game import (
     INFO, BasePassed, Blind, BlindFlipped, Deal, Flushed, GoldDrawn, MatchEnded, PassBase, PickedUp, Play,
     Release, RoundDealt, RoundEnded, Skipped, Stop, Timeout, TurnStarted, apply, invariant, legal_actions,
     new_state, redact, sample_chance, to_act, view,
 )
+from tests.rules.checks import of, refused_by
+
+refused = refused_by(apply)
 
 NO_BASES = (None, None, None)
 
@@ -38,19 +39,6 @@ def position(hands, tops=None, blinds=None, pile=(), mimic="F", turn=0, previous
     state.phase, state.round, state.turn, state.turn_from, state.previous = "play", 1, turn, len(state.pile), previous
     assert invariant(state) == []
     return state
-
-
-def refused(state, actor, action, code):
-    before = digest(state)
-    with pytest.raises(RulesError) as caught:
-        apply(state, actor, action)
-    assert caught.value.code == code and caught.value.message
-    assert digest(state) == before, "a refused declaration changed the state"
-    return caught.value
-
-
-def of(events, kind):
-    return [e for e in events if type(e) is kind]
 
 
 # ---------------------------------------------------------------- the deal

@@ -8,12 +8,15 @@ from collections import Counter
 
 import pytest
 
-from rules import CHANCE, SYSTEM, RulesError, digest, make_setup
+from rules import CHANCE, SYSTEM, make_setup
 from rules.race_to_the_finish.game import (
     FINISH, FULL_DECK, INFO, SHORT_DECK, TRACK, CardPlayed, Cut, CutMade, Deal, Dealt, GameEnded, MovePiece,
     PieceMoved, PlayCard, SidetrackPiece, Timeout, TrickWon, TrumpChanged, apply, deck_for, invariant,
     legal_actions, new_state, redact, to_act, view,
 )
+from tests.rules.checks import of, refused_by
+
+refused = refused_by(apply)
 
 
 def position(hands, trick=(), pieces=None, off=None, trump="R", leader=0, dealer=None):
@@ -36,19 +39,6 @@ def position(hands, trick=(), pieces=None, off=None, trump="R", leader=0, dealer
     state.turn = (leader + len(state.trick)) % n
     assert invariant(state) == []
     return state
-
-
-def refused(state, actor, action, code):
-    before = digest(state)
-    with pytest.raises(RulesError) as caught:
-        apply(state, actor, action)
-    assert caught.value.code == code and caught.value.message
-    assert digest(state) == before
-    return caught.value
-
-
-def of(events, kind):
-    return [e for e in events if type(e) is kind]
 
 
 def finish_trick(state, cards):
