@@ -97,5 +97,8 @@ async def test_a_table_on_a_bad_track_file_is_refused_by_the_server_and_a_good_o
     created = await trio.to_thread.run_sync(main, ["create", running.url, "--game", "checkered_flag", "--track",
                                                    str(good), "--bot", "0", "--bot", "1:random",
                                                    "--bot-delay-ms", "0"])
+    from rules.checkered_flag.game import track_of
+
     table = running.lobby.find(capsys.readouterr().out.strip())
-    assert created == 0 and table.session.state.track.name == "Loop" and table.session.state.track.finish == 40
+    track = track_of(table.session.state)
+    assert created == 0 and track.name == "Loop" and track.finish == 40

@@ -156,8 +156,7 @@ class Plan(msgspec.Struct, frozen=True):
 
 class State(msgspec.Struct):
     seats: int
-    options: dict[str, int | bool | str]
-    track: Track
+    options: dict[str, int | bool | str]  # the track is the option "track" (see track_of)
     phase: str = "start"  # start -> gear -> spin [-> brake] [-> check] -> gear ... -> over
     spinning: list[int] = msgspec.field(default_factory=list)  # seats spinning for the start order
     start_keys: list[list[int]] = msgspec.field(default_factory=list)
@@ -176,9 +175,15 @@ class State(msgspec.Struct):
 
 def new_state(setup: Setup) -> State:
     n = setup.seats
-    return State(seats=n, options=dict(setup.options), track=track_for(setup.options["track"]),
+    track_for(setup.options["track"])  # a bad track is refused here, before the game exists
+    return State(seats=n, options=dict(setup.options),
                  spinning=list(range(n)), start_keys=[[] for _ in range(n)], positions=[0] * n, gears=[0] * n,
                  lost=[0] * n, crashes=[0] * n)
+
+
+def track_of(state: State) -> Track:
+    """The track of the table's ``track`` option (parsed once per distinct option, then cached)."""
+    return track_for(state.options["track"])
 
 
 def seat_to_act(state: State) -> int:
@@ -351,7 +356,7 @@ def _start_spins(state: State, action: StartSpins) -> list[Event]:
 def _movement_spin(state: State, action: Spin) -> list[Event]:
     seat = seat_to_act(state)
     move = move_for(state.gears[seat], action.a, action.b)
-    plan = plan_move(state.track, state.positions, seat, move)
+    plan = plan_move(track_of(state), state.positions, seat, move)
     state.plan = plan
     events: list[Event] = [Spun(seat=seat, a=action.a, b=action.b, move=move)]
     if plan.stops:
@@ -366,10 +371,10 @@ def _move(state: State, seat: int, stop: int, braked: int, voluntary: bool) -> l
     events: list[Event] = []
     if braked:
         events.append(Braking(seat=seat, stop=stop, spaces=braked, forced=not voluntary))
-    checks = danger_checks(state.track, start, stop, gear)
+    checks = danger_checks(track_of(state), start, stop, gear)
     if braked and gear in CRASH_ON:
         checks.append(Check(reason="braking", crash_on=braked, at=stop))
-    state.destination = free_behind(state.track, state.positions, seat, stop)
+    state.destination = free_behind(track_of(state), state.positions, seat, stop)
     state.checks = checks
     if checks:
         state.phase = "check"
@@ -384,7 +389,7 @@ def _check_spin(state: State, action: Spin) -> list[Event]:
     events: list[Event] = [CrashCheck(seat=seat, reason=check.reason, b=action.b, crashed=crashed)]
     if crashed:
         start = state.positions[seat]
-        at = free_behind(state.track, state.positions, seat, check.at)
+        at = free_behind(track_of(state), state.positions, seat, check.at)
         state.positions[seat] = at
         lost = state.gears[seat] - 1
         state.lost[seat] = lost
@@ -402,7 +407,7 @@ def _arrive(state: State, seat: int) -> list[Event]:
     start = state.positions[seat]
     state.positions[seat] = state.destination
     events: list[Event] = [Moved(seat=seat, start=start, end=state.destination)]
-    if state.destination > state.track.finish:
+    if state.destination > track_of(state).finish:
         state.phase = "over"
         state.winner = seat
         return events + [RaceWon(seat=seat, reason="finish")]
@@ -481,7 +486,7 @@ class View(msgspec.Struct, frozen=True):
 
 
 def view(state: State, seat: int | None) -> View:
-    return View(seat=seat, phase=state.phase, track=state.track, order=list(state.order),
+    return View(seat=seat, phase=state.phase, track=track_of(state), order=list(state.order),
                 turn=seat_to_act(state) if state.phase in ("gear", "spin", "brake", "check") else None,
                 positions=list(state.positions), gears=list(state.gears), lost=list(state.lost),
                 crashes=list(state.crashes), plan=state.plan, checks=list(state.checks), turns=state.turns,
@@ -494,7 +499,7 @@ scramble = copy_unchanged
 
 def invariant(state: State) -> list[str]:
     problems = []
-    track = state.track
+    track = track_of(state)
     on_track = [p for p in state.positions if 0 < p <= track.finish]
     if len(on_track) != len(set(on_track)):
         problems.append(f"two cars on one space: {state.positions}")
@@ -517,7 +522,7 @@ def invariant(state: State) -> list[str]:
 
 
 def describe(state: State) -> str:
-    lines = [f"Checkered Flag on {state.track.name}, {state.phase}, turn {state.turns}"]
+    lines = [f"Checkered Flag on {track_of(state).name}, {state.phase}, turn {state.turns}"]
     for seat in range(state.seats):
         crash = f" | crashed, {state.lost[seat]} turns to wait" if state.lost[seat] else ""
         lines.append(f"  seat {seat}: space {state.positions[seat]} | {_gear_name(state.gears[seat])}{crash}")

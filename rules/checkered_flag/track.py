@@ -7,6 +7,7 @@ at import as package data (like code, never during a game).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import resources
 
 import msgspec
@@ -141,8 +142,10 @@ BUILTIN_TRACKS: dict[str, str] = _builtin()
 DEFAULT_TRACK = "travel_oval"
 
 
+@lru_cache(maxsize=64)
 def track_for(option: str) -> Track:
-    """The track a table's ``track`` option names: a built-in name, or the whole text of a track file."""
+    """The track a table's ``track`` option names: a built-in name, or the whole text of a track file.
+    Cached: a ``Track`` is frozen, and the same option always gives the same track."""
     if "\n" not in option and ":" not in option:
         if option not in BUILTIN_TRACKS:
             raise RulesError("bad_track", f"no built-in track {option!r} (tracks: {', '.join(BUILTIN_TRACKS)}); "

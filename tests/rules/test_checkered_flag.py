@@ -9,7 +9,7 @@ import pytest
 from rules import CHANCE, SYSTEM, RulesError, make_setup
 from rules.checkered_flag.game import (
     INFO, Brake, Braking, CrashCheck, Crashed, Go, Moved, RaceWon, Shift, Spin, StartSpins, StartSpun, Timeout,
-    TurnLost, apply, invariant, legal_actions, new_state, to_act, view,
+    TurnLost, apply, invariant, legal_actions, new_state, to_act, track_of, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -245,7 +245,9 @@ def test_the_travel_oval_is_a_track_file_with_the_notes_layout():
 def test_a_user_track_given_as_the_track_option_is_raced_on_with_laps():
     text = "name: Tiny\nspaces: 10\nlaps: 2\ndanger: 4-5\nnarrow: 8-9\n"
     state = race([9, 0], gears=[1, 0], track=text)
-    assert state.track.name == "Tiny" and state.track.finish == 20 and state.track.kind(14) == "danger"
+    track = track_of(state)
+    assert track.name == "Tiny" and track.finish == 20 and track.kind(14) == "danger"
+    assert view(state, 0).track == track
 
 
 @pytest.mark.parametrize("text, problem", [
