@@ -4,6 +4,8 @@ white, 54-59 danger in two curves, 60 white), and the track file format with its
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 import pytest
 
 from rules import CHANCE, SYSTEM, RulesError, make_setup
@@ -277,3 +279,19 @@ def test_a_table_naming_no_such_track_is_refused_with_the_tracks_there_are():
     with pytest.raises(RulesError) as caught:
         new_state(make_setup(INFO, 2, "lockstep", {"track": "monaco"}))
     assert caught.value.code == "bad_track" and "travel_oval" in caught.value.message
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), cars=st.integers(2, 4))
+def test_random_races_keep_positions_gears_and_crash_counters_valid_and_end_with_exactly_one_winner(seed, cars):
+    from rules import Rng, Session, get_game
+
+    session = Session(get_game("checkered_flag"), make_setup(INFO, cars, "lockstep"), seed)
+    session.run_chance()
+    rng = Rng(seed)
+    while not session.to_act().over:
+        seat = session.to_act().seats[0]
+        session.act(seat, rng.choice(legal_actions(session.state, seat)))
+        assert invariant(session.state) == []
+    result = session.result()
+    assert len(result.winners) == 1 and result.scores[result.winners[0]] == max(result.scores)

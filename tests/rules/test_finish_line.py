@@ -3,6 +3,8 @@ exact-finish examples), each special card, attacks, winning and playing on."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from rules import CHANCE, SYSTEM, Rng, make_setup
 from rules.finish_line.game import (
     DECK, FINISH, INFO, JOKERS, NOT_ON_WINGS, WINGS, Activation, Attack, Deal, GameEnded, MarkerMoved, MoveMarker,
@@ -238,3 +240,21 @@ def test_a_timeout_makes_the_first_legal_move():
     do(state, Roll(6, 2))
     events = apply(state, SYSTEM, Timeout(seat=0))
     assert of(events, MarkerMoved) and state.used.count(True) == 1
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), seats=st.integers(2, 6), play_on=st.booleans())
+def test_random_play_never_changes_the_board_keeps_every_marker_and_ends_with_exactly_one_winner(seed, seats,
+                                                                                               play_on):
+    from rules import Session, get_game
+
+    session = Session(get_game("finish_line"), make_setup(INFO, seats, "lockstep", {"play_on": play_on}), seed)
+    session.run_chance()
+    board = list(session.state.board)
+    rng = Rng(seed)
+    while not session.to_act().over:
+        seat = session.to_act().seats[0]
+        session.act(seat, rng.choice(legal_actions(session.state, seat)))
+        assert session.state.board == board
+        assert [len(m) for m in session.state.markers] == [3] * seats
+    assert len(session.result().winners) == 1
