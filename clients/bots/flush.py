@@ -10,7 +10,7 @@ from typing import Any
 
 from rules import Rng
 from rules.flush.deck import RANK, SKIPS, VALUE, card_points
-from rules.flush.game import FLUSH_RUN, SUPER_RUN, Blind, PassBase, Release, Stop
+from rules.flush.game import FLUSH_RUN, SUPER_RUN, Blind, PassBase, Release, Stop, is_pickup
 
 DEFAULT_POINTS = {"flush_points": 15, "gold_points": 25}
 
@@ -39,7 +39,7 @@ def _score(view: Any, action: Any) -> float:
     value = action.value
     top = view.top_value
     mimics = sum(VALUE[c] == view.mimic for c in cards) if view.mimic and value != view.mimic else 0
-    pickup = value != "F" and top is not None and not view.flipped and RANK[value] > RANK[top]
+    pickup = not view.flipped and is_pickup(top, value)
     run = len(cards) + (view.run if value == top and not pickup else 0)
     if view.flipped:
         run = view.run + len(cards)

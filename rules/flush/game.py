@@ -222,6 +222,12 @@ def top_value(state: State) -> str | None:
     return state.pile[-1].value if state.pile else None
 
 
+def is_pickup(top: str | None, value: str) -> bool:
+    """A play of ``value`` on a pile whose top is ``top`` is higher, so it picks the pile up. A Flush card is
+    never higher, and anything may start an empty pile."""
+    return value != FLUSH_VALUE and top is not None and RANK[value] > RANK[top]
+
+
 def _base_cards(state: State, seat: int) -> list[str]:
     return [c for c in state.tops[seat] + state.blinds[seat] if c is not None]
 
@@ -421,8 +427,6 @@ def _releases(state: State, seat: int, value: str) -> list[Release]:
     kinds = real + wild
     if not kinds and not tops:
         return []
-    if not _value_playable(state, value):
-        return []
     out: list[Release] = []
     for counts in itertools.product(*(range(hand[card] + 1) for card in kinds)):
         chosen = [card for card, count in zip(kinds, counts) for _ in range(count)]
@@ -432,12 +436,6 @@ def _releases(state: State, seat: int, value: str) -> list[Release]:
                 if (chosen or bases) and _check_release(state, seat, action, quiet=True) is None:
                     out.append(action)
     return out
-
-
-def _value_playable(state: State, value: str) -> bool:
-    if state.flipped:
-        return value == state.pile[-1].value
-    return True
 
 
 # ---------------------------------------------------------------- apply
@@ -522,9 +520,8 @@ def _value_name(value: str) -> str:
 
 
 def _release(state: State, seat: int, action: Release) -> list[Event]:
-    top = top_value(state)
     if not state.flipped:
-        state.pickup = action.value != FLUSH_VALUE and top is not None and RANK[action.value] > RANK[top]
+        state.pickup = is_pickup(top_value(state), action.value)
     hand = state.hands[seat]
     for card in action.hand:
         hand.remove(card)
@@ -550,7 +547,7 @@ def _flip(state: State, seat: int, base: int) -> list[Event]:
     state.blinds[seat][base] = None
     value = VALUE[card]
     top = top_value(state)
-    state.pickup = value != FLUSH_VALUE and top is not None and RANK[value] > RANK[top]
+    state.pickup = is_pickup(top, value)
     state.pile.append(Play(seat=seat, value=value, cards=[card]))
     events: list[Event] = [BlindFlipped(seat=seat, base=base, card=card, pickup=state.pickup)]
     if value == FLUSH_VALUE or not _can_add(state, seat, value):
@@ -739,9 +736,7 @@ def least_harmful(state: State) -> Action:
             return (1, 0, 0, 0)
         cards = list(action.hand) + [state.tops[state.turn][b] for b in action.bases]
         special = sum(VALUE[c] in (FLUSH_VALUE, mimic) for c in cards)
-        top = top_value(state)
-        pickup = action.value != FLUSH_VALUE and top is not None and RANK[action.value] > RANK[top]
-        return (2 if pickup else 0, special, len(cards), RANK.get(action.value, 11))
+        return (2 if is_pickup(top_value(state), action.value) else 0, special, len(cards), RANK.get(action.value, 11))
 
     return min(legal, key=cost)
 
