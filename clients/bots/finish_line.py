@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import Rng
-from rules.finish_line.game import FINISH, JOKERS, MoveMarker, rank
+from rules.finish_line.game import FINISH, JOKERS, MoveMarker, rank, walk
 
 SPECIAL_BONUS = {"A": 2.5, "2": 1.0, "K": 2.0, "Q": 1.5, "J": 1.5}
 
@@ -28,27 +28,10 @@ def _safe(view: Any, index: int) -> bool:
     return index == 0 or index in view.wings or view.board[index] in JOKERS
 
 
-def _end(view: Any, action: MoveMarker) -> int:
-    """Where the move ends (the same walk as the rules: stop cards halt it)."""
-    start = view.markers[view.seat][action.marker]
-    steps = view.dice[0] if action.die == "red" else view.dice[1]
-    for index in range(start + 1, start + steps + 1):
-        if index > FINISH:
-            return start
-        card = view.board[index]
-        if card not in JOKERS and rank(card) and _rank_value(card) == view.stop:
-            return index
-    return start + steps
-
-
-def _rank_value(card: str) -> int:
-    return {"A": 1, "J": 11, "Q": 12, "K": 13}.get(card[:-1]) or int(card[:-1])
-
-
 def _score(view: Any, action: MoveMarker) -> float:
     me = view.seat
     start = view.markers[me][action.marker]
-    end = _end(view, action)
+    end = walk(view.board, start, view.dice[0] if action.die == "red" else view.dice[1], view.stop)
     score = float(end - start)
     if end == FINISH:
         return score + 20

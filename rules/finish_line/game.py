@@ -199,7 +199,6 @@ class State(msgspec.Struct):
     turn: int = 0
     dice: list[int] = msgspec.field(default_factory=list)  # [red, black] of stage 1
     used: list[bool] = msgspec.field(default_factory=list)
-    stop: int = 0
     moved: list[int] = msgspec.field(default_factory=list)  # this seat's markers moved this turn
     activations: list[int] = msgspec.field(default_factory=list)  # markers still to roll for in stage 2
     choice: Choice | None = None
@@ -256,20 +255,32 @@ def deal_board(order: list[str]) -> tuple[list[str | None], list[str]]:
 # ---------------------------------------------------------------- stage 1: moving
 
 
+def stop_value(state: State) -> int:
+    """The total of this turn's dice: no marker moving by a die may pass a card of this rank."""
+    return sum(state.dice)
+
+
+def walk(board: list[str | None], start: int, steps: int, stop: int) -> int | None:
+    """Where a marker on ``start`` ends moving ``steps`` cards: on the first card of rank ``stop`` it
+    reaches, else ``steps`` on; None if it would pass the finish line (its own card is not counted)."""
+    for index in range(start + 1, start + steps + 1):
+        if index > FINISH:
+            return None
+        if value(board[index]) == stop:
+            return index
+    return start + steps
+
+
 def dice_move(state: State, seat: int, marker: int, steps: int) -> int | None:
     """Where ``marker`` ends moving ``steps`` cards this turn, or None when it cannot move: finished, halted
     on a stop card it moved onto this turn, or overshooting the finish line."""
     start = state.markers[seat][marker]
+    stop = stop_value(state)
     if start >= FINISH:
         return None
-    if marker in state.moved and value(state.board[start]) == state.stop and start:
+    if marker in state.moved and value(state.board[start]) == stop:
         return None  # stop cards inhibit movement even with both dice on one marker
-    for index in range(start + 1, start + steps + 1):
-        if index > FINISH:
-            return None
-        if value(state.board[index]) == state.stop:
-            return index
-    return start + steps if start + steps <= FINISH else None
+    return walk(state.board, start, steps, stop)
 
 
 def _die_value(state: State, die: str) -> int:
@@ -350,10 +361,10 @@ def _deal(state: State, action: Deal) -> list[Event]:
 def _movement_roll(state: State, roll: Roll) -> list[Event]:
     state.dice = [roll.red, roll.black]
     state.used = [False, False]
-    state.stop = roll.red + roll.black
     state.moved = []
     state.phase = "move"
-    events: list[Event] = [Rolled(seat=state.turn, red=roll.red, black=roll.black, purpose="move", stop=state.stop)]
+    events: list[Event] = [Rolled(seat=state.turn, red=roll.red, black=roll.black, purpose="move",
+                                   stop=stop_value(state))]
     return events + _skip_unusable(state)
 
 
@@ -609,7 +620,7 @@ def view(state: State, seat: int | None) -> View:
     return View(seat=seat, phase=state.phase, board=list(state.board), wings=list(WINGS),
                 markers=[list(m) for m in state.markers],
                 turn=state.turn if state.phase not in ("deal", "over") else None, dice=list(state.dice),
-                used=list(state.used), stop=state.stop, moved=list(state.moved), choice=state.choice,
+                used=list(state.used), stop=stop_value(state), moved=list(state.moved), choice=state.choice,
                 finished=list(state.finished), turns=state.turns, turn_limit=state.options["turn_limit"],
                 places=list(state.places))
 
@@ -635,7 +646,7 @@ def invariant(state: State) -> list[str]:
 
 
 def describe(state: State) -> str:
-    lines = [f"Finish Line, {state.phase}, turn {state.turns}, seat {state.turn} to play, stop {state.stop}"]
+    lines = [f"Finish Line, {state.phase}, turn {state.turns}, seat {state.turn} to play, stop {stop_value(state)}"]
     for seat in range(state.seats):
         where = ", ".join(f"{p} ({card_name(state.board[p]) if state.board else '-'})" for p in state.markers[seat])
         lines.append(f"  seat {seat}: {where}")

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from rules import CHANCE, SYSTEM, Rng, make_setup
 from rules.finish_line.game import (
     DECK, FINISH, INFO, JOKERS, NOT_ON_WINGS, WINGS, Activation, Attack, Deal, GameEnded, MarkerMoved, MoveMarker,
-    NoMove, Pick, Roll, Timeout, apply, deal_board, invariant, legal_actions, new_state, rank, to_act,
+    NoMove, Pick, Roll, Timeout, apply, deal_board, invariant, legal_actions, new_state, rank, to_act, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -84,7 +84,7 @@ def test_chance_deals_the_board_once_and_the_first_seat_rolls():
 def test_six_and_two_one_marker_to_the_ace_of_hearts_the_other_stops_on_the_eight_of_diamonds():
     state = game_at(SAMPLE, [[0, 0, 0], [0, 0, 0]])
     events = do(state, Roll(6, 2), MoveMarker(0, "black"), MoveMarker(1, "red"))
-    assert [e.end for e in of(events, MarkerMoved)] == [2, 4] and state.stop == 8
+    assert [e.end for e in of(events, MarkerMoved)] == [2, 4] and view(state, 1).stop == 8
 
 
 def test_two_fours_the_second_four_cannot_move_a_marker_halted_on_the_eight():
