@@ -162,7 +162,6 @@ class State(msgspec.Struct):
     out_of_play: list[str] = msgspec.field(default_factory=list)
     taken: list[str] = msgspec.field(default_factory=list)  # tricks played this deal, face down
     trick: list[str] = msgspec.field(default_factory=list)
-    trick_seats: list[int] = msgspec.field(default_factory=list)
     leader: int = 0
     turn: int = 0
     pieces: list[list[int]] = msgspec.field(default_factory=list)  # per seat: 0 start, 1..12 track, 13 Finish
@@ -179,6 +178,11 @@ def new_state(setup: Setup) -> State:
     per_seat = 2 if n == 2 else 1
     return State(seats=n, cuts=[None] * n, pieces=[[0] * per_seat for _ in range(n)],
                  off=[[False] * per_seat for _ in range(n)], hands=[[] for _ in range(n)], tricks_won=[0] * n)
+
+
+def trick_seats(state: State) -> list[int]:
+    """Who played each card of the trick so far: the leader, then each seat to its left."""
+    return [(state.leader + i) % state.seats for i in range(len(state.trick))]
 
 
 def to_act(state: State) -> ToAct:
@@ -238,7 +242,7 @@ def _deal(state: State, action: Deal) -> list[Event]:
     state.hands = hands
     state.out_of_play = list(action.order[size * n:])
     state.taken = []
-    state.trick, state.trick_seats = [], []
+    state.trick = []
     state.deals += 1
     state.sidetracked_played = 0
     state.leader = state.turn = (state.dealer + 1) % n
@@ -336,7 +340,6 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
                          + ("" if suit(lead) else ": trump is asked for"))
     state.hands[seat].remove(card)
     state.trick.append(card)
-    state.trick_seats.append(seat)
     if card == SIDETRACKED:
         state.sidetracked_played += 1
     events: list[Event] = [CardPlayed(seat=seat, card=card)]
@@ -362,11 +365,11 @@ def trick_winner(trick: list[str], seats: list[int], trump: str | None) -> int:
 
 
 def _score_trick(state: State) -> list[Event]:
-    winner = trick_winner(state.trick, state.trick_seats, state.trump)
+    winner = trick_winner(state.trick, trick_seats(state), state.trump)
     dirty = SIDETRACKED in state.trick
     events: list[Event] = [TrickWon(seat=winner, cards=list(state.trick), sidetracked=dirty)]
     state.taken.extend(state.trick)
-    state.trick, state.trick_seats = [], []
+    state.trick = []
     state.tricks_won[winner] += 1
     state.leader = state.turn = winner
     pieces = len(state.pieces[winner])
@@ -518,7 +521,7 @@ def view(state: State, seat: int | None) -> View:
         hand=sorted(state.hands[seat]) if seat is not None else None,
         hand_counts=[len(h) for h in state.hands],
         trick=list(state.trick),
-        trick_seats=list(state.trick_seats),
+        trick_seats=trick_seats(state),
         leader=state.leader,
         turn=state.turn if state.phase == "play" else None,
         chooser=state.chooser if choosing else None,

@@ -26,7 +26,7 @@ def position(hands, trick=(), pieces=None, off=None, trump="R", leader=0, dealer
     state = new_state(make_setup(INFO, n, "lockstep"))
     state.hands = [list(h) for h in hands]
     state.trick = [card for _, card in trick]
-    state.trick_seats = [seat for seat, _ in trick]
+    assert [seat for seat, _ in trick] == [(leader + i) % n for i in range(len(trick))], "a trick goes round"
     if pieces is not None:
         state.pieces = [list(p) for p in pieces]
         state.off = [list(o) for o in (off or [[False] * len(p) for p in pieces])]
