@@ -91,7 +91,7 @@ class Connection:
                     while len(queued) < MAX_BATCH:
                         try:
                             queued.append(self._outbox.receive_nowait())
-                        except trio.WouldBlock:
+                        except (trio.WouldBlock, trio.EndOfChannel):  # nothing more now, or ever: send these
                             break
                     if len(queued) > 1:
                         message = Batch(messages=queued)

@@ -13,8 +13,8 @@ from clients.remote_bots import play_seat
 from rules import GAMES, digest, replay
 from rules.flag_finish.game import Drew, RaceDealt
 from server.app import run_server
-from server.gateway import Limits
-from server.protocol import CODECS, Closing, Snapshot, Update
+from server.gateway import Connection, Limits
+from server.protocol import CODECS, Closing, Error, Snapshot, Update
 
 JSON = CODECS["json"]
 
@@ -282,3 +282,25 @@ async def test_a_request_without_reconnects_fails_plainly_when_the_connection_dr
         with trio.fail_after(10), pytest.raises(ServerError) as caught:
             await client.list_games()
         assert caught.value.code == "disconnected"
+
+
+class _Wire:
+    """Stands in for a websocket: keeps what the writer sends."""
+
+    def __init__(self) -> None:
+        self.frames: list = []
+
+    async def send_message(self, frame) -> None:
+        self.frames.append(frame)
+
+
+async def test_a_writer_whose_outbox_closes_mid_drain_sends_what_was_queued_and_ends_cleanly():
+    # The reader closes the outbox when its client leaves; a batching writer that has just taken a message
+    # must send it and end, not fail on the closed outbox (that used to print a server error per connection).
+    wire = _Wire()
+    conn = Connection(wire, Limits())
+    conn.batch = True
+    conn.deliver(Error(ref=1, code="one", message="queued before the close"))
+    conn._send.close()
+    await conn.write_loop()
+    assert [msgspec.json.decode(frame)["code"] for frame in wire.frames] == ["one"]
