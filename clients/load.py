@@ -1,9 +1,18 @@
-"""A load generator: N tables of 3 seats, each seat a connection acting as fast as it can, bounded in time.
+"""A load generator: N tables of S seats, each seat a connection of its own, bounded in time and in count.
 
 Each seat sends an action from its legal list, waits for its own `accepted` (or `rejected`), and records the
 round trip; it also notes when its `update` for every seq arrives, so the fan-out (first send to the last
 seat's update) can be measured. Used by `photofinish load URL --tables N` and by `bench/`.
-Bounded: every run stops after ``seconds``, and traffic goes only to the URL given.
+
+- Closed loop (the default): every seat acts again as soon as it has its answer and a legal list, so the
+  figures are the server's capacity; the round trip then includes the queue the seats make themselves.
+- Paced (``rate``): the seats together offer ``rate`` actions per second on a fixed schedule, and a round
+  trip counts from when the action was due (or, if later, from when the seat had a legal list), so a
+  server that falls behind its schedule shows it in the latency instead of hiding it.
+
+A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
+long as asked. Bounded: a run stops after ``seconds`` or after ``max_actions`` answers, whichever is first,
+and traffic goes only to the URL given.
 """
 
 from __future__ import annotations
@@ -15,9 +24,10 @@ from typing import Any
 
 import msgspec
 import trio
-from trio_websocket import ConnectionClosed, open_websocket_url
+from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket_url
 
 from rules import Rng
+
 
 class _Seen(msgspec.Struct):
     """Only what a load seat needs of a server message (the rest of the frame is skipped, not built)."""
@@ -25,16 +35,26 @@ class _Seen(msgspec.Struct):
     type: str
     ref: Any = None
     seq: int = 0
-    legal: list | None = None
+    legal: msgspec.Raw = msgspec.Raw(b"null")  # decoded only when the seat acts on it
     result: Any = None
     table: Any = None
     code: str | None = None
     messages: "list[_Seen] | None" = None  # a batch frame
 
 
+class _ActOut(msgspec.Struct, tag="act", tag_field="type"):
+    id: int
+    table: str
+    action: msgspec.Raw  # one element of the legal list, sent on as the server wrote it
+
+
 _decode_seen = msgspec.json.Decoder(_Seen).decode
-_decode = msgspec.json.Decoder().decode
+_decode_legal = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _encode = msgspec.json.Encoder().encode
+
+DRAIN_SECONDS = 10.0  # how long a run waits, after its end, for the answers to actions already sent
+LIMITED_PAUSE = 0.01  # seconds a seat waits after the server's rate limit dropped its action
+FLAG_FINISH_LOAD = ("flag_finish", "challenge", {"races": 50, "action_limit": 1_000_000, "extra_races": 0})
 
 
 @dataclass
@@ -42,9 +62,226 @@ class Stats:
     round_trips_us: list[float] = field(default_factory=list)
     accepted: int = 0
     rejected: int = 0
-    per_table: dict[str, int] = field(default_factory=dict)
+    per_table: dict[int, int] = field(default_factory=dict)  # table slot -> accepted actions
+    limited: int = 0  # actions the server dropped for its per-connection rate limit (`serve --rate`)
+    sent: int = 0  # actions sent; at the end every one has its answer unless the server lost some
+    games: int = 0  # games that ran to their end during the run (their tables were replaced)
+    elapsed: float = 0.0  # seconds from the start signal to the stop
     update_seen: dict[tuple[str, int], list[float]] = field(default_factory=dict)  # (table, seq) -> arrivals
     sent_at: dict[tuple[str, int], float] = field(default_factory=dict)  # (table, seq) -> when its action left
+
+
+@dataclass
+class _Run:
+    """What the seats of one run share: the start signal, the bound, and the stop signal."""
+
+    seats: int
+    max_actions: float
+    interval: float  # seconds between one seat's actions when paced; 0 for a closed loop
+    stats: Stats = field(default_factory=Stats)
+    seated: int = 0
+    in_flight: int = 0  # actions sent and not yet answered
+    all_seated: trio.Event = field(default_factory=trio.Event)
+    start: trio.Event = field(default_factory=trio.Event)
+    done: trio.Event = field(default_factory=trio.Event)  # no new actions from now on
+    drained: trio.Event = field(default_factory=trio.Event)  # done, and every action sent has its answer
+
+    def sent(self) -> None:
+        self.stats.sent += 1
+        self.in_flight += 1
+
+    def answered(self) -> None:
+        self.in_flight -= 1
+        if self.stats.accepted + self.stats.rejected >= self.max_actions:
+            self.done.set()
+        self.check_drained()
+
+    def check_drained(self) -> None:
+        if self.done.is_set() and not self.in_flight:
+            self.drained.set()
+
+
+class _Slot:
+    """One table position of the load: the tables it has played at, a fresh one each time a game ends."""
+
+    def __init__(self, index: int, table: str, kind) -> None:
+        self.index = index
+        self.tables = [table]
+        self.kind = kind
+        self.lock = trio.Lock()
+
+    async def table(self, game: int, link: "_Link") -> str:
+        async with self.lock:  # the first seat to get here creates the table; the others find it
+            if len(self.tables) <= game:
+                self.tables.append(await _create(link, self.kind, len(self.tables)))
+            return self.tables[game]
+
+
+class _Link:
+    """A seat's connection: frames in (batches unpacked), frames out."""
+
+    def __init__(self, ws: WebSocketConnection) -> None:
+        self.ws = ws
+        self.inbox: list[_Seen] = []
+
+    async def send(self, message: dict | _ActOut) -> None:
+        await self.ws.send_message(_encode(message).decode())
+
+    async def receive(self) -> _Seen:
+        while not self.inbox:
+            frame = _decode_seen(await self.ws.get_message())
+            self.inbox.extend(frame.messages if frame.type == "batch" else [frame])
+        return self.inbox.pop(0)
+
+    async def request(self, message: dict) -> _Seen:
+        await self.send(message)
+        while True:
+            answer = await self.receive()
+            if answer.ref == message["id"] and answer.type != "update":
+                return answer
+
+
+async def _hello(ws: WebSocketConnection, batch: bool) -> _Link:
+    link = _Link(ws)
+    await link.request({"type": "hello", "protocol": 1, "id": "hello", "batch": batch})
+    return link
+
+
+async def _create(link: _Link, kind, n: int) -> str:
+    game, mode, seats, options = kind
+    answer = await link.request({"type": "create_table", "id": f"create-{n}", "game": game, "mode": mode,
+                                 "seats": seats, "options": options})
+    if answer.type != "table_created":
+        raise RuntimeError(f"the server refused a table: {answer.code}")
+    return answer.table["table"]
+
+
+async def create_tables(url: str, count: int, seats: int = 3, table=FLAG_FINISH_LOAD) -> list[str]:
+    """``count`` tables of ``table`` = (game, mode, options) with ``seats`` seats; returns their ids."""
+    game, mode, options = table
+    async with open_websocket_url(url) as ws:
+        link = await _hello(ws, batch=False)
+        return [await _create(link, (game, mode, seats, options), n) for n in range(count)]
+
+
+async def _sit(link: _Link, table: str, seat: int) -> None:
+    answer = await link.request({"type": "take_seat", "id": f"sit-{table}", "table": table, "seat": seat})
+    if answer.type != "seated":
+        raise RuntimeError(f"no seat {seat} at {table}: {answer.code}")
+
+
+class _Table:
+    """A seat's picture of its table: the newest legal list (still encoded) and whether the game is over."""
+
+    def __init__(self, table: str, stats: Stats) -> None:
+        self.id = table
+        self.stats = stats
+        self.legal: msgspec.Raw | None = None  # None: nothing this seat may do now
+        self.over = False
+
+    def take(self, message: _Seen) -> None:
+        if message.type not in ("update", "snapshot") or message.table != self.id:
+            return
+        if message.type == "update":
+            self.stats.update_seen.setdefault((self.id, message.seq), []).append(time.perf_counter())
+        if message.result is not None:
+            self.legal, self.over = None, True
+        elif bytes(message.legal) != b"null":  # an update without a list leaves the last one standing
+            self.legal = message.legal if bytes(message.legal) != b"[]" else None
+
+
+async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
+    stats = run.stats
+    async with open_websocket_url(url) as ws:
+        link = await _hello(ws, batch=True)
+        game = 0
+        table = _Table(slot.tables[0], stats)
+        await _sit(link, table.id, seat)
+        run.seated += 1
+        if run.seated == run.seats:
+            run.all_seated.set()
+        await run.start.wait()
+        counter = 0
+        ready = time.perf_counter()  # when the seat last had something to do after having nothing
+        due = ready + run.interval * rng.below(1000) / 1000  # paced: when its next action is due (spread out)
+        try:
+            while True:
+                if table.over:  # this game is over: every seat of the slot moves on to a fresh table
+                    if seat == 0:
+                        stats.games += 1
+                    game += 1
+                    table = _Table(await slot.table(game, link), stats)
+                    await _sit(link, table.id, seat)
+                    continue
+                if table.legal is None:
+                    table.take(await link.receive())
+                    ready = time.perf_counter()
+                    continue
+                if run.interval and time.perf_counter() < due:
+                    with trio.move_on_after(due - time.perf_counter()):  # read on while waiting: fresh lists,
+                        while not table.over:                           # and updates timed as they arrive
+                            table.take(await link.receive())
+                    continue
+                if run.done.is_set():
+                    await trio.sleep_forever()  # the run is over: wait to be cancelled
+                counter += 1
+                sent = time.perf_counter()
+                since = max(due, ready) if run.interval else sent  # paced: late sends count against the server
+                due += run.interval
+                run.sent()
+                choices, table.legal = table.legal, None
+                await link.send(_ActOut(id=counter, table=table.id, action=rng.choice(_decode_legal(choices))))
+                while True:
+                    message = await link.receive()
+                    kind = message.type
+                    if kind == "error" and message.code == "rate_limited":  # dropped unread: try again shortly
+                        stats.limited += 1
+                        run.answered()
+                        table.legal = table.legal or choices
+                        await trio.sleep(LIMITED_PAUSE)
+                        break
+                    if kind in ("accepted", "rejected") and message.ref == counter and message.table == table.id:
+                        stats.round_trips_us.append((time.perf_counter() - since) * 1e6)
+                        if kind == "accepted":
+                            stats.accepted += 1
+                            stats.per_table[slot.index] = stats.per_table.get(slot.index, 0) + 1
+                            stats.sent_at[(table.id, message.seq)] = sent
+                        else:
+                            stats.rejected += 1
+                        run.answered()
+                        break
+                    table.take(message)
+        except ConnectionClosed:
+            pass
+
+
+async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1,
+                   table=FLAG_FINISH_LOAD, rate: float = 0.0, max_actions: float = float("inf")) -> Stats:
+    """Create ``tables`` tables, seat every seat, let them act for ``seconds`` (or until ``max_actions``
+    answers); ``rate`` > 0 paces all seats together to that many actions per second. Returns what was
+    measured."""
+    game, mode, options = table
+    ids = await create_tables(url, tables, seats, table)
+    run = _Run(seats=tables * seats, max_actions=max_actions, interval=tables * seats / rate if rate else 0.0)
+    rng = Rng(seed)
+    async with trio.open_nursery() as nursery:
+        for index, table_id in enumerate(ids):
+            slot = _Slot(index, table_id, (game, mode, seats, options))
+            for seat in range(seats):
+                nursery.start_soon(_seat, url, slot, seat, run, rng.fork())
+        with trio.fail_after(60 + tables):
+            await run.all_seated.wait()
+        run.start.set()
+        began = trio.current_time()
+        with trio.move_on_after(seconds):
+            await run.done.wait()
+        run.stats.elapsed = trio.current_time() - began
+        run.done.set()
+        run.check_drained()
+        with trio.move_on_after(DRAIN_SECONDS):  # the answers still on their way
+            await run.drained.wait()
+        nursery.cancel_scope.cancel()
+    return run.stats
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -52,117 +289,6 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-async def _request(ws, message: dict) -> dict:
-    await ws.send_message(_encode(message).decode())
-    while True:
-        answer = _decode(await ws.get_message())
-        if answer.get("ref") == message.get("id"):
-            return answer
-
-
-FLAG_FINISH_LOAD = ("flag_finish", "challenge", {"races": 50, "action_limit": 1_000_000, "extra_races": 0})
-
-
-async def create_tables(url: str, count: int, seats: int = 3, table=FLAG_FINISH_LOAD) -> list[str]:
-    """``count`` tables of ``table`` = (game, mode, options), long enough to outlast a run."""
-    game, mode, options = table
-    tables = []
-    async with open_websocket_url(url) as ws:
-        await _request(ws, {"type": "hello", "protocol": 1, "id": 0})
-        for n in range(count):
-            answer = await _request(ws, {"type": "create_table", "id": n + 1, "game": game, "mode": mode,
-                                         "seats": seats, "options": options})
-            if answer["type"] != "table_created":
-                raise RuntimeError(f"the server refused a table: {answer}")
-            tables.append(answer["table"]["table"])
-    return tables
-
-
-async def _seat(url: str, table: str, seat: int, stats: Stats, start_at: trio.Event, deadline: list[float],
-                seated: list[int], rng: Rng) -> None:
-    async with open_websocket_url(url) as ws:
-        await _request(ws, {"type": "hello", "protocol": 1, "id": 0, "batch": True})
-        inbox: list[_Seen] = []
-
-        async def receive() -> _Seen:
-            while not inbox:
-                frame = _decode_seen(await ws.get_message())
-                inbox.extend(frame.messages if frame.type == "batch" else [frame])
-            return inbox.pop(0)
-
-        await ws.send_message(_encode({"type": "take_seat", "id": 1, "table": table, "seat": seat}).decode())
-        legal: list = []
-        while True:
-            answer = await receive()
-            if answer.type == "seated":
-                break
-            if answer.type == "error":
-                raise RuntimeError(f"no seat at {table}: {answer.code}")
-            legal = _take(answer, table, stats) or legal
-        seated[0] += 1
-        await start_at.wait()
-        counter = 2
-        try:
-            while trio.current_time() < deadline[0]:
-                if not legal:
-                    message = await receive()
-                    legal = _take(message, table, stats) or legal
-                    continue
-                counter += 1
-                sent = time.perf_counter()
-                await ws.send_message(_encode({"type": "act", "id": counter, "table": table,
-                                               "action": rng.choice(legal)}).decode())
-                legal = []
-                while True:
-                    message = await receive()
-                    kind = message.type
-                    if kind in ("accepted", "rejected") and message.ref == counter:
-                        stats.round_trips_us.append((time.perf_counter() - sent) * 1e6)
-                        if kind == "accepted":
-                            stats.accepted += 1
-                            stats.per_table[table] = stats.per_table.get(table, 0) + 1
-                            stats.sent_at[(table, message.seq)] = sent
-                        else:
-                            stats.rejected += 1
-                        break
-                    legal = _take(message, table, stats) or legal
-        except ConnectionClosed:
-            pass
-
-
-def _take(message: _Seen, table: str, stats: Stats) -> list | None:
-    if message.type in ("update", "snapshot"):
-        if message.type == "update":
-            stats.update_seen.setdefault((table, message.seq), []).append(time.perf_counter())
-        if message.result is not None:
-            return None
-        return message.legal
-    return None
-
-
-async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1,
-                   table=FLAG_FINISH_LOAD) -> Stats:
-    """Create ``tables`` tables, seat every seat, let them act for ``seconds``; returns what was measured."""
-    stats = Stats()
-    ids = await create_tables(url, tables, seats, table)
-    start_at = trio.Event()
-    deadline = [float("inf")]
-    seated = [0]
-    rng = Rng(seed)
-    async with trio.open_nursery() as nursery:
-        for table in ids:
-            for seat in range(seats):
-                nursery.start_soon(_seat, url, table, seat, stats, start_at, deadline, seated, rng.fork())
-        with trio.fail_after(60 + tables):
-            while seated[0] < tables * seats:
-                await trio.sleep(0.01)
-        deadline[0] = trio.current_time() + seconds
-        start_at.set()
-        await trio.sleep(seconds + 0.5)
-        nursery.cancel_scope.cancel()
-    return stats
 
 
 def fanout_us(stats: Stats, seats: int) -> list[float]:
@@ -175,26 +301,37 @@ def fanout_us(stats: Stats, seats: int) -> list[float]:
     return out
 
 
-def summarize(stats: Stats, tables: int, seconds: float, seats: int = 3) -> dict:
+def summarize(stats: Stats, tables: int, seats: int = 3, rate: float = 0.0) -> dict:
+    seconds = max(stats.elapsed, 1e-9)
     rates = list(stats.per_table.values()) + [0] * (tables - len(stats.per_table))
     rts = stats.round_trips_us
     fan = fanout_us(stats, seats)
     return {
-        "tables": tables, "accepted_per_s": stats.accepted / seconds, "rejected_per_s": stats.rejected / seconds,
+        "tables": tables, "rate": rate, "accepted_per_s": stats.accepted / seconds, "rejected_per_s": stats.rejected / seconds,
         "rt_p50_us": percentile(rts, 0.5), "rt_p99_us": percentile(rts, 0.99), "rt_p999_us": percentile(rts, 0.999),
         "fanout_p50_us": percentile(fan, 0.5), "fanout_p99_us": percentile(fan, 0.99),
         "table_rate_min": min(rates) / seconds if rates else 0, "table_rate_max": max(rates) / seconds if rates else 0,
         "table_rate_median": statistics.median(rates) / seconds if rates else 0,
-        "answered": len(rts),
+        "answered": len(rts), "unanswered": stats.sent - stats.accepted - stats.rejected - stats.limited,
+        "games_ended": stats.games, "rate_limited_per_s": stats.limited / seconds,
     }
 
 
 def print_load(rows: list[dict]) -> None:
-    header = (f"{'tables':>6}{'accepted/s':>12}{'refused/s':>11}{'rt p50 us':>11}{'p99 us':>9}{'p99.9 us':>10}{'fan-out p50':>13}"
-              f"{'p99':>8}{'per-table/s min..median..max':>32}")
+    """One line per run; ``offered`` is the pace (``max``: every seat as fast as it can)."""
+    header = (f"{'tables':>6}{'offered':>9}{'accepted/s':>12}{'refused/s':>11}{'rt p50 us':>11}{'p99 us':>9}"
+              f"{'p99.9 us':>10}{'fan-out p50':>13}{'p99':>8}{'per-table/s min..median..max':>32}")
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r['tables']:>6}{r['accepted_per_s']:>12.0f}{r['rejected_per_s']:>11.0f}{r['rt_p50_us']:>11.0f}{r['rt_p99_us']:>9.0f}"
-              f"{r['rt_p999_us']:>10.0f}{r['fanout_p50_us']:>13.0f}{r['fanout_p99_us']:>8.0f}"
+        offered = f"{r['rate']:.0f}/s" if r.get("rate") else "max"
+        print(f"{r['tables']:>6}{offered:>9}{r['accepted_per_s']:>12.0f}{r['rejected_per_s']:>11.0f}"
+              f"{r['rt_p50_us']:>11.0f}{r['rt_p99_us']:>9.0f}{r['rt_p999_us']:>10.0f}{r['fanout_p50_us']:>13.0f}"
+              f"{r['fanout_p99_us']:>8.0f}"
               f"{r['table_rate_min']:>14.1f}..{r['table_rate_median']:.1f}..{r['table_rate_max']:.1f}")
+    for r in rows:
+        if r.get("rate_limited_per_s"):
+            print(f"  {r['tables']} tables: {r['rate_limited_per_s']:.0f} actions/s were dropped by the server's "
+                  "per-connection rate limit (`photofinish serve --rate`), so these figures show that limit")
+        if r.get("unanswered"):
+            print(f"  {r['tables']} tables: {r['unanswered']} actions were never answered")

@@ -78,11 +78,12 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         task_status.started(Running(host, listener.port, lobby, gateway, nursery.cancel_scope))
 
 
-async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch") -> None:
+async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
+                             limits: Limits = Limits()) -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly."""
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo,
+            running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
                                                            durability=durability))
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
             if demo:

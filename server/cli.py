@@ -86,11 +86,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import trio
 
     from .app import serve_until_signal
+    from .gateway import Limits
 
     from clients.client import single_error
 
     try:
-        trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability))
+        limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
+        trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
+                         limits))
     except (OSError, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if not isinstance(error, OSError):
@@ -211,14 +214,17 @@ def cmd_bots(args: argparse.Namespace) -> int:
 def cmd_load(args: argparse.Namespace) -> int:
     from clients.load import print_load, run_load, summarize
 
-    if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 600:
-        print("photofinish load: --tables is 1..2000 and --seconds 0..600", file=sys.stderr)
+    if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 600 or args.rate < 0 or args.actions < 1:
+        print("photofinish load: --tables is 1..2000, --seconds 0..600, --rate >= 0 and --actions >= 1",
+              file=sys.stderr)
         return 2
 
     async def run() -> int:
-        stats = await run_load(args.url, args.tables, args.seconds)
-        print(f"{args.tables} Flag Finish Challenge tables x 3 seats against {args.url}, {args.seconds:g} s")
-        print_load([summarize(stats, args.tables, args.seconds)])
+        stats = await run_load(args.url, args.tables, args.seconds, rate=args.rate, max_actions=args.actions)
+        pace = f"paced to {args.rate:g} actions/s" if args.rate else "each seat acting as fast as it can"
+        print(f"{args.tables} Flag Finish Challenge tables x 3 seats against {args.url}, {pace}, "
+              f"{stats.elapsed:.1f} s; {stats.games} games ran to their end and were replaced")
+        print_load([summarize(stats, args.tables, rate=args.rate)])
         return 0
 
     return _run_client(run)
@@ -289,6 +295,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .gateway import Limits
+
     parser = argparse.ArgumentParser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -299,6 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--demo", action="store_true", help="open a demo table of bots and an open table")
     serve.add_argument("--durability", default="batch", choices=("always", "batch", "never"),
                        help="when log lines are fsynced: before each acknowledgement, in groups (default), never")
+    serve.add_argument("--rate", type=float, default=Limits.rate,
+                       help=f"messages a second one connection may send on average (default {Limits.rate:g}; "
+                            "twice as many at once); more are dropped with a rate_limited error")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")
@@ -350,7 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
     load = sub.add_parser("load", help="bounded load test: N tables of 3 seats acting as fast as they can")
     load.add_argument("url")
     load.add_argument("--tables", type=int, default=10)
-    load.add_argument("--seconds", type=float, default=10.0)
+    load.add_argument("--seconds", type=float, default=10.0, help="stop after this long (at most 600)")
+    load.add_argument("--actions", type=int, default=1_000_000, help="... or after this many answers")
+    load.add_argument("--rate", type=float, default=0.0,
+                      help="offer this many actions a second in all, on a schedule (0: as fast as they can)")
     load.set_defaults(run=cmd_load)
 
     replay = sub.add_parser("replay", help="rebuild a table from its log and check every step")

@@ -102,3 +102,17 @@ async def test_a_table_on_a_bad_track_file_is_refused_by_the_server_and_a_good_o
     table = running.lobby.find(capsys.readouterr().out.strip())
     track = track_of(table.session.state)
     assert created == 0 and track.name == "Loop" and track.finish == 40
+
+
+async def test_load_stops_at_its_count_and_prints_the_table(nursery, capsys):
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    code = await trio.to_thread.run_sync(main, ["load", running.url, "--tables", "2", "--actions", "100",
+                                                "--seconds", "60"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "2 Flag Finish Challenge tables" in out and "accepted/s" in out
+    assert main(["load", running.url, "--tables", "0"]) == 2
