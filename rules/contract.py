@@ -17,6 +17,7 @@ must surface as any other exception, never as a ``RulesError``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
@@ -156,6 +157,20 @@ class Game:
     scramble: Callable[[Any, int | None, Any], Any]
     invariant: Callable[[Any], list[str]]
     describe: Callable[[Any], str]
+
+    def to_action(self, payload: Any) -> Any:
+        """``payload`` (a decoded frame's ``action``) as one of this game's actions, or
+        ``msgspec.ValidationError``. The same as ``msgspec.convert(payload, self.action_type)``, which
+        rebuilds the union's type info on every call (~7 us); a one-field Struct keeps it (~0.4 us)."""
+        try:
+            return msgspec.convert({"action": payload}, _action_box(self.action_type)).action
+        except msgspec.ValidationError as error:
+            raise msgspec.ValidationError(str(error).replace("$.action", "$")) from None
+
+
+@functools.lru_cache(maxsize=None)
+def _action_box(action_type: Any) -> type:
+    return msgspec.defstruct("ActionBox", [("action", action_type)])
 
 
 def resolve_options(info: GameInfo, given: dict[str, Any] | None) -> dict[str, OptionValue]:

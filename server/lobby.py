@@ -176,7 +176,7 @@ class Lobby:
             raise ValueError("its seed file does not match the log's commitment")
         entries = read.entries()
         accepted = [e for e in entries if e.accepted]
-        history = [(e.actor, msgspec.convert(e.action, game.action_type)) for e in accepted]
+        history = [(e.actor, game.to_action(e.action)) for e in accepted]
         session, events = restore(game, setup, seed, history)
         log = MemoryLog()
         steps = iter(zip(history, events))

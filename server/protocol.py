@@ -2,7 +2,7 @@
 
 One tagged union for client -> server, one for server -> client (``"type"`` is the tag). Game payloads
 (actions, events, views) are the games' own msgspec Structs; they travel as ``Any`` here and the receiver
-converts them with the game's types (``msgspec.convert(payload, game.action_type)``).
+converts them with the game's types (``game.to_action(payload)``).
 
 Frames are JSON text by default; a client may ask for msgpack binary frames in its ``hello``. Every client
 message may carry an ``id`` (an int or a string); every answer to it carries the same value as ``ref``.

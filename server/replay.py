@@ -98,7 +98,7 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
                 report.refused += 1
                 continue
             try:
-                action = msgspec.convert(record.action, game.action_type)
+                action = game.to_action(record.action)
                 events = game.apply(state, record.actor, action)
             except (msgspec.ValidationError, RulesError) as error:
                 report.problem = f"{where}: the rules refuse this accepted action: {error}"

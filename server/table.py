@@ -112,7 +112,10 @@ class Table:
         if not intent.received:
             intent.received = trio.current_time()
         try:
-            await self._send.send(intent)
+            try:
+                self._send.send_nowait(intent)  # the usual case: no wait, and no trip through the scheduler
+            except trio.WouldBlock:
+                await self._send.send(intent)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             if intent.receiver is not None and intent.kind not in ("disconnect", "stop"):
                 intent.receiver.deliver(Error(ref=getattr(intent.message, "id", None), code="table_closed",
@@ -164,7 +167,14 @@ class Table:
                 else:
                     self._maybe_start()
                 while True:
-                    with trio.move_on_at(self._next_deadline()):
+                    deadline = self._next_deadline()
+                    if deadline == math.inf:  # no timer running: skip the cancel scope
+                        intent = await self._inbox.receive()
+                        await trio.lowlevel.cancel_shielded_checkpoint()  # let readers already woken queue theirs
+                        if self._take_batch(intent):
+                            break
+                        continue
+                    with trio.move_on_at(deadline):
                         intent = await self._inbox.receive()
                         if self._take_batch(intent):
                             break
@@ -378,7 +388,7 @@ class Table:
         if message.expect_seq is not None and message.expect_seq != self.log.seq:
             return refuse(message.action, "stale", f"the table is at {self.log.seq}, not {message.expect_seq}")
         try:
-            action = msgspec.convert(message.action, self.game.action_type)
+            action = self.game.to_action(message.action)
         except msgspec.ValidationError as error:
             return refuse(message.action, "bad_action", f"not a {self.game.info.title} action: {error}")
         try:
@@ -473,7 +483,7 @@ class Table:
             await self.submit(Intent("replay", None, entry))
 
     def _replay_entry(self, entry) -> None:
-        action = msgspec.convert(entry.action, self.game.action_type)
+        action = self.game.to_action(entry.action)
         events = self.game.apply(self.session.state, entry.actor, action)
         self.session.history.append((entry.actor, action))
         self._record([Step(entry.actor, action, events)], time=entry.time)
