@@ -98,12 +98,15 @@ class Result(msgspec.Struct, frozen=True):
     lower_is_better: bool = True
 
 
-class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True):
-    """The base of every game's actions: a tagged Struct, ``{"type": "draw", ...}`` on the wire."""
+class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, gc=False):
+    """The base of every game's actions: a tagged Struct, ``{"type": "draw", ...}`` on the wire.
+
+    Actions and events are values that never refer back to what holds them, so they are kept out of the
+    cycle collector (``gc=False``): a server's logs hold hundreds of thousands of them."""
 
 
-class Event(msgspec.Struct, tag_field="type", frozen=True):
-    """The base of every game's events."""
+class Event(msgspec.Struct, tag_field="type", frozen=True, gc=False):
+    """The base of every game's events (out of the cycle collector, like actions)."""
 
 
 class Timeout(Action, tag="timeout"):

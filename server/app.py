@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import gc
 import signal
 from dataclasses import dataclass
 from functools import partial
@@ -85,6 +86,7 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
                                                            durability=durability))
+            gc.freeze()  # what the server built to start (modules, classes) is never garbage: full collections skip it
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
             if demo:
                 print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)

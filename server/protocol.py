@@ -111,8 +111,9 @@ ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, R
 # ------------------------------------------------------------------ server -> client
 
 
-class ServerMessage(msgspec.Struct, tag_field="type", frozen=True, omit_defaults=True, kw_only=True):
-    pass
+class ServerMessage(msgspec.Struct, tag_field="type", frozen=True, omit_defaults=True, kw_only=True, gc=False):
+    """The base of server messages: values with no reference cycles, kept out of the cycle collector (a seat
+    keeps its first answer to each message id)."""
 
 
 class Welcome(ServerMessage, tag="welcome"):
