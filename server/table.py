@@ -167,19 +167,13 @@ class Table:
                 else:
                     self._maybe_start()
                 while True:
-                    deadline = self._next_deadline()
-                    if deadline == math.inf:  # no timer running: skip the cancel scope
-                        intent = await self._inbox.receive()
-                        await trio.lowlevel.cancel_shielded_checkpoint()  # let readers already woken queue theirs
-                        if self._take_batch(intent):
-                            break
+                    intent = await self._next_intent()
+                    if intent is None:
+                        self._fire_timers()
                         continue
-                    with trio.move_on_at(deadline):
-                        intent = await self._inbox.receive()
-                        if self._take_batch(intent):
-                            break
-                        continue
-                    self._fire_timers()
+                    await trio.lowlevel.cancel_shielded_checkpoint()  # let readers already woken queue theirs
+                    if self._take_batch(intent):
+                        break
             except OSError as error:  # the log is the truth: a table that cannot write it must not go on
                 self._fail(f"table {self.id} stopped: its log could not be written ({error.strerror or error}); "
                            "restarting the server reopens it from what reached the disk")
@@ -193,6 +187,15 @@ class Table:
                     self._release()
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
+
+    async def _next_intent(self) -> Intent | None:
+        """The next intent, or None when a timer falls due first (no cancel scope when none runs)."""
+        deadline = self._next_deadline()
+        if deadline == math.inf:
+            return await self._inbox.receive()
+        with trio.move_on_at(deadline):
+            return await self._inbox.receive()
+        return None
 
     async def _run_flusher(self) -> None:
         """The log's group commit; a failing fsync reaches the arbiter, which stops the table."""
