@@ -26,6 +26,7 @@ import msgspec
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket_url
 
+from clients.client import ServerError
 from rules import Rng
 
 
@@ -39,6 +40,7 @@ class _Seen(msgspec.Struct):
     result: Any = None
     table: Any = None
     code: str | None = None
+    message: str = ""
     messages: "list[_Seen] | None" = None  # a batch frame
 
 
@@ -70,6 +72,11 @@ class Stats:
     update_seen: dict[tuple[str, int], list[float]] = field(default_factory=dict)  # (table, seq) -> arrivals
     sent_at: dict[tuple[str, int], float] = field(default_factory=dict)  # (table, seq) -> when its action left
 
+    @property
+    def unanswered(self) -> int:
+        """Actions sent with no answer yet (after a run: never answered)."""
+        return self.sent - self.accepted - self.rejected - self.limited
+
 
 @dataclass
 class _Run:
@@ -80,24 +87,18 @@ class _Run:
     interval: float  # seconds between one seat's actions when paced; 0 for a closed loop
     stats: Stats = field(default_factory=Stats)
     seated: int = 0
-    in_flight: int = 0  # actions sent and not yet answered
     all_seated: trio.Event = field(default_factory=trio.Event)
     start: trio.Event = field(default_factory=trio.Event)
     done: trio.Event = field(default_factory=trio.Event)  # no new actions from now on
     drained: trio.Event = field(default_factory=trio.Event)  # done, and every action sent has its answer
 
-    def sent(self) -> None:
-        self.stats.sent += 1
-        self.in_flight += 1
-
     def answered(self) -> None:
-        self.in_flight -= 1
         if self.stats.accepted + self.stats.rejected >= self.max_actions:
             self.done.set()
         self.check_drained()
 
     def check_drained(self) -> None:
-        if self.done.is_set() and not self.in_flight:
+        if self.done.is_set() and not self.stats.unanswered:
             self.drained.set()
 
 
@@ -152,7 +153,7 @@ async def _create(link: _Link, kind, n: int) -> str:
     answer = await link.request({"type": "create_table", "id": f"create-{n}", "game": game, "mode": mode,
                                  "seats": seats, "options": options})
     if answer.type != "table_created":
-        raise RuntimeError(f"the server refused a table: {answer.code}")
+        raise ServerError(answer.code or answer.type, f"no load table: {answer.message}")
     return answer.table["table"]
 
 
@@ -167,7 +168,7 @@ async def create_tables(url: str, count: int, seats: int = 3, table=FLAG_FINISH_
 async def _sit(link: _Link, table: str, seat: int) -> None:
     answer = await link.request({"type": "take_seat", "id": f"sit-{table}", "table": table, "seat": seat})
     if answer.type != "seated":
-        raise RuntimeError(f"no seat {seat} at {table}: {answer.code}")
+        raise ServerError(answer.code or answer.type, f"no seat {seat} at {table}: {answer.message}")
 
 
 class _Table:
@@ -228,7 +229,7 @@ async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
                 sent = time.perf_counter()
                 since = max(due, ready) if run.interval else sent  # paced: late sends count against the server
                 due += run.interval
-                run.sent()
+                stats.sent += 1
                 choices, table.legal = table.legal, None
                 await link.send(_ActOut(id=counter, table=table.id, action=rng.choice(_decode_legal(choices))))
                 while True:
@@ -312,7 +313,7 @@ def summarize(stats: Stats, tables: int, seats: int = 3, rate: float = 0.0) -> d
         "fanout_p50_us": percentile(fan, 0.5), "fanout_p99_us": percentile(fan, 0.99),
         "table_rate_min": min(rates) / seconds if rates else 0, "table_rate_max": max(rates) / seconds if rates else 0,
         "table_rate_median": statistics.median(rates) / seconds if rates else 0,
-        "answered": len(rts), "unanswered": stats.sent - stats.accepted - stats.rejected - stats.limited,
+        "answered": len(rts), "unanswered": stats.unanswered,
         "games_ended": stats.games, "rate_limited_per_s": stats.limited / seconds,
     }
 

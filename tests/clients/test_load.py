@@ -6,9 +6,11 @@ time bound is only the guard against a hang.
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 import clients.load
+from clients.client import ServerError
 from clients.load import run_load, summarize
 from server.app import run_server
 from server.gateway import Limits
@@ -62,3 +64,11 @@ async def test_a_server_rate_limit_is_counted_and_the_seats_go_on(nursery, monke
     assert stats.limited > 0  # three seats acting as fast as they can outrun 100 messages a second
     assert stats.accepted + stats.rejected >= 150  # ... and none of them waits forever for a dropped action
     assert row["rate_limited_per_s"] > 0
+
+
+async def test_a_table_the_server_refuses_is_a_typed_error_naming_the_reason(nursery):
+    running = await start(nursery)
+    with pytest.raises(ServerError) as refused:
+        await run_load(running.url, tables=1, seconds=60, table=("flag_finish", "challenge", {"races": 0}))
+    assert refused.value.code == "bad_option" and "races" in refused.value.message
+    assert not running.lobby.tables  # nothing half-made
