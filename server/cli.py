@@ -90,6 +90,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from clients.client import single_error
 
+    if not args.rate > 0:
+        print("photofinish serve: --rate is messages a second per connection, more than 0", file=sys.stderr)
+        return 2
     try:
         limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,

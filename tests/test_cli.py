@@ -116,3 +116,8 @@ async def test_load_stops_at_its_count_and_prints_the_table(nursery, capsys):
     assert code == 0
     assert "2 Flag Finish Challenge tables" in out and "accepted/s" in out
     assert main(["load", running.url, "--tables", "0"]) == 2
+
+
+def test_serve_refuses_a_rate_limit_that_would_drop_everything(capsys):
+    assert main(["serve", "--rate", "0"]) == 2
+    assert "--rate" in capsys.readouterr().err
