@@ -226,12 +226,13 @@ async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
                 if run.done.is_set():
                     await trio.sleep_forever()  # the run is over: wait to be cancelled
                 counter += 1
-                sent = time.perf_counter()
+                choices, table.legal = table.legal, None
+                action = _ActOut(id=counter, table=table.id, action=rng.choice(_decode_legal(choices)))
+                sent = time.perf_counter()  # the seat's own choice is not part of the round trip
                 since = max(due, ready) if run.interval else sent  # paced: late sends count against the server
                 due += run.interval
                 stats.sent += 1
-                choices, table.legal = table.legal, None
-                await link.send(_ActOut(id=counter, table=table.id, action=rng.choice(_decode_legal(choices))))
+                await link.send(action)
                 while True:
                     message = await link.receive()
                     kind = message.type
