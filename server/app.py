@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import gc
 import signal
 from dataclasses import dataclass
 from functools import partial
@@ -14,6 +13,7 @@ from pathlib import Path
 import trio
 
 from .gateway import Gateway, Limits
+from .gctune import settle_gc
 from .lobby import Lobby
 from .protocol import BotSeat, CreateTable
 
@@ -86,7 +86,7 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
                                                            durability=durability))
-            gc.freeze()  # what the server built to start (modules, classes) is never garbage: full collections skip it
+            settle_gc()
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
             if demo:
                 print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)

@@ -222,6 +222,10 @@ def cmd_load(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
+    from .gctune import settle_gc
+
+    settle_gc()  # the load's own pauses would show as the server's latency
+
     async def run() -> int:
         stats = await run_load(args.url, args.tables, args.seconds, rate=args.rate, max_actions=args.actions)
         pace = f"paced to {args.rate:g} actions/s" if args.rate else "each seat acting as fast as it can"
