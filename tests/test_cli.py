@@ -104,7 +104,18 @@ async def test_a_table_on_a_bad_track_file_is_refused_by_the_server_and_a_good_o
     assert created == 0 and track.name == "Loop" and track.finish == 40
 
 
-async def test_load_stops_at_its_count_and_prints_the_table(nursery, capsys):
+@pytest.fixture
+def process_gc():
+    """`load` settles the collector for its whole process; give the test session its own settings back."""
+    import gc
+
+    thresholds = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+
+
+async def test_load_stops_at_its_count_and_prints_the_table(nursery, capsys, process_gc):
     import trio
 
     from server.app import run_server
