@@ -26,12 +26,14 @@ from .server_bench import free_port, start_process, stop
 Stamp = tuple[float, str]
 
 
-def _wrap_async(owner, name: str, stamps: list[Stamp], before: str, after: str | None = None):
-    """Stamp around ``owner.name`` (a coroutine method); returns the original."""
+def _wrap_async(owner, name: str, stamps: list[Stamp], *, before: str | None = None, after: str | None = None):
+    """Stamp ``before`` a call of ``owner.name`` (a coroutine method) begins and/or ``after`` it returns;
+    returns the original."""
     original = getattr(owner, name)
 
     async def wrapped(*args, **kwargs):
-        stamps.append((time.perf_counter(), before))
+        if before:
+            stamps.append((time.perf_counter(), before))
         result = await original(*args, **kwargs)
         if after:
             stamps.append((time.perf_counter(), after))
@@ -49,8 +51,8 @@ def _serve_stamped(out: str, argv: list[str]) -> int:
     from server.cli import main
 
     stamps: list[Stamp] = []
-    _wrap_async(gateway.Connection, "_dispatch", stamps, "server read")
-    _wrap_async(trio_websocket.WebSocketConnection, "send_message", stamps, "server send", "server sent")
+    _wrap_async(gateway.Connection, "_dispatch", stamps, before="server read")
+    _wrap_async(trio_websocket.WebSocketConnection, "send_message", stamps, after="server sent")
     take_batch = table.Table._take_batch
 
     def stamped_batch(self, intent):
@@ -70,7 +72,7 @@ async def _stamped_load(seconds: float) -> tuple[list[Stamp], list[Stamp]]:
     from clients import load
 
     stamps: list[Stamp] = []
-    send = _wrap_async(load._Link, "send", stamps, "load send", "load sent")
+    send = _wrap_async(load._Link, "send", stamps, after="load sent")
     decode = load._decode_seen
 
     def stamped_decode(frame):
@@ -89,6 +91,8 @@ async def _stamped_load(seconds: float) -> tuple[list[Stamp], list[Stamp]]:
                 await load.run_load(f"ws://127.0.0.1:{port}", 1, seconds)
             finally:
                 await stop(server)
+            if not out.exists():
+                raise SystemExit("bench.timeline: the stamped server did not exit cleanly, so it wrote no stamps")
             return [tuple(s) for s in msgspec.msgpack.decode(out.read_bytes())], stamps
     finally:
         load._decode_seen, load._Link.send = decode, send

@@ -10,8 +10,8 @@ US = 1e-6
 def one_round(t0: float) -> tuple[list, list]:
     """A lockstep round starting at t0 (seconds): server stamps and load stamps."""
     server = [(t0, "batch start"), (t0 + 100 * US, "batch end"),
-              (t0 + 110 * US, "server send"), (t0 + 150 * US, "server sent"), (t0 + 200 * US, "server sent")]
-    load = [(t0 + 260 * US, "load frame"), (t0 + 300 * US, "load send"), (t0 + 420 * US, "load sent")]
+              (t0 + 150 * US, "server sent"), (t0 + 200 * US, "server sent")]
+    load = [(t0 + 260 * US, "load frame"), (t0 + 420 * US, "load sent")]
     server += [(t0 + 500 * US, "server read")]
     return server, load
 
