@@ -30,6 +30,7 @@ from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
                              ListGames, ListTables, Rejected, Resume, Seated, Snapshot,
                              TakeSeat, Update, Watch, Watching, Welcome, decode_server)
+from server.sendpath import send_promptly
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
 
@@ -147,6 +148,7 @@ class Client:
         while not self._closed:
             try:
                 async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024) as ws:
+                    send_promptly(ws)
                     await self._hello(ws)
                     self._ws = ws
                     async with trio.open_nursery() as nursery:

@@ -22,6 +22,7 @@ from .lobby import Lobby
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, Closing, CreateTable, Error, Games, Hello, Leave,
                        ListGames, ListTables, OpenPlayback, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
                        decode_client)
+from .sendpath import send_promptly
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
@@ -177,6 +178,7 @@ class Gateway:
 
     async def handle(self, request: WebSocketRequest) -> None:
         ws = await request.accept()
+        send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
         conn = Connection(ws, self.limits)
         self.connections.add(conn)
         try:
