@@ -1,13 +1,22 @@
-"""The floor: a bare trio-websocket echo server (`python -m bench.echo_server PORT`), nothing else."""
+"""The floor: a bare trio-websocket echo server (`python -m bench.echo_server PORT`), nothing else.
+
+With ``--prompt`` it sends as photofinish does (server/sendpath.py), to show what that send path is worth alone.
+"""
 
 import sys
 
 import trio
 from trio_websocket import ConnectionClosed, serve_websocket
 
+from server.sendpath import send_promptly
+
+PROMPT = "--prompt" in sys.argv[2:]
+
 
 async def echo(request) -> None:
     ws = await request.accept()
+    if PROMPT:
+        send_promptly(ws)
     try:
         while True:
             await ws.send_message(await ws.get_message())

@@ -23,6 +23,7 @@ from trio_websocket import open_websocket_url
 
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load, summarize
 from server.gctune import settle_gc
+from server.sendpath import send_promptly
 
 ACT = msgspec.json.encode({"type": "act", "id": 12345, "table": "t1", "action": {"type": "take", "card": "G10"}})
 
@@ -66,10 +67,11 @@ async def stop(process: trio.Process) -> None:
         process.kill()
 
 
-async def floor(connections: int = 1, seconds: float = 1.5) -> dict:
-    """The bare echo: ``connections`` clients, each sending an action-sized message and waiting for it back."""
+async def floor(connections: int = 1, seconds: float = 1.5, prompt: bool = False) -> dict:
+    """The bare echo: ``connections`` clients, each sending an action-sized message and waiting for it back.
+    ``prompt``: both ends send as photofinish does (server/sendpath.py), for reference; not the floor."""
     port = free_port()
-    server = await start_process([sys.executable, "-m", "bench.echo_server", str(port)])
+    server = await start_process([sys.executable, "-m", "bench.echo_server", str(port)] + ["--prompt"] * prompt)
     timings: list[float] = []
     measuring = [False]
 
@@ -85,6 +87,9 @@ async def floor(connections: int = 1, seconds: float = 1.5) -> dict:
         async with AsyncExitStack() as stack:
             sockets = [await stack.enter_async_context(open_websocket_url(f"ws://127.0.0.1:{port}"))
                        for _ in range(connections)]
+            if prompt:
+                for ws in sockets:
+                    send_promptly(ws)
             async with trio.open_nursery() as nursery:
                 for ws in sockets:
                     nursery.start_soon(client, ws)
@@ -151,7 +156,8 @@ async def fanout_six(seconds: float) -> dict:
 
 def run(rows=LOAD_ROWS, seconds: float = 5.0) -> dict:
     settle_gc()  # as `photofinish load` does: the load's own pauses would show as the server's latency
-    return {"floor": trio.run(floor, 1), "floor_three": trio.run(floor, 3), "load": trio.run(load, list(rows), seconds),
+    return {"floor": trio.run(floor, 1), "floor_three": trio.run(floor, 3),
+            "floor_three_prompt": trio.run(floor, 3, 1.5, True), "load": trio.run(load, list(rows), seconds),
             "fanout_six": trio.run(fanout_six, seconds)}
 
 
@@ -164,6 +170,11 @@ def print_table(figures: dict) -> None:
         print(f"  {name}: round trip p50 {floor_row['rt_p50_us']:.0f} us, p99 {floor_row['rt_p99_us']:.0f} us; "
               f"{floor_row['round_trips_per_s']:.0f} round trips/s; "
               f"server CPU {floor_row['server_cpu_us_per_rt']:.0f} us per round trip")
+    prompt = figures.get("floor_three_prompt")
+    if prompt:
+        print(f"  for reference, 3 connections sending as photofinish does (server/sendpath.py, both ends): "
+              f"p50 {prompt['rt_p50_us']:.0f} us, p99 {prompt['rt_p99_us']:.0f} us; "
+              f"{prompt['round_trips_per_s']:.0f} round trips/s")
     print("\nServer: Flag Finish Challenge tables of 3 seats (offered: max = each seat as fast as it can)")
     print_load(figures["load"])
     print(f"\n{'tables':>6}{'offered':>9}{'cpu us/action':>15}{'x echo cpu':>12}{'server cpu':>12}{'load cpu':>10}"
@@ -200,6 +211,10 @@ def target_lines(figures: dict) -> list[str]:
         for label, floor_row in (("1-connection echo", f), ("3-connection echo", f3)):
             check(f"1 table: round trip p50 <= 1.5x the {label}", one["rt_p50_us"] / floor_row["rt_p50_us"], 1.5)
             check(f"1 table: round trip p99 <= 2x the {label}", one["rt_p99_us"] / floor_row["rt_p99_us"], 2.0)
+        prompt = figures.get("floor_three_prompt")
+        if prompt:
+            lines.append(f"{'(reference) 1 table p50 / 3-connection prompt-send echo':<58} "
+                         f"{one['rt_p50_us'] / prompt['rt_p50_us']:8.2f}x")
         check("server CPU per action <= 2.5x the echo's per round trip",
               one["server_cpu_us_per_action"] / f["server_cpu_us_per_rt"], 2.5)
     for key in ((100, 0.0), (100, 1600.0), (100, 2000.0)):
