@@ -193,6 +193,24 @@ class _Table:
             self.legal = message.legal if bytes(message.legal) != b"[]" else None
 
 
+async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
+    """Read until the answer to the seat's action ``ref`` (or the rate limit's drop); returns it and when it
+    arrived. What is read meanwhile updates ``table``, and so does the rest of the answer's frame: the seat's
+    own update comes right after its answer, with the legal list after its action, which is newer than any
+    list another seat's update brought while it waited (acting on that one refuses its own take-then-discard)."""
+    while True:
+        message = await link.receive()
+        kind = message.type
+        if kind == "error" and message.code == "rate_limited":
+            return message, time.perf_counter()
+        if kind in ("accepted", "rejected") and message.ref == ref and message.table == table.id:
+            arrived = time.perf_counter()
+            while link.inbox:
+                table.take(link.inbox.pop(0))
+            return message, arrived
+        table.take(message)
+
+
 async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
     stats = run.stats
     async with open_websocket_url(url) as ws:
@@ -235,26 +253,21 @@ async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
                 due += run.interval
                 stats.sent += 1
                 await link.send(action)
-                while True:
-                    message = await link.receive()
-                    kind = message.type
-                    if kind == "error" and message.code == "rate_limited":  # dropped unread: try again shortly
-                        stats.limited += 1
-                        run.answered()
-                        table.legal = table.legal or choices
-                        await trio.sleep(LIMITED_PAUSE)
-                        break
-                    if kind in ("accepted", "rejected") and message.ref == counter and message.table == table.id:
-                        stats.round_trips_us.append((time.perf_counter() - since) * 1e6)
-                        if kind == "accepted":
-                            stats.accepted += 1
-                            stats.per_table[slot.index] = stats.per_table.get(slot.index, 0) + 1
-                            stats.sent_at[(table.id, message.seq)] = sent
-                        else:
-                            stats.rejected += 1
-                        run.answered()
-                        break
-                    table.take(message)
+                answer, arrived = await _answer(link, table, counter)
+                if answer.type == "error":  # the server's rate limit dropped it unread: try again shortly
+                    stats.limited += 1
+                    run.answered()
+                    table.legal = table.legal or choices
+                    await trio.sleep(LIMITED_PAUSE)
+                    continue
+                stats.round_trips_us.append((arrived - since) * 1e6)
+                if answer.type == "accepted":
+                    stats.accepted += 1
+                    stats.per_table[slot.index] = stats.per_table.get(slot.index, 0) + 1
+                    stats.sent_at[(table.id, answer.seq)] = sent
+                else:
+                    stats.rejected += 1
+                run.answered()
         except ConnectionClosed:
             pass
 

@@ -6,6 +6,7 @@ time bound is only the guard against a hang.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 import trio
 
@@ -72,3 +73,28 @@ async def test_a_table_the_server_refuses_is_a_typed_error_naming_the_reason(nur
         await run_load(running.url, tables=1, seconds=60, table=("flag_finish", "challenge", {"races": 0}))
     assert refused.value.code == "bad_option" and "races" in refused.value.message
     assert not running.lobby.tables  # nothing half-made
+
+
+class ScriptedSocket:
+    """Frames from a server, in order, as trio-websocket's get_message would hand them over."""
+
+    def __init__(self, frames: list[dict]) -> None:
+        self.frames = [msgspec.json.encode(frame).decode() for frame in frames]
+
+    async def get_message(self) -> str:
+        await trio.lowlevel.checkpoint()
+        return self.frames.pop(0)
+
+
+async def test_after_its_answer_a_seat_holds_the_legal_list_that_came_with_the_answer():
+    take, discard = [{"type": "take", "card": "R1"}], [{"type": "discard", "card": "R1"}]
+    link = clients.load._Link(ScriptedSocket([
+        {"type": "update", "table": "t", "seq": 5, "legal": take},  # another seat acted first: an older list
+        {"type": "batch", "messages": [{"type": "accepted", "ref": 1, "table": "t", "seq": 6},
+                                       {"type": "update", "table": "t", "seq": 6, "legal": discard}]},
+    ]))
+    table = clients.load._Table("t", clients.load.Stats())
+    answer, arrived = await clients.load._answer(link, table, ref=1)
+    assert (answer.type, answer.seq) == ("accepted", 6)
+    assert msgspec.json.decode(table.legal) == discard  # not the take list: that would be refused
+    assert not link.inbox
