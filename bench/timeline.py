@@ -1,11 +1,13 @@
-"""`python -m bench.timeline`: where one table's round goes, from stamps taken in both processes.
+"""`python -m bench.timeline`: where one table's action round trip goes, from stamps taken in both processes.
 
-One Flag Finish Challenge table of 3 load seats, as in the bench's one-table row. The server runs in its own
-process with stamps around its reader (`Connection._dispatch`), each arbiter batch (`Table._take_batch`) and
-each frame it sends (trio-websocket's `send_message`); the load stamps each frame it decodes and each action
-it sends. Both use ``time.perf_counter`` (CLOCK_MONOTONIC on Linux, shared by every process), so the stamps
-merge into one timeline. Each arbiter batch opens a round; the medians of each phase over the rounds are
-printed. Stamping slows both sides a little: these figures show where the time goes, not the targets.
+One Flag Finish Challenge table of 3 load seats, as in the bench's one-table row. The server stamps each action
+it reads (`Connection._dispatch`), each arbiter batch (`Table._take_batch`) and each frame it hands to
+trio-websocket (`send_message`); the load stamps each action it sends and each answer it gets. An action is
+known on both sides by its seat's port (the client's local port, the server's remote one) and its id. Both use
+``time.perf_counter`` (CLOCK_MONOTONIC on Linux, shared by every process), so each accepted action's round
+trip splits into phases: to the server, queued for the arbiter, the arbiter's batch, the server's writers, to
+the load. The medians are printed, with what a seat does between its answer and its next send. Stamping
+slows both sides a little: these figures show where the time goes, not the targets.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from pathlib import Path
 
 import msgspec
@@ -26,60 +28,60 @@ from .server_bench import free_port, start_process, stop
 Stamp = tuple[float, str]
 
 
-def _wrap_async(owner, name: str, stamps: list[Stamp], *, before: str | None = None, after: str | None = None):
-    """Stamp ``before`` a call of ``owner.name`` (a coroutine method) begins and/or ``after`` it returns;
-    returns the original."""
-    original = getattr(owner, name)
-
-    async def wrapped(*args, **kwargs):
-        if before:
-            stamps.append((time.perf_counter(), before))
-        result = await original(*args, **kwargs)
-        if after:
-            stamps.append((time.perf_counter(), after))
-        return result
-
-    setattr(owner, name, wrapped)
-    return original
-
-
 def _serve_stamped(out: str, argv: list[str]) -> int:
     """The server process: `photofinish serve` with stamps, written to ``out`` when it exits."""
     import trio_websocket
 
     from server import gateway, table
     from server.cli import main
+    from server.protocol import Act
 
-    stamps: list[Stamp] = []
-    _wrap_async(gateway.Connection, "_dispatch", stamps, before="server read")
-    _wrap_async(trio_websocket.WebSocketConnection, "send_message", stamps, after="server sent")
-    take_batch = table.Table._take_batch
+    stamps: list[tuple] = []
+    dispatch, send_message, take_batch = (gateway.Connection._dispatch, trio_websocket.WebSocketConnection.send_message,
+                                          table.Table._take_batch)
+
+    async def stamped_dispatch(self, lobby, message, now):
+        if type(message) is Act:
+            stamps.append((time.perf_counter(), "read", self.ws.remote.port, message.id))
+        return await dispatch(self, lobby, message, now)
+
+    async def stamped_send(self, message):
+        stamps.append((time.perf_counter(), "sending", self.remote.port, None))
+        return await send_message(self, message)
 
     def stamped_batch(self, intent):
-        stamps.append((time.perf_counter(), "batch start"))
+        stamps.append((time.perf_counter(), "batch start", None, None))
         try:
             return take_batch(self, intent)
         finally:
-            stamps.append((time.perf_counter(), "batch end"))
+            stamps.append((time.perf_counter(), "batch end", None, None))
 
+    gateway.Connection._dispatch = stamped_dispatch
+    trio_websocket.WebSocketConnection.send_message = stamped_send
     table.Table._take_batch = stamped_batch
     atexit.register(lambda: Path(out).write_bytes(msgspec.msgpack.encode(stamps)))
     return main(argv)
 
 
-async def _stamped_load(seconds: float) -> tuple[list[Stamp], list[Stamp]]:
+async def _stamped_load(seconds: float) -> tuple[list[tuple], list[tuple]]:
     """Run one table under load against a stamped server; returns (server stamps, load stamps)."""
     from clients import load
 
-    stamps: list[Stamp] = []
-    send = _wrap_async(load._Link, "send", stamps, after="load sent")
-    decode = load._decode_seen
+    stamps: list[tuple] = []
+    send, answer = load._Link.send, load._answer
 
-    def stamped_decode(frame):
-        stamps.append((time.perf_counter(), "load frame"))
-        return decode(frame)
+    async def stamped_send(self, message):
+        await send(self, message)
+        if isinstance(message, load._ActOut):
+            stamps.append((time.perf_counter(), "sent", self.ws.local.port, message.id))
 
-    load._decode_seen = stamped_decode
+    async def stamped_answer(link, table, ref):
+        message, arrived = await answer(link, table, ref)
+        if message.type == "accepted":
+            stamps.append((arrived, "answered", link.ws.local.port, ref))
+        return message, arrived
+
+    load._Link.send, load._answer = stamped_send, stamped_answer
     try:
         with tempfile.TemporaryDirectory() as data:
             out = Path(data) / "stamps"
@@ -95,68 +97,79 @@ async def _stamped_load(seconds: float) -> tuple[list[Stamp], list[Stamp]]:
                 raise SystemExit("bench.timeline: the stamped server did not exit cleanly, so it wrote no stamps")
             return [tuple(s) for s in msgspec.msgpack.decode(out.read_bytes())], stamps
     finally:
-        load._decode_seen, load._Link.send = decode, send
+        load._Link.send, load._answer = send, answer
 
 
 PHASES = (
-    ("arbiter batch", "the arbiter applies and logs the batch, then builds each seat's views and legal lists"),
-    ("server writes", "the writers encode and send one frame per seat (batch end to the last frame sent)"),
-    ("to the load", "from the server's first frame sent to the load decoding its first frame"),
-    ("load", "the load decodes the frames, each seat chooses, until its last action is sent"),
-    ("to the server", "from the load's last action sent to the server reading the first of the next round"),
-    ("server reads", "from that first read to the arbiter's next batch"),
+    ("to the server", "from the load's send to the server's reader having the action (wake-up, both readers)"),
+    ("queued", "from there to the start of the arbiter batch that takes it"),
+    ("arbiter batch", "that batch: its actions applied and logged, every seat's views and legal lists built"),
+    ("server writes", "from the batch's end until the server hands this seat's frame to trio-websocket"),
+    ("to the load", "from there until the load has the answer decoded (framing, send, wake-up, both readers)"),
 )
 
 
-def rounds(server: list[Stamp], load: list[Stamp]) -> list[dict[str, float]]:
-    """Each complete round's phases in microseconds (rounds whose events are out of the usual order are skipped)."""
-    def times(stamps: list[Stamp], kind: str) -> list[float]:
-        return sorted(t for t, k in stamps if k == kind)
-
-    starts, ends = times(server, "batch start"), times(server, "batch end")
-    reads, sent = times(server, "server read"), times(server, "server sent")
-    frames, load_sent = times(load, "load frame"), times(load, "load sent")
-
-    def first(values: list[float], after: float, before: float) -> float | None:
-        i = bisect_right(values, after)
-        return values[i] if i < len(values) and values[i] <= before else None
-
-    def last(values: list[float], after: float, before: float) -> float | None:
-        i = bisect_left(values, before) - 1
-        return values[i] if i >= 0 and values[i] > after else None
-
+def journeys(server: list[tuple], load: list[tuple]) -> list[dict[str, float]]:
+    """Each accepted action's round trip and its phases, in microseconds (actions whose stamps are
+    incomplete or out of order are left out); ``turnaround`` is the seat's time from its previous answer
+    to this send (choosing, and the other seats' turns in the load process)."""
+    reads = {(port, ref): t for t, kind, port, ref in server if kind == "read"}
+    starts = sorted(t for t, kind, _, _ in server if kind == "batch start")
+    ends = sorted(t for t, kind, _, _ in server if kind == "batch end")
+    sending: dict[int, list[float]] = {}
+    for t, kind, port, _ in server:
+        if kind == "sending":
+            sending.setdefault(port, []).append(t)
+    for times in sending.values():
+        times.sort()
+    sent = {(port, ref): t for t, kind, port, ref in load if kind == "sent"}
+    answers = sorted((t, port, ref) for t, kind, port, ref in load if kind == "answered")
+    previous: dict[int, float] = {}
     out = []
-    for start, end, next_start in zip(starts, ends, starts[1:]):
-        next_read = first(reads, end, next_start)
-        if next_read is None:
+    for answered, port, ref in answers:
+        last, previous[port] = previous.get(port), answered
+        key = (port, ref)
+        if key not in sent or key not in reads:
             continue
-        first_sent, last_sent = first(sent, end, next_read), last(sent, end, next_read)
-        first_frame, last_load_sent = first(frames, end, next_read), last(load_sent, end, next_read)
-        if None in (first_sent, last_sent, first_frame, last_load_sent) or not first_frame < last_load_sent:
+        read = reads[key]
+        i = bisect_left(starts, read)
+        if i >= len(starts) or i >= len(ends) or ends[i] < starts[i]:
             continue
-        out.append({"arbiter batch": end - start, "server writes": last_sent - end,
-                    "to the load": first_frame - first_sent, "load": last_load_sent - first_frame,
-                    "to the server": next_read - last_load_sent, "server reads": next_start - next_read,
-                    "round": next_start - start})
-    return [{k: v * 1e6 for k, v in r.items()} for r in out]
+        start, end = starts[i], ends[i]
+        times = sending.get(port, [])
+        j = bisect_left(times, end)
+        if j >= len(times) or not sent[key] <= read <= start <= end <= times[j] <= answered:
+            continue
+        journey = {"to the server": read - sent[key], "queued": start - read, "arbiter batch": end - start,
+                   "server writes": times[j] - end, "to the load": answered - times[j],
+                   "round trip": answered - sent[key]}
+        if last is not None and last < sent[key]:
+            journey["turnaround"] = sent[key] - last
+        out.append({k: v * 1e6 for k, v in journey.items()})
+    return out
 
 
-def print_rounds(found: list[dict[str, float]]) -> None:
+def print_journeys(found: list[dict[str, float]]) -> None:
     if not found:
-        print("no complete round was stamped")
+        print("no accepted action was stamped end to end")
         return
-    median = {name: statistics.median(r[name] for r in found) for name in found[0]}
-    print(f"One table of 3 seats: {len(found)} rounds stamped; round median {median['round']:.0f} us "
-          "(the phases overlap a little, so their sum differs)")
+    median = {name: statistics.median(j[name] for j in found) for name, _ in PHASES}
+    trip = statistics.median(j["round trip"] for j in found)
+    turns = [j["turnaround"] for j in found if "turnaround" in j]
+    print(f"One table of 3 seats: {len(found)} accepted actions followed; round trip median {trip:.0f} us "
+          "(the medians of the phases need not add up to it exactly)")
     for name, what in PHASES:
-        print(f"  {name:<14}{median[name]:>7.0f} us {100 * median[name] / median['round']:>4.0f}%  {what}")
+        print(f"  {name:<14}{median[name]:>7.0f} us {100 * median[name] / trip:>4.0f}%  {what}")
+    if turns:
+        print(f"  {'(turnaround)':<14}{statistics.median(turns):>7.0f} us        not in the round trip: from a "
+              "seat's answer to its next send (its choice, the other seats' turns in the load)")
 
 
 def main() -> None:
     if sys.argv[1:2] == ["--serve"]:
         sys.exit(_serve_stamped(sys.argv[2], sys.argv[3:]))
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    print_rounds(rounds(*trio.run(_stamped_load, seconds)))
+    print_journeys(journeys(*trio.run(_stamped_load, seconds)))
 
 
 if __name__ == "__main__":

@@ -1,41 +1,42 @@
-"""bench.timeline's round finder: phases from stamps of two processes, odd rounds left out."""
+"""bench.timeline's journey finder: each accepted action's phases from stamps of two processes, odd ones left out."""
 
 import pytest
 
-from bench.timeline import rounds
+from bench.timeline import journeys
 
 US = 1e-6
+SEAT_A, SEAT_B = 40001, 40002  # the seats' ports: how both processes name a connection
 
 
-def one_round(t0: float) -> tuple[list, list]:
-    """A lockstep round starting at t0 (seconds): server stamps and load stamps."""
-    server = [(t0, "batch start"), (t0 + 100 * US, "batch end"),
-              (t0 + 150 * US, "server sent"), (t0 + 200 * US, "server sent")]
-    load = [(t0 + 260 * US, "load frame"), (t0 + 420 * US, "load sent")]
-    server += [(t0 + 500 * US, "server read")]
+def action(t0: float, port: int, ref: int) -> tuple[list, list]:
+    """One action sent at t0 (seconds) and answered 700 us later: (server stamps, load stamps)."""
+    server = [(t0 + 150 * US, "read", port, ref), (t0 + 200 * US, "batch start", None, None),
+              (t0 + 300 * US, "batch end", None, None), (t0 + 320 * US, "sending", SEAT_B, None),
+              (t0 + 400 * US, "sending", port, None)]
+    load = [(t0, "sent", port, ref), (t0 + 700 * US, "answered", port, ref)]
     return server, load
 
 
-def test_each_phase_is_measured_between_the_right_stamps():
+def test_each_phase_is_measured_between_the_right_stamps_of_the_right_seat():
     server, load = [], []
-    for t0 in (0.0, 0.001, 0.002):
-        s, c = one_round(t0)
+    for ref, t0 in enumerate((0.0, 0.001)):
+        s, c = action(t0, SEAT_A, ref)
         server += s
         load += c
-    found = rounds(server, load)
-    assert len(found) == 2  # the last batch has no next one to close its round
-    first = found[0]
+    first, second = journeys(server, load)
+    assert first["to the server"] == pytest.approx(150)
+    assert first["queued"] == pytest.approx(50)
     assert first["arbiter batch"] == pytest.approx(100)
-    assert first["server writes"] == pytest.approx(100)  # batch end to the last frame sent
-    assert first["to the load"] == pytest.approx(110)  # first frame sent to the first frame decoded
-    assert first["load"] == pytest.approx(160)
-    assert first["to the server"] == pytest.approx(80)
-    assert first["server reads"] == pytest.approx(500)
-    assert first["round"] == pytest.approx(1000)
+    assert first["server writes"] == pytest.approx(100)  # to this seat's frame, not the other seat's before it
+    assert first["to the load"] == pytest.approx(300)
+    assert first["round trip"] == pytest.approx(700)
+    assert "turnaround" not in first  # no answer before it
+    assert second["turnaround"] == pytest.approx(300)  # from the first answer (0.7 ms) to the next send (1 ms)
 
 
-def test_a_round_without_the_load_acting_is_left_out():
-    server, load = one_round(0.0)
-    server += one_round(0.001)[0]
-    load = [stamp for stamp in load if stamp[1] != "load sent"]
-    assert rounds(server, load) == []
+def test_an_action_the_server_never_read_or_whose_frame_was_not_stamped_is_left_out():
+    server, load = action(0.0, SEAT_A, 1)
+    unread = [stamp for stamp in server if stamp[1] != "read"]
+    assert journeys(unread, load) == []
+    unsent = [stamp for stamp in server if stamp[1:3] != ("sending", SEAT_A)]
+    assert journeys(unsent, load) == []
