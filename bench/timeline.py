@@ -25,8 +25,6 @@ import trio
 
 from .server_bench import free_port, start_process, stop
 
-Stamp = tuple[float, str]
-
 
 def _serve_stamped(out: str, argv: list[str]) -> int:
     """The server process: `photofinish serve` with stamps, written to ``out`` when it exits."""

@@ -21,7 +21,7 @@ async def test_a_free_lock_is_taken_without_yielding_to_other_tasks():
 
 
 async def test_a_held_lock_is_handed_on_in_arrival_order_even_to_a_newcomer_when_it_frees():
-    lock, order, held = PromptLock(), [], trio.Event()
+    lock, order = PromptLock(), []
 
     async def waiter(name):
         async with lock:
@@ -31,7 +31,6 @@ async def test_a_held_lock_is_handed_on_in_arrival_order_even_to_a_newcomer_when
 
     async with trio.open_nursery() as nursery:
         async with lock:
-            held.set()
             for name in ("a", "b", "c"):
                 nursery.start_soon(waiter, name)
                 await trio.testing.wait_all_tasks_blocked()
