@@ -166,14 +166,14 @@ class Game:
         ``msgspec.ValidationError``. The same as ``msgspec.convert(payload, self.action_type)``, which
         rebuilds the union's type info on every call (~7 us); a one-field Struct keeps it (~0.4 us)."""
         try:
-            return msgspec.convert({"action": payload}, _action_box(self.action_type)).action
+            return msgspec.convert({"action": payload}, self._action_box).action
         except msgspec.ValidationError as error:
             raise msgspec.ValidationError(str(error).replace("$.action", "$")) from None
 
-
-@functools.lru_cache(maxsize=None)
-def _action_box(action_type: Any) -> type:
-    return msgspec.defstruct("ActionBox", [("action", action_type)])
+    @functools.cached_property
+    def _action_box(self) -> type:
+        """Kept on the game itself: looking it up by the union (an ``lru_cache``) hashed the union per call."""
+        return msgspec.defstruct("ActionBox", [("action", self.action_type)])
 
 
 def resolve_options(info: GameInfo, given: dict[str, Any] | None) -> dict[str, OptionValue]:
