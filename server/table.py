@@ -25,7 +25,7 @@ import trio
 
 from clients.bots import get_policy
 from clients.bots.driver import BotDriver
-from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step
+from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step, ToAct
 
 from .actionlog import MemoryLog
 from .logfile import End, Entry, SeatTaken
@@ -160,7 +160,7 @@ class Table:
             task_status.started()
             try:
                 if self.started:  # reopened from its log: wake the bots with where the game stands
-                    self._arm_timers()
+                    self._arm_timers(self.session.to_act())
                     self._check_over()
                     for seat in self.bot_seats:
                         self._deliver(self.slots[seat].receiver, self._snapshot(seat))
@@ -372,19 +372,21 @@ class Table:
             if type(first) is Accepted:
                 first = msgspec.structs.replace(first, duplicate=True)
             return self._deliver(receiver, first)
-        answer, entries = self._apply(slot.seat, message, intent.received - self._t0)
+        answer, entries, turn = self._apply(slot.seat, message, intent.received - self._t0)
         if message.id is not None:
             slot.answers[message.id] = answer
         self._deliver(receiver, answer)
-        self._broadcast(entries)
+        if entries:
+            self._broadcast(entries, turn)
 
-    def _apply(self, seat: int, message: Act, time: float) -> tuple[Accepted | Rejected, list]:
-        """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed."""
-        def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list]:
+    def _apply(self, seat: int, message: Act, time: float) -> tuple[Accepted | Rejected, list, ToAct | None]:
+        """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed.
+        Returns the answer, the new entries and who may act after them (None when refused)."""
+        def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list, None]:
             entry = self.log.append(time=time, actor=seat, action=action, accepted=False, code=code, ref=message.id)
             self._persist(Entry(seq=entry.seq, time=time, actor=seat, action=action, accepted=False, code=code,
                                 ref=message.id))
-            return Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq), []
+            return Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq), [], None
 
         if not self.started:
             return refuse(message.action, "not_started", "the game starts when every seat is filled")
@@ -398,33 +400,33 @@ class Table:
             steps = self.session.act(seat, action)
         except RulesError as error:
             return refuse(action, error.code, error.message)
-        entries = self._record(steps, time, broadcast=False, ref=message.id)
-        return Accepted(ref=message.id, table=self.id, seq=entries[0].seq), entries
+        entries, turn = self._record(steps, time, broadcast=False, ref=message.id)
+        return Accepted(ref=message.id, table=self.id, seq=entries[0].seq), entries, turn
 
-    def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True, ref: Any = None) -> list:
-        """Append accepted steps to the log and re-arm the timers; returns the new entries."""
+    def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True,
+                ref: Any = None) -> tuple[list, ToAct]:
+        """Append accepted steps to the log and re-arm the timers; returns the new entries and who may act
+        after them (worked out once here: the log, the timers and the updates all need it)."""
         time = self._now() if time is None else time
         entries = [self.log.append(time=time, actor=s.actor, action=s.action, accepted=True, events=s.events,
                                    ref=ref if i == 0 else None) for i, s in enumerate(steps)]
+        turn = self.session.to_act()
         if self.store is not None:
-            over = self.session.to_act().over
-            checkpoint = over or any(e.seq % self.digest_every == 0 for e in entries)
+            checkpoint = turn.over or any(e.seq % self.digest_every == 0 for e in entries)
             for entry in entries:
                 final = entry is entries[-1] and checkpoint
                 self._persist(Entry(seq=entry.seq, time=time, actor=entry.actor, action=entry.action,
                                     accepted=True, digest=self.session.digest() if final else None, ref=entry.ref))
-        self._arm_timers()
-        if broadcast:
-            self._broadcast(entries)
-        return entries
+        self._arm_timers(turn)
+        if broadcast and entries:
+            self._broadcast(entries, turn)
+        return entries, turn
 
-    def _broadcast(self, entries) -> None:
+    def _broadcast(self, entries: list, turn: ToAct) -> None:
         """Send each receiver an update per entry, redacted for it (now, or when the batch is flushed)."""
-        if not entries:
-            return
         receivers: list[tuple[Receiver, int | None]] = [(s.receiver, s.seat) for s in self.slots if s.receiver]
         receivers += [(r, None) for r in self.spectators]
-        group = (entries, list(self.session.to_act().seats), receivers)
+        group = (entries, list(turn.seats), receivers)
         if self._defer:
             self._out.append(("updates", group))
         else:
@@ -491,11 +493,10 @@ class Table:
         self.session.history.append((entry.actor, action))
         self._record([Step(entry.actor, action, events)], time=entry.time)
 
-    def _arm_timers(self) -> None:
+    def _arm_timers(self, turn: ToAct) -> None:
         if self.read_only:
             return  # what happened when is the log's to say
         now = trio.current_time()
-        turn = self.session.to_act()
         if turn.system and self.window_deadline is None:
             self.window_deadline = now + turn.system_delay_ms / 1000
         elif not turn.system:
