@@ -28,6 +28,7 @@ DECK: tuple[str, ...] = tuple(f"{c}{n}" for c in COLOURS for n in range(TOP_NUMB
 SORTED_DECK = sorted(DECK)
 RANK: dict[str, int] = {card: (SEQUENCE - 1 if card == FLAG else int(card[1:])) for card in DECK}
 GREEN = frozenset(card for card in DECK if card[0] == "G")
+HAND_ORDER: dict[str, tuple[int, str]] = {card: (RANK[card], card) for card in DECK}  # a view's hand: by rank
 
 
 def card_name(card: str) -> str:
@@ -211,10 +212,6 @@ class View(msgspec.Struct, frozen=True):
     winners: list[int]
 
 
-def _sort_key(card: str) -> tuple[int, str]:
-    return RANK[card], card
-
-
 def view(state: State, seat: int | None) -> View:
     own = seat is not None
     return View(
@@ -223,7 +220,7 @@ def view(state: State, seat: int | None) -> View:
         phase=state.phase,
         race=state.race,
         races=state.options["races"],
-        hand=sorted(state.hands[seat], key=_sort_key) if own and state.hands else None,
+        hand=sorted(state.hands[seat], key=HAND_ORDER.__getitem__) if own and state.hands else None,
         drawn=state.drawn[seat] if own and state.drawn else None,
         hand_counts=[len(h) for h in state.hands],
         rows=[list(r) for r in state.rows],
@@ -275,7 +272,8 @@ def to_act(state: State) -> ToAct:
         return ToAct(over=True)
     if state.mode == "lockstep":
         return ToAct(seats=(state.turn,))
-    seats = tuple(s for s in range(state.seats) if s not in state.finishers)
+    finishers = state.finishers
+    seats = tuple(s for s in range(state.seats) if s not in finishers) if finishers else tuple(range(state.seats))
     if phase == "window":
         return ToAct(seats=seats, system=("close_window",), system_delay_ms=state.options["window_ms"])
     return ToAct(seats=seats)
@@ -297,12 +295,11 @@ def legal_actions(state: State, actor: int) -> list[Action]:
     hand = state.hands[actor]
     if state.drawn[actor] is not None:
         return [Discard(card) for card in dict.fromkeys(hand)]
-    actions: list[Action] = []
     need = needed_rank(state.rows[actor])
-    actions.extend(Play(card) for card in dict.fromkeys(hand) if RANK[card] == need)
+    actions: list[Action] = [Play(card) for card in dict.fromkeys(hand) if RANK[card] == need]
     if state.draw:
         actions.append(DrawPile())
-    actions.extend(TakeDiscard(card) for card in dict.fromkeys(state.discard))
+    actions += [TakeDiscard(card) for card in dict.fromkeys(state.discard)]
     return actions
 
 
