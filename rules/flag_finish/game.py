@@ -99,6 +99,13 @@ class Deal(Action, tag="deal"):
 
 ActionType = Union[DrawPile, TakeDiscard, Discard, Play, CloseWindow, Timeout, Deal]
 
+# The card actions, made once: actions are frozen, and a legal list (built for every seat on every update) is
+# mostly these.
+TAKE = {card: TakeDiscard(card) for card in DECK}
+DISCARD = {card: Discard(card) for card in DECK}
+PLAY = {card: Play(card) for card in DECK}
+DRAW = DrawPile()
+
 # ---------------------------------------------------------------- events
 
 
@@ -294,12 +301,12 @@ def legal_actions(state: State, actor: int) -> list[Action]:
         return []
     hand = state.hands[actor]
     if state.drawn[actor] is not None:
-        return [Discard(card) for card in dict.fromkeys(hand)]
+        return [DISCARD[card] for card in dict.fromkeys(hand)]
     need = needed_rank(state.rows[actor])
-    actions: list[Action] = [Play(card) for card in dict.fromkeys(hand) if RANK[card] == need]
+    actions: list[Action] = [PLAY[card] for card in dict.fromkeys(hand) if RANK[card] == need]
     if state.draw:
-        actions.append(DrawPile())
-    actions += [TakeDiscard(card) for card in dict.fromkeys(state.discard)]
+        actions.append(DRAW)
+    actions += [TAKE[card] for card in dict.fromkeys(state.discard)]
     return actions
 
 
