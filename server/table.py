@@ -437,14 +437,15 @@ class Table:
         entries, to_act, receivers = group
         game, state = self.game, self.session.state
         result = self.session.result() if final_group else None
+        views = game.views(state, [seat for _, seat in receivers]) if final_group else None
         last = entries[-1]
-        for receiver, seat in receivers:
+        for index, (receiver, seat) in enumerate(receivers):
             for entry in entries:
                 final = final_group and entry is last
                 self._deliver(receiver, Update(
                     table=self.id, seq=entry.seq, actor=entry.actor,
                     events=[game.redact(e, seat) for e in entry.events], to_act=to_act,
-                    view=game.view(state, seat) if final else None,
+                    view=views[index] if final else None,
                     legal=game.legal_actions(state, seat) if final and seat is not None else None,
                     result=result if final else None))
         self._check_over()

@@ -220,15 +220,34 @@ class View(msgspec.Struct, frozen=True):
 
 
 def view(state: State, seat: int | None) -> View:
-    own = seat is not None
+    return _own(_public_view(state), state, seat)
+
+
+def views(state: State, seats: list[int | None]) -> list[View]:
+    """The views of several seats: what they all see is built once."""
+    public = _public_view(state)
+    return [_own(public, state, seat) for seat in seats]
+
+
+def _own(public: View, state: State, seat: int | None) -> View:
+    if seat is None:
+        return public
+    return msgspec.structs.replace(
+        public, seat=seat,
+        hand=sorted(state.hands[seat], key=HAND_ORDER.__getitem__) if state.hands else None,
+        drawn=state.drawn[seat] if state.drawn else None)
+
+
+def _public_view(state: State) -> View:
+    """The spectator's view: everything but a hand and a seat's own draw."""
     return View(
-        seat=seat,
+        seat=None,
         mode=state.mode,
         phase=state.phase,
         race=state.race,
         races=state.options["races"],
-        hand=sorted(state.hands[seat], key=HAND_ORDER.__getitem__) if own and state.hands else None,
-        drawn=state.drawn[seat] if own and state.drawn else None,
+        hand=None,
+        drawn=None,
         hand_counts=[len(h) for h in state.hands],
         rows=[list(r) for r in state.rows],
         discard=list(state.discard),

@@ -163,11 +163,13 @@ def test_views_depend_on_nothing_their_seat_may_not_see(table):
     def check(session, index):
         if index % 7:
             return
-        for seat in [None, *range(setup.seats)]:
+        everyone = [None, *range(setup.seats)]
+        for seat in everyone:
             seen = game.view(session.state, seat)
             scrambled = game.scramble(session.state, seat, scrambler)
             assert game.invariant(scrambled) == []
             assert game.view(scrambled, seat) == seen, f"seat {seat}'s view changed with hidden cards"
+        assert game.views(session.state, everyone) == [game.view(session.state, s) for s in everyone]
 
     random_playout(game, setup, seed, check)
 
