@@ -131,6 +131,8 @@ class Game:
       raise ``RulesError`` for options that are valid one by one but make no game together (a bad track).
     - ``to_act(state)``: who may act now.
     - ``legal_actions(state, actor)``: every action that actor may take now (empty if none).
+    - ``legal_for(state, actors)``: ``[legal_actions(state, actor) for actor in actors]``, which a game may work
+      out faster by listing what they share once (optional: that list is the default).
     - ``apply(state, actor, action)``: all of it and its events, or ``RulesError`` and no change.
     - ``sample_chance(state, rng)``: the chance action for the current chance node, drawn from ``rng``.
     - ``view(state, seat)``: what ``seat`` may see (``None``: a spectator).
@@ -154,6 +156,7 @@ class Game:
     new_state: Callable[[Setup], Any]
     to_act: Callable[[Any], ToAct]
     legal_actions: Callable[[Any, int], list]
+    legal_for: Callable[[Any, list[int]], list[list]]
     apply: Callable[[Any, int, Any], list]
     sample_chance: Callable[[Any, Any], Any]
     view: Callable[[Any, int | None], Any]
@@ -244,10 +247,11 @@ GAME_FUNCTIONS = ("new_state", "to_act", "legal_actions", "apply", "sample_chanc
 
 def game_from(names: dict[str, Any]) -> Game:
     """The ``Game`` a game module defines under the contract's names: ``INFO``, ``ActionType``,
-    ``EventType``, ``View``, ``State``, the functions of ``GAME_FUNCTIONS`` and, if it has one, ``views``
-    (``GAME = game_from(globals())``)."""
-    view = names["view"]
+    ``EventType``, ``View``, ``State``, the functions of ``GAME_FUNCTIONS`` and, where it has them, ``views``
+    and ``legal_for`` (``GAME = game_from(globals())``)."""
+    view, legal_actions = names["view"], names["legal_actions"]
     views = names.get("views") or (lambda state, seats: [view(state, seat) for seat in seats])
+    legal_for = names.get("legal_for") or (lambda state, actors: [legal_actions(state, a) for a in actors])
     return Game(info=names["INFO"], action_type=names["ActionType"], event_type=names["EventType"],
-                view_type=names["View"], state_type=names["State"], views=views,
+                view_type=names["View"], state_type=names["State"], views=views, legal_for=legal_for,
                 **{name: names[name] for name in GAME_FUNCTIONS})

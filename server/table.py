@@ -25,7 +25,7 @@ import trio
 
 from clients.bots import get_policy
 from clients.bots.driver import BotDriver
-from rules import SYSTEM, Game, Rng, RulesError, Session, Setup, Step, ToAct
+from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct
 
 from .actionlog import MemoryLog
 from .logfile import End, Entry, SeatTaken
@@ -161,7 +161,7 @@ class Table:
             try:
                 if self.started:  # reopened from its log: wake the bots with where the game stands
                     self._arm_timers(self.session.to_act())
-                    self._check_over()
+                    self._check_over(self.session.result())
                     for seat in self.bot_seats:
                         self._deliver(self.slots[seat].receiver, self._snapshot(seat))
                 else:
@@ -436,19 +436,26 @@ class Table:
         """The last update of the last group carries each receiver's view, legal actions and the result."""
         entries, to_act, receivers = group
         game, state = self.game, self.session.state
-        result = self.session.result() if final_group else None
-        views = game.views(state, [seat for _, seat in receivers]) if final_group else None
-        last = entries[-1]
-        for index, (receiver, seat) in enumerate(receivers):
-            for entry in entries:
-                final = final_group and entry is last
-                self._deliver(receiver, Update(
-                    table=self.id, seq=entry.seq, actor=entry.actor,
-                    events=[game.redact(e, seat) for e in entry.events], to_act=to_act,
-                    view=views[index] if final else None,
-                    legal=game.legal_actions(state, seat) if final and seat is not None else None,
-                    result=result if final else None))
-        self._check_over()
+        table, redact, deliver = self.id, game.redact, self._deliver
+        if not final_group:
+            for receiver, seat in receivers:
+                for entry in entries:
+                    deliver(receiver, Update(table=table, seq=entry.seq, actor=entry.actor, to_act=to_act,
+                                             events=[redact(e, seat) for e in entry.events]))
+            return
+        result = self.session.result()
+        seats = [seat for _, seat in receivers]
+        views = game.views(state, seats)
+        legal = iter(game.legal_for(state, [seat for seat in seats if seat is not None]))
+        *earlier, last = entries
+        for (receiver, seat), view in zip(receivers, views):
+            for entry in earlier:
+                deliver(receiver, Update(table=table, seq=entry.seq, actor=entry.actor, to_act=to_act,
+                                         events=[redact(e, seat) for e in entry.events]))
+            deliver(receiver, Update(table=table, seq=last.seq, actor=last.actor, to_act=to_act,
+                                     events=[redact(e, seat) for e in last.events], view=view,
+                                     legal=next(legal) if seat is not None else None, result=result))
+        self._check_over(result)
 
     def answer_for(self, entry) -> Accepted | Rejected:
         """The answer a logged entry gave its sender (to answer a resend after a restart the same way)."""
@@ -457,9 +464,9 @@ class Table:
         return Rejected(ref=entry.ref, table=self.id, code=entry.code or "refused",
                         message="refused before the server restarted", seq=entry.seq)
 
-    def _check_over(self) -> None:
-        """Once the game is over: the log's end record reveals the seed, and ``over`` is set."""
-        result = self.session.result()
+    def _check_over(self, result: Result | None) -> None:
+        """Once the game is over (``result``, the session's now): the log's end record reveals the seed, and
+        ``over`` is set."""
         if result is None or self.over.is_set():
             return
         self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="over",

@@ -314,6 +314,16 @@ def _may_act(state: State, seat: int) -> bool:
 
 
 def legal_actions(state: State, actor: int) -> list[Action]:
+    return _legal(state, actor, None)
+
+
+def legal_for(state: State, actors: list[int]) -> list[list[Action]]:
+    """Several actors' legal actions: the takes from the discard pile, the same for all, are listed once."""
+    takes = [TAKE[card] for card in dict.fromkeys(state.discard)]
+    return [_legal(state, actor, takes) for actor in actors]
+
+
+def _legal(state: State, actor: int, takes: list[Action] | None) -> list[Action]:
     if actor == SYSTEM:
         return [CloseWindow()] if state.phase == "window" else []
     if actor < 0 or actor >= state.seats or not _may_act(state, actor):
@@ -325,7 +335,7 @@ def legal_actions(state: State, actor: int) -> list[Action]:
     actions: list[Action] = [PLAY[card] for card in dict.fromkeys(hand) if RANK[card] == need]
     if state.draw:
         actions.append(DRAW)
-    actions += [TAKE[card] for card in dict.fromkeys(state.discard)]
+    actions += [TAKE[card] for card in dict.fromkeys(state.discard)] if takes is None else takes
     return actions
 
 

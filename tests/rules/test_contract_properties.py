@@ -163,13 +163,27 @@ def test_views_depend_on_nothing_their_seat_may_not_see(table):
     def check(session, index):
         if index % 7:
             return
-        everyone = [None, *range(setup.seats)]
-        for seat in everyone:
+        for seat in [None, *range(setup.seats)]:
             seen = game.view(session.state, seat)
             scrambled = game.scramble(session.state, seat, scrambler)
             assert game.invariant(scrambled) == []
             assert game.view(scrambled, seat) == seen, f"seat {seat}'s view changed with hidden cards"
-        assert game.views(session.state, everyone) == [game.view(session.state, s) for s in everyone]
+
+    random_playout(game, setup, seed, check)
+
+
+@PROPERTY
+@given(tables())
+def test_several_seats_at_once_see_and_may_do_what_each_does_alone(table):
+    """``views`` and ``legal_for`` (what the server sends every receiver after each batch) agree with
+    ``view`` and ``legal_actions`` seat by seat."""
+    game, setup, seed = table
+    everyone, actors = [None, *range(setup.seats)], [SYSTEM, *range(setup.seats)]
+
+    def check(session, index):
+        state = session.state
+        assert game.views(state, everyone) == [game.view(state, seat) for seat in everyone]
+        assert game.legal_for(state, actors) == [game.legal_actions(state, actor) for actor in actors]
 
     random_playout(game, setup, seed, check)
 
