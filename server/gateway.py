@@ -19,6 +19,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from rules import RulesError
 
 from .lobby import Lobby
+from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, Closing, CreateTable, Error, Games, Hello, Leave,
                        ListGames, ListTables, OpenPlayback, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
                        decode_client)
@@ -47,7 +48,7 @@ class Connection:
         self.ws = ws
         self.limits = limits
         self.codec = CODECS["json"]
-        self._send, self._outbox = trio.open_memory_channel[Any](limits.outbox)
+        self.outbox = Outbox(limits.outbox)
         self.tables: set[Table] = set()
         self.closing: tuple[str, str] | None = None
         self.scope = trio.CancelScope()
@@ -57,13 +58,7 @@ class Connection:
         self.batch = False
 
     def deliver(self, message: Any) -> bool:
-        try:
-            self._send.send_nowait(message)
-        except trio.WouldBlock:
-            return False
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            return True  # closing already; nothing more will be read by this client
-        return True
+        return self.outbox.put(message)
 
     def close(self, code: str, message: str) -> None:
         if self.closing is None:
@@ -86,16 +81,8 @@ class Connection:
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
         try:
-            async for message in self._outbox:
-                if self.batch:
-                    queued = [message]
-                    while len(queued) < MAX_BATCH:
-                        try:
-                            queued.append(self._outbox.receive_nowait())
-                        except (trio.WouldBlock, trio.EndOfChannel):  # nothing more now, or ever: send these
-                            break
-                    if len(queued) > 1:
-                        message = Batch(messages=queued)
+            while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
+                message = Batch(messages=queued) if len(queued) > 1 else queued[0]
                 await self.ws.send_message(self.codec.encode(message))
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
@@ -189,7 +176,7 @@ class Gateway:
                         await conn.read_loop(self.lobby)
                     except ConnectionClosed:
                         pass
-                    conn._send.close()  # the writer drains what is queued, then ends
+                    conn.outbox.close()  # the writer drains what is queued, then ends
         except ConnectionClosed:
             pass
         except Exception:  # a bug in handling one connection must show, and must not stop the server

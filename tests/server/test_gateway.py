@@ -301,6 +301,6 @@ async def test_a_writer_whose_outbox_closes_mid_drain_sends_what_was_queued_and_
     conn = Connection(wire, Limits())
     conn.batch = True
     conn.deliver(Error(ref=1, code="one", message="queued before the close"))
-    conn._send.close()
+    conn.outbox.close()
     await conn.write_loop()
     assert [msgspec.json.decode(frame)["code"] for frame in wire.frames] == ["one"]

@@ -1,0 +1,68 @@
+"""A connection's outbox: the bounded queue between the tables that send to a client and its one writer task.
+
+The tables put messages without waiting (``put`` says False when the outbox is full: the client is too slow);
+the writer takes everything queued at once, to send it in one frame. It replaces a trio memory channel,
+which hands over one message per call: draining it meant one ``receive_nowait`` per message and a
+``WouldBlock`` exception to find the end, and a ``receive`` that found a message waiting still went through
+the scheduler. Here a writer that finds messages queued takes them without yielding (the send that follows
+does), and a waiting writer is woken by the first ``put``. Single consumer: one task may wait in ``take``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import trio
+
+
+class Outbox:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.closed = False
+        self._queue: deque[Any] = deque()
+        self._writer: trio.lowlevel.Task | None = None
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def put(self, message: Any) -> bool:
+        """Queue ``message``; False if ``limit`` messages are already waiting. After ``close`` nothing more
+        is sent, and this says True: the client is on its way out, not too slow."""
+        if self.closed:
+            return True
+        if len(self._queue) >= self.limit:
+            return False
+        self._queue.append(message)
+        self._wake()
+        return True
+
+    def close(self) -> None:
+        """No more messages: the writer sends what is queued, then ``take`` gives ``[]``."""
+        self.closed = True
+        self._wake()
+
+    async def take(self, most: int) -> list[Any]:
+        """The oldest ``most`` messages queued (waiting for one if none is), or ``[]`` once closed and drained."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if not self._queue and not self.closed:
+            if self._writer is not None:
+                raise RuntimeError("another task is already taking from this outbox")
+            self._writer = trio.lowlevel.current_task()
+
+            def abort(_: Any) -> trio.lowlevel.Abort:
+                self._writer = None
+                return trio.lowlevel.Abort.SUCCEEDED
+
+            await trio.lowlevel.wait_task_rescheduled(abort)
+        queue = self._queue
+        if len(queue) <= most:
+            taken = list(queue)
+            queue.clear()
+            return taken
+        return [queue.popleft() for _ in range(most)]
+
+    def _wake(self) -> None:
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            trio.lowlevel.reschedule(writer)
