@@ -91,6 +91,7 @@ class Table:
         self.failed: str | None = None  # why the table stopped, if it could not go on
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
         self._out: list = []
+        self._last_group = -1
         self.turn_time_ms = turn_time_ms
         self.grace_ms = grace_ms
         self.bot_delay_ms = bot_delay_ms
@@ -234,7 +235,8 @@ class Table:
     def _flush(self) -> None:
         self._defer = False
         out, self._out = self._out, []
-        last_group = max((i for i, item in enumerate(out) if item[0] == "updates"), default=-1)
+        last_group = self._last_group
+        self._last_group = -1
         for index, item in enumerate(out):
             if item[0] == "message":
                 self._deliver(item[1], item[2])
@@ -428,6 +430,7 @@ class Table:
         receivers += [(r, None) for r in self.spectators]
         group = (entries, list(turn.seats), receivers)
         if self._defer:
+            self._last_group = len(self._out)  # where the batch's last updates are: they carry the views
             self._out.append(("updates", group))
         else:
             self._send_updates(group, final_group=True)
@@ -515,9 +518,14 @@ class Table:
             self.turn_deadline = None
 
     def _next_deadline(self) -> float:
-        deadlines = [d for d in (self.window_deadline, self.turn_deadline) if d is not None]
-        deadlines += [self._t0 + s.away_since + self.grace_ms / 1000 for s in self.slots if s.away_since is not None]
-        return min(deadlines, default=math.inf)
+        deadline = math.inf
+        for due in (self.window_deadline, self.turn_deadline):
+            if due is not None and due < deadline:
+                deadline = due
+        for slot in self.slots:
+            if slot.away_since is not None:
+                deadline = min(deadline, self._t0 + slot.away_since + self.grace_ms / 1000)
+        return deadline
 
     def _fire_timers(self) -> None:
         now = trio.current_time()
