@@ -22,27 +22,34 @@ from trio_websocket import WebSocketConnection
 
 
 class PromptLock:
-    """A FIFO lock for ``async with`` that does not yield when it is free; contended, it waits its turn."""
+    """A FIFO lock for ``async with`` that does not yield when it is free; contended, it waits its turn.
 
-    __slots__ = ("_lock",)
+    Only ``async with`` (as trio-websocket uses it): a release hands the lock straight to the first waiter,
+    so a newcomer cannot jump the queue."""
+
+    __slots__ = ("_held", "_waiting")
 
     def __init__(self) -> None:
-        self._lock = trio.StrictFIFOLock()
+        self._held = False
+        self._waiting = trio.lowlevel.ParkingLot()
 
     def locked(self) -> bool:
-        return self._lock.locked()
+        return self._held
 
-    def statistics(self):
-        return self._lock.statistics()
+    def statistics(self) -> trio.lowlevel.ParkingLotStatistics:
+        return self._waiting.statistics()
 
     async def __aenter__(self) -> None:
-        try:
-            self._lock.acquire_nowait()  # refuses if it is held or if others are queued: FIFO holds
-        except trio.WouldBlock:
-            await self._lock.acquire()
+        if self._held or self._waiting:  # held, or others queued first: FIFO holds
+            await self._waiting.park()  # woken by a release that hands the lock over, still held
+        else:
+            self._held = True
 
     async def __aexit__(self, *exc_info) -> None:
-        self._lock.release()
+        if self._waiting:
+            self._waiting.unpark()  # to the first in line; cancelled waiters have left the lot
+        else:
+            self._held = False
 
 
 def send_promptly(ws: WebSocketConnection) -> bool:
