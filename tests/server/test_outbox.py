@@ -25,15 +25,21 @@ async def test_a_full_outbox_refuses_more_and_keeps_what_it_holds():
     assert await outbox.take(10) == ["a", "b"]
 
 
-async def test_a_waiting_writer_wakes_on_the_first_message_and_gets_all_queued_by_then(nursery):
-    outbox = Outbox(limit=10)
-    taken = []
+async def waiting_writer(nursery, outbox: Outbox) -> list:
+    """Start a writer's one ``take``, and return once it waits: the list gets what it took."""
+    taken: list = []
 
     async def writer():
         taken.append(await outbox.take(10))
 
     nursery.start_soon(writer)
     await trio.testing.wait_all_tasks_blocked()
+    return taken
+
+
+async def test_a_waiting_writer_wakes_on_the_first_message_and_gets_all_queued_by_then(nursery):
+    outbox = Outbox(limit=10)
+    taken = await waiting_writer(nursery, outbox)
     assert taken == []
     outbox.put("first")
     outbox.put("second")  # queued before the writer runs: the same take, so the same frame
@@ -65,13 +71,7 @@ async def test_closing_lets_the_writer_send_what_is_queued_then_end(nursery):
     assert await outbox.take(10) == []
 
     waiting = Outbox(limit=10)
-    ended = []
-
-    async def writer():
-        ended.append(await waiting.take(10))
-
-    nursery.start_soon(writer)
-    await trio.testing.wait_all_tasks_blocked()
+    ended = await waiting_writer(nursery, waiting)
     waiting.close()
     await trio.testing.wait_all_tasks_blocked()
     assert ended == [[]]
