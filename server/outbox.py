@@ -23,9 +23,6 @@ class Outbox:
         self._queue: deque[Any] = deque()
         self._writer: trio.lowlevel.Task | None = None
 
-    def __len__(self) -> int:
-        return len(self._queue)
-
     def put(self, message: Any) -> bool:
         """Queue ``message``; False if ``limit`` messages are already waiting. After ``close`` nothing more
         is sent, and this says True: the client is on its way out, not too slow."""

@@ -91,7 +91,6 @@ class Table:
         self.failed: str | None = None  # why the table stopped, if it could not go on
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
         self._out: list = []
-        self._last_group = -1
         self.turn_time_ms = turn_time_ms
         self.grace_ms = grace_ms
         self.bot_delay_ms = bot_delay_ms
@@ -235,8 +234,7 @@ class Table:
     def _flush(self) -> None:
         self._defer = False
         out, self._out = self._out, []
-        last_group = self._last_group
-        self._last_group = -1
+        last_group = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] == "updates"), -1)  # has the views
         for index, item in enumerate(out):
             if item[0] == "message":
                 self._deliver(item[1], item[2])
@@ -430,7 +428,6 @@ class Table:
         receivers += [(r, None) for r in self.spectators]
         group = (entries, list(turn.seats), receivers)
         if self._defer:
-            self._last_group = len(self._out)  # where the batch's last updates are: they carry the views
             self._out.append(("updates", group))
         else:
             self._send_updates(group, final_group=True)
@@ -440,25 +437,22 @@ class Table:
         entries, to_act, receivers = group
         game, state = self.game, self.session.state
         table, redact, deliver = self.id, game.redact, self._deliver
-        if not final_group:
-            for receiver, seat in receivers:
-                for entry in entries:
-                    deliver(receiver, Update(table=table, seq=entry.seq, actor=entry.actor, to_act=to_act,
-                                             events=[redact(e, seat) for e in entry.events]))
-            return
-        result = self.session.result()
-        seats = [seat for _, seat in receivers]
-        views = game.views(state, seats)
-        legal = iter(game.legal_for(state, [seat for seat in seats if seat is not None]))
-        *earlier, last = entries
-        for (receiver, seat), view in zip(receivers, views):
+        earlier = entries[:-1] if final_group else entries  # updates without a view
+        if final_group:
+            last, result = entries[-1], self.session.result()
+            seats = [seat for _, seat in receivers]
+            views = iter(game.views(state, seats))
+            legal = iter(game.legal_for(state, [seat for seat in seats if seat is not None]))
+        for receiver, seat in receivers:
             for entry in earlier:
                 deliver(receiver, Update(table=table, seq=entry.seq, actor=entry.actor, to_act=to_act,
                                          events=[redact(e, seat) for e in entry.events]))
-            deliver(receiver, Update(table=table, seq=last.seq, actor=last.actor, to_act=to_act,
-                                     events=[redact(e, seat) for e in last.events], view=view,
-                                     legal=next(legal) if seat is not None else None, result=result))
-        self._check_over(result)
+            if final_group:
+                deliver(receiver, Update(table=table, seq=last.seq, actor=last.actor, to_act=to_act,
+                                         events=[redact(e, seat) for e in last.events], view=next(views),
+                                         legal=next(legal) if seat is not None else None, result=result))
+        if final_group:
+            self._check_over(result)
 
     def answer_for(self, entry) -> Accepted | Rejected:
         """The answer a logged entry gave its sender (to answer a resend after a restart the same way)."""

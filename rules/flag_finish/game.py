@@ -314,7 +314,7 @@ def _may_act(state: State, seat: int) -> bool:
 
 
 def legal_actions(state: State, actor: int) -> list[Action]:
-    return _legal(state, actor, None)
+    return legal_for(state, [actor])[0]
 
 
 def legal_for(state: State, actors: list[int]) -> list[list[Action]]:
@@ -323,7 +323,7 @@ def legal_for(state: State, actors: list[int]) -> list[list[Action]]:
     return [_legal(state, actor, takes) for actor in actors]
 
 
-def _legal(state: State, actor: int, takes: list[Action] | None) -> list[Action]:
+def _legal(state: State, actor: int, takes: list[Action]) -> list[Action]:
     if actor == SYSTEM:
         return [CloseWindow()] if state.phase == "window" else []
     if actor < 0 or actor >= state.seats or not _may_act(state, actor):
@@ -335,7 +335,7 @@ def _legal(state: State, actor: int, takes: list[Action] | None) -> list[Action]
     actions: list[Action] = [PLAY[card] for card in dict.fromkeys(hand) if RANK[card] == need]
     if state.draw:
         actions.append(DRAW)
-    actions += [TAKE[card] for card in dict.fromkeys(state.discard)] if takes is None else takes
+    actions += takes
     return actions
 
 
