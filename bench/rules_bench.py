@@ -11,7 +11,7 @@ import time
 
 import msgspec
 
-from clients.bots import get_policy
+from rules.bots import get_policy
 from clients.load import percentile
 from clients.offline import play_game
 from rules import GAMES, SYSTEM, Rng, Session, copy_state, make_setup

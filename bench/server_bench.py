@@ -119,7 +119,7 @@ async def photofinish_server():
     """A `photofinish serve` process on a free port with a throwaway data directory: (process, url)."""
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
-        process = await start_process([sys.executable, "-m", "server.cli", *SERVE, "--port", str(port),
+        process = await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port),
                                        "--data", data])
         try:
             yield process, f"ws://127.0.0.1:{port}"

@@ -31,7 +31,7 @@ def _serve_stamped(out: str, argv: list[str]) -> int:
     import trio_websocket
 
     from server import gateway, table
-    from server.cli import main
+    from clients.cli import main
     from server.protocol import Act
 
     stamps: list[tuple] = []

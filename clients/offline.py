@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from rules import SYSTEM, Game, Rng, Session, Setup, Step
 
-from .bots import Policy
+from rules.bots import Policy
 
 OnSteps = Callable[[Session, list[Step]], None]
 

@@ -6,8 +6,8 @@ import trio
 
 from rules import Rng
 
-from .bots import get_policy
-from .bots.driver import BotDriver
+from rules.bots import get_policy
+from server.botdriver import BotDriver
 from .client import ActionRejected, open_client
 from server.protocol import Closing
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import trio
 
-from clients.bots import get_policy
+from rules.bots import get_policy
 from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 
 from .actionlog import MemoryLog

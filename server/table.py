@@ -23,8 +23,8 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
-from clients.bots import get_policy
-from clients.bots.driver import BotDriver
+from rules.bots import get_policy
+from .botdriver import BotDriver
 from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct
 
 from .actionlog import MemoryLog

@@ -2,7 +2,7 @@
 
 import pytest
 
-from server.cli import main
+from clients.cli import main
 
 
 def test_match_prints_every_race_and_the_score_table(capsys):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from clients.bots import get_policy
+from rules.bots import get_policy
 from clients.offline import play_game
 from rules import RulesError, get_game, make_setup
 

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
-from clients.bots import get_policy
+from rules.bots import get_policy
 from rules import (CHANCE, GAMES, SYSTEM, Rng, RulesError, Session, copy_state, digest, make_setup, replay,
                    verify_chance)
 

@@ -16,7 +16,7 @@ from server.replay import check_log, verify_seed
 
 
 async def start_server(port: int, data) -> trio.Process:
-    return await start_process([sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--data", str(data)])
+    return await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", str(data)])
 
 
 async def test_sigkill_mid_match_then_restart_and_the_bots_finish(tmp_path):

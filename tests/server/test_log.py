@@ -18,7 +18,7 @@ from server.lobby import Lobby
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.replay import check_log, verify_seed
 from server.table import Intent
-from server.cli import main
+from clients.cli import main
 
 from .helpers import Sink, settle
 

@@ -21,8 +21,8 @@ import msgspec
 
 from rules import GAMES, RulesError, get_game, make_setup
 
-from clients.bots import POLICY_NAMES, get_policy
-from clients.offline import play_game
+from rules.bots import POLICY_NAMES, get_policy
+from .offline import play_game
 
 
 def _parse_option(text: str) -> tuple[str, object]:
@@ -85,10 +85,10 @@ def cmd_match(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import trio
 
-    from .app import serve_until_signal
-    from .gateway import Limits
+    from server.app import serve_until_signal
+    from server.gateway import Limits
 
-    from clients.client import single_error
+    from .client import single_error
 
     if not args.rate > 0:
         print("photofinish serve: --rate is messages a second per connection, more than 0", file=sys.stderr)
@@ -110,7 +110,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _run_client(fn, *args, **kwargs) -> int:
     import trio
 
-    from clients.client import ServerError, single_error
+    from .client import ServerError, single_error
 
     try:
         return trio.run(partial(fn, *args, **kwargs)) or 0
@@ -135,7 +135,7 @@ def _parse_bot(text: str) -> tuple[int, str]:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from clients.client import open_client
+    from .client import open_client
 
     game = get_game(args.game)
     mode = args.mode or game.info.modes[0]
@@ -185,25 +185,25 @@ def cmd_tracks(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from clients.terminal import watch
+    from .terminal import watch
 
     return _run_client(watch, args.url, args.table)
 
 
 def cmd_playback(args: argparse.Namespace) -> int:
-    from clients.terminal import playback
+    from .terminal import playback
 
     return _run_client(playback, args.url, args.log_table, args.speed)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from clients.terminal import play
+    from .terminal import play
 
     return _run_client(play, args.url, args.table, seat=args.seat, name=args.name)
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
-    from clients.remote_bots import play_seats
+    from .remote_bots import play_seats
 
     async def run() -> int:
         seed = args.seed if args.seed is not None else secrets.randbits(32)
@@ -215,14 +215,14 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from clients.load import print_load, run_load, summarize
+    from .load import print_load, run_load, summarize
 
     if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 600 or args.rate < 0 or args.actions < 1:
         print("photofinish load: --tables is 1..2000, --seconds 0..600, --rate >= 0 and --actions >= 1",
               file=sys.stderr)
         return 2
 
-    from .gctune import settle_gc
+    from server.gctune import settle_gc
 
     settle_gc()  # the load's own pauses would show as the server's latency
 
@@ -240,9 +240,9 @@ def cmd_load(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     import time
 
-    from clients.render import render
+    from .render import render
 
-    from .replay import check_log
+    from server.replay import check_log
 
     last: dict = {"time": None, "game": None}
 
@@ -268,13 +268,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def report_game(path: str) -> str:
-    from .logfile import read_log
+    from server.logfile import read_log
 
     return read_log(path).header.game
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .replay import chance_count, check_log, verify_seed
+    from server.replay import chance_count, check_log, verify_seed
 
     report = check_log(args.log)
     if not report.ok:
@@ -290,7 +290,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .replay import check_log, export
+    from server.replay import check_log, export
 
     report = check_log(args.log)
     document = msgspec.json.format(msgspec.json.encode(export(report)).decode(), indent=1)
@@ -302,7 +302,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .gateway import Limits
+    from server.gateway import Limits
 
     parser = argparse.ArgumentParser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
     sub = parser.add_subparsers(dest="command", required=True)

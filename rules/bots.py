@@ -1,15 +1,22 @@
-"""Bots: pure policies. A policy is ``choose(view, legal, rng) -> action``: a function of what one seat may
-see, the actions it may take now, and a seeded ``rules.Rng`` for its own choices. The same policy plays
-offline against ``rules/`` and over the wire through the client library.
+"""Bots: pure policies, one heuristic beside each game (``rules/<game>/bot.py``) and a random one for all.
+
+A policy is ``choose(view, legal, rng) -> action``: a function of what one seat may see, the actions it may
+take now, and a seeded ``rules.Rng`` for its own choices. It uses only the rules and a view, so the same
+policy plays offline against ``rules/``, as a server-side seat, and over the wire through the client library.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from rules import Rng, RulesError
-
-from . import checkered_flag, finish_line, flag_finish, flush, race_to_the_finish, random_policy
+from .checkered_flag import bot as checkered_flag
+from .contract import RulesError
+from .finish_line import bot as finish_line
+from .flag_finish import bot as flag_finish
+from .flush import bot as flush
+from .race_to_the_finish import bot as race_to_the_finish
+from . import random_policy
+from .rng import Rng
 
 Policy = Callable[[Any, list, Rng], Any]
 
