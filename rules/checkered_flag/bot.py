@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from rules import Rng
-from rules.checkered_flag.game import (SPINNER, Brake, Go, Shift, danger_checks, free_behind, move_for,
-                                       plan_move)
+from rules.checkered_flag.game import (SPINNER, Brake, Go, Shift, braked_spaces, danger_checks, free_behind,
+                                       move_for, plan_move)
 
 SPACES_PER_LOST_TURN = 5.0  # what a lost turn costs, about one average move
 GEAR_BONUS = 0.6  # a higher gear now is a faster move next turn
@@ -21,9 +21,10 @@ def choose(view: Any, legal: list, rng: Rng) -> Any:
     if type(legal[0]) is Shift:
         return max(legal, key=lambda action: _gear_value(view, action.gear))
     plan = view.plan
-    options = [(Go(), plan.end), *((Brake(stop), stop) for stop in plan.stops)]
+    options = [(Go(), plan.end, False), *((Brake(stop), stop, True) for stop in plan.stops)]
     gear = view.gears[view.seat]
-    return max(options, key=lambda option: _outcome(view, gear, option[1], plan.start + plan.move - option[1]))[0]
+    return max(options, key=lambda option: _outcome(view, gear, option[1],
+                                                    braked_spaces(plan, option[1], option[2])))[0]
 
 
 def _gear_value(view: Any, gear: int) -> float:
@@ -34,9 +35,9 @@ def _gear_value(view: Any, gear: int) -> float:
     for a in range(1, SPINNER + 1):
         for b in range(1, SPINNER + 1):
             plan = plan_move(view.track, view.positions, seat, move_for(gear, a, b))
-            best = _outcome(view, gear, plan.end, plan.start + plan.move - plan.end)
+            best = _outcome(view, gear, plan.end, braked_spaces(plan, plan.end, False))
             for stop in plan.stops:
-                best = max(best, _outcome(view, gear, stop, plan.start + plan.move - stop))
+                best = max(best, _outcome(view, gear, stop, braked_spaces(plan, stop, True)))
             total += best
     return total / SPINNER**2 + GEAR_BONUS * gear
 

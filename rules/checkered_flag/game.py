@@ -27,7 +27,7 @@ CRASH_ON = {2: 1, 3: 2}  # gear -> the highest wheel-B number that crashes in a 
 INFO = GameInfo(
     name="checkered_flag",
     title="Checkered Flag",
-    rules_version="1",
+    rules_version="2",
     min_seats=2,
     max_seats=4,
     modes=("lockstep",),
@@ -146,12 +146,15 @@ class Check(msgspec.Struct, frozen=True):
 
 
 class Plan(msgspec.Struct, frozen=True):
-    """The move a spin gave: from ``start`` by ``move``; ``end`` after forced braking; voluntary stops."""
+    """The move a spin gave: from ``start`` by ``move``; ``end``, where going on really stops (after forced
+    braking, never on another car); the voluntary stops, each a free space; ``forced``: a car on narrow
+    track makes it brake."""
 
     start: int
     move: int
     end: int
     stops: list[int]
+    forced: bool = False
 
 
 class State(msgspec.Struct):
@@ -208,27 +211,38 @@ def move_for(gear: int, a: int, b: int) -> int:
 
 def plan_move(track: Track, positions: list[int], seat: int, move: int) -> Plan:
     """Where a move of ``move`` spaces from the seat's position may end: forced braking behind a car on
-    narrow track, and the spaces before each danger zone it would enter (voluntary stops)."""
+    narrow track, and the spaces before each danger zone it would enter (voluntary stops). Every stop is
+    where the car really ends: a car standing there sends it to the nearest free space behind."""
     start = positions[seat]
     others = {p for s, p in enumerate(positions) if s != seat and 0 < p <= track.finish}
-    end = start + move
+    end, forced = start + move, False
     for space in range(start + 1, start + move + 1):
         if space in others and track.kind(space) == NARROW:
-            end = space - 1
+            end, forced = space - 1, True
             break
-    stops = []
+    end = free_behind(track, positions, seat, end)
+    stops: list[int] = []
     previous = track.kind(start)
     for space in range(start + 1, end + 1):
         kind = track.kind(space)
         if kind == DANGER and previous != DANGER:
-            stops.append(space - 1)
+            stop = free_behind(track, positions, seat, space - 1)
+            if stop not in stops:
+                stops.append(stop)
         previous = kind
-    return Plan(start=start, move=move, end=end, stops=stops)
+    return Plan(start=start, move=move, end=end, stops=stops, forced=forced)
+
+
+def braked_spaces(plan: Plan, stop: int, voluntary: bool) -> int:
+    """Spaces braked when the move of ``plan`` stops on ``stop``: counted from the spun move to where the car
+    really stops. None when it goes on unforced (stopping behind a car off narrow track is not braking)."""
+    return plan.start + plan.move - stop if voluntary or plan.forced else 0
 
 
 def danger_checks(track: Track, start: int, end: int, gear: int) -> list[Check]:
     """One check per run of contiguous danger spaces moved through, one per curve in a multi-curve zone;
-    none in 1st gear. A crash puts the car on the last space of that section it reached."""
+    none in 1st gear. A crash puts the car on the last space of that section it reached. Zones that touch
+    across a lap line are one run: the next lap's first curve goes on from the last curve before the line."""
     if gear not in CRASH_ON:
         return []
     checks: list[Check] = []
@@ -238,11 +252,11 @@ def danger_checks(track: Track, start: int, end: int, gear: int) -> list[Check]:
             key = None
             continue
         section = track.section(space)
-        if section != key:
+        if section != key and not (key is not None and track.lap_space(space) == 1):
             checks.append(Check(reason="danger", crash_on=CRASH_ON[gear], at=space))
-            key = section
         else:
             checks[-1] = msgspec.structs.replace(checks[-1], at=space)
+        key = section
     return checks
 
 
@@ -314,11 +328,11 @@ def apply(state: State, actor: int, action: Action) -> list[Event]:
             raise RulesError("not_moving", "choose your gear first")
         plan = state.plan
         if kind is Go:
-            return _move(state, seat, plan.end, plan.start + plan.move - plan.end, voluntary=False)
+            return _move(state, seat, plan.end, voluntary=False)
         if action.stop not in plan.stops:
             raise RulesError("bad_brake", f"you may brake only to stop before a danger zone: "
                              f"{', '.join(str(s) for s in plan.stops)}")
-        return _move(state, seat, action.stop, plan.start + plan.move - action.stop, voluntary=True)
+        return _move(state, seat, action.stop, voluntary=True)
     raise RulesError("unknown_action", f"Checkered Flag has no action {kind.__name__}")
 
 
@@ -362,19 +376,22 @@ def _movement_spin(state: State, action: Spin) -> list[Event]:
     if plan.stops:
         state.phase = "brake"
         return events
-    return events + _move(state, seat, plan.end, plan.start + move - plan.end, voluntary=False)
+    return events + _move(state, seat, plan.end, voluntary=False)
 
 
-def _move(state: State, seat: int, stop: int, braked: int, voluntary: bool) -> list[Event]:
+def _move(state: State, seat: int, stop: int, voluntary: bool) -> list[Event]:
+    """Move to ``stop``, a free space of the plan (its end or a voluntary stop): the braking event, the
+    crash checks and the car's new space all count to that one space."""
     gear = state.gears[seat]
     start = state.positions[seat]
+    braked = braked_spaces(state.plan, stop, voluntary)
     events: list[Event] = []
     if braked:
         events.append(Braking(seat=seat, stop=stop, spaces=braked, forced=not voluntary))
     checks = danger_checks(track_of(state), start, stop, gear)
     if braked and gear in CRASH_ON:
         checks.append(Check(reason="braking", crash_on=braked, at=stop))
-    state.destination = free_behind(track_of(state), state.positions, seat, stop)
+    state.destination = stop
     state.checks = checks
     if checks:
         state.phase = "check"

@@ -10,8 +10,8 @@ import pytest
 
 from rules import CHANCE, SYSTEM, RulesError, make_setup
 from rules.checkered_flag.game import (
-    INFO, Brake, Braking, CrashCheck, Crashed, Go, Moved, RaceWon, Shift, Spin, StartSpins, StartSpun, Timeout,
-    TurnLost, apply, invariant, legal_actions, new_state, to_act, track_of, view,
+    INFO, Brake, Braking, CrashCheck, Crashed, Go, Moved, RaceWon, Shift, Spin, Spun, StartSpins, StartSpun,
+    Timeout, TurnLost, apply, invariant, legal_actions, new_state, to_act, track_of, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -181,6 +181,33 @@ def test_no_passing_on_narrow_track_braking_is_forced_and_checked_by_the_spaces_
     assert not of(events, CrashCheck)[0].crashed and state.positions[0] == 19
 
 
+def test_a_forced_brake_behind_a_car_standing_behind_another_counts_every_space_braked():
+    # Three cars: 14 in 2nd spins 6 (to 20); a car on 19 (narrow) forces a stop before it, and a car on 18
+    # (white) stands right behind that one, so the car stops on 17: it moved 3 of its 6 and braked 3.
+    state = race([14, 18, 19], gears=[2, 0, 0])
+    events = turn(state, 2, 6, 1, Spin(1, 3))
+    braking = of(events, Braking)[0]
+    assert (braking.stop, braking.spaces, braking.forced) == (17, 3, True)
+    assert of(events, CrashCheck)[0].crashed  # B = 3 is within the 3 spaces braked
+    assert of(events, Moved)[0].end == 17 and state.positions == [17, 18, 19]
+    state = race([14, 18, 19], gears=[2, 0, 0])
+    events = turn(state, 2, 6, 1, Spin(1, 4))
+    assert not of(events, CrashCheck)[0].crashed
+    assert of(events, Moved)[0].end == of(events, Braking)[0].stop == state.positions[0] == 17
+
+
+def test_a_voluntary_brake_before_a_zone_whose_last_space_is_taken_stops_behind_it_and_counts_that():
+    # 5 in 3rd spins 7 (to 12, into the 9-12 zone); a car stands on 8, the space before the zone, so
+    # braking before the zone stops on 7: 5 spaces braked, and the event, check and position agree.
+    state = race([5, 8], gears=[3, 0])
+    apply(state, 0, Shift(3))
+    apply(state, CHANCE, Spin(4, 3))
+    assert legal_actions(state, 0) == [Go(), Brake(7)]
+    events = apply(state, 0, Brake(7)) + apply(state, CHANCE, Spin(2, 5))
+    assert (of(events, Braking)[0].stop, of(events, Braking)[0].spaces) == (7, 5)
+    assert of(events, CrashCheck)[0].crashed and state.positions[0] == 7
+
+
 def test_braking_in_1st_is_always_safe():
     state = race([17, 19], gears=[1, 0])
     events = turn(state, 1, 5, 6)
@@ -252,6 +279,26 @@ def test_a_user_track_given_as_the_track_option_is_raced_on_with_laps():
     assert view(state, 0).track == track
 
 
+SEAM = "name: Seam\nspaces: 10\nlaps: 2\ndanger: 9-10\ndanger: 1-2\n"
+
+
+def test_danger_zones_that_touch_across_the_lap_line_are_one_zone_checked_once():
+    # 9-10 ends lap 1 and 1-2 starts lap 2 (spaces 11-12): 8 -> 12 runs through four contiguous danger spaces.
+    state = race([8, 0], gears=[3, 0], track=SEAM)
+    events = turn(state, 3, 2, 2, Go(), Spin(1, 3))
+    assert len(of(events, CrashCheck)) == 1 and state.positions[0] == 12
+    state = race([8, 0], gears=[3, 0], track=SEAM)
+    events = turn(state, 3, 2, 2, Go(), Spin(1, 2))
+    assert of(events, Crashed)[0].at == 12  # the last space of that one zone the move reached
+
+
+def test_across_the_lap_line_the_other_curves_of_a_zone_still_check_each():
+    track = "name: Seam\nspaces: 10\nlaps: 2\ndanger: 9-10\ndanger: 1-2, 3-4\n"
+    state = race([8, 0], gears=[3, 0], track=track)
+    events = turn(state, 3, 3, 3, Go(), Spin(1, 3), Spin(1, 3))  # 9-12 one run, then the curve 13-14
+    assert len(of(events, CrashCheck)) == 2 and state.positions[0] == 14
+
+
 @pytest.mark.parametrize("text, problem", [
     ("spaces: 10\n", "no name"),
     ("name: X\n", "no spaces"),
@@ -289,9 +336,24 @@ def test_random_races_keep_positions_gears_and_crash_counters_valid_and_end_with
     session = Session(get_game("checkered_flag"), make_setup(INFO, cars, "lockstep"), seed)
     session.run_chance()
     rng = Rng(seed)
+    braking, spun, positions = None, None, [0] * cars
     while not session.to_act().over:
         seat = session.to_act().seats[0]
-        session.act(seat, rng.choice(legal_actions(session.state, seat)))
+        for step in session.act(seat, rng.choice(legal_actions(session.state, seat))):
+            for event in step.events:
+                if type(event) is Spun:
+                    spun = positions[event.seat] + event.move
+                elif type(event) is Braking:
+                    braking = event
+                    assert event.spaces == spun - event.stop  # counted from the spun move to the real stop
+                elif type(event) is CrashCheck and event.reason == "braking":
+                    assert event.crashed == (event.b <= braking.spaces)
+                elif type(event) is Moved and braking is not None:
+                    # a braking car ends where it braked to, or (crashed) on a check's space behind it
+                    assert event.end <= braking.stop and (event.end == braking.stop or of(step.events, Crashed))
+                    braking = None
+                if type(event) is Moved:
+                    positions[event.seat] = event.end
         assert invariant(session.state) == []
     result = session.result()
     assert len(result.winners) == 1 and result.scores[result.winners[0]] == max(result.scores)
