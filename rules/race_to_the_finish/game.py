@@ -60,7 +60,7 @@ def card_name(card: str) -> str:
 INFO = GameInfo(
     name="race_to_the_finish",
     title="The Race to the Finish",
-    rules_version="1",
+    rules_version="2",
     min_seats=2,
     max_seats=4,
     modes=("lockstep",),
@@ -199,7 +199,8 @@ def to_act(state: State) -> ToAct:
 
 
 def sample_chance(state: State, rng: Rng) -> Action:
-    deck = list(deck_for(state.seats))
+    """The cut is from the whole deck (the set-up cuts before 11-14 come out); a deal from the table's deck."""
+    deck = list(FULL_DECK if state.phase == "cut" else deck_for(state.seats))
     rng.shuffle(deck)
     if state.phase == "cut":
         return Cut(cards=deck[:sum(c is None for c in state.cuts)])
@@ -208,7 +209,7 @@ def sample_chance(state: State, rng: Rng) -> Action:
 
 def _cut(state: State, action: Cut) -> list[Event]:
     cutting = [s for s in range(state.seats) if state.cuts[s] is None]
-    deck = Counter(deck_for(state.seats))
+    deck = Counter(FULL_DECK)  # "Each player cuts the cards" (3) before "remove cards 11-14" (4)
     if len(action.cards) != len(cutting) or Counter(action.cards) - deck:
         raise RulesError("bad_cut", f"a cut is {len(cutting)} cards of the deck, one per seat still cutting")
     for seat, card in zip(cutting, action.cards):

@@ -102,8 +102,8 @@ def test_replay_of_the_history_gives_the_same_digests(table):
 
 @PROPERTY
 @given(tables())
-# Seeds 223 and 224 cut the same two cards first in a two-seat Race to the Finish.
-@example((GAMES["race_to_the_finish"], make_setup(GAMES["race_to_the_finish"].info, 2, "lockstep", {}), 223))
+# Seeds 2454 and 2455 cut the same two cards first in a two-seat Race to the Finish.
+@example((GAMES["race_to_the_finish"], make_setup(GAMES["race_to_the_finish"].info, 2, "lockstep", {}), 2454))
 def test_chance_that_does_not_follow_from_the_seed_is_caught(table):
     game, setup, seed = table
     history = random_playout(game, setup, seed).history

@@ -79,6 +79,28 @@ def test_a_tie_cuts_again_for_everyone_and_a_special_card_cuts_again_for_its_sea
     assert state.dealer == 1 and state.trump == "O"
 
 
+@pytest.mark.parametrize("seats", [2, 3])
+def test_with_two_or_three_seats_the_cut_is_made_before_11_to_14_come_out_so_a_12_can_win_it(seats):
+    # "Each player cuts the cards ..." (set-up 3) comes before "remove cards 11-14 in each suit" (set-up 4).
+    state = new_state(make_setup(INFO, seats, "lockstep"))
+    events = apply(state, CHANCE, Cut(["G9", "B12", "R14"][:seats]))
+    winner = 1 if seats == 2 else 2
+    assert of(events, CutMade)[0].dealer == winner and state.trump == ("B" if seats == 2 else "R")
+    refused(new_state(make_setup(INFO, seats, "lockstep")), CHANCE, Cut(["R15", "G9", "B2"][:seats]), "bad_cut")
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_the_cut_is_drawn_from_the_whole_deck_at_every_table_size(seats):
+    from rules import Rng
+    from rules.race_to_the_finish.game import number, sample_chance
+
+    cut = set()
+    for seed in range(100):
+        cut.update(sample_chance(new_state(make_setup(INFO, seats, "lockstep")), Rng(seed)).cards)
+    assert cut == set(FULL_DECK)  # 11-14, Suit Yourself and Sidetracked included
+    assert max(number(card) for card in cut) == 14
+
+
 @pytest.mark.parametrize("seats, size, out", [(4, 15, 2), (3, 15, 1), (2, 16, 14)])
 def test_all_cards_are_dealt_with_11_to_14_out_for_two_and_three_and_the_dealers_left_leads(seats, size, out):
     state = new_state(make_setup(INFO, seats, "lockstep"))
