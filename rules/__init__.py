@@ -15,6 +15,7 @@ from .contract import (
     ToAct,
     digest,
     make_setup,
+    places,
     resolve_options,
 )
 from .registry import GAMES, get_game
@@ -23,6 +24,7 @@ from .session import Session, Step, copy_state, replay, restore, verify_chance
 
 __all__ = [
     "CHANCE", "SYSTEM", "GAMES", "Game", "GameInfo", "OptionSpec", "Result", "Rng", "RulesError", "Session",
-    "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "replay", "resolve_options", "restore",
+    "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "places", "replay", "resolve_options",
+    "restore",
     "verify_chance",
 ]

@@ -141,6 +141,11 @@ class Game:
       of them may share a list.
     - ``redact(event, seat)``: the event as ``seat`` may see it (``None``: a spectator).
     - ``result(state)``: the final result, or ``None`` while the game goes on.
+    - ``placings(state)``: each seat's place in a finished game (1 = first; tied seats share a place and the
+      next place skips: 1, 1, 3), the seats placed 1 being exactly ``result(state).winners``; ``None`` while
+      the game goes on. Each game says how it places in its ``RULES.md``.
+    - ``standing(state)``: the places as the game stands, if it were ended now (a tournament round's time
+      limit), in the same form; defined at every state, and equal to ``placings`` once the game is over.
     - ``timeout_action(state, seat)``: the system action applied when a seat's time runs out.
     - ``scramble(state, seat, rng)``: a copy of the state with everything ``seat`` may not see re-dealt;
       tests use it to prove that a view depends on nothing hidden.
@@ -163,6 +168,8 @@ class Game:
     views: Callable[[Any, list[int | None]], list]
     redact: Callable[[Any, int | None], Any]
     result: Callable[[Any], Result | None]
+    placings: Callable[[Any], tuple[int, ...] | None]
+    standing: Callable[[Any], tuple[int, ...]]
     timeout_action: Callable[[Any, int], Any]
     scramble: Callable[[Any, int | None, Any], Any]
     invariant: Callable[[Any], list[str]]
@@ -223,6 +230,19 @@ def make_setup(info: GameInfo, seats: int, mode: str, options: dict[str, Any] | 
     return Setup(seats=seats, mode=mode, options=resolve_options(info, options))
 
 
+def places(keys: list[Any]) -> tuple[int, ...]:
+    """Each seat's place from its sort key (lower is better): 1 + the number of seats with a better key, so
+    equal keys share a place and the next place skips (keys 3, 3, 5 give 1, 1, 3)."""
+    return tuple(1 + sum(other < key for other in keys) for key in keys)
+
+
+def result_places(result: Result) -> tuple[int, ...]:
+    """The places a result gives: its winners first (place 1), then the other seats by score (the result's
+    direction), equal scores sharing a place."""
+    sign = 1 if result.lower_is_better else -1
+    return places([(0,) if seat in result.winners else (1, sign * score) for seat, score in enumerate(result.scores)])
+
+
 _state_encoder = msgspec.msgpack.Encoder()
 
 
@@ -242,7 +262,7 @@ def copy_unchanged(state: Any, seat: int | None, rng: Any) -> Any:
 
 
 GAME_FUNCTIONS = ("new_state", "to_act", "legal_actions", "apply", "sample_chance", "view", "redact", "result",
-                  "timeout_action", "scramble", "invariant", "describe")
+                  "placings", "standing", "timeout_action", "scramble", "invariant", "describe")
 
 
 def game_from(names: dict[str, Any]) -> Game:

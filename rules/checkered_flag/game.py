@@ -15,7 +15,7 @@ from typing import Union
 import msgspec
 
 from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
-                        Timeout, ToAct, TurnStarted, copy_unchanged, game_from,
+                        Timeout, ToAct, TurnStarted, copy_unchanged, game_from, places, result_places,
                         show_everything)
 from ..rng import Rng
 from .track import DANGER, DEFAULT_TRACK, NARROW, Track, track_for
@@ -466,6 +466,18 @@ def result(state: State) -> Result | None:
     if state.phase != "over":
         return None
     return Result(scores=tuple(state.positions), winners=(state.winner,), lower_is_better=False)
+
+
+def placings(state: State) -> tuple[int, ...] | None:
+    """The winner first, then the other cars by the space they reached (equal spaces share a place)."""
+    final = result(state)
+    return None if final is None else result_places(final)
+
+
+def standing(state: State) -> tuple[int, ...]:
+    """The race as it stands: cars by the space they stand on, furthest first (cars on one space: only the
+    start line, sharing a place)."""
+    return placings(state) or places([-position for position in state.positions])
 
 
 def least_harmful(state: State) -> Action:

@@ -19,7 +19,7 @@ from typing import Union
 import msgspec
 
 from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
-                        Timeout, ToAct, TurnStarted, copy_unchanged, game_from,
+                        Timeout, ToAct, TurnStarted, copy_unchanged, game_from, places,
                         show_everything)
 from ..rng import Rng
 
@@ -587,6 +587,21 @@ def result(state: State) -> Result | None:
         return None
     winners = tuple(s for s in range(state.seats) if state.places[s] == 1)
     return Result(scores=tuple(state.places), winners=winners, lower_is_better=True)
+
+
+def placings(state: State) -> tuple[int, ...] | None:
+    """The places the game ended with (its result's scores are places already)."""
+    return tuple(state.places) if state.phase == "over" else None
+
+
+def standing(state: State) -> tuple[int, ...]:
+    """The game as it stands: seats already home in the order they came home, then the rest by markers home,
+    then by the sum of their markers' path positions (the turn limit's order), equal seats sharing a place."""
+    if state.phase == "over":
+        return tuple(state.places)
+    return places([(0, state.finished.index(seat)) if seat in state.finished
+                   else (1, -sum(p == FINISH for p in markers), -sum(markers))
+                   for seat, markers in enumerate(state.markers)])
 
 
 def timeout_action(state: State, seat: int) -> Action:

@@ -14,7 +14,7 @@ from typing import Union
 import msgspec
 
 from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
-                        Timeout, ToAct, TurnStarted, game_from)
+                        Timeout, ToAct, TurnStarted, game_from, places, result_places)
 from ..rng import Rng
 
 # ---------------------------------------------------------------- constants
@@ -479,6 +479,29 @@ def _greens(row: list[str]) -> int:
     return sum(card in GREEN for card in row)
 
 
+def race_scores(state: State) -> tuple[list[int], list[int]]:
+    """The race's scores and winners if it ended now: a pending draw goes back first (it is always made up
+    for), finishers as the text scores them, everyone else 1 point per card in hand."""
+    held = [len(hand) - (drawn is not None) for hand, drawn in zip(state.hands, state.drawn)]
+    scores = list(held)
+    winners: list[int] = []
+    finishers = state.finishers
+    if finishers:
+        empty = [s for s in finishers if not held[s]]
+        if empty:
+            most = max(_greens(state.rows[s]) for s in empty)
+            winners = [s for s in empty if _greens(state.rows[s]) == most]
+            for s in empty:
+                scores[s] = 0 if s in winners else 1  # a tiebreak loser scores as if its flag were in hand
+        for s in finishers:
+            if held[s]:
+                scores[s] = 2 * held[s]
+        if not empty:
+            low = min(scores[s] for s in finishers)
+            winners = [s for s in finishers if scores[s] == low]
+    return scores, winners
+
+
 def _end_race(state: State) -> list[Event]:
     """Score the race: stop everyone, settle simultaneous finishes, add up, and start the next or end."""
     events: list[Event] = []
@@ -489,22 +512,8 @@ def _end_race(state: State) -> list[Event]:
             state.drawn[seat] = None
             events.append(Discarded(seat=seat, card=card))
     n = state.seats
-    scores = [len(hand) for hand in state.hands]
     finishers = list(state.finishers)
-    winners: list[int] = []
-    if finishers:
-        empty = [s for s in finishers if not state.hands[s]]
-        if empty:
-            most = max(_greens(state.rows[s]) for s in empty)
-            winners = [s for s in empty if _greens(state.rows[s]) == most]
-            for s in empty:
-                scores[s] = 0 if s in winners else 1  # a tiebreak loser scores as if its flag were in hand
-        for s in finishers:
-            if state.hands[s]:
-                scores[s] = 2 * len(state.hands[s])
-        if not empty:
-            low = min(scores[s] for s in finishers)
-            winners = [s for s in finishers if scores[s] == low]
+    scores, winners = race_scores(state)
     for s in range(n):
         state.totals[s] += scores[s]
     state.race_scores.append(scores)
@@ -574,6 +583,21 @@ def result(state: State) -> Result | None:
     if state.phase != "over":
         return None
     return Result(scores=tuple(state.totals), winners=tuple(state.winners))
+
+
+def placings(state: State) -> tuple[int, ...] | None:
+    """By total, lowest first; equal totals share a place (the winners, after any extra races, are 1)."""
+    final = result(state)
+    return None if final is None else result_places(final)
+
+
+def standing(state: State) -> tuple[int, ...]:
+    """The game as it stands: the race under way is scored as if it ended now (``race_scores``) and added to
+    the totals; lowest first, equal totals sharing a place. Between races, the totals."""
+    if state.phase == "over":
+        return placings(state)
+    current = race_scores(state)[0] if state.phase in ("play", "window") else [0] * state.seats
+    return places([total + score for total, score in zip(state.totals, current)])
 
 
 def timeout_action(state: State, seat: int) -> Action:

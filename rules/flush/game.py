@@ -19,7 +19,7 @@ from typing import Union
 import msgspec
 
 from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, OptionSpec, Result, RulesError, Setup, TimedOut,
-                        Timeout, ToAct, TurnStarted, game_from)
+                        Timeout, ToAct, TurnStarted, game_from, places)
 from ..rng import Rng
 from .deck import (BONUSES, CARDS, DECK, DECK_COUNT, FLUSH_VALUE, GOLD, POINT_OPTIONS, RANK, SKIPS, VALUE,
                    VALUES, card_name, card_points, sort_key)
@@ -668,10 +668,26 @@ def held_points(state: State, seat: int) -> int:
     return total
 
 
+def round_factor(state: State) -> int:
+    """2 in the last round of an Arena game with ``double_last``, else 1."""
+    options = state.options
+    return 2 if options["format"] == "arena" and options["double_last"] and state.round == options["rounds"] else 1
+
+
+def eliminated(active: list[int], totals: list[int], limit: int) -> list[int]:
+    """Elimination: the active seats whose totals reach the limit, except that the lowest of them stay in
+    when they all do."""
+    out = [s for s in active if totals[s] >= limit]
+    if len(out) == len(active):  # nobody may be left: the lowest stay
+        low = min(totals[s] for s in out)
+        out = [s for s in out if totals[s] != low]
+    return out
+
+
 def _end_round(state: State, winner: int | None, played: list[str]) -> list[Event]:
     options = state.options
     arena = options["format"] == "arena"
-    factor = 2 if arena and options["double_last"] and state.round == options["rounds"] else 1
+    factor = round_factor(state)
     scores = [0] * state.seats
     bonus = sum(card in BONUSES for card in played) if winner is not None else 0
     for seat in state.active:
@@ -683,16 +699,12 @@ def _end_round(state: State, winner: int | None, played: list[str]) -> list[Even
         scores[winner] = -min(deduction, state.totals[winner])
         state.totals[winner] += scores[winner]
     state.round_scores.append(scores)
-    eliminated: list[int] = []
+    out: list[int] = []
     if not arena:
-        out = [s for s in state.active if state.totals[s] >= options["limit"]]
-        if len(out) == len(state.active):  # nobody may be left: the lowest stay
-            low = min(state.totals[s] for s in out)
-            out = [s for s in out if state.totals[s] != low]
-        eliminated = out
+        out = eliminated(state.active, state.totals, options["limit"])
         state.active = [s for s in state.active if s not in out]
     events: list[Event] = [RoundEnded(round=state.round, winner=winner, bonus=bonus, scores=scores,
-                                      totals=list(state.totals), eliminated=eliminated)]
+                                      totals=list(state.totals), eliminated=out)]
     if winner is not None and winner in state.active:
         state.leader = winner
     else:
@@ -717,6 +729,42 @@ def result(state: State) -> Result | None:
     if state.phase != "over":
         return None
     return Result(scores=tuple(state.totals), winners=tuple(state.winners))
+
+
+def rounds_out(state: State) -> list[int]:
+    """Elimination: the round in which each seat went out (0: still in), from the rounds' scores."""
+    totals, active, out = [0] * state.seats, list(range(state.seats)), [0] * state.seats
+    for number, scores in enumerate(state.round_scores, 1):
+        totals = [total + score for total, score in zip(totals, scores)]
+        for seat in eliminated(active, totals, state.options["limit"]):
+            out[seat] = number
+            active.remove(seat)
+    return out
+
+
+def _ranked(state: State, scores: list[int]) -> tuple[int, ...]:
+    """Places by ``scores``, lowest first; in Elimination the seats still in come first and the seats out
+    after them, a later round out ahead of an earlier one, then by score."""
+    if state.options["format"] == "arena":
+        return places(scores)
+    out = rounds_out(state)
+    return places([(0, scores[s]) if not out[s] else (1, -out[s], scores[s]) for s in range(state.seats)])
+
+
+def placings(state: State) -> tuple[int, ...] | None:
+    """Arena: by total, lowest first, equal totals sharing a place. Elimination: the last seats in by total
+    (the winners are 1), then the seats out, the last out first."""
+    return _ranked(state, state.totals) if state.phase == "over" else None
+
+
+def standing(state: State) -> tuple[int, ...]:
+    """The game as it stands: a round under way ends as at its turn limit (every seat still in scores what it
+    holds, doubled in a doubled round) and is added to the totals; then placed as ``placings``."""
+    if state.phase != "play":
+        return _ranked(state, state.totals)
+    factor = round_factor(state)
+    return _ranked(state, [total + (held_points(state, s) * factor if s in state.active else 0)
+                           for s, total in enumerate(state.totals)])
 
 
 # ---------------------------------------------------------------- timeouts
@@ -781,6 +829,9 @@ def invariant(state: State) -> list[str]:
                         f"{sorted((DECK_COUNT - cards).elements())} missing")
     if any(t < 0 for t in state.totals):
         problems.append(f"a negative total: {state.totals}")
+    still_in = [s for s, out in enumerate(rounds_out(state)) if not out]
+    if state.options["format"] == "elimination" and still_in != state.active:
+        problems.append(f"the rounds' scores put other seats out than {state.active} are in")
     if state.phase == "play":
         if state.turn not in state.active:
             problems.append(f"seat {state.turn} is to act but out of the game")

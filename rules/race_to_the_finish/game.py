@@ -17,7 +17,7 @@ from typing import Union
 import msgspec
 
 from ..contract import (CHANCE, SYSTEM, Action, Event, GameInfo, Result, RulesError, Setup, TimedOut, Timeout,
-                        ToAct, TurnStarted, game_from)
+                        ToAct, TurnStarted, game_from, places, result_places)
 from ..rng import Rng
 
 SUITS = ("R", "B", "O", "G")  # red, blue, orange, green
@@ -462,6 +462,18 @@ def result(state: State) -> Result | None:
         return None
     scores = tuple(sum(pieces) for pieces in state.pieces)
     return Result(scores=scores, winners=(state.winner,), lower_is_better=False)
+
+
+def placings(state: State) -> tuple[int, ...] | None:
+    """The winner first, then the others by how far their pieces have come (the result's scores)."""
+    final = result(state)
+    return None if final is None else result_places(final)
+
+
+def standing(state: State) -> tuple[int, ...]:
+    """The race as it stands: seats by how far their pieces have come (track cards, both pieces added in the
+    two-seat game; a sidetracked piece counts the card it stumbled off), equal distances sharing a place."""
+    return placings(state) or places([-sum(pieces) for pieces in state.pieces])
 
 
 def card_value(state: State, card: str) -> int:

@@ -11,7 +11,7 @@ import pytest
 from rules import CHANCE, SYSTEM, RulesError, make_setup
 from rules.checkered_flag.game import (
     INFO, Brake, Braking, CrashCheck, Crashed, Go, Moved, RaceWon, Shift, Spin, Spun, StartSpins, StartSpun,
-    Timeout, TurnLost, apply, invariant, legal_actions, new_state, to_act, track_of, view,
+    Timeout, TurnLost, apply, invariant, legal_actions, new_state, placings, standing, to_act, track_of, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -258,6 +258,17 @@ def test_a_race_at_the_turn_limit_goes_to_the_car_furthest_ahead():
     state.turns = 9
     events = apply(state, 0, Shift(0))
     assert of(events, RaceWon)[0].seat == 1 and of(events, RaceWon)[0].reason == "turn_limit"
+
+
+def test_as_it_stands_cars_are_placed_by_distance_and_at_the_end_the_winner_first():
+    state = race([30, 41, 0, 0], gears=[1, 1, 0, 0], turn_limit=10)
+    assert standing(state) == (2, 1, 3, 3) and placings(state) is None  # two cars still on the start line
+    state.turns = 9
+    apply(state, 0, Shift(0))
+    assert placings(state) == (2, 1, 3, 3) == standing(state)
+    state = race([58, 40, 20], gears=[1, 0, 0])
+    turn(state, 1, 3, 4)
+    assert placings(state) == (1, 2, 3)
 
 
 # ---------------------------------------------------------------- tracks as data

@@ -2,7 +2,8 @@
 
 Each later game gets all of these by registering: cards conserved (the game's invariant), an illegal action
 changes nothing, a view depends on nothing its seat may not see, random legal play ends, replaying the
-history gives the same digests, chance follows from the seed, and everything round-trips through msgspec.
+history gives the same digests, chance follows from the seed, placings and standings are rankings that agree
+with the result, and everything round-trips through msgspec.
 """
 
 from __future__ import annotations
@@ -76,6 +77,32 @@ def test_random_play_ends_with_a_result_and_invariants_hold(table):
     assert result is not None and len(result.scores) == setup.seats
     assert result.winners and all(0 <= w < setup.seats for w in result.winners)
     assert game.legal_actions(session.state, 0) == []
+
+
+def assert_a_ranking(placed, seats):
+    """Places of a valid ranking: one per seat, each in 1..seats and 1 + the number of seats placed ahead of
+    it, so tied seats share a place and the next place skips (1, 1, 3)."""
+    assert type(placed) is tuple and len(placed) == seats
+    assert all(type(p) is int and 1 <= p <= seats for p in placed)
+    assert all(p == 1 + sum(q < p for q in placed) for p in placed), f"not a ranking: {placed}"
+
+
+@PROPERTY
+@given(tables())
+def test_placings_and_standing_rank_every_seat_and_agree_with_the_result_at_the_end(table):
+    game, setup, seed = table
+    assert game.standing(game.new_state(setup)) == (1,) * setup.seats  # nothing done yet: everyone shares 1st
+
+    def check(session, index):
+        assert_a_ranking(game.standing(session.state), setup.seats)
+        if not session.to_act().over:
+            assert game.placings(session.state) is None
+
+    session = random_playout(game, setup, seed, check)
+    placed = game.placings(session.state)
+    assert_a_ranking(placed, setup.seats)
+    assert {seat for seat, place in enumerate(placed) if place == 1} == set(session.result().winners)
+    assert game.standing(session.state) == placed
 
 
 @PROPERTY

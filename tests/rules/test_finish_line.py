@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from rules import CHANCE, SYSTEM, Rng, make_setup
 from rules.finish_line.game import (
     DECK, FINISH, INFO, JOKERS, NOT_ON_WINGS, WINGS, Activation, Attack, Deal, GameEnded, MarkerMoved, MoveMarker,
-    NoMove, Pick, Roll, Timeout, apply, deal_board, invariant, legal_actions, new_state, rank, to_act, view,
+    NoMove, Pick, Roll, Timeout, apply, deal_board, invariant, legal_actions, new_state, placings, rank, standing,
+    to_act, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -233,6 +234,19 @@ def test_playing_on_ranks_the_others_and_skips_the_seats_home():
                     play_on=True)
     do(state, Roll(1, 1), MoveMarker(0, "red"), MoveMarker(1, "black"))
     assert not to_act(state).over and state.finished == [0] and state.turn == 1
+
+
+def test_placings_are_the_places_the_game_ended_with_and_everyone_else_shares_second():
+    state = game_at({FINISH - 1: "3C", FINISH: "9H"}, [[FINISH - 1, FINISH - 1, FINISH], [5, 0, 0], [9, 9, 0]])
+    assert placings(state) is None
+    do(state, Roll(1, 1), MoveMarker(0, "red"), MoveMarker(1, "black"))
+    assert placings(state) == (1, 2, 2) == standing(state)
+
+
+def test_as_it_stands_seats_home_keep_their_order_then_markers_home_then_distance_and_ties_share():
+    state = game_at({}, [[FINISH] * 3, [FINISH, 10, 0], [20, 20, 20], [30, 30, 0], [FINISH, 0, 10]], play_on=True)
+    state.finished = [0]
+    assert standing(state) == (1, 2, 4, 4, 2)  # seat 0 home; seats 1 and 4 one home; 60 spaces each for 2 and 3
 
 
 def test_a_timeout_makes_the_first_legal_move():

@@ -11,8 +11,8 @@ from rules import CHANCE, SYSTEM, RulesError, digest, make_setup
 from tests.positions import place, plain
 from rules.flag_finish.game import (
     DECK, GREEN, INFO, CloseWindow, Deal, Discard, Discarded, DrawPile, Drew, Finished, MatchEnded, Misdealt,
-    Play, RaceDealt, RaceEnded, TakeDiscard, Timeout, apply, invariant, legal_actions, new_state, redact,
-    to_act, view,
+    Play, RaceDealt, RaceEnded, TakeDiscard, Timeout, apply, invariant, legal_actions, new_state, placings, redact,
+    standing, to_act, view,
 )
 
 SEQ = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10"]
@@ -270,6 +270,33 @@ def test_a_tie_still_there_after_the_extra_races_is_shared():
         apply(state, state.turn, DrawPile())
         apply(state, state.turn, Discard(state.drawn[state.turn]))
     assert state.phase == "over" and state.winners == [0, 1]
+
+
+def test_placings_go_by_total_lowest_first_and_a_shared_win_shares_first_place():
+    hand1 = filler(12, avoid=SEQ)
+    state = dealt([["F"], hand1, filler(12, avoid=SEQ + hand1)], rows=[SEQ, [], []], races=1, extra_races=0)
+    state.totals = [20, 0, 0]
+    assert placings(state) is None
+    apply(state, 0, Play("F"))  # totals 20, 12, 12, and no race is added to break the tie
+    assert placings(state) == (3, 1, 1) == standing(state) and state.winners == [1, 2]
+
+
+def test_as_it_stands_the_race_under_way_is_scored_as_if_it_ended_now_and_added_to_the_totals():
+    hand0 = filler(12, avoid=SEQ)
+    state = dealt([hand0, filler(3, avoid=SEQ + hand0)], rows=[[], SEQ[:9]], races=3)
+    state.totals = [0, 9]
+    assert standing(state) == (1, 1)  # 0 + 12 cards in hand and 9 + 3
+    apply(state, 0, DrawPile())
+    assert standing(state) == (1, 1)  # a pending draw goes back: it is always made up for
+    state.totals = [0, 10]
+    assert standing(state) == (1, 2)
+
+
+def test_as_it_stands_a_finisher_in_the_photo_finish_window_scores_as_the_window_would():
+    state = dealt([["F"], filler(12, avoid=SEQ)], rows=[SEQ, []], mode="challenge", races=2)
+    state.totals = [10, 0]
+    apply(state, 0, Play("F"))
+    assert state.phase == "window" and standing(state) == (1, 2)  # 10 + 0 against 0 + 12
 
 
 # ------------------------------------------------------------------ timeouts and redaction

@@ -11,7 +11,7 @@ from rules.flush.deck import DECK, DECK_COUNT
 from rules.flush.game import (
     INFO, BasePassed, Blind, BlindFlipped, Deal, Flushed, GoldDrawn, MatchEnded, PassBase, PickedUp, Play,
     Release, RoundDealt, RoundEnded, Skipped, Stop, Timeout, TurnStarted, apply, invariant, legal_actions,
-    new_state, redact, sample_chance, to_act, view,
+    new_state, placings, redact, sample_chance, standing, to_act, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -295,6 +295,33 @@ def test_elimination_puts_out_a_seat_at_the_limit_and_the_last_seat_standing_win
     assert of(events, RoundEnded)[0].eliminated == [1] and state.active == [0, 2] and state.phase == "deal"
     apply(state, CHANCE, Deal(order=list(DECK), first=0))
     assert state.hands[1] == [] and all(len(state.hands[s]) == 8 for s in (0, 2))
+
+
+def test_arena_placings_go_by_total_lowest_first():
+    state = position([["4", "4B"], ["9"], ["9"]], pile=[(1, "6", ["6"])], rounds=1, double_last=False)
+    state.totals = [40, 0, 6]
+    assert placings(state) is None
+    apply(state, 0, Release("4", ["4", "4B"]))  # 25, 9, 15
+    assert placings(state) == (3, 1, 2) == standing(state)
+
+
+def test_elimination_placings_put_the_seats_still_in_first_then_the_last_out_ahead_of_the_first_out():
+    state = position([["3"], [], ["9"]], pile=[(2, "4", ["4"])], format="elimination", limit=150)
+    state.round, state.round_scores, state.totals, state.active = 2, [[0, 150, 145]], [0, 150, 145], [0, 2]
+    assert invariant(state) == [] and standing(state) == (1, 3, 2)  # seat 1 went out in round 1
+    apply(state, 0, Release("3", ["3"]))  # seat 0 is out of cards; seat 2 scores its 9 and goes out on 154
+    assert to_act(state).over and state.totals == [0, 150, 154]
+    assert placings(state) == (1, 3, 2) == standing(state)  # seat 2 outlasted seat 1, though its total is higher
+
+
+def test_as_it_stands_a_round_under_way_counts_what_each_seat_holds():
+    state = position([["9", "9"], ["1"]], pile=[(1, "6", ["6"])], rounds=2)
+    state.totals = [0, 15]
+    assert standing(state) == (2, 1)  # 0 + 18 against 15 + 1
+    state.round = 2  # the last round, doubled: 36 against 17
+    assert standing(state) == (2, 1)
+    state.totals = [0, 35]
+    assert standing(state) == (1, 2)  # 36 against 37
 
 
 # ---------------------------------------------------------------- declarations, timeouts, turns

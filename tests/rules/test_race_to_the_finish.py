@@ -12,7 +12,7 @@ from rules import CHANCE, SYSTEM, make_setup
 from rules.race_to_the_finish.game import (
     FINISH, FULL_DECK, INFO, SHORT_DECK, TRACK, CardPlayed, Cut, CutMade, Deal, Dealt, GameEnded, MovePiece,
     PieceMoved, PlayCard, SidetrackPiece, Timeout, TrickWon, TrumpChanged, apply, deck_for, invariant,
-    legal_actions, new_state, redact, to_act, view,
+    legal_actions, new_state, placings, redact, standing, to_act, view,
 )
 from tests.rules.checks import of, refused_by
 
@@ -339,3 +339,21 @@ def test_the_cut_and_the_deal_follow_from_the_seed():
         return session.state.hands, session.state.dealer, session.state.trump
 
     assert dealt(4) == dealt(4) and dealt(4) != dealt(5)
+
+
+# ---------------------------------------------------------------- places
+
+
+def test_as_it_stands_seats_are_placed_by_how_far_their_pieces_have_come_sidetracked_or_not():
+    state = position([["R1"], ["R2"], ["R3"]], pieces=[[3], [5], [5]], off=[[False], [True], [False]])
+    assert standing(state) == (3, 1, 1) and placings(state) is None
+    state = position([["R1"], ["R2"]], pieces=[[1, 9], [4, 5]])
+    assert standing(state) == (1, 2)  # two seats: both pieces count, 10 against 9
+
+
+def test_placings_put_the_winner_first_then_the_others_by_distance():
+    state = position([["G9"], ["R2"], ["R3"]], pieces=[[12], [4], [6]], trump="G")
+    apply(state, 0, PlayCard("G9"))
+    apply(state, 1, PlayCard("R2"))
+    apply(state, 2, PlayCard("R3"))
+    assert to_act(state).over and placings(state) == (1, 3, 2) == standing(state)
