@@ -55,6 +55,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(64)
     names = [f"seat {i} ({name})" for i, name in enumerate(args.policies)]
     print(f"{game.info.title}, {args.mode} mode, seed {seed}: " + ", ".join(names))
+    endings: list[str] = []  # how the game ended, from its last event that says ("finish", "turn limit")
 
     def show(session, steps):
         for step in steps:
@@ -68,17 +69,25 @@ def cmd_match(args: argparse.Namespace) -> int:
                     how = f"seat {event.winner} out first" if event.winner is not None else "turn limit"
                     out = f"; out of the game: {event.eliminated}" if getattr(event, "eliminated", None) else ""
                     print(f"round {event.round}: {how}; scores {event.scores}; totals {event.totals}{out}")
-                elif kind in ("RaceWon", "GameEnded"):
-                    how = f" ({event.reason.replace('_', ' ')})" if hasattr(event, "reason") else ""
-                    print(f"seat {getattr(event, 'seat', getattr(event, 'winner', None))} wins{how}")
+                elif kind == "SeatFinished":
+                    print(f"seat {event.seat} home: place {event.place}")
+                elif kind in ("RaceWon", "GameEnded") and isinstance(getattr(event, "reason", None), str):
+                    endings.append(event.reason.replace("_", " "))
 
     session = play_game(game, setup, seed, policies, on_steps=show)
-    result = session.result()
+    result, places = session.result(), game.placings(session.state)
+    winners = " and ".join(f"seat {s}" for s in result.winners)
+    how = f" ({endings[-1]})" if endings else ""
+    print(f"{winners} {'wins' if len(result.winners) == 1 else 'share the win'}{how}")
     print()
-    print("seat  policy      total")
+    # Finish Line's result scores are its places (its rules have no score): the table shows them once.
+    scored = game.info.name != "finish_line"
+    better = "lower" if result.lower_is_better else "higher"
+    print("seat  policy      place" + (f"  score ({better} is better)" if scored else ""))
     for seat, name in enumerate(args.policies):
+        score = f"  {result.scores[seat]:>5}" if scored else ""
         mark = "  winner" if seat in result.winners else ""
-        print(f"{seat:>4}  {name:<10}  {result.scores[seat]:>5}{mark}")
+        print(f"{seat:>4}  {name:<10}  {places[seat]:>5}{score}{mark}")
     return 0
 
 

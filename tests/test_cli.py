@@ -14,6 +14,42 @@ def test_match_prints_every_race_and_the_score_table(capsys):
     assert "winner" in out and "heuristic" in out
 
 
+@pytest.mark.parametrize("game, options", [
+    ("flag_finish", {"races": 2}), ("flush", {"rounds": 2}), ("race_to_the_finish", {}), ("checkered_flag", {}),
+    ("finish_line", {}), ("finish_line", {"play_on": True}),
+])
+def test_match_names_the_winners_and_prints_each_seats_place_and_score_for_every_game(capsys, game, options):
+    import json
+
+    from clients.offline import play_game
+    from rules import get_game, make_setup
+    from rules.bots import get_policy
+
+    policies = ["heuristic", "random", "random"]
+    flags = [arg for name, value in options.items() for arg in ("--option", f"{name}={json.dumps(value)}")]
+    assert main(["match", "--game", game, "--seed", "11", "--policies", *policies, *flags]) == 0
+    out = capsys.readouterr().out
+    rules = get_game(game)  # the same match again, straight from the rules: what the table must say
+    setup = make_setup(rules.info, 3, rules.info.modes[-1], options)
+    session = play_game(rules, setup, 11, [get_policy(game, p) for p in policies])
+    result, places = session.result(), rules.placings(session.state)
+    assert "None" not in out
+    said = next(line for line in out.splitlines() if " wins" in line or "share the win" in line)
+    assert said.split(" wins")[0].split(" share")[0] == " and ".join(f"seat {s}" for s in result.winners)
+    header, *rows = out.split("\n\n")[-1].strip().splitlines()
+    assert len(rows) == 3
+    assert header.split()[:3] == ["seat", "policy", "place"]
+    for seat, row in enumerate(rows):
+        cells = row.split()
+        assert cells[:3] == [str(seat), policies[seat], str(places[seat])]
+        if game == "finish_line":  # its result's scores are its places: no second column repeating them
+            assert "score" not in header and cells[3:] in ([], ["winner"])
+        else:
+            assert "score" in header and cells[3] == str(result.scores[seat])
+            assert ("lower is better" in header) == result.lower_is_better
+        assert (cells[-1] == "winner") == (seat in result.winners)
+
+
 def test_a_bad_option_is_a_clear_error_not_a_traceback(capsys):
     assert main(["match", "--option", "hand_size=5"]) == 2
     err = capsys.readouterr().err
