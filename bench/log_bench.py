@@ -24,7 +24,7 @@ from server.replay import check_log, verify_seed
 
 
 async def _durability(policy: str, folder: Path, writers: int, per_writer: int) -> dict:
-    store = FileLog(folder / f"{policy}.log", policy, batch_ms=2.0)
+    store = FileLog(folder / f"{policy}.log", policy)
     latencies: list[float] = []
     action = {"type": "draw"}
 

@@ -17,7 +17,7 @@ from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 
 from .actionlog import MemoryLog
 from .logfile import Entry, Header, LogError, SeatTaken, read_log, seed_commitment
-from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
+from .logstore import FileLog, Syncer, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
 from .table import Intent, Table
 
@@ -25,14 +25,15 @@ MAX_TABLES = 2000
 
 
 class Lobby:
-    """``data_dir`` None keeps logs in memory only (tests); otherwise every table has a log file."""
+    """``data_dir`` None keeps logs in memory only (tests); otherwise every table has a log file. Under
+    ``batch`` the lobby runs the server's one group commit (``Syncer``) for every table's log, from the
+    first log it opens until ``stop_all``."""
 
-    def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
-                 batch_ms: float = 2.0) -> None:
+    def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch") -> None:
         self.nursery = nursery
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
-        self.batch_ms = batch_ms
+        self._syncer: Syncer | None = None
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
         self._next = 0
@@ -97,7 +98,7 @@ class Lobby:
         """The new table's seed file and log, its header written."""
         folder = table_dir(self.data_dir)
         write_secret_seed(folder / f"{table_id}.seed", seed)
-        store = FileLog(folder / f"{table_id}.log", self.durability, self.batch_ms)
+        store = FileLog(folder / f"{table_id}.log", self.durability, syncer=self._shared_syncer())
         try:
             store.append(Header(
                 format=1, table=table_id, name=request.name, game=game.info.name,
@@ -111,6 +112,16 @@ class Lobby:
             store.file.close()
             raise
         return store
+
+    def _shared_syncer(self) -> Syncer | None:
+        """The server's group commit under ``batch`` (started with the first log), else None: ``always`` gives
+        each log its own, ``never`` syncs nothing."""
+        if self.durability != "batch":
+            return None
+        if self._syncer is None:
+            self._syncer = Syncer()
+            self.nursery.start_soon(self._syncer.run)
+        return self._syncer
 
     def _evict_finished(self) -> None:
         """Make room: forget tables whose game is over (their logs stay on disk for replay and playback)."""
@@ -188,7 +199,7 @@ class Lobby:
                 log.append(time=entry.time, actor=entry.actor, action=entry.action, accepted=False,
                            code=entry.code, ref=entry.ref)
         options = header.table_options
-        store = reopen(path, read, self.durability, self.batch_ms)
+        store = reopen(path, read, self.durability, self._shared_syncer())
         table = Table(header.table, game, setup, seed, name=header.name,
                       bots=[msgspec.convert(b, BotSeat) for b in options.get("bots", [])],
                       turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
@@ -206,3 +217,5 @@ class Lobby:
     async def stop_all(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()
+        if self._syncer is not None:
+            self._syncer.close()

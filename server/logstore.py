@@ -1,13 +1,20 @@
-"""Writing a table's log file, with a durability policy, and the table directory of the data folder.
+"""Writing a table's log file, with a durability policy; the group commit that makes lines durable; the table
+directory of the data folder.
 
 Policies (`photofinish serve --durability`):
-- ``always``: every line is fsynced before anything that depends on it is sent (no waiting to group);
-- ``batch`` (default): group commit: the flusher waits ``batch_ms`` for more lines, then one fsync covers
-  them all; acknowledgements wait for it;
+- ``batch`` (default): group commit across the server. One ``Syncer`` (one trio task; worker threads for the syncs)
+  serves every table: the first line that needs syncing starts a round at once, which fdatasyncs every log
+  with lines not yet durable; lines appended while a round runs are covered by the next round, which starts as
+  soon as that one ends. No fixed wait: at one table a line waits one fdatasync, under load rounds grow by
+  themselves and one round serves every table's lines.
+- ``always``: the same group commit, but each table's log has a ``Syncer`` of its own (its fsyncs never wait
+  for another table's).
 - ``never``: lines reach the OS at once (they survive a killed process, not a power cut), no fsync.
 
 Under ``always`` and ``batch`` an action a seat saw acknowledged is on disk: the table holds every outgoing
-message until the line it depends on is durable (see ``Table._deliver``).
+message until the line it depends on is durable (``FileLog.on_durable``, see ``Table._deliver``). A failed
+fsync is final for its log: nothing after it counts as durable again (an fsync that follows a failed one may
+succeed without the lost pages having reached the disk).
 """
 
 from __future__ import annotations
@@ -15,35 +22,120 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import trio
 
 from .logfile import GENESIS, Reopened, encode_line
 
 POLICIES = ("always", "batch", "never")
+MAX_THREADS = 8  # worker threads syncing one round's files at once
 
 
 def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-class FileLog:
-    """Appends records to one log file; ``written`` lines so far, ``durable`` of them known to be on disk."""
+def sync_file(fd: int) -> None:
+    """Make a file's written bytes durable: fdatasync (enough for appends: it also flushes the new size)."""
+    (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
-    def __init__(self, path: Path, policy: str = "batch", batch_ms: float = 2.0, head: str = GENESIS) -> None:
+
+class Syncer:
+    """Group commit for any number of logs: rounds of one fdatasync per dirty log, run one after another in a
+    worker thread. ``sync`` is the call that makes one file durable (tests pass a fake)."""
+
+    def __init__(self, sync: Callable[[int], None] | None = None) -> None:
+        self.sync = sync or sync_file
+        self.rounds = 0
+        self._dirty: dict[FileLog, None] = {}  # an ordered set: logs with lines written but not yet in a round
+        self._wake = trio.Event()
+        self._closing = False
+
+    def mark(self, log: "FileLog") -> None:
+        """``log`` has lines to sync: the next round covers them (now, if no round is running)."""
+        self._dirty[log] = None
+        self._wake.set()
+
+    def close(self) -> None:
+        """Let ``run`` return once nothing is left to sync."""
+        self._closing = True
+        self._wake.set()
+
+    async def run(self) -> None:
+        """The rounds, until ``close``. Each round takes every dirty log at the line it has reached, syncs them
+        in worker threads, then tells each log how far it is durable (or why it failed)."""
+        while True:
+            await self._wake.wait()
+            self._wake = trio.Event()
+            if not self._dirty:
+                if self._closing:
+                    return
+                continue
+            group = [(log, log.written) for log in self._dirty if log.error is None and not log.file.closed]
+            self._dirty.clear()
+            if not group:
+                continue
+            errors = await self._sync_round([log.file.fileno() for log, _ in group])
+            self.rounds += 1
+            for (log, count), error in zip(group, errors):
+                log._synced(count, error)
+
+    async def _sync_round(self, fds: list[int]) -> list[OSError | None]:
+        """Sync every file of a round: one worker thread for one file; for more, up to ``MAX_THREADS`` at
+        once, as the file system's journal commits concurrent syncs together (one after another, each sync
+        waits for a commit of its own)."""
+        if len(fds) == 1:
+            return await trio.to_thread.run_sync(self._sync_all, fds)
+        shares = [fds[i::MAX_THREADS] for i in range(min(MAX_THREADS, len(fds)))]
+        results: list = [None] * len(shares)
+
+        async def sync_share(index: int) -> None:
+            results[index] = await trio.to_thread.run_sync(self._sync_all, shares[index])
+
+        async with trio.open_nursery() as nursery:
+            for index in range(len(shares)):
+                nursery.start_soon(sync_share, index)
+        errors: list[OSError | None] = [None] * len(fds)
+        for index, share_errors in enumerate(results):
+            errors[index::MAX_THREADS] = share_errors
+        return errors
+
+    def _sync_all(self, fds: list[int]) -> list[OSError | None]:
+        """In a worker thread: sync each file; an error stays with its file, the others go on."""
+        errors: list[OSError | None] = []
+        for fd in fds:
+            try:
+                self.sync(fd)
+                errors.append(None)
+            except OSError as error:
+                errors.append(error)
+        return errors
+
+
+class FileLog:
+    """Appends records to one log file; ``written`` lines so far, ``durable`` of them known to be on disk.
+
+    ``syncer`` is the server's shared group commit (``batch``); without one (``always``, or a log used on its
+    own) the log has a syncer of its own, which ``run_flusher`` runs. ``on_durable`` (if set) is called each
+    time ``durable`` grows."""
+
+    def __init__(self, path: Path, policy: str = "batch", head: str = GENESIS, syncer: Syncer | None = None) -> None:
         if policy not in POLICIES:
             raise ValueError(f"durability is one of {', '.join(POLICIES)}, not {policy!r}")
         self.path = path
         self.policy = policy
-        self.batch_ms = batch_ms
         self.head = head
         self.file = open(path, "ab", buffering=0)
         self.written = 0
         self.durable = 0
-        self.fsyncs = 0
-        self._dirty = trio.Event()
+        self.fsyncs = 0  # rounds that synced this file
+        self.error: OSError | None = None  # the failed sync that stopped this log
+        self.on_durable: Callable[[], None] | None = None
+        self._own = None if policy == "never" or syncer is not None else Syncer()
+        self.syncer = syncer or self._own
         self._progress = trio.Event()
+        self._failed = trio.Event()
 
     def append(self, record: Any) -> int:
         """Write one record (straight to the OS); returns its line number in this session."""
@@ -53,33 +145,50 @@ class FileLog:
         if self.policy == "never":
             self.durable = self.written
         else:
-            self._dirty.set()
+            self.syncer.mark(self)
         return self.written
 
-    async def wait_durable(self, count: int) -> None:
-        while self.durable < count:
-            progress = self._progress
-            await progress.wait()
-
-    async def run_flusher(self) -> None:
-        """The group-commit loop (not needed under ``never``)."""
-        if self.policy == "never":
+    def _synced(self, count: int, error: OSError | None) -> None:
+        """A round ended for this log: lines up to ``count`` are durable, or the log failed for good."""
+        if self.error is not None:
             return
-        while True:
-            await self._dirty.wait()
-            self._dirty = trio.Event()
-            if self.policy == "batch" and self.batch_ms:
-                await trio.sleep(self.batch_ms / 1000)
-            count = self.written
-            await trio.to_thread.run_sync(os.fsync, self.file.fileno())
-            self.fsyncs += 1
+        if error is not None:
+            self.error = error
+            self._failed.set()
+            self._progress.set()  # wake the waiters: they raise it
+            return
+        self.fsyncs += 1
+        if count > self.durable:
             self.durable = count
             self._progress.set()
             self._progress = trio.Event()
+            if self.on_durable is not None:
+                self.on_durable()
+
+    async def wait_durable(self, count: int) -> None:
+        """Wait until line ``count`` is durable; raises the sync's error if this log failed first."""
+        while self.durable < count:
+            if self.error is not None:
+                raise self.error
+            await self._progress.wait()
+
+    async def run_flusher(self) -> None:
+        """Run this log's own syncer if it has one; raise the ``OSError`` of a failed sync of this log
+        (whichever syncer ran it). Returns at once under ``never``."""
+        if self.policy == "never":
+            return
+        async with trio.open_nursery() as nursery:
+            if self._own is not None:
+                nursery.start_soon(self._own.run)
+            await self._failed.wait()
+            nursery.cancel_scope.cancel()
+        raise self.error
 
     def sync_now(self) -> None:
-        """A last fsync (at shutdown): everything written is durable."""
-        os.fsync(self.file.fileno())
+        """A last sync (at shutdown): everything written is durable, unless a sync of this log failed before."""
+        if self.error is not None:
+            return
+        sync_file(self.file.fileno())
         self.durable = self.written
 
     def close(self) -> None:
@@ -90,11 +199,11 @@ class FileLog:
                 self.file.close()
 
 
-def reopen(path: Path, read, policy: str, batch_ms: float) -> FileLog:
+def reopen(path: Path, read, policy: str, syncer: Syncer | None = None) -> FileLog:
     """Reopen an unfinished log to go on appending: cut a torn last line, mark the reopening."""
     with open(path, "r+b") as handle:
         handle.truncate(read.good_bytes)
-    log = FileLog(path, policy, batch_ms, head=read.head)
+    log = FileLog(path, policy, head=read.head, syncer=syncer)
     entries = read.entries()
     log.append(Reopened(seq=entries[-1].seq if entries else 0, started=utc_now()))
     return log

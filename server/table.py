@@ -87,7 +87,8 @@ class Table:
         self.digest_every = digest_every
         self._outgoing: deque = deque()  # (log line it waits for, receiver, message) under always/batch
         self._holding = store is not None and store.policy != "never"
-        self._courier_wake = trio.Event()
+        if self._holding:
+            store.on_durable = self._release  # the log's group commit hands over what its lines made safe
         self.failed: str | None = None  # why the table stopped, if it could not go on
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
         self._out: list = []
@@ -150,7 +151,6 @@ class Table:
         async with trio.open_nursery() as nursery:
             if self.store is not None:
                 nursery.start_soon(self._run_flusher)
-                nursery.start_soon(self._courier)
             for seat, policy in self.bot_seats.items():
                 bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
                 self.slots[seat].state = "bot"
@@ -198,7 +198,8 @@ class Table:
         return None
 
     async def _run_flusher(self) -> None:
-        """The log's group commit; a failing fsync reaches the arbiter, which stops the table."""
+        """The log's own group commit (``always``), and a failing fsync reaching the arbiter, which stops the
+        table."""
         try:
             await self.store.run_flusher()
         except OSError as error:
@@ -540,24 +541,17 @@ class Table:
     # ------------------------------------------------------------------ delivery
 
     def _deliver(self, receiver: Receiver, message: Any) -> None:
-        """Hand a message over; under always/batch, only once the log line it follows is on disk."""
+        """Hand a message over; under always/batch, only once the log line it follows is on disk (the log
+        calls ``_release`` when its lines become durable; messages keep their order)."""
         if self._defer:  # inside a batch: keep the order, send at the flush
             self._out.append(("message", receiver, message))
-        elif self._holding:
+        elif self._holding and (self._outgoing or self.store.written > self.store.durable):
             self._outgoing.append((self.store.written, receiver, message))
-            self._courier_wake.set()
         else:
             self._hand_over(receiver, message)
 
-    async def _courier(self) -> None:
-        while True:
-            await self._courier_wake.wait()
-            self._courier_wake = trio.Event()
-            while self._outgoing:
-                await self.store.wait_durable(self._outgoing[-1][0])
-                self._release()
-
     def _release(self) -> None:
+        """Hand over the held messages whose log lines are durable (called by the log's group commit)."""
         while self._outgoing and self._outgoing[0][0] <= self.store.durable:
             _, receiver, message = self._outgoing.popleft()
             self._hand_over(receiver, message)

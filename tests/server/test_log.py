@@ -271,10 +271,12 @@ async def test_a_data_directory_that_cannot_be_written_is_a_typed_error(tmp_path
     assert lobby.tables == {}
 
 
-async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp_path, nursery, monkeypatch):
+@pytest.mark.parametrize("durability", ["batch", "always"])
+async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp_path, nursery, monkeypatch,
+                                                                             durability):
     import server.logstore
 
-    lobby = Lobby(nursery, tmp_path, "batch")
+    lobby = Lobby(nursery, tmp_path, durability)
     table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
     me = Sink()
     await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
@@ -285,7 +287,8 @@ async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp
     def failing_fsync(fd):
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(server.logstore.os, "fsync", failing_fsync)
+    monkeypatch.setattr(server.logstore.os, "fsync", failing_fsync)  # a failing disk fails both
+    monkeypatch.setattr(server.logstore.os, "fdatasync", failing_fsync)
     await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="unsafe")))
     with trio.fail_after(10):
         await table.stopped.wait()
