@@ -1,14 +1,15 @@
 """Verifying a whole tournament from its log (``photofinish tournament verify LOG`` will call this).
 
-``verify_tournament(path, table_logs_dir=None)`` checks, in order, and names the first problem:
+``verify_tournament(path, table_logs_dir=None)`` checks the following and names the first problem (steps 3
+and 4 go through the log line by line, so the problem named is the earliest line that has one):
 1. the hash chain of every line (``tlog.read_tournament_log``), and that no line is torn;
 2. that the tournament ended and the seed it reveals matches the commitment in ``created``;
 3. every record folded with that seed (``state.Tournament.apply``): each round's seating recomputed from the
    log's own earlier records and the seed, each result against its table's seating, each correction, and
    the final standings recomputed from every result, bye, drop and correction;
 4. with ``table_logs_dir``, each result against its table's log ``<table>.log`` there: its chain, that it
-   is that table, that the game ended (``end`` reason ``over``) with the same scores, and that the hash of
-   its ``end`` line is the ``log_hash`` the tournament recorded.
+   is that table, that the game ended (``end`` reason ``over``) with the same scores and its winners (and
+   only they) placed 1st, and that the hash of its ``end`` line is the ``log_hash`` the tournament recorded.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None
         state = Tournament(created=read.created, seed=ended.seed)
     except TournamentError as error:
         return VerifyReport(ok=False, problem=error.message, line=1)
+    checked = 0
     for number, record in zip(read.lines, read.records):
         if state.ended is not None:
             return VerifyReport(ok=False, problem="a record after the end", line=number)
@@ -65,16 +67,13 @@ def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None
             state.apply(record)
         except TournamentError as error:
             return VerifyReport(ok=False, problem=error.message, line=number, rounds=state.round,
-                                results=len(state.results))
-    checked = 0
-    if table_logs_dir is not None:
-        for number, record in zip(read.lines, read.records):
-            if type(record) is TableFinished:
-                problem = _check_table_log(Path(table_logs_dir), record)
-                if problem:
-                    return VerifyReport(ok=False, problem=problem, line=number, rounds=state.round,
-                                        results=len(state.results), table_logs=checked)
-                checked += 1
+                                results=len(state.results), table_logs=checked)
+        if table_logs_dir is not None and type(record) is TableFinished:
+            problem = _check_table_log(Path(table_logs_dir), record)
+            if problem:
+                return VerifyReport(ok=False, problem=problem, line=number, rounds=state.round,
+                                    results=len(state.results), table_logs=checked)
+            checked += 1
     return VerifyReport(ok=True, rounds=state.round, results=len(state.results), table_logs=checked,
                         standings=state.standings())
 
@@ -94,6 +93,10 @@ def _check_table_log(folder: Path, result: TableFinished) -> str | None:
         return f"table {result.table}: its log does not end with a finished game"
     if end.scores is None or tuple(end.scores) != result.scores:
         return f"table {result.table}: the scores {list(result.scores)} are not its log's {end.scores}"
+    firsts = {seat for seat, place in enumerate(result.places) if place == 1}
+    if end.winners is not None and set(end.winners) != firsts:
+        return (f"table {result.table}: places {list(result.places)} do not put its log's winners "
+                f"{end.winners} first")
     if _end_line_hash(path) != result.log_hash:
         return f"table {result.table}: its log's end line hash is not the one the tournament recorded"
     return None
