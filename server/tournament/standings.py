@@ -141,11 +141,10 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
         bye_count[player] += 1
         points[player] += Fraction(settings.bye_value())
 
-    def percentage(player: str) -> Fraction:
-        return max(FLOOR, points_at_tables[player] / most[player]) if most[player] else FLOOR
-
-    points_at_tables = {p: points[p] - bye_count[p] * Fraction(settings.bye_value()) for p in players}
-    opp = {p: (sum((percentage(q) for q in opponents[p]), Fraction(0)) / len(opponents[p]))
+    bye_value = Fraction(settings.bye_value())
+    percentage = {p: max(FLOOR, (points[p] - bye_count[p] * bye_value) / most[p]) if most[p] else FLOOR
+                  for p in players}
+    opp = {p: (sum((percentage[q] for q in opponents[p]), Fraction(0)) / len(opponents[p]))
            if opponents[p] else FLOOR for p in players}
     share = {p: sum(shares[p], Fraction(0)) / len(shares[p]) if shares[p] else Fraction(0) for p in players}
     lot = lots(list(players), seed)
