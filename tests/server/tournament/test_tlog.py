@@ -214,3 +214,48 @@ def test_records_that_do_not_follow_are_refused_and_change_nothing():
     with pytest.raises(TournamentError) as error:
         state.apply(Registered("late", "Late"))
     assert error.value.code == "registration_closed"
+
+
+def test_an_arena_seats_waiting_players_and_verifies(tmp_path):
+    arena_settings = Settings(format="arena", sizes=Sizes(2, 3, 3))
+    created = Created(format=1, tournament="t17", name="Arena", game="flag_finish", options={},
+                      settings=arena_settings, commitment=seed_commitment(SEED), started="")
+    state, records = Tournament(created=created, seed=SEED), []
+
+    def add(record):
+        state.apply(record)
+        records.append(record)
+
+    for i in range(7):
+        add(Registered(player=f"p{i}", name=f"P{i}"))
+    waiting = [f"p{i}" for i in range(7)]
+    for label in range(1, 5):
+        seating = state.next_seating(waiting)
+        assert len(seating.tables) == len(waiting) // 3 and list(seating.waiting) == waiting[len(seating.tables) * 3:]
+        tables = tuple(SeatedTable(f"a{label}t{i}", t) for i, t in enumerate(seating.tables))
+        add(RoundSeated(round=label, tables=tables, waiting=tuple(waiting)))
+        with pytest.raises(TournamentError) as error:  # a player still at a table is not waiting
+            state.next_seating([tables[0].players[0]])
+        assert error.value.code == "not_waiting"
+        first = tables[0]  # only the first table finishes before the next seating
+        add(TableFinished(round=label, table=first.table, players=first.players, places=(1, 2, 3),
+                          scores=(0, 5, 9), log_hash="0" * 64))
+        for rest in tables[1:]:
+            add(TableFinished(round=label, table=rest.table, players=rest.players, places=(1, 2, 3),
+                              scores=(1, 2, 3), log_hash="0" * 64))
+        waiting = list(seating.waiting) + [p for t in tables for p in t.players]
+    add(Ended(seed=SEED, standings=tuple(row.player for row in state.standings())))
+    write(tmp_path / "arena.log", [created, *records])
+    report = verify_tournament(tmp_path / "arena.log")
+    assert report.ok, report.problem
+    forged = rewrite_file(tmp_path / "arena.log", tmp_path / "forged.log",
+                          lambda rs: [msgspec.structs.replace(rs[7], waiting=tuple(reversed(rs[7].waiting)))
+                                      if i == 7 else r for i, r in enumerate(rs)])
+    assert type(records[7]) is RoundSeated
+    assert not verify_tournament(forged).ok
+
+
+def rewrite_file(source: Path, target: Path, change) -> Path:
+    read = read_tournament_log(source)
+    write(target, [read.created, *change(list(read.records))])
+    return target
