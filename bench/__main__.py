@@ -9,7 +9,7 @@ import platform
 import time
 from pathlib import Path
 
-from . import log_bench, rules_bench, server_bench
+from . import log_bench, rules_bench, server_bench, tournament_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -26,10 +26,14 @@ def main() -> None:
     log_bench.print_table(figures)
     (RESULTS / "log.json").write_text(json.dumps({**stamp, **figures}, indent=2))
     print()
+    tournament = tournament_bench.run()
+    tournament_bench.print_table(tournament)
+    (RESULTS / "tournament.json").write_text(json.dumps({**stamp, **tournament}, indent=2))
+    print()
     server = server_bench.run()
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json and server.json")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json and server.json")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,141 @@
+"""The tournament's shared values: table-size bounds, a round's seating, a finished table's result, the
+tournament's settings, the one typed error, and how the tournament's seed is split into independent seeds.
+
+Frozen msgspec Structs, so the tournament log (``tlog.py``) and, later, the protocol carry them unchanged.
+Nothing here does I/O or reads a clock; randomness only ever comes from ``rules.Rng`` seeded from here.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import msgspec
+
+from rules.rng import MASK, Rng
+
+FORMATS = ("swiss", "round_robin", "arena")
+
+# Placement points by table size when the settings give none: index 0 is 1st place. 3/1/0 and 5/3/1/0 are
+# the issue's; 5 and 6 seats follow the same shape (two apart down to 1, then 0), so first place at a bigger
+# table is worth a little more, as beating more players should be.
+DEFAULT_POINTS: dict[int, tuple[int, ...]] = {
+    2: (3, 0),
+    3: (3, 1, 0),
+    4: (5, 3, 1, 0),
+    5: (7, 5, 3, 1, 0),
+    6: (9, 7, 5, 3, 1, 0),
+}
+
+LOT = 0  # derive_seed label of the standings' last tiebreak; round r's seating uses label r (r >= 1)
+_LABEL_MIX = 0xD1B54A32D192ED03
+
+
+class TournamentError(Exception):
+    """Input a tournament cannot take (a caller's or a user's mistake): ``code`` is stable and
+    machine-readable, ``message`` says what was wrong. Raised before anything changes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Sizes(msgspec.Struct, frozen=True):
+    """How many players a table takes: the game's bounds and the size the organiser wants."""
+
+    min: int
+    max: int
+    wanted: int
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.min <= self.wanted <= self.max:
+            raise TournamentError("bad_sizes", f"need 2 <= min <= wanted <= max seats, not {self.min}, "
+                                               f"{self.wanted}, {self.max}")
+
+
+class Seating(msgspec.Struct, frozen=True):
+    """One round's seating: each table's players in seat order (seat 0 acts first), and who has a bye.
+    For an arena seating, ``waiting`` are the waiting players not seated this time."""
+
+    tables: tuple[tuple[str, ...], ...]
+    byes: tuple[str, ...] = ()
+    waiting: tuple[str, ...] = ()
+
+    def seated(self) -> list[str]:
+        return [p for table in self.tables for p in table]
+
+
+class TableResult(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A finished table: its players in seat order, their places (1 = first; tied players share the best
+    place of their group, as 1, 1, 3), their game scores, whether the game counts lower scores as better
+    (``rules.Result.lower_is_better``) and which seats a stand-in bot played for a no-show."""
+
+    table: str
+    players: tuple[str, ...]
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    lower_is_better: bool = True
+    stand_ins: tuple[bool, ...] = ()
+
+    def check(self) -> None:
+        """Raise ``TournamentError`` if the result does not describe one table's finish."""
+        n = len(self.players)
+        if n < 2 or len(set(self.players)) != n:
+            raise TournamentError("bad_result", f"table {self.table}: needs two or more different players")
+        if len(self.places) != n or len(self.scores) != n or (self.stand_ins and len(self.stand_ins) != n):
+            raise TournamentError("bad_result", f"table {self.table}: one place and one score per player")
+        for place in self.places:  # standard competition ranking: a place is 1 + how many finished ahead
+            if place != 1 + sum(1 for other in self.places if other < place):
+                raise TournamentError("bad_result", f"table {self.table}: places {list(self.places)} are "
+                                                    "not 1..n with ties sharing their best place")
+
+
+class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A tournament's rules, fixed at creation and written in its log's first record.
+
+    ``points`` maps a table size to the points of 1st, 2nd, ... place (missing sizes take
+    ``DEFAULT_POINTS``); ``bye_points`` is what a bye is worth (None: 1st place at the wanted size);
+    ``top_n`` > 0 adds a final table of the top N after the Swiss rounds."""
+
+    format: str
+    sizes: Sizes
+    rounds: int = 0  # Swiss rounds; round robin computes its own; arena ignores it
+    points: dict[int, tuple[int, ...]] = {}
+    bye_points: float | None = None
+    check_in: bool = False  # only checked-in players are seated in round 1
+    late_until: int = 0  # registration stays open until this round is seated (0: until round 1)
+    top_n: int = 0
+
+    def check(self) -> None:
+        if self.format not in FORMATS:
+            raise TournamentError("bad_settings", f"format is one of {', '.join(FORMATS)}, not {self.format!r}")
+        if self.format == "swiss" and self.rounds < 1:
+            raise TournamentError("bad_settings", "a Swiss tournament needs one round or more")
+        if self.top_n and not self.sizes.min <= self.top_n <= self.sizes.max:
+            raise TournamentError("bad_settings", f"a final table seats {self.sizes.min}..{self.sizes.max}")
+        for size, row in self.points.items():
+            if len(row) != size or list(row) != sorted(row, reverse=True):
+                raise TournamentError("bad_settings", f"points at {size} seats: {size} values, best first")
+
+    def points_for(self, size: int) -> tuple[int, ...]:
+        row = self.points.get(size) or DEFAULT_POINTS.get(size)
+        if row is None:
+            raise TournamentError("bad_settings", f"no placement points for tables of {size}")
+        return row
+
+    def bye_value(self) -> float:
+        return self.bye_points if self.bye_points is not None else self.points_for(self.sizes.wanted)[0]
+
+
+def derive_seed(seed: int, label: int) -> int:
+    """An independent seed for one use of the tournament seed: the first SplitMix64 output (``rules.Rng``)
+    from ``seed XOR (label * 0xD1B54A32D192ED03 mod 2**64)``. Labels: ``LOT`` (0) for the standings' lot,
+    r for round r's seating."""
+    return Rng(seed ^ ((label * _LABEL_MIX) & MASK)).next_u64()
+
+
+def lots(players: list[str] | tuple[str, ...], seed: int) -> Mapping[str, int]:
+    """Each player's lot (lower draws first): the i-th output of ``Rng(derive_seed(seed, LOT))`` for the
+    i-th player registered, so a late entry never changes anyone else's lot."""
+    rng = Rng(derive_seed(seed, LOT))
+    return {player: rng.next_u64() for player in players}

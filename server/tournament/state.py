@@ -1,0 +1,215 @@
+"""A tournament's state folded from its log records, and the next seating it calls for. Pure.
+
+``Tournament.apply(record)`` takes the records of ``tlog`` in log order and raises ``TournamentError``, having
+changed nothing, for a record that does not follow from the ones before: a second registration, a result
+for a table nobody was seated at, a seating that is not what ``seating`` computes from the log's own
+earlier records and the seed. The director computes each round with ``next_seating`` and logs it, and
+``verify.verify_tournament`` folds a whole log with the revealed seed: one code path, so a verified log is
+one the director could have written.
+
+What is seated when (``next_seating``):
+- ``swiss``: rounds 1..``rounds`` by ``seating.swiss`` over the active players in standings order, then,
+  with ``top_n``, a final (``seating.final_table``) of the top of the active players' standings;
+- ``round_robin``: the schedule ``seating.round_robin`` computes when round 1 is seated, over the players
+  active then in standings order (which is the seeded lot); later rounds drop the dropped players, and a
+  table left below the game's minimum gives its players byes; late entries wait for the next event;
+- ``arena``: ``seating.arena`` over the players waiting (given by the director, logged in the record), who
+  must be active and at no unfinished table.
+A new Swiss or round-robin round needs every table of the round before it finished. Active players are
+the registered ones (checked in, when the settings ask for check-in) who have not dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from . import seating as seat
+from .model import Seating, Settings, TableResult, TournamentError
+from .standings import Standing, apply_final, standings
+from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
+
+
+@dataclass
+class Tournament:
+    """The fold of a tournament's records; ``seed`` is the tournament's seed (the director's secret, or the
+    one ``ended`` revealed)."""
+
+    created: Created
+    seed: int
+    players: list[str] = field(default_factory=list)  # registration order
+    names: dict[str, str] = field(default_factory=dict)
+    checked_in: set[str] = field(default_factory=set)
+    dropped: list[str] = field(default_factory=list)
+    seatings: list[Seating] = field(default_factory=list)
+    tables: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)  # id -> (round, players)
+    results: dict[str, TableResult] = field(default_factory=dict)
+    corrections: list[TableResult] = field(default_factory=list)
+    byes: list[str] = field(default_factory=list)
+    schedule: list[Seating] | None = None  # round robin
+    ended: Ended | None = None
+
+    def __post_init__(self) -> None:
+        self.settings.check()
+
+    @property
+    def settings(self) -> Settings:
+        return self.created.settings
+
+    @property
+    def round(self) -> int:
+        """Rounds seated so far."""
+        return len(self.seatings)
+
+    def active(self) -> list[str]:
+        gone = set(self.dropped)
+        return [p for p in self.players if p not in gone
+                and (not self.settings.check_in or p in self.checked_in)]
+
+    def unfinished(self) -> list[str]:
+        return [t for t in self.tables if t not in self.results]
+
+    def standings(self) -> list[Standing]:
+        rows = standings(self.players, list(self.results.values()), self.byes, self.settings, self.seed,
+                         self.dropped, self.corrections)
+        final = self._final_table()
+        if final is not None and final in self.results:
+            fixed = {c.table: c for c in self.corrections}
+            rows = apply_final(rows, fixed.get(final, self.results[final]))
+        return rows
+
+    def _final_table(self) -> str | None:
+        s = self.settings
+        if s.format != "swiss" or not s.top_n or self.round <= s.rounds:
+            return None
+        return next(t for t, (r, _) in self.tables.items() if r == s.rounds + 1)
+
+    # -- what comes next -------------------------------------------------------------------------------
+
+    def next_seating(self, waiting: Sequence[str] = ()) -> Seating:
+        """The seating of round ``self.round + 1`` (for an arena: of the players ``waiting``)."""
+        if self.ended is not None:
+            raise TournamentError("ended", "the tournament is over")
+        s, r = self.settings, self.round + 1
+        rows = self.standings()
+        points = {row.player: row.points for row in rows}
+        active = set(self.active())
+        order = [row.player for row in rows if row.player in active]
+        if s.format == "arena":
+            busy = {p for t in self.unfinished() for p in self.tables[t][1]}
+            wrong = [p for p in waiting if p not in active or p in busy]
+            if wrong:
+                raise TournamentError("not_waiting", f"{wrong} cannot be waiting: dropped, not active or "
+                                                     "still at a table")
+            return seat.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
+                              s.sizes)
+        if self.unfinished():
+            raise TournamentError("round_not_over", f"round {self.round} still has tables playing")
+        if s.format == "swiss":
+            if r <= s.rounds:
+                return seat.swiss(order, points, self.seatings, self.seed, r, s.sizes)
+            if s.top_n and r == s.rounds + 1:
+                return seat.final_table(order, s.top_n, s.sizes)
+            raise TournamentError("no_more_rounds", f"the tournament has {s.rounds} rounds")
+        schedule = self.schedule if self.schedule is not None else seat.round_robin(order, self.seed, s.sizes)
+        if r > len(schedule):
+            raise TournamentError("no_more_rounds", f"the round robin has {len(schedule)} rounds")
+        planned = schedule[r - 1]
+        tables, byes = [], [p for p in planned.byes if p in active]
+        for table in planned.tables:
+            present = tuple(p for p in table if p in active)
+            if len(present) >= s.sizes.min:
+                tables.append(present)
+            else:
+                byes.extend(present)
+        return Seating(tables=tuple(tables), byes=tuple(byes))
+
+    # -- folding records -------------------------------------------------------------------------------
+
+    def apply(self, record: Any) -> None:
+        """Fold one record in; raise ``TournamentError`` (and change nothing) if it does not follow."""
+        match record:
+            case Registered(player=player, name=name):
+                if player in self.names:
+                    raise TournamentError("already_registered", f"{player!r} is registered already")
+                if self.round >= max(1, self.settings.late_until) or self.settings.format == "round_robin" \
+                        and self.round:
+                    raise TournamentError("registration_closed", "registration is closed")
+                self.players.append(player)
+                self.names[player] = name
+            case CheckedIn(player=player):
+                self._known(player)
+                self.checked_in.add(player)
+            case Dropped(player=player):
+                self._known(player)
+                if player in self.dropped:
+                    raise TournamentError("already_dropped", f"{player!r} has dropped already")
+                self.dropped.append(player)
+            case RoundSeated():
+                self._seat(record)
+            case TableFinished():
+                self._finish(record)
+            case Corrected(table=table, places=places, scores=scores):
+                if table not in self.results:
+                    raise TournamentError("unknown_table", f"table {table} has no result to correct")
+                base = self.results[table]
+                fix = TableResult(table=table, players=base.players, places=places, scores=scores,
+                                  lower_is_better=base.lower_is_better, stand_ins=base.stand_ins)
+                fix.check()
+                self.corrections.append(fix)
+            case Ended(seed=seed, standings=order):
+                if seed != self.seed:
+                    raise TournamentError("wrong_seed", "the revealed seed is not the tournament's seed")
+                computed = tuple(row.player for row in self.standings())
+                if tuple(order) != computed:
+                    raise TournamentError("wrong_standings", f"the final standings {list(order)} are not "
+                                                             f"the ones the results give: {list(computed)}")
+                self.ended = record
+            case _:
+                raise TournamentError("bad_record", f"not a record that follows 'created': {record!r}")
+
+    def _known(self, player: str) -> None:
+        if player not in self.names:
+            raise TournamentError("unknown_player", f"{player!r} is not registered")
+
+    def _seat(self, record: RoundSeated) -> None:
+        if record.round != self.round + 1:
+            raise TournamentError("bad_round", f"round {record.round} seated after round {self.round}")
+        ids = [t.table for t in record.tables]
+        if len(set(ids)) != len(ids) or set(ids) & set(self.tables):
+            raise TournamentError("bad_table", "a table id is used twice")
+        expected = self.next_seating(record.waiting)
+        got = record.seating()
+        if (got.tables, got.byes) != (expected.tables, expected.byes):
+            raise TournamentError("wrong_seating", f"round {record.round}'s seating is not the one the "
+                                                   f"standings, history and seed give: expected "
+                                                   f"{[list(t) for t in expected.tables]} byes "
+                                                   f"{list(expected.byes)}")
+        if self.settings.format == "round_robin" and self.schedule is None:
+            order = [row.player for row in self.standings() if row.player in set(self.active())]
+            self.schedule = seat.round_robin(order, self.seed, self.settings.sizes)
+        self.seatings.append(expected)
+        self.byes.extend(expected.byes)
+        for t in record.tables:
+            self.tables[t.table] = (record.round, t.players)
+
+    def _finish(self, record: TableFinished) -> None:
+        if record.table not in self.tables:
+            raise TournamentError("unknown_table", f"table {record.table} was never seated")
+        if record.table in self.results:
+            raise TournamentError("already_finished", f"table {record.table} has a result already")
+        round_no, players = self.tables[record.table]
+        if record.round != round_no or record.players != players:
+            raise TournamentError("bad_result", f"table {record.table}'s result names other players or another "
+                                                "round than its seating")
+        result = record.result()
+        result.check()
+        self.results[record.table] = result
+
+
+def fold(created: Created, seed: int, records: Sequence[Any]) -> Tournament:
+    """The state after ``records`` (raises ``TournamentError`` at the first that does not follow)."""
+    state = Tournament(created=created, seed=seed)
+    for record in records:
+        state.apply(record)
+    return state

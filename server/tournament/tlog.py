@@ -1,0 +1,178 @@
+"""The tournament's own log: its records, and reading a log file back with its hash chain checked.
+
+Same line format and chain as a table's log (``server/logfile.py``, ``server/LOG-FORMAT.md``): one record per
+line, ``<hash> <json>``, the hash chaining every line to the one before, written with
+``server.logstore.FileLog`` (whose durability policies apply unchanged) and encoded by
+``logfile.encode_line``. The records are tagged by ``"kind"``; the first is ``created``, which publishes the
+commitment ``sha256(seed)`` (``logfile.seed_commitment``), and ``ended`` reveals the seed. What the records
+must say to each other is checked by ``state.Tournament.apply``; ``verify.verify_tournament`` checks a whole
+file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+import msgspec
+
+from server.logfile import GENESIS, LogError, chain
+
+from .model import Seating, Settings, TableResult
+
+FORMAT_VERSION = 1
+
+
+class Created(msgspec.Struct, tag_field="kind", tag="created", frozen=True):
+    """The first line: the tournament, its game and options (fixed for every table), its settings, and the
+    commitment to its seed."""
+
+    format: int
+    tournament: str
+    name: str
+    game: str
+    options: dict[str, Any]
+    settings: Settings
+    commitment: str  # logfile.seed_commitment(seed); the seed is in `ended`
+    started: str  # wall clock, ISO 8601 UTC
+
+
+class Registered(msgspec.Struct, tag_field="kind", tag="registered", frozen=True, omit_defaults=True):
+    player: str  # the player's public id (their secret token is never logged)
+    name: str
+    time: float = 0.0  # seconds since the tournament was created
+
+
+class CheckedIn(msgspec.Struct, tag_field="kind", tag="checked_in", frozen=True, omit_defaults=True):
+    player: str
+    time: float = 0.0
+
+
+class Dropped(msgspec.Struct, tag_field="kind", tag="dropped", frozen=True, omit_defaults=True):
+    """The player is seated no more; their results stay and keep counting for their opponents."""
+
+    player: str
+    time: float = 0.0
+
+
+class SeatedTable(msgspec.Struct, frozen=True):
+    table: str  # the table's id on the server: its log is <table>.log
+    players: tuple[str, ...]  # seat order
+
+
+class RoundSeated(msgspec.Struct, tag_field="kind", tag="round_seated", frozen=True, omit_defaults=True):
+    """Round ``round``'s seating. For an arena, ``waiting`` is the input: the players waiting, in the order
+    they became free; those not seated stay in that order."""
+
+    round: int
+    tables: tuple[SeatedTable, ...]
+    byes: tuple[str, ...] = ()
+    waiting: tuple[str, ...] = ()
+    time: float = 0.0
+
+    def seating(self) -> Seating:
+        tables = tuple(t.players for t in self.tables)
+        seated = {p for t in tables for p in t}
+        return Seating(tables=tables, byes=self.byes, waiting=tuple(p for p in self.waiting if p not in seated))
+
+
+class TableFinished(msgspec.Struct, tag_field="kind", tag="table_result", frozen=True, omit_defaults=True):
+    """A table's result, read from its log: ``log_hash`` is the hash of that log's ``end`` line."""
+
+    round: int
+    table: str
+    players: tuple[str, ...]
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    log_hash: str
+    lower_is_better: bool = True
+    stand_ins: tuple[bool, ...] = ()
+    time: float = 0.0
+
+    def result(self) -> TableResult:
+        return TableResult(table=self.table, players=self.players, places=self.places, scores=self.scores,
+                           lower_is_better=self.lower_is_better, stand_ins=self.stand_ins)
+
+
+class Corrected(msgspec.Struct, tag_field="kind", tag="corrected", frozen=True, omit_defaults=True):
+    """The organiser corrected a table's result (the table's own log is unchanged)."""
+
+    table: str
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str
+    time: float = 0.0
+
+
+class Ended(msgspec.Struct, tag_field="kind", tag="ended", frozen=True, omit_defaults=True):
+    """The end: the seed revealed, and the final standings' order as published."""
+
+    seed: int
+    standings: tuple[str, ...]
+    time: float = 0.0
+
+
+Record = Union[Created, Registered, CheckedIn, Dropped, RoundSeated, TableFinished, Corrected, Ended]
+_decoder = msgspec.json.Decoder(Record)
+
+
+@dataclass
+class ReadTournamentLog:
+    """A tournament log read back, its chain checked: ``records`` follow ``created``; ``lines[i]`` is the
+    1-based line of ``records[i]``."""
+
+    path: Path
+    created: Created
+    records: list[Any]
+    lines: list[int]
+    head: str
+    good_bytes: int
+    torn: str | None = None
+
+    @property
+    def ended(self) -> Ended | None:
+        return next((r for r in self.records if type(r) is Ended), None)
+
+
+def read_tournament_log(path: Path | str) -> ReadTournamentLog:
+    """Read a tournament log and check its chain, as ``logfile.read_log`` does for a table's log: raises
+    ``logfile.LogError`` at the first broken line; a torn last line is reported in ``torn`` and left out."""
+    path = Path(path)
+    lines = path.read_bytes().split(b"\n")
+    tail = lines.pop()
+    prev, offset, created = GENESIS, 0, None
+    records: list[Any] = []
+    numbers: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        record = _check_line(number, line, prev)
+        prev = line[:64].decode()
+        offset += len(line) + 1
+        if number == 1:
+            if type(record) is not Created:
+                raise LogError(1, "the first line is not a 'created' record")
+            created = record
+        elif type(record) is Created:
+            raise LogError(number, "a second 'created' record")
+        else:
+            records.append(record)
+            numbers.append(number)
+    torn = None
+    if tail:
+        torn = f"the last line ({len(tail)} bytes) was cut short: the process stopped mid-write"
+    if created is None:
+        raise LogError(1, "no 'created' record: the log is empty or cut inside its first line")
+    return ReadTournamentLog(path=path, created=created, records=records, lines=numbers, head=prev,
+                             good_bytes=offset, torn=torn)
+
+
+def _check_line(number: int, line: bytes, prev: str) -> Any:
+    if len(line) < 66 or line[64:65] != b" ":
+        raise LogError(number, "not a '<hash> <json>' line")
+    body = line[65:]
+    if chain(prev, body).encode() != line[:64]:
+        raise LogError(number, "the hash chain is broken here: this line or the one before it was changed")
+    try:
+        return _decoder.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise LogError(number, f"not a tournament record: {error}") from None

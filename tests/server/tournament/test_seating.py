@@ -1,0 +1,229 @@
+"""Seating: hypothesis properties of every format (everyone seated once or a bye, byes only when no seating
+exists, sizes within bounds, repeats no more than an exhaustive search finds, determinism, seat-first
+rotation), and the round robin's guarantees."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from server.tournament.model import Seating, Sizes, TournamentError
+from server.tournament.seating import (arena, bye_counts, final_table, first_seats, meetings, round_robin, swiss,
+                                       table_sizes)
+
+BOUNDS = [(2, 2), (2, 3), (2, 4), (2, 6), (3, 4), (3, 6), (4, 6)]
+
+
+@st.composite
+def rounds(draw, max_players: int = 10, max_past: int = 4):
+    """Active players in standings order, their points, earlier seatings among them, a seed, sizes."""
+    low, high = draw(st.sampled_from(BOUNDS))
+    sizes = Sizes(low, high, draw(st.integers(low, high)))
+    count = draw(st.integers(0, max_players))
+    players = [f"p{i}" for i in range(count)]
+    points = {p: draw(st.integers(0, 9)) for p in players}
+    players.sort(key=lambda p: -points[p])
+    past = []
+    for _ in range(draw(st.integers(0, max_past))):
+        shuffled = draw(st.permutations(players))
+        cut = draw(st.lists(st.integers(2, high), min_size=1, max_size=max(1, count)))
+        tables, i = [], 0
+        for size in cut:
+            if i + size <= len(shuffled):
+                tables.append(tuple(shuffled[i:i + size]))
+                i += size
+        past.append(Seating(tables=tuple(tables), byes=tuple(shuffled[i:i + 1])))
+    return players, points, past, draw(st.integers(0, 2**64 - 1)), sizes
+
+
+def repeats(seating: Seating, past: list[Seating]) -> int:
+    met = meetings(past)
+    return sum(met.get(a, {}).get(b, 0) for table in seating.tables for a, b in combinations(table, 2))
+
+
+def seatable(count: int, sizes: Sizes, upper: int) -> bool:
+    """Some number of tables of min..upper seats holds exactly ``count`` players."""
+    return any(t * sizes.min <= count <= t * upper for t in range(1, count + 1))
+
+
+def fewest_repeats(players: list[str], table_sizes_: list[int], past: list[Seating]) -> int:
+    """Exhaustive: every way to cut ``players`` into tables of these sizes; the fewest repeat meetings."""
+    met = meetings(past)
+
+    def cost(table):
+        return sum(met.get(a, {}).get(b, 0) for a, b in combinations(table, 2))
+
+    def search(left: list[str], sizes_left: Counter) -> int:
+        if not left:
+            return 0
+        best = None
+        for size in [s for s in sizes_left if sizes_left[s]]:
+            sizes_left[size] -= 1
+            for others in combinations(left[1:], size - 1):
+                rest = [p for p in left[1:] if p not in others]
+                value = cost((left[0], *others)) + search(rest, sizes_left)
+                best = value if best is None else min(best, value)
+            sizes_left[size] += 1
+        return best
+
+    return search(players, Counter(table_sizes_))
+
+
+@settings(max_examples=300, deadline=None)
+@given(rounds())
+def test_every_active_player_is_seated_once_or_has_a_bye(case):
+    players, points, past, seed, sizes = case
+    result = swiss(players, points, past, seed, len(past) + 1, sizes)
+    everyone = result.seated() + list(result.byes)
+    assert sorted(everyone) == sorted(players)
+    assert all(sizes.min <= len(t) <= sizes.max for t in result.tables)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rounds())
+def test_a_bye_only_when_no_seating_exists_and_to_the_lowest_without_one(case):
+    players, points, past, seed, sizes = case
+    result = swiss(players, points, past, seed, len(past) + 1, sizes)
+    byes = len(result.byes)
+    for fewer in range(byes):  # with any fewer byes, no set of tables fits the rest
+        assert not seatable(len(players) - fewer, sizes, sizes.max)
+    if seatable(len(result.seated()), sizes, sizes.wanted):  # and tables stay at the wanted size when they can
+        assert all(len(t) <= sizes.wanted for t in result.tables)
+    had = bye_counts(past)
+    for taker in result.byes:  # nobody seated had fewer byes, or as many and a lower rank
+        for other in result.seated():
+            assert (had.get(other, 0), -players.index(other)) > (had.get(taker, 0), -players.index(taker))
+
+
+@settings(max_examples=200, deadline=None)
+@given(rounds(max_players=8))
+def test_repeat_meetings_no_more_than_an_exhaustive_search_finds(case):
+    players, points, past, seed, sizes = case
+    result = swiss(players, points, past, seed, len(past) + 1, sizes)
+    seated = [p for p in players if p not in result.byes]
+    assert repeats(result, past) == fewest_repeats(seated, [len(t) for t in result.tables], past)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rounds(max_players=40, max_past=6))
+def test_bigger_rounds_never_repeat_more_than_the_standings_cut_into_tables(case):
+    players, points, past, seed, sizes = case
+    result = swiss(players, points, past, seed, len(past) + 1, sizes)
+    seated = [p for p in players if p not in result.byes]
+    cut, i = [], 0
+    for table in result.tables:
+        cut.append(tuple(seated[i:i + len(table)]))
+        i += len(table)
+    assert repeats(result, past) <= repeats(Seating(tables=tuple(cut)), past)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rounds())
+def test_same_inputs_and_seed_give_the_same_seating(case):
+    players, points, past, seed, sizes = case
+    first = swiss(players, points, past, seed, len(past) + 1, sizes)
+    again = swiss(list(players), dict(points), list(past), seed, len(past) + 1, sizes)
+    assert first == again
+
+
+@settings(max_examples=200, deadline=None)
+@given(rounds())
+def test_seat_zero_goes_to_who_sat_first_least(case):
+    players, points, past, seed, sizes = case
+    result = swiss(players, points, past, seed, len(past) + 1, sizes)
+    firsts = first_seats(past)
+    for table in result.tables:
+        assert firsts.get(table[0], 0) == min(firsts.get(p, 0) for p in table)
+
+
+def test_similar_points_sit_together_in_round_one():
+    players = [f"p{i}" for i in range(9)]
+    points = {p: 9 - i for i, p in enumerate(players)}
+    result = swiss(players, points, [], seed=3, round_no=1, sizes=Sizes(2, 3, 3))
+    assert [sorted(t) for t in result.tables] == [["p0", "p1", "p2"], ["p3", "p4", "p5"], ["p6", "p7", "p8"]]
+
+
+def test_ten_players_at_four_seats_sit_at_4_3_3_and_an_odd_two_seat_count_gives_one_bye():
+    assert table_sizes(10, Sizes(2, 6, 4)) == ([4, 3, 3], 0)
+    assert table_sizes(11, Sizes(2, 2, 2)) == ([2] * 5, 1)
+    assert table_sizes(5, Sizes(3, 6, 4)) == ([5], 0)  # no bye while a table of up to max seats holds them
+    assert table_sizes(2, Sizes(3, 4, 3)) == ([], 2)
+
+
+def test_a_swiss_round_avoids_a_rematch_that_the_standings_would_give():
+    players = ["a", "b", "c", "d"]
+    past = [Seating(tables=(("a", "b"), ("c", "d")))]
+    result = swiss(players, {"a": 3, "b": 0, "c": 3, "d": 0}, past, 1, 2, Sizes(2, 2, 2))
+    assert sorted(map(sorted, result.tables)) == [["a", "c"], ["b", "d"]]
+
+
+def test_bad_input_is_a_typed_error():
+    with pytest.raises(TournamentError) as error:
+        swiss(["a", "a"], {}, [], 1, 1, Sizes(2, 2, 2))
+    assert error.value.code == "bad_players"
+    with pytest.raises(TournamentError):
+        Sizes(3, 6, 2)
+
+
+@pytest.mark.parametrize("count", range(2, 15))
+def test_two_seat_round_robin_everyone_meets_everyone_once_with_balanced_first_seats(count):
+    players = [f"p{i}" for i in range(count)]
+    schedule = round_robin(players, seed=5, sizes=Sizes(2, 2, 2))
+    assert len(schedule) == (count - 1 if count % 2 == 0 else count)
+    pairs = Counter(frozenset(t) for s in schedule for t in s.tables)
+    assert set(pairs) == {frozenset(c) for c in combinations(players, 2)} and set(pairs.values()) == {1}
+    for s in schedule:
+        assert sorted(s.seated() + list(s.byes)) == sorted(players)
+    firsts, games = first_seats(schedule), Counter(p for s in schedule for p in s.seated())
+    assert all(abs(2 * firsts.get(p, 0) - games[p]) <= 1 for p in players)
+    assert Counter(p for s in schedule for p in s.byes) == (Counter(players) if count % 2 else Counter())
+
+
+def test_nine_players_in_threes_meet_everyone_exactly_once_in_four_rounds():
+    players = [f"p{i}" for i in range(9)]
+    schedule = round_robin(players, seed=11, sizes=Sizes(3, 3, 3))
+    assert len(schedule) == 4
+    pairs = Counter(frozenset(c) for s in schedule for t in s.tables for c in combinations(t, 2))
+    assert len(pairs) == 36 and set(pairs.values()) == {1}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(3, 10), st.sampled_from([(2, 4, 3), (3, 4, 4), (2, 6, 4)]), st.integers(0, 2**64 - 1))
+def test_pod_round_robin_rounds_each_repeat_no_more_than_needed(count, bounds, seed):
+    sizes = Sizes(bounds[0], bounds[1], bounds[2])
+    players = [f"p{i}" for i in range(count)]
+    schedule = round_robin(players, seed, sizes)
+    assert len(schedule) == max(1, -(-(count - 1) // (sizes.wanted - 1)))
+    for r, s in enumerate(schedule):
+        seated = [p for p in players if p not in s.byes]
+        assert repeats(s, schedule[:r]) == fewest_repeats(seated, [len(t) for t in s.tables], schedule[:r])
+
+
+@settings(max_examples=150, deadline=None)
+@given(rounds(max_players=14), st.data())
+def test_arena_seats_whole_tables_of_the_earliest_waiting_players(case, data):
+    players, points, past, seed, sizes = case
+    waiting = data.draw(st.permutations(players))
+    result = arena(waiting, players, points, past, seed, len(past) + 1, sizes)
+    tables = len(waiting) // sizes.wanted
+    assert [len(t) for t in result.tables] == [sizes.wanted] * tables
+    assert sorted(result.seated()) == sorted(waiting[:tables * sizes.wanted])
+    assert list(result.waiting) == list(waiting[tables * sizes.wanted:])
+    assert result == arena(list(waiting), players, points, past, seed, len(past) + 1, sizes)
+
+
+def test_arena_groups_players_close_in_score():
+    standings = ["a", "b", "c", "d", "e", "f"]
+    points = {"a": 10, "b": 9, "c": 8, "d": 1, "e": 0, "f": 0}
+    result = arena(["f", "a", "d", "b", "e", "c"], standings, points, [], 1, 1, Sizes(3, 3, 3))
+    assert [sorted(t) for t in result.tables] == [["a", "b", "c"], ["d", "e", "f"]]
+    assert arena(["a", "b"], standings, points, [], 1, 2, Sizes(3, 3, 3)).tables == ()
+
+
+def test_final_table_seats_the_top_n_leader_first():
+    assert final_table(["a", "b", "c", "d", "e"], 4, Sizes(2, 4, 4)).tables == (("a", "b", "c", "d"),)
+    with pytest.raises(TournamentError):
+        final_table(["a", "b"], 3, Sizes(2, 4, 4))
