@@ -29,7 +29,7 @@ class Header(msgspec.Struct, tag_field="kind", tag="header", frozen=True):
     seats: int
     mode: str
     options: dict[str, Any]
-    table_options: dict[str, Any]  # turn_time_ms, grace_ms, bot_delay_ms, bots
+    table_options: dict[str, Any]  # turn_time_ms, grace_ms, bot_delay_ms, bots; alias (a kept table)
     commitment: str  # sha256 of the seed (see seed_commitment); the seed itself is in the end record
     started: str  # wall-clock start, ISO 8601 UTC
 
