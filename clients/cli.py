@@ -265,8 +265,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     report = check_log(args.log, on_step=step if walk else None)
     print(report.summary())
     if report.ok and not report.ended and not args.allow_unfinished:
-        print("  INCOMPLETE: the log has no end record, so this is not a finished game "
-              "(--allow-unfinished accepts a table still open)")
+        from server.finished import finished_marker
+
+        finished = finished_marker(Path(args.log))
+        print("  INCOMPLETE: the log has no end record, so this is not a finished game"
+              + (f", though {finished}: the log lost its end" if finished else
+                 " (--allow-unfinished accepts a table still open)"))
         return 1
     return 0 if report.ok else 1
 

@@ -73,7 +73,8 @@ async def test_replay_of_a_log_without_its_end_says_incomplete_unless_allowed(tm
     cut_before_end(table.store.path)
     capsys.readouterr()
     assert main(["replay", log]) == 1
-    assert "INCOMPLETE" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "INCOMPLETE" in said and f"{table.id}.done says it finished" in said
     assert main(["replay", log, "--allow-unfinished"]) == 0
 
 
