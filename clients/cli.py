@@ -273,6 +273,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     walk = args.step or args.seat is not None or args.speed
     report = check_log(args.log, on_step=step if walk else None)
     print(report.summary())
+    if report.ok and not report.ended and not args.allow_unfinished:
+        from server.finished import finished_marker
+
+        finished = finished_marker(Path(args.log))
+        print("  INCOMPLETE: the log has no end record, so this is not a finished game"
+              + (f", though {finished}: the log lost its end" if finished else
+                 " (--allow-unfinished accepts a table still open)"))
+        return 1
     return 0 if report.ok else 1
 
 
@@ -282,9 +290,20 @@ def report_game(path: str) -> str:
     return read_log(path).header.game
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from server.replay import chance_count, check_log, verify_seed
+def _parse_receipt(text: str) -> tuple[int, str]:
+    seq, sep, digest = text.partition(":")
+    if not sep or not seq.isdigit() or len(digest) != 64 or any(c not in "0123456789abcdefABCDEF" for c in digest):
+        raise argparse.ArgumentTypeError(f"a receipt is SEQ:HASH (an entry number and 64 hex digits), not {text!r}")
+    return int(seq), digest
 
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from server.replay import chance_count, check_log, check_receipt, verify_seed
+
+    if args.receipt is not None:
+        ok, line = check_receipt(args.log, *args.receipt)
+        print(line)
+        return 0 if ok else 1
     report = check_log(args.log)
     if not report.ok:
         print(report.summary())
@@ -388,10 +407,14 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--step", action="store_true", help="walk it one entry at a time (Enter for the next)")
     replay.add_argument("--seat", type=int, default=None, help="show what this seat saw")
     replay.add_argument("--speed", type=float, default=0.0, help="play it in time, X times as fast")
+    replay.add_argument("--allow-unfinished", action="store_true",
+                        help="exit 0 for a log with no end record (a table still open) that checks out so far")
     replay.set_defaults(run=cmd_replay)
 
     verify = sub.add_parser("verify", help="check that every shuffle and roll follows from the revealed seed")
     verify.add_argument("log")
+    verify.add_argument("--receipt", type=_parse_receipt, default=None, metavar="SEQ:HASH",
+                        help="only say whether the log holds entry SEQ with exactly this hash (from an update)")
     verify.set_defaults(run=cmd_verify)
 
     export = sub.add_parser("export", help="a log as one JSON document")

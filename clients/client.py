@@ -71,6 +71,7 @@ class Client:
         self.seats: dict[str, _Seat] = {}
         self.watching: set[str] = set()
         self.last_seq: dict[str, int] = {}
+        self.receipts: dict[str, tuple[int, str]] = {}  # table -> the newest (seq, log line hash) received
         self.reconnects = 0
         self._ids = itertools.count(1)
         self._nonce = secrets.token_hex(4)  # ids stay unique across client processes resuming one seat
@@ -228,10 +229,13 @@ class Client:
             table = message.table
             if kind is Update and message.seq <= self.last_seq.get(table, 0):
                 return  # already seen before a reconnect: never twice
-            if message.seq >= 0:
+            if message.seq >= 0:  # a snapshot after a long gap moves last_seq past updates it did not resend
                 self.last_seq[table] = max(self.last_seq.get(table, 0), message.seq)
+            self._keep_receipt(table, message.seq, message.receipt)
             self._send.send_nowait(self._typed(message))
             return
+        if kind is Accepted:
+            self._keep_receipt(message.table, message.seq, message.receipt)
         if kind is Closing:
             if message.code in NO_RECONNECT:
                 self._closed = True
@@ -246,6 +250,11 @@ class Client:
             pending.done.set()
         elif kind is Error:
             self._send.send_nowait(message)  # an error no request waits for: show it to the reader
+
+    def _keep_receipt(self, table: str, seq: int, receipt: str | None) -> None:
+        """Keep the newest receipt per table: `photofinish verify LOG --receipt SEQ:HASH` checks it later."""
+        if receipt and seq >= self.receipts.get(table, (0, ""))[0]:
+            self.receipts[table] = (seq, receipt)
 
     def _typed(self, message: Any) -> Any:
         """An update or snapshot with its game payloads converted to the game's own types."""

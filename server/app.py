@@ -50,9 +50,12 @@ OPEN_TABLE = CreateTable(name="open table: Flag Finish Challenge, one bot", game
 
 
 async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: float = 15.0) -> None:
-    """Keep a table open under ``alias``: when its game ends, a fresh one takes the name after ``pause`` s."""
+    """Keep a table open under ``alias``: when its game ends, a fresh one takes the name after ``pause`` s.
+    A table reopened under that alias from its log (the server restarted) is kept instead of a new one."""
     while True:
-        table = await lobby.create(request, alias=alias)
+        table = lobby.tables.get(lobby.aliases.get(alias, ""))
+        if table is None:
+            table = await lobby.create(request, alias=alias)
         await table.over.wait()
         await trio.sleep(pause)
         await table.stop()

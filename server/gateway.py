@@ -4,6 +4,11 @@ It owns framing and abuse control: the hello and protocol version, JSON or msgpa
 unknown messages (a typed ``error``, nothing changes), oversize frames (trio-websocket closes with 1009),
 a per-connection rate limit, and a bounded outbox: a connection that cannot keep up is closed with a reason
 instead of slowing its table. It never touches a game state: table work goes to the table's arbiter.
+
+Closing a connection stops its reader at once but never its writer in the middle of a frame (a frame cut
+short is a protocol error at the client, and nothing may follow it on the wire): the writer finishes the
+frame it is sending, what is still queued is dropped, then come ``closing`` and the close frame. A client
+that takes none of it for ``Limits.close_timeout`` seconds has its TCP connection cut with no more bytes.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ class Limits:
     burst: int = 400  # ... and at once
     flood: int = 1000  # messages refused for rate before the connection is closed
     hello_timeout: float = 10.0
+    close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
 
 
 class Connection:
@@ -51,7 +57,10 @@ class Connection:
         self.outbox = Outbox(limits.outbox)
         self.tables: set[Table] = set()
         self.closing: tuple[str, str] | None = None
-        self.scope = trio.CancelScope()
+        self.dropped = trio.Event()  # set when the server decides to close this connection (``close``)
+        self.ended = trio.Event()  # set when the socket is closed (or cut) and the connection forgotten
+        self.scope = trio.CancelScope()  # the reader's: cancelled to close; the writer is never cancelled mid-frame
+        self.sending = False  # the writer is in the middle of a frame
         self.tokens = float(limits.burst)
         self.refill_at = trio.current_time()
         self.refused = 0
@@ -61,8 +70,12 @@ class Connection:
         return self.outbox.put(message)
 
     def close(self, code: str, message: str) -> None:
+        """Close with a reason (without blocking): the reader stops, the frame being sent is finished, what is
+        still queued is never sent, then ``closing`` and the close frame follow (``Gateway.handle``)."""
         if self.closing is None:
             self.closing = (code, message)
+        self.dropped.set()
+        self.outbox.close(drop=True)
         self.scope.cancel()
 
     def _finish(self, code: str, message: str, ref: Any = None) -> None:
@@ -83,7 +96,10 @@ class Connection:
         try:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
                 message = Batch(messages=queued) if len(queued) > 1 else queued[0]
-                await self.ws.send_message(self.codec.encode(message))
+                frame = self.codec.encode(message)
+                self.sending = True  # stays True if this send is cut off (see Gateway._close)
+                await self.ws.send_message(frame)
+                self.sending = False
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
 
@@ -150,6 +166,15 @@ class Connection:
             self.deliver(Error(ref=message.id, code=error.code, message=error.message))
 
 
+async def abort(ws: WebSocketConnection) -> None:
+    """Cut the TCP connection with no further byte on the wire (after a frame cut short, any byte would be
+    garbage to the client). trio-websocket's ``aclose`` checks for cancellation before it writes its close
+    frame and closes the stream in any case, so a cancelled ``aclose`` does exactly that."""
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await ws.aclose()
+
+
 class Gateway:
     """Accepts websocket connections and runs each one until it closes."""
 
@@ -169,14 +194,15 @@ class Gateway:
         conn = Connection(ws, self.limits)
         self.connections.add(conn)
         try:
-            with conn.scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(conn.write_loop)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(conn.write_loop)
+                with conn.scope:  # close() stops the reader, never the writer in the middle of a frame
                     try:
                         await conn.read_loop(self.lobby)
                     except ConnectionClosed:
                         pass
-                    conn.outbox.close()  # the writer drains what is queued, then ends
+                conn.outbox.close()  # the writer sends what is queued (nothing after close()), then ends...
+                nursery.cancel_scope.deadline = trio.current_time() + self.limits.close_timeout  # ... in time
         except ConnectionClosed:
             pass
         except Exception:  # a bug in handling one connection must show, and must not stop the server
@@ -187,20 +213,27 @@ class Gateway:
                 table.submit_nowait(Intent("disconnect", conn))
             await self._close(conn)
             self.connections.discard(conn)
+            conn.ended.set()
             self._closed_one.set()
 
     async def _close(self, conn: Connection) -> None:
-        with trio.move_on_after(2) as scope:
-            scope.shield = True
-            try:
-                if conn.closing is not None:
-                    code, message = conn.closing
-                    await conn.ws.send_message(conn.codec.encode(Closing(code=code, message=message)))
-                    await conn.ws.aclose(1008 if code != "server_shutdown" else 1001, message[:120])
-                else:
-                    await conn.ws.aclose()
-            except ConnectionClosed:
-                pass
+        """``closing`` (if the server is the one closing) and the close handshake, in ``close_timeout``; after a
+        frame cut short, or a client that took nothing in that time, the TCP connection is cut instead."""
+        if not conn.sending:
+            with trio.move_on_after(self.limits.close_timeout) as scope:
+                scope.shield = True
+                try:
+                    if conn.closing is not None:
+                        code, message = conn.closing
+                        await conn.ws.send_message(conn.codec.encode(Closing(code=code, message=message)))
+                        await conn.ws.aclose(1008 if code != "server_shutdown" else 1001, message[:120])
+                    else:
+                        await conn.ws.aclose()
+                except ConnectionClosed:
+                    pass
+            if not scope.cancelled_caught:
+                return
+        await abort(conn.ws)
 
     async def close_all(self, code: str, message: str, timeout: float = 3.0) -> None:
         """Close every connection with a reason and wait (at most ``timeout``) for their close handshakes."""

@@ -16,6 +16,7 @@ from rules.bots import get_policy
 from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 
 from .actionlog import MemoryLog
+from .finished import finished_marker
 from .logfile import Entry, Header, LogError, SeatTaken, read_log, seed_commitment
 from .logstore import FileLog, Syncer, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
@@ -81,7 +82,7 @@ class Lobby:
         store = None
         if self.data_dir is not None:
             try:
-                store = self._open_log(table_id, game, setup, request, seed)
+                store = self._open_log(table_id, game, setup, request, seed, alias)
             except OSError as error:
                 raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
                                  f"{error.strerror or error}") from None
@@ -94,8 +95,10 @@ class Lobby:
             self.aliases[alias] = table_id
         return table
 
-    def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int) -> FileLog:
-        """The new table's seed file and log, its header written."""
+    def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int,
+                  alias: str | None = None) -> FileLog:
+        """The new table's seed file and log, its header written (with the alias it is kept under, if any,
+        so that a restarted server gives the reopened table its name back)."""
         folder = table_dir(self.data_dir)
         write_secret_seed(folder / f"{table_id}.seed", seed)
         store = FileLog(folder / f"{table_id}.log", self.durability, syncer=self._shared_syncer())
@@ -106,7 +109,8 @@ class Lobby:
                 mode=setup.mode, options=dict(setup.options),
                 table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
                                "bot_delay_ms": request.bot_delay_ms,
-                               "bots": [msgspec.to_builtins(b) for b in request.bots]},
+                               "bots": [msgspec.to_builtins(b) for b in request.bots],
+                               **({"alias": alias} if alias else {})},
                 commitment=seed_commitment(seed), started=utc_now()))
         except OSError:
             store.file.close()
@@ -158,8 +162,9 @@ class Lobby:
         return table
 
     async def recover(self) -> list[str]:
-        """Reopen every table whose log has no end (the server stopped or died mid-game). Returns their ids;
-        a log that cannot be reopened is reported and left alone."""
+        """Reopen every table whose log has no end (the server stopped or died mid-game), under its alias if
+        it had one. Returns their ids; a log that cannot be reopened, or whose table is recorded as finished
+        (``finished.py``), is reported and left alone."""
         if self.data_dir is None:
             return []
         reopened = []
@@ -169,12 +174,19 @@ class Lobby:
                 read = read_log(path)
                 if read.end is not None:
                     continue
+                finished = finished_marker(path)
+                if finished is not None:
+                    print(f"photofinish: not reopening {path.stem}: {finished}, but its log {path} has lost its "
+                          "end record; left as it is", flush=True)
+                    continue
                 table = self._rebuild(path, read)
             except (LogError, RulesError, OSError, ValueError) as error:
                 print(f"photofinish: cannot reopen {path}: {error}", flush=True)
                 continue
             await self.nursery.start(table.run)
             self.tables[table.id] = table
+            if alias := read.header.table_options.get("alias"):
+                self.aliases[alias] = table.id  # a kept table (the demo's) takes its name back
             reopened.append(table.id)
         return reopened
 
@@ -203,7 +215,8 @@ class Lobby:
         table = Table(header.table, game, setup, seed, name=header.name,
                       bots=[msgspec.convert(b, BotSeat) for b in options.get("bots", [])],
                       turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
-                      bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log)
+                      bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log,
+                      receipts=read.receipts())
         for record in read.records:
             if type(record) is SeatTaken:
                 slot = table.slots[record.seat]

@@ -9,7 +9,7 @@ breaks at that line. ``server/LOG-FORMAT.md`` documents the format and why it is
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
@@ -29,7 +29,7 @@ class Header(msgspec.Struct, tag_field="kind", tag="header", frozen=True):
     seats: int
     mode: str
     options: dict[str, Any]
-    table_options: dict[str, Any]  # turn_time_ms, grace_ms, bot_delay_ms, bots
+    table_options: dict[str, Any]  # turn_time_ms, grace_ms, bot_delay_ms, bots; alias (a kept table)
     commitment: str  # sha256 of the seed (see seed_commitment); the seed itself is in the end record
     started: str  # wall-clock start, ISO 8601 UTC
 
@@ -110,6 +110,7 @@ class ReadLog:
     head: str  # the hash of the last whole line
     good_bytes: int  # where the last whole, valid line ends
     torn: str | None = None  # what was wrong with an unfinished last line, if any
+    hashes: list[str] = field(default_factory=list)  # the hash of each record's line (a player's receipt)
 
     @property
     def end(self) -> End | None:
@@ -119,6 +120,10 @@ class ReadLog:
     def entries(self) -> list[Entry]:
         return [r for r in self.records if type(r) is Entry]
 
+    def receipts(self) -> list[str]:
+        """The hash of every entry's line, in seq order: the receipts the server gave for them."""
+        return [h for r, h in zip(self.records, self.hashes) if type(r) is Entry]
+
 
 def read_log(path: Path | str) -> ReadLog:
     """Read a log and check its hash chain. Raises ``LogError`` at the first broken line; a last line cut
@@ -127,7 +132,7 @@ def read_log(path: Path | str) -> ReadLog:
     data = path.read_bytes()
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
-    prev, records, offset, header = GENESIS, [], 0, None
+    prev, records, hashes, offset, header = GENESIS, [], [], 0, None
     torn = None
     for number, line in enumerate(lines, start=1):
         record = _check_line(number, line, prev)
@@ -141,6 +146,7 @@ def read_log(path: Path | str) -> ReadLog:
             raise LogError(number, "a second header")
         else:
             records.append(record)
+            hashes.append(prev)
     if tail:
         torn = f"the last line ({len(tail)} bytes) was cut short: the process stopped mid-write"
         try:
@@ -149,7 +155,8 @@ def read_log(path: Path | str) -> ReadLog:
             torn = f"{torn} ({error.message})"
     if header is None:
         raise LogError(1, "no header: the log is empty or cut inside its first line")
-    return ReadLog(path=path, header=header, records=records, head=prev, good_bytes=offset, torn=torn)
+    return ReadLog(path=path, header=header, records=records, head=prev, good_bytes=offset, torn=torn,
+                   hashes=hashes)
 
 
 def _check_line(number: int, line: bytes, prev: str) -> Any:

@@ -34,9 +34,12 @@ class Outbox:
         self._wake()
         return True
 
-    def close(self) -> None:
-        """No more messages: the writer sends what is queued, then ``take`` gives ``[]``."""
+    def close(self, drop: bool = False) -> None:
+        """No more messages: the writer sends what is queued (nothing, with ``drop``: the client is being
+        closed), then ``take`` gives ``[]``."""
         self.closed = True
+        if drop:
+            self._queue.clear()
         self._wake()
 
     async def take(self, most: int) -> list[Any]:

@@ -215,6 +215,7 @@ class Accepted(ServerMessage, tag="accepted"):
     table: str
     seq: int
     duplicate: bool = False
+    receipt: str | None = None  # the hash-chain hash of the entry's log line (tables with a log file)
 
 
 class Rejected(ServerMessage, tag="rejected"):
@@ -232,6 +233,8 @@ class Update(ServerMessage, tag="update"):
 
     ``view`` and ``legal`` (the receiver's legal actions, seats only) are the state after this entry; they
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
+    ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
+    `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
     """
 
     table: str
@@ -242,10 +245,15 @@ class Update(ServerMessage, tag="update"):
     view: Any = None
     legal: list[Any] | None = None
     result: Any = None
+    receipt: str | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot"):
-    """The receiver's whole view of a table now: after seating, watching or catching up."""
+    """The receiver's whole view of a table now: after seating, watching or catching up.
+
+    ``skipped``: accepted entries a catch-up left out because there were too many to resend (the view is
+    whole; only their events are not sent). ``waiting_for``: the free seats, while the game waits for them.
+    ``receipt``: the receipt of entry ``seq`` (see ``Update``)."""
 
     table: str
     seq: int
@@ -253,6 +261,9 @@ class Snapshot(ServerMessage, tag="snapshot"):
     to_act: list[int]
     legal: list[Any] | None = None
     result: Any = None
+    skipped: int = 0
+    waiting_for: list[int] | None = None
+    receipt: str | None = None
 
 
 class Batch(ServerMessage, tag="batch"):

@@ -2,8 +2,9 @@
 
 ``check_log`` reads the file (hash chain), then applies every accepted entry through the rules, checking the
 numbering, every recorded state digest and the end record's digest and scores. The first problem stops the
-check and is named by its line and sequence number. ``verify_seed`` redoes every chance action from the
-revealed seed. Nothing here needs a server: it is the same code a player runs on a log they were sent.
+check and is named by its line and sequence number; the end record's revealed seed must match the header's
+commitment. ``verify_seed`` redoes every chance action from the revealed seed; ``check_receipt`` says
+whether a log holds an entry with exactly the hash a player was given. Nothing here needs a server: it is the same code a player runs on a log they were sent.
 """
 
 from __future__ import annotations
@@ -120,6 +121,10 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
             if result is None or list(result.scores) != record.scores or list(result.winners) != record.winners:
                 report.problem = f"line {line} (end): the recorded scores are not the game's"
                 return report
+            if seed_commitment(record.seed) != header.commitment:
+                report.problem = (f"line {line} (end): the revealed seed does not match the commitment made "
+                                  "at the start")
+                return report
             report.digests_checked += 1
             report.ended, report.result = True, result
     return report
@@ -140,6 +145,25 @@ def verify_seed(report: Report) -> str | None:
         chance_entries = [e for e in read.entries() if e.accepted]
         return f"entry {chance_entries[bad].seq}: this shuffle or roll does not follow from the seed"
     return None
+
+
+def check_receipt(path: Path | str, seq: int, receipt: str) -> tuple[bool, str]:
+    """Whether the log at ``path`` holds entry ``seq`` with exactly the line hash ``receipt`` (which, by the
+    chain, fixes every line before it too); and one line saying so."""
+    try:
+        read = read_log(path)
+    except LogError as error:
+        return False, f"{path}: cannot check the receipt: line {error.line}: {error.message}"
+    except OSError as error:
+        return False, f"{path}: cannot read it: {error.strerror or error}"
+    for line, (record, line_hash) in enumerate(zip(read.records, read.hashes), start=2):
+        if type(record) is Entry and record.seq == seq:
+            if line_hash == receipt.lower():
+                return True, (f"{path}: receipt {seq}:{receipt} matches line {line}: this log holds entry {seq} "
+                              "and every line before it exactly as they were when the receipt was given")
+            return False, (f"{path}: receipt {seq}:{receipt} does NOT match: line {line} (entry {seq}) has hash "
+                           f"{line_hash}, so this is not the log the receipt came from")
+    return False, f"{path}: receipt {seq}:{receipt} does NOT match: the log has no entry {seq}"
 
 
 def chance_count(report: Report) -> int:

@@ -28,6 +28,7 @@ from .botdriver import BotDriver
 from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct
 
 from .actionlog import MemoryLog
+from .finished import Finished, write_marker
 from .logfile import End, Entry, SeatTaken
 from .logstore import FileLog
 from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
@@ -35,6 +36,7 @@ from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected,
 
 INBOX_SIZE = 1024
 MAX_BATCH = 64  # intents the arbiter takes per wake-up before it sends what they caused
+CATCH_UP_MOST = 256  # a catch-up missing more accepted entries sends the snapshot alone (outboxes hold 1,024)
 
 
 class Receiver(Protocol):
@@ -74,7 +76,8 @@ class Table:
     def __init__(self, table_id: str, game: Game, setup: Setup, seed: int, *, name: str = "",
                  bots: list[BotSeat] = (), turn_time_ms: int = 0, grace_ms: int = 60_000,
                  bot_delay_ms: int = 0, store: FileLog | None = None, digest_every: int = 50,
-                 session: Session | None = None, log: MemoryLog | None = None, read_only: bool = False) -> None:
+                 session: Session | None = None, log: MemoryLog | None = None, read_only: bool = False,
+                 receipts: list[str] | None = None) -> None:
         self.id = table_id
         self.name = name or table_id
         self.game = game
@@ -83,6 +86,7 @@ class Table:
         self.session = session or Session(game, setup, seed)
         self.log = log or MemoryLog()
         self.store = store
+        self.receipts = receipts or []  # the hash of each entry's log line, by seq - 1 (empty without a file)
         self.read_only = read_only  # a playback of a finished log: watchers only, entries come from the log
         self.digest_every = digest_every
         self._outgoing: deque = deque()  # (log line it waits for, receiver, message) under always/batch
@@ -90,6 +94,8 @@ class Table:
         if self._holding:
             store.on_durable = self._release  # the log's group commit hands over what its lines made safe
         self.failed: str | None = None  # why the table stopped, if it could not go on
+        self._finished: tuple[int, Finished] | None = None  # (end record's line, marker) until it is written
+        self.marked = trio.Event()  # set once the finished marker (finished.py) is written, or reported failed
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
         self._out: list = []
         self.turn_time_ms = turn_time_ms
@@ -151,6 +157,7 @@ class Table:
         async with trio.open_nursery() as nursery:
             if self.store is not None:
                 nursery.start_soon(self._run_flusher)
+                nursery.start_soon(self._mark_finished)
             for seat, policy in self.bot_seats.items():
                 bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
                 self.slots[seat].state = "bot"
@@ -184,6 +191,10 @@ class Table:
                         self.store.close()
                     except OSError:
                         pass  # already reported; nothing not on disk was acknowledged
+                    else:
+                        if self._finished is not None:  # the end record is on disk now
+                            self._write_marker()
+                            self.marked.set()
                     self._release()
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
@@ -204,6 +215,24 @@ class Table:
             await self.store.run_flusher()
         except OSError as error:
             await self.submit(Intent("log_failed", None, error))
+
+    async def _mark_finished(self) -> None:
+        """Once the end record is on disk, record apart from the log that this table finished."""
+        await self.over.wait()
+        if self._finished is not None:
+            await self.store.wait_durable(self._finished[0])
+            await trio.to_thread.run_sync(self._write_marker)
+            self.marked.set()
+
+    def _write_marker(self) -> None:
+        if self._finished is None:
+            return
+        finished, self._finished = self._finished[1], None
+        try:
+            write_marker(self.store.path, finished)
+        except OSError as error:  # the game and its log are whole; only the guard against a cut log is lost
+            print(f"photofinish: table {self.id} finished but its .done marker could not be written: "
+                  f"{error.strerror or error}", file=sys.stderr, flush=True)
 
     def _fail(self, message: str) -> None:
         """Stop for good: tell every seat and spectator why, and the operator on stderr."""
@@ -324,13 +353,16 @@ class Table:
         self._catch_up(receiver, None, message.last_seq)
 
     def _catch_up(self, receiver: Receiver, seat: int | None, last_seq: int) -> None:
-        """Every accepted entry after ``last_seq``, redacted for ``seat``, then the whole view now."""
-        for entry in self.log.accepted_after(last_seq):
+        """Every accepted entry after ``last_seq``, redacted for ``seat``, then the whole view now (also
+        before the game starts). More than ``CATCH_UP_MOST`` missed entries are not resent: they would
+        overflow the receiver's outbox; the snapshot alone brings it to now and says how many it skipped."""
+        missed = self.log.accepted_after(last_seq)
+        skipped = len(missed) if len(missed) > CATCH_UP_MOST else 0
+        for entry in missed if not skipped else ():
             events = [self.game.redact(e, seat) for e in entry.events]
             self._deliver(receiver, Update(table=self.id, seq=entry.seq, actor=entry.actor, events=events,
-                                           to_act=[]))
-        if self.started:
-            self._deliver(receiver, self._snapshot(seat))
+                                           to_act=[], receipt=self._receipt(entry.seq)))
+        self._deliver(receiver, self._snapshot(seat, skipped))
 
     def _leave(self, receiver: Receiver, message) -> None:
         slot = self._slot_of(receiver)
@@ -402,7 +434,8 @@ class Table:
         except RulesError as error:
             return refuse(action, error.code, error.message)
         entries, turn = self._record(steps, time, broadcast=False, ref=message.id)
-        return Accepted(ref=message.id, table=self.id, seq=entries[0].seq), entries, turn
+        return (Accepted(ref=message.id, table=self.id, seq=entries[0].seq, receipt=self._receipt(entries[0].seq)),
+                entries, turn)
 
     def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True,
                 ref: Any = None) -> tuple[list, ToAct]:
@@ -439,6 +472,7 @@ class Table:
         game, state = self.game, self.session.state
         table, redact, deliver = self.id, game.redact, self._deliver
         earlier = entries[:-1] if final_group else entries  # updates without a view
+        receipts = {entry.seq: self._receipt(entry.seq) for entry in entries}
         if final_group:
             last, result = entries[-1], self.session.result()
             seats = [seat for _, seat in receivers]
@@ -447,18 +481,20 @@ class Table:
         for receiver, seat in receivers:
             for entry in earlier:
                 deliver(receiver, Update(table=table, seq=entry.seq, actor=entry.actor, to_act=to_act,
-                                         events=[redact(e, seat) for e in entry.events]))
+                                         events=[redact(e, seat) for e in entry.events],
+                                         receipt=receipts[entry.seq]))
             if final_group:
                 deliver(receiver, Update(table=table, seq=last.seq, actor=last.actor, to_act=to_act,
                                          events=[redact(e, seat) for e in last.events], view=next(views),
-                                         legal=next(legal) if seat is not None else None, result=result))
+                                         legal=next(legal) if seat is not None else None, result=result,
+                                         receipt=receipts[last.seq]))
         if final_group:
             self._check_over(result)
 
     def answer_for(self, entry) -> Accepted | Rejected:
         """The answer a logged entry gave its sender (to answer a resend after a restart the same way)."""
         if entry.accepted:
-            return Accepted(ref=entry.ref, table=self.id, seq=entry.seq)
+            return Accepted(ref=entry.ref, table=self.id, seq=entry.seq, receipt=self._receipt(entry.seq))
         return Rejected(ref=entry.ref, table=self.id, code=entry.code or "refused",
                         message="refused before the server restarted", seq=entry.seq)
 
@@ -469,18 +505,28 @@ class Table:
             return
         self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="over",
                           scores=list(result.scores), winners=list(result.winners)))
+        if self.store is not None:
+            self._finished = (self.store.written, Finished(table=self.id, seq=self.log.seq, end_hash=self.store.head))
         self.over.set()
 
     def _persist(self, record) -> None:
         if self.store is not None:
             self.store.append(record)
+            if type(record) is Entry:  # entries are persisted once each, in seq order
+                self.receipts.append(self.store.head)
 
-    def _snapshot(self, seat: int | None) -> Snapshot:
+    def _receipt(self, seq: int) -> str | None:
+        """The hash of entry ``seq``'s log line: what a player keeps to check a log later (None without one)."""
+        return self.receipts[seq - 1] if 0 < seq <= len(self.receipts) else None
+
+    def _snapshot(self, seat: int | None, skipped: int = 0) -> Snapshot:
         state = self.session.state
+        waiting = None if self.started else [s.seat for s in self.slots if s.state == "free"]
         return Snapshot(table=self.id, seq=self.log.seq, view=self.game.view(state, seat),
                         to_act=list(self.session.to_act().seats),
                         legal=self.game.legal_actions(state, seat) if seat is not None else None,
-                        result=self.session.result())
+                        result=self.session.result(), skipped=skipped, waiting_for=waiting,
+                        receipt=self._receipt(self.log.seq))
 
     # ------------------------------------------------------------------ timers
 

@@ -1,0 +1,55 @@
+"""The record of finished tables, kept apart from their logs: ``DATA/tables/<table>.done`` beside the log.
+
+A table's marker is written, and fsynced with its folder, once the log's end record is on disk. It holds the
+last entry's seq and the end record's line hash. A finished log that later loses its tail (a disk fault, a
+cut copy) has no end record any more and would look like a table whose server died mid-game; recovery reads
+the marker first and leaves such a log alone instead of reopening it to be played to another result.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+
+
+class Finished(msgspec.Struct, frozen=True):
+    table: str
+    seq: int  # the table's last entry when the game ended
+    end_hash: str  # the hash of the end record's line in the log
+
+
+def marker_path(log_path: Path) -> Path:
+    return Path(log_path).with_suffix(".done")
+
+
+def write_marker(log_path: Path, finished: Finished) -> None:
+    """Write the marker durably: a temporary file, fsynced, renamed into place, then the folder fsynced."""
+    path = marker_path(log_path)
+    temporary = path.with_suffix(".done.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(msgspec.json.encode(finished) + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def finished_marker(log_path: Path) -> str | None:
+    """None if no marker says the table of ``log_path`` finished; otherwise what it says, in words (a marker
+    that cannot be read still says the table finished: only a finished table ever gets one)."""
+    path = marker_path(log_path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        finished = msgspec.json.decode(data, type=Finished)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return f"{path.name} says it finished"
+    return f"{path.name} says it finished at entry {finished.seq}"
