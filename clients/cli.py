@@ -199,7 +199,7 @@ def cmd_playback(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from .terminal import play
 
-    return _run_client(play, args.url, args.table, seat=args.seat, name=args.name)
+    return _run_client(play, args.url, args.table, seat=args.seat, name=args.name, token=args.token)
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
@@ -358,11 +358,13 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--seed", type=int, default=None)
     bots.set_defaults(run=cmd_bots)
 
-    play = sub.add_parser("play", help="take a seat yourself and type your moves")
+    play = sub.add_parser("play", help="take a seat yourself and type your moves (again: resume your seat)")
     play.add_argument("url")
     play.add_argument("--table", required=True)
     play.add_argument("--seat", type=int, default=None)
     play.add_argument("--name", default="")
+    play.add_argument("--token", default=None,
+                      help="resume the seat of this token (printed when you sat down; `play` remembers it too)")
     play.set_defaults(run=cmd_play)
 
     load = sub.add_parser("load", help="bounded load test: N tables of 3 seats acting as fast as they can")
