@@ -257,24 +257,30 @@ def _base_value(view: Any, base: int) -> str | None:
 
 
 def _flush_why(hand: list[str], bases: list[int], value: str | None, legal: list, view: Any) -> str:
-    if not legal:
-        return "it is not your turn" if view is None or view.turn != view.seat else "you have no move now"
+    from rules.flush.deck import CARDS
+
+    example = next((_cards_text(a) for a in legal if _tag(a) == "release"), None)
+    tail = f", e.g. '{example}'" if example else ""
+    if view is not None and view.flipped:
+        return f"after a Blind card you add only more {view.top_value}s (or a Mimic), or type 'stop'"
+    unknown = [card for card in hand if card not in CARDS]
+    if unknown:
+        return (f"'{unknown[0].lower()}' is not a Flush card (1..10, 1S..10S, 1B..10B, F, G) nor a Base (b0..b2): "
+                f"type the cards to release{tail}")
     held = Counter(view.hand or []) if view is not None else Counter()
     missing = Counter(hand) - held
     if missing:
-        return f"you hold no {' '.join(sorted(missing))}: your hand is {' '.join(view.hand or []) or 'empty'}"
+        return f"you hold no {' '.join(sorted(missing.elements()))}: type cards of your hand{tail}"
     if view is not None and view.seat is not None:
         tops = view.tops[view.seat]
         empty = [b for b in bases if not (0 <= b < len(tops) and tops[b])]
         if empty:
             return f"your Base {empty[0]} has no face-up top card"
-    example = next((_cards_text(a) for a in legal if _tag(a) == "release"), None)
-    if view is not None and view.flipped:
-        return f"after a Blind card you add only more {view.top_value}s, or type 'stop'"
     as_value = f" as {value}" if value else ""
+    if example is None:
+        return "flip a Blind card: type its Base, e.g. 'b0'"
     return (f"'{' '.join([*hand, *(f'b{b}' for b in bases)])}'{as_value} is not a declaration you can make: "
-            f"one value at a time (a Mimic goes with any), e.g. '{example}'" if example else
-            "flip a Blind card: type its Base, e.g. 'b0'")
+            f"cards of one value (a Mimic goes with any){tail}")
 
 
 # ---------------------------------------------------------------- any game

@@ -11,7 +11,8 @@ def seat_label(seat: int, view: Any, names: list[str] | None, width: int = 15) -
     """'1 YOU ann' for the reader's own seat, '2 heuristic bot' for another: a seat's number and name."""
     name = names[seat] if names and seat < len(names) and names[seat] else ""
     you = getattr(view, "seat", None) == seat
-    return f"{seat} {'YOU ' if you else ''}{name}".strip()[:width].ljust(width)
+    label = f"{seat} {'YOU ' if you else ''}{name}" if name else f"seat {seat}{' YOU' if you else ''}"
+    return label[:width].ljust(width)
 
 
 def wrap(label: str, words: list[str], width: int = 79, most: int = 3) -> list[str]:

@@ -45,8 +45,8 @@ class Seen:
         names = []
         for seat in self.info.seats:
             name = seat.name or ""
-            names.append("(free)" if seat.state == "free" else f"{name or 'someone'} (away)" if seat.state == "away"
-                         else name or "someone")
+            name = name[:16] or "someone"
+            names.append("(free)" if seat.state == "free" else f"{name} (away)" if seat.state == "away" else name)
         return names
 
     @property
@@ -71,7 +71,8 @@ class Seen:
 
 def _who(seen: Seen, seat: int) -> str:
     names = seen.names
-    return f"seat {seat}" + (f" ({names[seat]})" if seat < len(names) and names[seat] else "")
+    name = names[seat] if seat < len(names) else ""
+    return f"seat {seat}" + (f" {name}" if name.startswith("(") else f" ({name})" if name else "")
 
 
 def header(seen: Seen, now: float) -> str:
@@ -80,8 +81,8 @@ def header(seen: Seen, now: float) -> str:
         return f"Watching {where} as a spectator"
     clock = ""
     if seen.deadline is not None and seen.result is None and seen.legal:
-        clock = f" - {max(0, int(seen.deadline - now + 0.999))} s left to move"
-    return f"You are {_who(seen, seen.seat)} at {where}{clock}"
+        clock = f", {max(0, int(seen.deadline - now + 0.999))} s left to move"
+    return f"You are {_who(seen, seen.seat)}{clock} - {where}"
 
 
 def status(seen: Seen) -> list[str]:

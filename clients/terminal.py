@@ -241,7 +241,6 @@ async def play(url: str, table: str, seat: int | None = None, name: str = "", to
                     session.draw(full=True)
                     continue
                 seen.note = ""
-                session.draw(full=True)
                 try:
                     await client.act(seen.table, found)
                 except ActionRejected as error:
@@ -250,6 +249,8 @@ async def play(url: str, table: str, seat: int | None = None, name: str = "", to
                 except ServerError as error:
                     seen.note = f"{error.message} ({error.code})"
                     session.draw(full=True)
+                else:
+                    session.draw(full=True)  # the typed line scrolled the terminal: draw it all again
 
         code = 0
         try:
