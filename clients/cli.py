@@ -135,6 +135,8 @@ def _parse_bot(text: str) -> tuple[int, str]:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
+    from server.app import human_pace_ms
+
     from .client import open_client
 
     game = get_game(args.game)
@@ -151,7 +153,8 @@ def cmd_create(args: argparse.Namespace) -> int:
             info = await client.create_table(
                 game=args.game, mode=mode, seats=args.seats, options=dict(args.option), name=args.name,
                 bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
-                turn_time_ms=args.turn_time_ms, bot_delay_ms=args.bot_delay_ms)
+                turn_time_ms=args.turn_time_ms,
+                bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
         print(info.table)
         print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
               f"  photofinish play {args.url} --table {info.table}\n"
@@ -332,7 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="Checkered Flag: race on the track in this file (its text goes into the log)")
     create.add_argument("--name", default="")
     create.add_argument("--turn-time-ms", type=int, default=0, help="lockstep: a seat's time to act (0: none)")
-    create.add_argument("--bot-delay-ms", type=int, default=300, help="server bots' pause before each action")
+    create.add_argument("--bot-delay-ms", type=int, default=None,
+                        help="server bots' pause before each action (default: a pace a person can play against, "
+                             "2000 in Challenge Mode, 800 in lockstep)")
     create.set_defaults(run=cmd_create)
 
     tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")

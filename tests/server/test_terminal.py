@@ -5,6 +5,7 @@ import re
 
 import pytest
 import trio
+import trio.testing
 
 from clients import tokens
 from clients.client import open_client
@@ -176,6 +177,24 @@ async def test_watch_names_a_missing_table(nursery, capsys):
     running = await _server(nursery)
     assert await watch(running.url, "nope") == 2
     assert "no table 'nope'" in capsys.readouterr().err
+
+
+async def test_tables_a_person_plays_get_a_bot_pace_a_person_can_follow(nursery, capsys):
+    from clients.cli import main
+    from server.app import OPEN_ALIAS, human_pace_ms
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, demo=True,
+                                                                 task_status=task_status))
+    await trio.testing.wait_all_tasks_blocked()
+    open_table = running.lobby.find(OPEN_ALIAS)
+    assert open_table.setup.mode == "challenge" and open_table.bot_delay_ms == human_pace_ms("challenge") >= 1500
+    assert [seat.state for seat in open_table.info().seats].count("free") == 1  # a person alone can play it
+    for mode, game in (("challenge", "flag_finish"), ("lockstep", "flush")):
+        assert await trio.to_thread.run_sync(main, ["create", running.url, "--game", game, "--mode", mode,
+                                                    "--bot", "1"]) == 0
+        table = running.lobby.find(capsys.readouterr().out.strip())
+        assert table.bot_delay_ms == human_pace_ms(mode) > 0
+    assert human_pace_ms("lockstep") < human_pace_ms("challenge")
 
 
 def test_play_accepts_a_flag_finish_move_by_its_card_or_its_words():
