@@ -337,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--turn-time-ms", type=int, default=0, help="lockstep: a seat's time to act (0: none)")
     create.add_argument("--bot-delay-ms", type=int, default=None,
                         help="server bots' pause before each action (default: a pace a person can play against, "
-                             "2000 in Challenge Mode, 800 in lockstep)")
+                             "2500 in Challenge Mode, 800 in lockstep)")
     create.set_defaults(run=cmd_create)
 
     tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")

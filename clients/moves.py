@@ -21,6 +21,8 @@ from typing import Any
 
 import msgspec
 
+from rules.flag_finish.game import RANK
+
 from .render import describe_action
 
 WIDTH = 80
@@ -101,12 +103,14 @@ def read_numbered(text: str, legal: list) -> Any | NotAMove:
 def flag_finish_menu(view: Any, legal: list) -> list[str]:
     tags = Counter(_tag(a) for a in legal)
     if tags["discard"]:
-        drew = f"you drew {view.drawn}: " if view.drawn else ""
-        return [f"  {drew}discard a card from your hand: type it (e.g. {legal[0].card})"]
+        new = f"{view.drawn} is new in your hand: now " if view.drawn else ""
+        return [f"  {new}discard a card from your hand (type it)"]
     need = _needs(view)
     plays = " ".join(a.card for a in legal if _tag(a) == "play")
     lines = [f"  play: {plays}   (type the card)" if plays else f"  nothing to play: your row needs {need}"]
-    example = next((a.card for a in legal if _tag(a) == "take"), None)
+    takes = [a.card for a in legal if _tag(a) == "take"]
+    rank = len(view.rows[view.seat]) if view.seat is not None and view.seat < len(view.rows) else -1
+    example = next((card for card in takes if RANK.get(card) == rank), takes[0] if takes else None)
     take = f"type a card of the discard pile to take it (e.g. {example})" if example else "the discard pile is empty"
     draw = f"or 'draw' ({view.draw_count} left)" if tags["draw"] else "(the draw pile is empty)"
     lines.append(f"  {take}, {draw}")
@@ -121,7 +125,8 @@ def _needs(view: Any) -> str:
 
 
 def read_flag_finish(text: str, legal: list, view: Any) -> Any | NotAMove:
-    words = text.strip().upper().split()
+    typed = text.strip().split()
+    words = [word.upper() for word in typed]
     if not words:
         return NotAMove("type a card (e.g. G5) or 'draw'")
     verb = {"TAKE": "take", "PLAY": "play", "DISCARD": "discard", "DRAW": "draw", "D": "draw"}.get(words[0])
@@ -137,7 +142,7 @@ def read_flag_finish(text: str, legal: list, view: Any) -> Any | NotAMove:
                                  not getattr(a, "card", "").startswith("G")))
     if matching:
         return matching[0]
-    return NotAMove(_flag_finish_why(verb, card, legal, view))
+    return NotAMove(_flag_finish_why(verb, card, legal, view).replace(f"{card} is neither", f"{typed[-1]} is neither"))
 
 
 def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any) -> str:
@@ -145,7 +150,7 @@ def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any)
         return "you have no move now" + (": you finished this race" if view is not None and view.seat in
                                          getattr(view, "finishers", []) else "")
     if any(_tag(a) == "discard" for a in legal):
-        return f"you drew a card: discard one from your hand first (type it, e.g. {legal[0].card})"
+        return "you drew a card: discard one from your hand first (type it)"
     hand = view.hand or [] if view is not None else []
     discard = view.discard if view is not None else []
     if verb == "draw":
@@ -180,7 +185,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
                      f"'{_cards_text(first)}'")
         marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
         lines.append(f"  values you can declare: {marked}"
-                     + ("   (^: higher than the pile: you pick it up)" if "^" in marked else ""))
+                     + ("   (^: higher than the pile, you pick it up)" if "^" in marked else ""))
     extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
     if tags["stop"]:
         extra.append("'stop' leaves the Blind card as it lies")

@@ -47,7 +47,7 @@ def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
                   sorted(view.discard, key=lambda c: HAND_ORDER.get(c, (99, c))) or ["-"])
     lines.append(f"   draw pile: {view.draw_count} cards   actions this race: {view.actions}/{view.action_limit}")
     if view.hand is not None:
-        lines.append(f"   your hand: {' '.join(view.hand) or '-'}" + (f"   (you drew {view.drawn})" if view.drawn else ""))
+        lines.append(f"   your hand: {' '.join(view.hand) or '-'}" + (f"   (new: {view.drawn})" if view.drawn else ""))
     if view.race_scores:
         lines += wrap("   races:", [f"#{i + 1} {'/'.join(map(str, s))}" for i, s in enumerate(view.race_scores)],
                       most=2)

@@ -36,6 +36,7 @@ class Seen:
     feed: deque = field(default_factory=lambda: deque(maxlen=FEED_KEPT))
     note: str = ""  # a refusal or a typo's explanation: stays until the next line is typed
     deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
+    greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
 
     @property
     def names(self) -> list[str]:
@@ -60,6 +61,9 @@ class Seen:
         """An update or snapshot from the server: the newest view, legal moves, events and result."""
         events = getattr(message, "events", None) or []
         self.feed.extend(feed_lines(self.game, events, self.seat))
+        if message.view is not None and self.greeting:  # after the catch-up, which comes without views
+            self.feed.extend(self.greeting)
+            self.greeting = []
         self.seq = max(self.seq, message.seq)
         self.to_act = list(message.to_act)
         if message.view is not None:

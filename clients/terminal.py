@@ -58,6 +58,13 @@ class Terminal:
             self.write(f"\x1b[{self.rows};1H\x1b[K\n")
 
 
+def _interrupted(error: BaseException) -> bool:
+    """Ctrl-C, alone or in (nested) exception groups of nothing else."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_interrupted(inner) for inner in error.exceptions)
+    return isinstance(error, KeyboardInterrupt)
+
+
 async def read_stdin() -> str:
     return await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
 
@@ -138,12 +145,23 @@ class _Session:
             seen.deadline = trio.current_time() + turn_ms / 1000 if turn_ms and seen.legal else None
             self.draw()
             if seen.result is not None:
+                seen.note = ""  # nothing is refused any more: the result is the last word
+                self.draw()
                 return 0
         return 1
 
 
 async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
-    """Show ``table`` live until its game is over (or the server goes away)."""
+    """Show ``table`` live until its game is over (or the server goes away); Ctrl-C ends it quietly."""
+    try:
+        return await _watch(url, table, once=once, terminal=terminal)
+    except (KeyboardInterrupt, BaseExceptionGroup) as error:
+        if not _interrupted(error):
+            raise
+        return 130
+
+
+async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
     terminal = terminal or Terminal()
     async with open_client(url, name="watch") as client:
         try:
@@ -211,7 +229,18 @@ async def _sit(client: Client, url: str, table: str, seat: int | None, token: st
 async def play(url: str, table: str, seat: int | None = None, name: str = "", token: str | None = None, *,
                read_line: Callable[[], Awaitable[str]] | None = None, terminal: Terminal | None = None) -> int:
     """Sit at ``table`` as a human (or resume your seat): the table, what happened and your moves are shown;
-    type a move (``q`` leaves; `play` again resumes the seat)."""
+    type a move. ``q`` or Ctrl-C leaves quietly; `play` again resumes the seat."""
+    try:
+        return await _play(url, table, seat, name, token, read_line=read_line, terminal=terminal)
+    except (KeyboardInterrupt, BaseExceptionGroup) as error:
+        if not _interrupted(error):
+            raise
+        print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)
+        return 130
+
+
+async def _play(url: str, table: str, seat: int | None, name: str, token: str | None, *,
+                read_line: Callable[[], Awaitable[str]] | None, terminal: Terminal | None) -> int:
     terminal = terminal or Terminal()
     read_line = read_line or read_stdin
     async with open_client(url, name=name or "human") as client:
@@ -223,8 +252,8 @@ async def play(url: str, table: str, seat: int | None = None, name: str = "", to
         if token is not None:
             tokens.remember(url, table, tokens.Remembered(seat=seated.seat, token=token, table=seated.table))
         seen = Seen(game=seated.game, table=seated.table, url=url, seat=seated.seat)
-        seen.feed.append(f"{how} seat {seated.seat} at table {seated.table}: q leaves, `play` again resumes it")
-        seen.feed.append(f"your token (remembered here): {seated.token}")
+        seen.greeting = [f"{how} seat {seated.seat} at table {seated.table}: q leaves, `play` again resumes it",
+                         f"your token (remembered here): {seated.token}"]
         session = _Session(client, seen, terminal)
         await session.refresh_info()
         session.draw(full=True)

@@ -42,13 +42,13 @@ class Running:
         self.cancel_scope.cancel()
 
 
-HUMAN_PACE_MS = {"challenge": 2000, "lockstep": 800}
+HUMAN_PACE_MS = {"challenge": 2500, "lockstep": 800}
 
 
 def human_pace_ms(mode: str) -> int:
-    """Server bots' pause before each action (0.5-1.5 times this) at a table a person plays. In Challenge
-    Mode everyone acts at once, so it is the bots' speed: about two seconds a move is a race a person who
-    reads the screen and types a card can win, and can follow. In lockstep the bots wait for the person
+    """Server bots' pause before each action (0.5-1.5 times this) at a table a person plays. In Challenge Mode
+    everyone acts at once, so this is the bots' speed: at about two and a half seconds a move a person who reads
+    the screen and types a card can follow them, and beat them. In lockstep the bots wait for the person
     anyway; 0.8 s lets each of their moves be read before the next."""
     return HUMAN_PACE_MS.get(mode, HUMAN_PACE_MS["lockstep"])
 

@@ -47,7 +47,7 @@ def test_after_a_draw_the_card_typed_is_the_discard_and_the_screen_says_so():
     legal = [Discard("G3"), Discard("Y7")]
     assert read_move("flag_finish", "y7", legal, view) == Discard("Y7")
     assert "you drew a card" in read_move("flag_finish", "draw", legal, view).reason
-    assert "you drew Y7: discard a card" in "\n".join(menu("flag_finish", view, legal))
+    assert "Y7 is new in your hand: now discard a card" in "\n".join(menu("flag_finish", view, legal))
 
 
 def _flush_turns(seats: int, seed: int, steps: int):

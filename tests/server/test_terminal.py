@@ -52,7 +52,9 @@ class Person:
 
     def choose(self, screen: str) -> str | None:
         moves = screen[screen.index("Your moves:"):]
-        for pattern in (r"^  play: (\S+)", r"discard a card from your hand: type it \(e\.g\. (\S+)\)",
+        if "discard a card from your hand" in moves:
+            return re.search(r"your hand: (\S+)", screen).group(1)
+        for pattern in (r"^  play: (\S+)",
                         r"e\.g\. '([^']+)'", r"type (b\d)", r"(b\d) flips", r"'(draw)'"):
             found = re.search(pattern, moves, re.M)
             if found:
@@ -134,6 +136,21 @@ async def test_play_with_a_token_the_server_does_not_know_says_so(nursery, capsy
     assert await play(running.url, table.id, token="not-a-token", read_line=person.read_line,
                       terminal=person.terminal) == 2
     assert "photofinish play: " in capsys.readouterr().err
+
+
+async def test_ctrl_c_in_play_leaves_quietly_and_the_seat_can_be_resumed(nursery, capsys):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flush", seats=2, bots=[BotSeat(1)]))
+    person = Person()
+
+    async def interrupted() -> str:
+        await person.wait_for("Your moves:")
+        raise KeyboardInterrupt
+
+    with trio.fail_after(30):
+        assert await play(running.url, table.id, read_line=interrupted, terminal=person.terminal) == 130
+    assert "the same `play` command resumes your seat" in capsys.readouterr().err
+    assert tokens.recall(running.url, table.id).seat == 0
 
 
 async def test_play_at_a_table_still_waiting_says_whom_it_waits_for(nursery):
