@@ -168,7 +168,8 @@ FLUSH = {
     "flushed": _fl_flushed,
     "gold_drawn": _fl_gold,
     "base_passed": _fl_passed,
-    "skipped": lambda e, me: f"{seats_text(e.seats, me)} skipped",
+    "skipped": lambda e, me: f"{seats_text(e.seats, me)} {'are' if len(e.seats) > 1 or me in e.seats else 'is'} "
+                             f"skipped (a Skip card)",
     "round_ended": _fl_round_ended,
     "match_ended": _match_ended,
 }

@@ -75,9 +75,8 @@ def numbered(legal: list) -> list[str]:
         return []
     width = max(len(item) for item in items) + 3
     columns = max(1, (WIDTH - 2) // width)
-    rows = -(-len(items) // columns)
-    return ["  " + "".join(items[r + c * rows].ljust(width) for c in range(columns) if r + c * rows < len(items))
-            .rstrip() for r in range(rows)]
+    return ["  " + "".join(item.ljust(width) for item in items[start:start + columns]).rstrip()
+            for start in range(0, len(items), columns)]
 
 
 def read_numbered(text: str, legal: list) -> Any | NotAMove:
@@ -185,7 +184,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
                      f"'{_cards_text(first)}'")
         marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
         lines.append(f"  values you can declare: {marked}"
-                     + ("   (^: higher than the pile, you pick it up)" if "^" in marked else ""))
+                     + ("   (^: higher than the pile: picks it up)" if "^" in marked else ""))
     extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
     if tags["stop"]:
         extra.append("'stop' leaves the Blind card as it lies")

@@ -107,7 +107,9 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
     trick = "  ".join(f"{seat}:{card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
     lines.append(f"   trick: {trick}   Sidetracked cards played this deal: {view.sidetracked_played}")
     if view.hand is not None:
-        lines.append(f"   your hand: {' '.join(view.hand) or '-'}")
+        hand = sorted(view.hand, key=lambda card: (card[0] if card[1:].isdigit() else "~" + card,
+                                                  int(card[1:]) if card[1:].isdigit() else 0))
+        lines.append(f"   your hand: {' '.join(hand) or '-'}")
     if view.phase == "move":
         lines.append(f"   seat {view.chooser} chooses which piece moves")
     if view.phase == "sidetrack":

@@ -102,7 +102,7 @@ def status(seen: Seen) -> list[str]:
     if seen.view is None:
         return ["Waiting for the table..."]
     if seen.seat is None:
-        return []
+        return [f"{', '.join(_who(seen, s) for s in seen.to_act)} to move."] if 0 < len(seen.to_act) < 3 else []
     if seen.legal:
         return ["Your moves:", *menu(seen.game, seen.view, seen.legal)]
     if seen.seat in getattr(seen.view, "finishers", ()):

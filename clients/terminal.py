@@ -216,12 +216,16 @@ async def _sit(client: Client, url: str, table: str, seat: int | None, token: st
         last_seq = max(0, info.seq - 30) if info is not None else 0  # the feed shows the last few entries
         try:
             seated = await client.resume(resume[0], resume[1], last_seq=last_seq)
+            if seated.table != resume[0]:
+                client.seats[seated.table] = client.seats.pop(resume[0])
             return seated, "resumed"
         except ServerError:
             if token is not None:
                 raise
             tokens.forget(url, table)  # that table is over or gone: take a fresh seat
     seated = await client.take_seat(table, seat=seat)
+    if seated.table != table:  # an alias ("open"): a reconnect resumes the table itself, wherever the alias goes
+        client.seats[seated.table] = client.seats.pop(table)
     tokens.remember(url, table, tokens.Remembered(seat=seated.seat, token=seated.token, table=seated.table))
     return seated, "took"
 
@@ -262,7 +266,8 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
             while True:
                 line = await read_line()
                 if not line or line.strip().lower() in ("q", "quit", "exit"):
-                    cancel.cancel()  # the seat stays reserved for its token while the table's grace lasts
+                    left.set()  # the seat stays reserved for its token while the table's grace lasts
+                    cancel.cancel()
                     return
                 found = read_move(seen.game, line, seen.legal, seen.view)
                 if isinstance(found, NotAMove):
@@ -281,7 +286,7 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                 else:
                     session.draw(full=True)  # the typed line scrolled the terminal: draw it all again
 
-        code = 0
+        code, left = 0, trio.Event()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(typing, nursery.cancel_scope)
@@ -294,4 +299,6 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
             terminal.close()
         if seen.result is not None:
             tokens.forget(url, table)
+        elif left.is_set():
+            print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)
     return code

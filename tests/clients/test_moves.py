@@ -108,7 +108,7 @@ def test_values_that_pick_up_the_pile_are_marked():
             marked = f" {value}^" in lines
             assert marked == is_pickup(view.top_value, value), (value, view.top_value, lines)
         if any(is_pickup(view.top_value, v) for v in values):
-            assert "you pick it up" in lines
+            assert "higher than the pile: picks it up" in lines
             return
     raise AssertionError("no pick-up came up in 60 moves")
 

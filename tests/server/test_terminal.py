@@ -114,19 +114,21 @@ async def test_a_person_plays_a_whole_flush_game_with_a_turn_clock(nursery):
     assert "lower is better" in last and last.rstrip().splitlines()[-1].startswith("Game over.")
 
 
-async def test_play_again_resumes_your_own_seat_after_you_left(nursery):
+async def test_play_again_resumes_your_own_seat_after_you_left(nursery, capsys):
     running = await _server(nursery)
-    table = await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3,
-                                                  options={"rounds": 1, "turn_limit": 10}, bots=[BotSeat(0)]))
+    await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3,
+                                           options={"rounds": 1, "turn_limit": 10}, bots=[BotSeat(0)]), alias="mine")
     leaving = Person(quit_after=2)
     with trio.fail_after(60):
-        assert await play(running.url, table.id, read_line=leaving.read_line, terminal=leaving.terminal) == 0
-    assert "took seat 1 at table t1" in leaving.text and tokens.recall(running.url, table.id).seat == 1
+        assert await play(running.url, "mine", read_line=leaving.read_line, terminal=leaving.terminal) == 0
+    assert "took seat 1 at table t1" in leaving.text and tokens.recall(running.url, "mine").seat == 1
+    assert "the same `play` command resumes your seat" in capsys.readouterr().err
     back = Person()
     with trio.fail_after(60):
-        assert await play(running.url, table.id, read_line=back.read_line, terminal=back.terminal) == 0
+        assert await play(running.url, "mine", read_line=back.read_line, terminal=back.terminal) == 0
     assert "resumed seat 1 at table t1" in back.text and "You are seat 1 " in back.text
-    assert "Game over." in back.frames[-1] and tokens.recall(running.url, table.id) is None
+    assert "you released" in back.text  # the game went on from where it was
+    assert "Game over." in back.frames[-1] and tokens.recall(running.url, "mine") is None
 
 
 async def test_play_with_a_token_the_server_does_not_know_says_so(nursery, capsys):
