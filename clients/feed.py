@@ -340,7 +340,9 @@ def generic(event: Any, me: int | None) -> str:
 
 
 def describe_event(game: str, event: Any, me: int | None = None) -> str:
-    """One sentence for ``event`` of ``game``, as the seat ``me`` (None: a spectator) reads it."""
+    """One sentence for ``event`` of ``game``, as the seat ``me`` (None: a spectator) reads it. An event whose
+    fields are not what its sentence expects (a server newer than this client) gets the generic sentence rather
+    than ending the player's session; the tests call every sentence directly, so a mistake here still shows."""
     tag = _tag(event)
     sentence = SENTENCES.get(game, {}).get(tag) or COMMON.get(tag)
     if sentence is None or isinstance(event, dict):

@@ -68,8 +68,8 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
         mark = ">" if seat == view.turn else " "
         bases = " ".join(f"[{top or '.'}{'+' if blind else ''}]" for top, blind in zip(tops, view.blinds[seat]))
         out = "" if seat in view.active else "  OUT"
-        lines.append(f" {mark} {seat_label(seat, view, names)} hand {view.hand_counts[seat]:>2}  bases {bases or '-':<17} "
-                     f"total {view.totals[seat]:>4}{out}")
+        lines.append(f" {mark} {seat_label(seat, view, names)} hand {view.hand_counts[seat]:>2}  "
+                     f"bases {bases or '-':<17} total {view.totals[seat]:>4}{out}")
     pile = " / ".join(f"{len(play.cards)}x{play.value}" for play in view.pile[-4:]) or "empty"
     more = f"{len(view.pile) - 4} more / " if len(view.pile) > 4 else ""
     lines.append(f"   pile: {more}{pile}" + (f" (top: {view.run} x {view.top_value})" if view.pile else "")

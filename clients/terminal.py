@@ -143,10 +143,10 @@ class _Session:
                 continue
             turn_ms = seen.info.turn_time_ms if seen.info is not None and seen.info.mode == "lockstep" else 0
             seen.deadline = trio.current_time() + turn_ms / 1000 if turn_ms and seen.legal else None
-            self.draw()
             if seen.result is not None:
                 seen.note = ""  # nothing is refused any more: the result is the last word
-                self.draw()
+            self.draw()
+            if seen.result is not None:
                 return 0
         return 1
 
