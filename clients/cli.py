@@ -144,6 +144,8 @@ def _parse_bot(text: str) -> tuple[int, str]:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
+    from server.app import human_pace_ms
+
     from .client import open_client
 
     game = get_game(args.game)
@@ -160,7 +162,8 @@ def cmd_create(args: argparse.Namespace) -> int:
             info = await client.create_table(
                 game=args.game, mode=mode, seats=args.seats, options=dict(args.option), name=args.name,
                 bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
-                turn_time_ms=args.turn_time_ms, bot_delay_ms=args.bot_delay_ms)
+                turn_time_ms=args.turn_time_ms,
+                bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
         print(info.table)
         print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
               f"  photofinish play {args.url} --table {info.table}\n"
@@ -208,7 +211,7 @@ def cmd_playback(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from .terminal import play
 
-    return _run_client(play, args.url, args.table, seat=args.seat, name=args.name)
+    return _run_client(play, args.url, args.table, seat=args.seat, name=args.name, token=args.token)
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
@@ -360,7 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="Checkered Flag: race on the track in this file (its text goes into the log)")
     create.add_argument("--name", default="")
     create.add_argument("--turn-time-ms", type=int, default=0, help="lockstep: a seat's time to act (0: none)")
-    create.add_argument("--bot-delay-ms", type=int, default=300, help="server bots' pause before each action")
+    create.add_argument("--bot-delay-ms", type=int, default=None,
+                        help="server bots' pause before each action (default: a pace a person can play against, "
+                             "2500 in Challenge Mode, 800 in lockstep)")
     create.set_defaults(run=cmd_create)
 
     tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")
@@ -386,11 +391,13 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--seed", type=int, default=None)
     bots.set_defaults(run=cmd_bots)
 
-    play = sub.add_parser("play", help="take a seat yourself and type your moves")
+    play = sub.add_parser("play", help="take a seat yourself and type your moves (again: resume your seat)")
     play.add_argument("url")
     play.add_argument("--table", required=True)
     play.add_argument("--seat", type=int, default=None)
     play.add_argument("--name", default="")
+    play.add_argument("--token", default=None,
+                      help="resume the seat of this token (printed when you sat down; `play` remembers it too)")
     play.set_defaults(run=cmd_play)
 
     load = sub.add_parser("load", help="bounded load test: N tables of 3 seats acting as fast as they can")

@@ -7,45 +7,83 @@ from typing import Any
 import msgspec
 
 
-def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
-    from rules.flag_finish.game import card_name
+def seat_label(seat: int, view: Any, names: list[str] | None, width: int = 15) -> str:
+    """'1 YOU ann' for the reader's own seat, '2 heuristic bot' for another: a seat's number and name."""
+    name = names[seat] if names and seat < len(names) and names[seat] else ""
+    you = getattr(view, "seat", None) == seat
+    label = f"{seat} {'YOU ' if you else ''}{name}" if name else f"seat {seat}{' YOU' if you else ''}"
+    return label[:width].ljust(width)
 
-    lines = [f"Flag Finish, {'Challenge' if view.mode == 'challenge' else 'Warm-up'} Mode - "
-             f"race {view.race} of {view.races}, {view.phase}"]
+
+def wrap(label: str, words: list[str], width: int = 79, most: int = 3) -> list[str]:
+    """``label`` then ``words`` over as many lines as they need (at most ``most``), indented under the label."""
+    lines, line = [], label
+    for word in words:
+        if len(line) + 1 + len(word) > width and line.strip():
+            lines.append(line)
+            line = " " * len(label)
+        line += " " + word
+    lines.append(line)
+    if len(lines) > most:
+        lines = lines[:most]
+        lines[-1] = lines[-1][:width - 4] + " ..."
+    return lines
+
+
+def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
+    from rules.flag_finish.game import HAND_ORDER
+
+    totals = "/".join(str(t) for t in view.totals) if view.totals else "-"
+    lines = [f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - race {view.race} of "
+             f"{view.races}, {view.phase} - totals {totals}, lower wins"]
     for seat, row in enumerate(view.rows):
         mark = ">" if seat in view.to_act else " "
-        who = names[seat] if names and seat < len(names) else f"seat {seat}"
-        flag = " FINISHED" if seat in view.finishers else ""
-        drawn = " (must discard)" if view.must_discard[seat] else ""
-        total = view.totals[seat] if view.totals else 0
-        lines.append(f" {mark} {who:<16} row: {' '.join(row) or '-':<40} hand {view.hand_counts[seat]:>2}"
-                     f"  total {total:>3}{flag}{drawn}")
-    lines.append(f"   discard pile ({len(view.discard)}): {' '.join(view.discard) or '-'}")
+        rank = len(row)
+        status = (" FINISHED" if seat in view.finishers else " must discard" if view.must_discard[seat]
+                  else f" needs {'F' if rank == 11 else rank}" if rank < 12 else "")
+        lines.append(f" {mark} {seat_label(seat, view, names)} {' '.join(row) or '-':<36} hand "
+                     f"{view.hand_counts[seat]:>2}{status}")
+    lines += wrap(f"   discard pile ({len(view.discard)}):",
+                  sorted(view.discard, key=lambda c: HAND_ORDER.get(c, (99, c))) or ["-"])
     lines.append(f"   draw pile: {view.draw_count} cards   actions this race: {view.actions}/{view.action_limit}")
     if view.hand is not None:
-        lines.append(f"   your hand: {' '.join(view.hand)}" + (f"   (drew {card_name(view.drawn)})" if view.drawn else ""))
+        lines.append(f"   your hand: {' '.join(view.hand) or '-'}" + (f"   (new: {view.drawn})" if view.drawn else ""))
     if view.race_scores:
-        lines.append("   races: " + "  ".join(f"#{i + 1} {s}" for i, s in enumerate(view.race_scores)))
+        lines += wrap("   races:", [f"#{i + 1} {'/'.join(map(str, s))}" for i, s in enumerate(view.race_scores)],
+                      most=2)
     if view.winners:
-        lines.append(f"   WINNER: {', '.join(f'seat {w}' for w in view.winners)} with totals {view.totals}")
+        lines.append(f"   WINNER: {', '.join(f'seat {w}' for w in view.winners)} with totals {totals}")
     return "\n".join(lines)
 
 
 def render_flush(view: Any, names: list[str] | None = None) -> str:
+    from rules.flush.deck import VALUE, sort_key
+
     format_ = "Arena" if view.format == "arena" else "Elimination"
+    mimic = (f"Mimic {view.mimic}" + (f" (card {view.mimic_card})" if view.mimic_card != view.mimic else "")
+             if view.mimic else "no Mimic")
     lines = [f"Flush, {format_} - round {view.round}" + (f" of {view.rounds}" if view.format == "arena" else "")
-             + f", {view.phase}, Mimic: {view.mimic or 'none'}, turn {view.turns}/{view.turn_limit}"]
+             + f", {view.phase}; {mimic}; turn {view.turns}/{view.turn_limit}"]
     for seat, tops in enumerate(view.tops):
         mark = ">" if seat == view.turn else " "
-        who = names[seat] if names and seat < len(names) else f"seat {seat}"
         bases = " ".join(f"[{top or '.'}{'+' if blind else ''}]" for top, blind in zip(tops, view.blinds[seat]))
         out = "" if seat in view.active else "  OUT"
-        lines.append(f" {mark} {who:<16} hand {view.hand_counts[seat]:>2}  bases {bases or '-':<24} "
-                     f"total {view.totals[seat]:>4}{out}")
-    pile = " / ".join(f"{len(play.cards)}x{play.value}" for play in view.pile[-6:]) or "empty"
-    lines.append(f"   pile: {pile}   (top run {view.run})   flushed {view.flushed}   unused {view.unused}")
+        lines.append(f" {mark} {seat_label(seat, view, names)} hand {view.hand_counts[seat]:>2}  "
+                     f"bases {bases or '-':<17} total {view.totals[seat]:>4}{out}")
+    pile = " / ".join(f"{len(play.cards)}x{play.value}" for play in view.pile[-4:]) or "empty"
+    more = f"{len(view.pile) - 4} more / " if len(view.pile) > 4 else ""
+    lines.append(f"   pile: {more}{pile}" + (f" (top: {view.run} x {view.top_value})" if view.pile else "")
+                 + f"   flushed {view.flushed}   unused {view.unused}")
     if view.hand is not None:
-        lines.append(f"   your hand: {' '.join(view.hand) or '-'}   ([top+] = a Blind card under it)")
+        groups: dict[str, list[str]] = {}
+        for card in sorted(view.hand, key=sort_key):
+            groups.setdefault(VALUE.get(card, card), []).append(card)
+        lines += wrap("   your hand:", [" ".join(cards) + " |" for cards in groups.values()] or ["-"], most=2)
+        lines[-1] = lines[-1].rstrip(" |")
+    if view.seat is not None and view.seat < len(view.tops):
+        tops, blinds = view.tops[view.seat], view.blinds[view.seat]
+        bases = [f"b{i} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
+        lines.append("   your Bases: " + "  ".join(bases) + "   (+: a Blind card under it)")
     if view.passing:
         lines.append("   Super Flush: choose the Base to pass")
     if view.winners:
@@ -62,14 +100,16 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
     lines.append(f"   track: start {track}")
     for seat, pieces in enumerate(view.pieces):
         mark = ">" if seat in (view.turn, view.chooser) else " "
-        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        who = seat_label(seat, view, names)
         where = ", ".join(("FINISH" if pos == FINISH else "start" if pos == 0 else f"card {pos}")
-                          + (" (sidetracked)" if off else "") for pos, off in zip(pieces, view.sidetracked[seat]))
-        lines.append(f" {mark} {who:<16} {where:<34} hand {view.hand_counts[seat]:>2}  tricks {view.tricks_won[seat]}")
+                          + (" sidetracked" if off else "") for pos, off in zip(pieces, view.sidetracked[seat]))
+        lines.append(f" {mark} {who} {where:<34} hand {view.hand_counts[seat]:>2}  tricks {view.tricks_won[seat]}")
     trick = "  ".join(f"{seat}:{card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
     lines.append(f"   trick: {trick}   Sidetracked cards played this deal: {view.sidetracked_played}")
     if view.hand is not None:
-        lines.append(f"   your hand: {' '.join(view.hand) or '-'}")
+        hand = sorted(view.hand, key=lambda card: (card[0] if card[1:].isdigit() else "~" + card,
+                                                  int(card[1:]) if card[1:].isdigit() else 0))
+        lines.append(f"   your hand: {' '.join(hand) or '-'}")
     if view.phase == "move":
         lines.append(f"   seat {view.chooser} chooses which piece moves")
     if view.phase == "sidetrack":
@@ -85,19 +125,27 @@ def render_checkered_flag(view: Any, names: list[str] | None = None) -> str:
     symbol = {"white": ".", "danger": "!", "narrow": "="}
     lines = [f"Checkered Flag on {track.name} ({track.spaces} spaces x {track.laps} lap(s)) - {view.phase}, "
              f"turn {view.turns}/{view.turn_limit}"]
-    for lap in range(track.laps):
-        row = "".join(symbol[track.kinds[s]] for s in range(1, track.spaces + 1))
-        marks = [" "] * track.spaces
+    course = track.spaces * track.laps
+    chunk = track.spaces if track.spaces <= 60 else 50
+    label = len(f"{course}-{course}")
+    chunks = sorted({(p - 1) // chunk for p in view.positions if 0 < p <= course} | {0})
+    if len(chunks) > 4:  # a long course: the start and the chunks around the cars furthest ahead
+        chunks = [0, *chunks[-3:]]
+    for index in chunks:
+        first, last = index * chunk + 1, min(course, (index + 1) * chunk)
+        row = "".join(symbol[track.kinds[(s - 1) % track.spaces + 1]] for s in range(first, last + 1))
+        marks = [" "] * (last - first + 1)
         for seat, position in enumerate(view.positions):
-            if lap * track.spaces < position <= (lap + 1) * track.spaces:
-                marks[position - lap * track.spaces - 1] = str(seat)
-        lines.append(f"   lap {lap + 1}: |{row}| finish")
-        lines.append(f"          |{''.join(marks)}|")
+            if first <= position <= last:
+                marks[position - first] = str(seat)
+        lap = f"lap {(first - 1) // track.spaces + 1}" if track.laps > 1 else ""
+        lines.append(f"   {f'{first}-{last}':>{label}} |{row}|" + (" finish" if last == course else f" {lap}"))
+        lines.append(f"   {'':>{label}} |{''.join(marks)}|")
     for seat, position in enumerate(view.positions):
         mark = ">" if seat == view.turn else " "
-        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        who = seat_label(seat, view, names)
         crash = f"  CRASHED: {view.lost[seat]} turn(s) to wait" if view.lost[seat] else ""
-        lines.append(f" {mark} {who:<16} space {position:>3}  gear {gears[view.gears[seat]]:<3}{crash}")
+        lines.append(f" {mark} {who} space {position:>3}  gear {gears[view.gears[seat]]:<3}{crash}")
     if view.plan is not None:
         lines.append(f"   spun {view.plan.move}: from {view.plan.start} to {view.plan.end}"
                      + (f"; may brake to stop on {', '.join(map(str, view.plan.stops))}" if view.plan.stops else ""))
@@ -122,13 +170,12 @@ def render_finish_line(view: Any, names: list[str] | None = None) -> str:
             left, right = (f"{wing:>3}", "   ") if row % 2 == 0 else ("   ", f"{wing:>3}")
             rows.append(f"   {left} |{' '.join(cells)}| {right}")
         lines.extend(reversed(rows))
-        lines.append(f"   (path: from the start below the bottom row's right end; finish = {view.board[FINISH]}, "
-                     "top right)")
+        lines.append(f"   (the path starts below the bottom row's right end; finish {view.board[FINISH]}, top right)")
     for seat, markers in enumerate(view.markers):
         mark = ">" if seat == view.turn else " "
-        who = names[seat] if names and seat < len(names) else f"seat {seat}"
+        who = seat_label(seat, view, names)
         where = "  ".join("HOME" if p == FINISH else "start" if p == 0 else f"{p}:{view.board[p]}" for p in markers)
-        lines.append(f" {mark} {who:<16} {where}")
+        lines.append(f" {mark} {who} {where}")
     if view.choice is not None:
         lines.append(f"   activated {view.choice.kind}: choose one of {view.choice.candidates} ([seat, marker])")
     if view.places:
@@ -141,11 +188,12 @@ RENDERERS = {"flag_finish": render_flag_finish, "flush": render_flush, "checkere
              "race_to_the_finish": render_race_to_the_finish}
 
 
-def render(game: str, view: Any) -> str:
+def render(game: str, view: Any, names: list[str] | None = None) -> str:
+    """The table as text: each seat with its number and name (the reader's own marked YOU)."""
     renderer = RENDERERS.get(game)
     if renderer is None:
         return msgspec.json.format(msgspec.json.encode(view).decode())
-    return renderer(view)
+    return renderer(view, names)
 
 
 def describe_action(action: Any) -> str:

@@ -1,42 +1,193 @@
-"""The terminal clients: `watch` (a spectator's live table) and `play` (a human seat, typing actions)."""
+"""The terminal clients: `watch` (a spectator's live table) and `play` (a human seat, typing moves).
+
+This module does the I/O: it follows the server's messages into a ``Seen`` (``screen.py`` lays it out),
+reads what the person types (``moves.py`` understands it), redraws, keeps the turn clock ticking and the
+table's info (seat names, who is still missing) fresh, and remembers the seat's token (``tokens.py``) so that
+`play` again resumes it.
+"""
 
 from __future__ import annotations
 
+import shutil
 import sys
+from typing import Any, Awaitable, Callable
 
 import trio
 
-from .client import ActionRejected, ServerError, open_client
-from .render import describe_action, render
-from server.protocol import Closing, Snapshot, Update
+from rules import get_game
+from server.protocol import Closing, Error, Snapshot, Update
 
-CLEAR = "\x1b[2J\x1b[H"
+from . import tokens
+from .client import NO_RECONNECT, ActionRejected, Client, ServerError, open_client
+from .moves import NotAMove, parse_action, read_move
+from .screen import Seen, compose
+
+__all__ = ["Terminal", "watch", "play", "playback", "parse_action"]
+
+INFO_EVERY = 15.0  # s between refreshes of the table's info while a game goes on
+WAITING_EVERY = 1.0  # ... and while the table waits for players
 
 
-def _screen(text: str) -> None:
-    prefix = CLEAR if sys.stdout.isatty() else "\n" + "-" * 72 + "\n"
-    print(prefix + text, flush=True)
+class Terminal:
+    """Where screens go. On a terminal each screen is drawn in place in the rows above the prompt (the
+    person's half-typed line on the last row is left alone); otherwise (a pipe, a test) each new screen is
+    written after a rule."""
+
+    def __init__(self, write: Callable[[str], Any] | None = None, tty: bool | None = None) -> None:
+        self.write = write or (lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+        self.tty = sys.stdout.isatty() if tty is None else tty
+        self.rows = max(12, shutil.get_terminal_size((80, 24)).lines) if self.tty else 24
+        self._last: list[str] | None = None
+
+    def show(self, lines: list[str], full: bool = False) -> None:
+        if not self.tty:
+            if lines != self._last:
+                self.write("\n" + "-" * 72 + "\n" + "\n".join(lines) + "\n")
+            self._last = lines
+            return
+        if full:  # after Enter: the screen scrolled, so clear it and put the prompt back on the last row
+            self.write("\x1b[H\x1b[2J" + "".join(f"\x1b[{i + 1};1H{line}" for i, line in enumerate(lines))
+                       + f"\x1b[{self.rows};1H> ")
+        else:
+            rows = lines + [""] * (self.rows - 1 - len(lines))
+            self.write("\x1b7" + "".join(f"\x1b[{i + 1};1H{line}\x1b[K" for i, line in enumerate(rows)) + "\x1b8")
+        self._last = lines
+
+    def close(self) -> None:
+        if self.tty:
+            self.write(f"\x1b[{self.rows};1H\x1b[K\n")
 
 
-async def watch(url: str, table: str, *, once: bool = False) -> int:
-    """Show ``table`` live until its game is over (or the server goes away)."""
+def _interrupted(error: BaseException) -> bool:
+    """Ctrl-C, alone or in (nested) exception groups of nothing else."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_interrupted(inner) for inner in error.exceptions)
+    return isinstance(error, KeyboardInterrupt)
+
+
+async def read_stdin() -> str:
+    return await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+
+
+def _title(info: Any) -> str:
+    try:
+        title = get_game(info.game).info.title
+    except Exception:  # a game this client does not know: its name will do
+        title = info.game
+    mode = {"challenge": "Challenge Mode", "lockstep": "lockstep"}.get(info.mode, info.mode)
+    return f"{title}, {mode}"
+
+
+class _Session:
+    """One table followed on one connection: the ``Seen`` and everything that redraws it."""
+
+    def __init__(self, client: Client, seen: Seen, terminal: Terminal) -> None:
+        self.client = client
+        self.seen = seen
+        self.terminal = terminal
+        self.wake_info = trio.Event()
+
+    def draw(self, full: bool = False) -> None:
+        self.terminal.show(compose(self.seen, trio.current_time(), self.terminal.rows), full)
+
+    async def refresh_info(self) -> None:
+        try:
+            tables = await self.client.list_tables()
+        except ServerError:
+            return
+        info = next((t for t in tables if t.table == self.seen.table), None)
+        if info is not None:
+            self.seen.info = info
+            self.seen.title = _title(info)
+
+    async def keep_info(self) -> None:
+        """Refresh the table's info now and then (seat names; whom a waiting table waits for)."""
+        while True:
+            await self.refresh_info()
+            self.draw()
+            waiting = self.seen.info is not None and self.seen.info.status == "waiting"
+            with trio.move_on_after(WAITING_EVERY if waiting else INFO_EVERY):
+                await self.wake_info.wait()
+            self.wake_info = trio.Event()
+
+    async def tick(self) -> None:
+        """Redraw every second while the turn clock runs (a terminal only)."""
+        while True:
+            await trio.sleep(1)
+            if self.seen.deadline is not None and self.seen.legal:
+                self.draw()
+
+    async def follow(self) -> int:
+        """Take the server's messages until the game is over (0) or the connection is gone for good (1)."""
+        seen = self.seen
+        async for message in self.client.messages:
+            kind = type(message)
+            if kind is Closing:
+                if message.code in NO_RECONNECT or message.code == "disconnected":
+                    seen.note = f"the server closed the connection: {message.message}"
+                    self.draw()
+                    return 1
+                seen.note = f"connection lost ({message.message}); reconnecting..."
+                self.draw()
+                continue
+            if kind is Error:
+                seen.note = f"{message.message} ({message.code})"
+                self.draw()
+                continue
+            if kind not in (Update, Snapshot) or message.table != seen.table:
+                continue
+            if seen.info is not None and seen.info.status == "waiting":
+                self.wake_info.set()  # the game has started: who sits where
+            seen.take(message)
+            if message.view is None:
+                continue
+            turn_ms = seen.info.turn_time_ms if seen.info is not None and seen.info.mode == "lockstep" else 0
+            seen.deadline = trio.current_time() + turn_ms / 1000 if turn_ms and seen.legal else None
+            if seen.result is not None:
+                seen.note = ""  # nothing is refused any more: the result is the last word
+            self.draw()
+            if seen.result is not None:
+                return 0
+        return 1
+
+
+async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
+    """Show ``table`` live until its game is over (or the server goes away); Ctrl-C ends it quietly."""
+    try:
+        return await _watch(url, table, once=once, terminal=terminal)
+    except (KeyboardInterrupt, BaseExceptionGroup) as error:
+        if not _interrupted(error):
+            raise
+        return 130
+
+
+async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
+    terminal = terminal or Terminal()
     async with open_client(url, name="watch") as client:
         try:
             watching = await client.watch(table)
         except ServerError as error:
             print(f"photofinish watch: {error.message}", file=sys.stderr)
             return 2
-        game = watching.game
-        async for message in client.messages:
-            if type(message) is Closing:
-                print(f"photofinish watch: {message.message}", file=sys.stderr)
-                return 1
-            if type(message) not in (Update, Snapshot) or message.view is None:
-                continue
-            _screen(f"table {watching.table} ({url}), seq {message.seq}\n" + render(game, message.view))
-            if message.result is not None or once:
-                return 0
-    return 0
+        session = _Session(client, Seen(game=watching.game, table=watching.table, url=url), terminal)
+        await session.refresh_info()
+        session.draw()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(session.keep_info)
+                if once:
+                    async for message in client.messages:
+                        if type(message) in (Update, Snapshot) and message.view is not None:
+                            session.seen.take(message)
+                            break
+                    session.draw()
+                    code = 0
+                else:
+                    code = await session.follow()
+                nursery.cancel_scope.cancel()
+        finally:
+            terminal.close()
+    return code
 
 
 async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
@@ -52,58 +203,102 @@ async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
     return await watch(url, created.table.table)
 
 
-def parse_action(text: str, legal: list) -> object | None:
-    """A typed line as one of the legal actions: its number in the list, or its text ('take G5')."""
-    text = text.strip()
-    if text.isdigit() and 0 < int(text) <= len(legal):
-        return legal[int(text) - 1]
-    for action in legal:
-        if describe_action(action).lower() == text.lower():
-            return action
-    return None
+async def _sit(client: Client, url: str, table: str, seat: int | None, token: str | None):
+    """Resume the seat of ``token`` (or of the token remembered for this server and table), else take one.
+    Returns the ``Seated`` answer and what happened, in words."""
+    remembered = tokens.recall(url, table) if token is None else None
+    if remembered is not None and seat is not None and seat != remembered.seat:
+        remembered = None  # asked for another seat than the remembered one
+    resume = (table, token) if token is not None else (remembered.table, remembered.token) if remembered else None
+    if resume is not None:
+        infos = {info.table: info for info in await client.list_tables()}
+        info = infos.get(resume[0])
+        last_seq = max(0, info.seq - 30) if info is not None else 0  # the feed shows the last few entries
+        try:
+            seated = await client.resume(resume[0], resume[1], last_seq=last_seq)
+            if seated.table != resume[0]:
+                client.seats[seated.table] = client.seats.pop(resume[0])
+            return seated, "resumed"
+        except ServerError:
+            if token is not None:
+                raise
+            tokens.forget(url, table)  # that table is over or gone: take a fresh seat
+    seated = await client.take_seat(table, seat=seat)
+    if seated.table != table:  # an alias ("open"): a reconnect resumes the table itself, wherever the alias goes
+        client.seats[seated.table] = client.seats.pop(table)
+    tokens.remember(url, table, tokens.Remembered(seat=seated.seat, token=seated.token, table=seated.table))
+    return seated, "took"
 
 
-async def play(url: str, table: str, seat: int | None = None, name: str = "") -> int:
-    """Sit at ``table`` as a human: the table and your legal actions are shown; type a number or an action."""
+async def play(url: str, table: str, seat: int | None = None, name: str = "", token: str | None = None, *,
+               read_line: Callable[[], Awaitable[str]] | None = None, terminal: Terminal | None = None) -> int:
+    """Sit at ``table`` as a human (or resume your seat): the table, what happened and your moves are shown;
+    type a move. ``q`` or Ctrl-C leaves quietly; `play` again resumes the seat."""
+    try:
+        return await _play(url, table, seat, name, token, read_line=read_line, terminal=terminal)
+    except (KeyboardInterrupt, BaseExceptionGroup) as error:
+        if not _interrupted(error):
+            raise
+        print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)
+        return 130
+
+
+async def _play(url: str, table: str, seat: int | None, name: str, token: str | None, *,
+                read_line: Callable[[], Awaitable[str]] | None, terminal: Terminal | None) -> int:
+    terminal = terminal or Terminal()
+    read_line = read_line or read_stdin
     async with open_client(url, name=name or "human") as client:
         try:
-            seated = await client.take_seat(table, seat=seat)
+            seated, how = await _sit(client, url, table, seat, token)
         except ServerError as error:
             print(f"photofinish play: {error.message}", file=sys.stderr)
             return 2
-        print(f"seat {seated.seat} at {table}; token {seated.token} (keep it to resume)")
-        state = {"legal": [], "view": None}
+        if token is not None:
+            tokens.remember(url, table, tokens.Remembered(seat=seated.seat, token=token, table=seated.table))
+        seen = Seen(game=seated.game, table=seated.table, url=url, seat=seated.seat)
+        seen.greeting = [f"{how} seat {seated.seat} at table {seated.table}: q leaves, `play` again resumes it",
+                         f"your token (remembered here): {seated.token}"]
+        session = _Session(client, seen, terminal)
+        await session.refresh_info()
+        session.draw(full=True)
 
-        async def show() -> None:
-            async for message in client.messages:
-                if type(message) is Closing:
-                    print(message.message)
+        async def typing(cancel: trio.CancelScope) -> None:
+            while True:
+                line = await read_line()
+                if not line or line.strip().lower() in ("q", "quit", "exit"):
+                    left.set()  # the seat stays reserved for its token while the table's grace lasts
+                    cancel.cancel()
                     return
-                if type(message) in (Update, Snapshot) and message.view is not None:
-                    state["view"], state["legal"] = message.view, message.legal or []
-                    menu = "\n".join(f"  {i + 1}. {describe_action(a)}" for i, a in enumerate(state["legal"]))
-                    _screen(render(seated.game, message.view) + ("\nyour moves:\n" + menu if menu else
-                                                                 "\n(waiting)"))
-                    if message.result is not None:
-                        return
+                found = read_move(seen.game, line, seen.legal, seen.view)
+                if isinstance(found, NotAMove):
+                    seen.note = found.reason
+                    session.draw(full=True)
+                    continue
+                seen.note = ""
+                try:
+                    await client.act(seen.table, found)
+                except ActionRejected as error:
+                    seen.note = f"refused: {error.message}"
+                    session.draw(full=True)
+                except ServerError as error:
+                    seen.note = f"{error.message} ({error.code})"
+                    session.draw(full=True)
+                else:
+                    session.draw(full=True)  # the typed line scrolled the terminal: draw it all again
 
-        async with trio.open_nursery() as nursery:
-            async def typing() -> None:
-                while True:
-                    line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-                    if not line:
-                        nursery.cancel_scope.cancel()
-                        return
-                    action = parse_action(line, state["legal"])
-                    if action is None:
-                        print("not one of your moves: type its number, or e.g. 'draw', 'take G5', 'play R0'")
-                        continue
-                    try:
-                        await client.act(table, action)
-                    except ActionRejected as error:
-                        print(f"refused: {error.message}")
-
-            nursery.start_soon(typing)
-            await show()
-            nursery.cancel_scope.cancel()
-    return 0
+        code, left = 0, trio.Event()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(typing, nursery.cancel_scope)
+                nursery.start_soon(session.keep_info)
+                if terminal.tty:
+                    nursery.start_soon(session.tick)
+                code = await session.follow()
+                nursery.cancel_scope.cancel()
+        finally:
+            terminal.close()
+        if seen.result is not None:
+            tokens.forget(url, table)
+        elif left.is_set():
+            print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)
+    return code

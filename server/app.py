@@ -42,11 +42,23 @@ class Running:
         self.cancel_scope.cancel()
 
 
+HUMAN_PACE_MS = {"challenge": 2500, "lockstep": 800}
+
+
+def human_pace_ms(mode: str) -> int:
+    """Server bots' pause before each action (0.5-1.5 times this) at a table a person plays. In Challenge Mode
+    everyone acts at once, so this is the bots' speed: at about two and a half seconds a move a person who reads
+    the screen and types a card can follow them, and beat them. In lockstep the bots wait for the person
+    anyway; 0.8 s lets each of their moves be read before the next."""
+    return HUMAN_PACE_MS.get(mode, HUMAN_PACE_MS["lockstep"])
+
+
 DEMO_TABLE = CreateTable(name="demo: bots race Flag Finish in Challenge Mode", game="flag_finish", mode="challenge",
                          seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2, "random")], bot_delay_ms=600,
                          options={"races": 3})
-OPEN_TABLE = CreateTable(name="open table: Flag Finish Challenge, one bot", game="flag_finish", mode="challenge",
-                         seats=3, bots=[BotSeat(seat=2, policy="heuristic")])
+OPEN_TABLE = CreateTable(name="open: play Flag Finish Challenge against two bots", game="flag_finish",
+                         mode="challenge", seats=3, bots=[BotSeat(seat=1), BotSeat(seat=2, policy="random")],
+                         bot_delay_ms=human_pace_ms("challenge"), options={"races": 3})
 
 
 async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: float = 15.0) -> None:
@@ -93,10 +105,10 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
             if demo:
                 print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)
-                print(f"  seat two bots of yours: .venv/bin/photofinish bots {running.url} --table {OPEN_ALIAS} "
-                      f"--seats 2 --policy heuristic", flush=True)
-                print(f"  or play a seat yourself: .venv/bin/photofinish play {running.url} --table {OPEN_ALIAS}",
+                print(f"  play against two bots:  .venv/bin/photofinish play {running.url} --table {OPEN_ALIAS}",
                       flush=True)
+                print(f"  or seat a bot of yours: .venv/bin/photofinish bots {running.url} --table {OPEN_ALIAS} "
+                      f"--seats 1 --policy heuristic", flush=True)
             async for signum in signals:
                 print(f"photofinish: {signal.Signals(signum).name}, shutting down", flush=True)
                 break

@@ -1,32 +1,225 @@
-"""The terminal clients: `watch` shows a table to its end; `play` understands what a person types."""
+"""The terminal clients over a real loopback server: `watch` shows a table to its end (or says whom it waits
+for), and a person `play`s whole games against server bots, reading the screen and typing moves."""
 
+import re
+
+import pytest
+import trio
+import trio.testing
+
+from clients import tokens
+from clients.client import open_client
 from clients.render import describe_action
-from clients.terminal import parse_action, watch
+from clients.terminal import Terminal, parse_action, play, watch
 from rules.flag_finish.game import DrawPile, Play, TakeDiscard
 from server.app import DEMO_ALIAS, run_server
+from server.protocol import BotSeat, CreateTable
 
 
-async def test_watch_shows_the_demo_table_race_by_race_to_the_winner(nursery, capsys):
-    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
-    from server.protocol import BotSeat, CreateTable
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
+
+async def _server(nursery):
+    return await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+
+
+class Person:
+    """A person at a terminal: reads each new screen (frames written as a pipe gets them) and types what the
+    screen offers, by a simple rule per game. ``quit_after`` moves, types ``q``."""
+
+    def __init__(self, quit_after: int | None = None) -> None:
+        self.frames: list[str] = []
+        self.typed: list[str] = []
+        self.quit_after = quit_after
+        self.terminal = Terminal(write=self._write, tty=False)
+        self._new = trio.Event()
+        self._answered: str | None = None
+
+    def _write(self, text: str) -> None:
+        self.frames.append(text)
+        self._new.set()
+        self._new = trio.Event()
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.frames)
+
+    async def wait_for(self, words: str) -> None:
+        while not any(words in frame for frame in self.frames):
+            await self._new.wait()
+
+    def choose(self, screen: str) -> str | None:
+        moves = screen[screen.index("Your moves:"):]
+        if "discard a card from your hand" in moves:
+            return re.search(r"your hand: (\S+)", screen).group(1)
+        for pattern in (r"^  play: (\S+)",
+                        r"e\.g\. '([^']+)'", r"type (b\d)", r"(b\d) flips", r"'(draw)'"):
+            found = re.search(pattern, moves, re.M)
+            if found:
+                return found.group(1)
+        return None
+
+    async def read_line(self) -> str:
+        while True:
+            screen = self.frames[-1] if self.frames else ""
+            key = re.sub(r"^! .*$", "", screen, flags=re.M)  # a refusal alone is no new position
+            if "Your moves:" in screen and key != self._answered:
+                self._answered = key
+                if self.quit_after is not None and len(self.typed) >= self.quit_after:
+                    return "q\n"
+                line = self.choose(screen)
+                if line is not None:
+                    self.typed.append(line)
+                    await trio.lowlevel.checkpoint()
+                    return line + "\n"
+            await self._new.wait()
+
+
+async def test_a_person_plays_a_whole_flag_finish_challenge_game_against_server_bots(nursery):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=3, seed=7,
+                                                  options={"races": 2}, bots=[BotSeat(1), BotSeat(2, "random")]))
+    person = Person()
+    with trio.fail_after(60):
+        assert await play(running.url, table.id, name="ann", read_line=person.read_line,
+                          terminal=person.terminal) == 0
+    screens, last = person.text, person.frames[-1]
+    assert "You are seat 0 (ann) - table t1, Flag Finish, Challenge Mode" in screens
+    assert " 0 YOU ann " in screens and " 1 heuristic bot " in screens and " 2 random bot " in screens
+    assert re.search(r"seat [12] (played|took|discarded) ", screens) and "race 1: " in screens
+    assert re.search(r"^you (played|took|drew|discarded) ", screens, re.M), "the feed never said what you did"
+    assert re.search(r"^Game over\. (You win|Seat \d wins)! Final scores \d+/\d+/\d+ \(lower is better\)\.$", last,
+                     re.M)
+    assert "Waiting" not in last and "Your moves" not in last
+    assert tokens.recall(running.url, table.id) is None  # the game is over: nothing to resume
+
+
+async def test_a_person_plays_a_whole_flush_game_with_a_turn_clock(nursery):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3,
+                                                  options={"rounds": 1, "turn_limit": 12}, bots=[BotSeat(1)],
+                                                  turn_time_ms=600_000))
+    person = Person()
+    with trio.fail_after(60):
+        assert await play(running.url, table.id, name="ann", read_line=person.read_line,
+                          terminal=person.terminal) == 0
+    screens, last = person.text, person.frames[-1]
+    assert "You are seat 0 (ann), 600 s left to move - table t1, Flush, lockstep" in screens
+    assert "type the cards to release, any order" in screens and "values you can declare:" in screens
+    assert re.search(r"^you (released|flipped) ", screens, re.M) and re.search(r"^seat 1 (released|flipped|skip)",
+                                                                              screens, re.M)
+    assert "round 1: " in screens and len(person.typed) >= 5
+    assert "lower is better" in last and last.rstrip().splitlines()[-1].startswith("Game over.")
+
+
+async def test_play_again_resumes_your_own_seat_after_you_left(nursery, capsys):
+    running = await _server(nursery)
+    await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3,
+                                           options={"rounds": 1, "turn_limit": 10}, bots=[BotSeat(0)]), alias="mine")
+    leaving = Person(quit_after=2)
+    with trio.fail_after(60):
+        assert await play(running.url, "mine", read_line=leaving.read_line, terminal=leaving.terminal) == 0
+    assert "took seat 1 at table t1" in leaving.text and tokens.recall(running.url, "mine").seat == 1
+    assert "the same `play` command resumes your seat" in capsys.readouterr().err
+    back = Person()
+    with trio.fail_after(60):
+        assert await play(running.url, "mine", read_line=back.read_line, terminal=back.terminal) == 0
+    assert "resumed seat 1 at table t1" in back.text and "You are seat 1 " in back.text
+    assert "you released" in back.text  # the game went on from where it was
+    assert "Game over." in back.frames[-1] and tokens.recall(running.url, "mine") is None
+
+
+async def test_play_with_a_token_the_server_does_not_know_says_so(nursery, capsys):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flush", seats=2, bots=[BotSeat(0)]))
+    person = Person()
+    assert await play(running.url, table.id, token="not-a-token", read_line=person.read_line,
+                      terminal=person.terminal) == 2
+    assert "photofinish play: " in capsys.readouterr().err
+
+
+async def test_ctrl_c_in_play_leaves_quietly_and_the_seat_can_be_resumed(nursery, capsys):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flush", seats=2, bots=[BotSeat(1)]))
+    person = Person()
+
+    async def interrupted() -> str:
+        await person.wait_for("Your moves:")
+        raise KeyboardInterrupt
+
+    with trio.fail_after(30):
+        assert await play(running.url, table.id, read_line=interrupted, terminal=person.terminal) == 130
+    assert "the same `play` command resumes your seat" in capsys.readouterr().err
+    assert tokens.recall(running.url, table.id).seat == 0
+
+
+async def test_play_at_a_table_still_waiting_says_whom_it_waits_for(nursery):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2))
+    person = Person(quit_after=0)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as inner:
+            inner.start_soon(lambda: play(running.url, table.id, name="ann", read_line=person.read_line,
+                                          terminal=person.terminal))
+            await person.wait_for("Waiting for seat 1 (free) to sit down")
+            async with open_client(running.url, name="bob") as bob:
+                await bob.take_seat(table.id)
+                await person.wait_for(" 1 bob ")  # the game started: the names come with the table's info
+    assert f"photofinish play {running.url} --table t1" in person.text
+
+
+async def test_watch_of_a_table_still_waiting_says_so(nursery):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flush", seats=3, bots=[BotSeat(2)]))
+    person = Person()
+    with trio.fail_after(30):
+        async with trio.open_nursery() as inner:
+            inner.start_soon(lambda: watch(running.url, table.id, terminal=person.terminal))
+            await person.wait_for("Waiting for seat 0 (free), seat 1 (free) to sit down")
+            inner.cancel_scope.cancel()
+    assert person.frames[0].lstrip("\n-").startswith("Watching table t1, Flush, lockstep as a spectator")
+
+
+async def test_watch_shows_the_demo_table_race_by_race_to_the_winner(nursery):
+    running = await _server(nursery)
     await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
                                            bots=[BotSeat(0), BotSeat(1, "random")]), alias=DEMO_ALIAS)
-    assert await watch(running.url, DEMO_ALIAS) == 0
-    out = capsys.readouterr().out
-    assert "Flag Finish, Challenge Mode" in out and "discard pile" in out and "WINNER" in out
+    person = Person()
+    assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal) == 0
+    assert "Flag Finish Challenge - race 1 of 1" in person.text and "discard pile" in person.text
+    assert "race 1: seat " in person.text and "Game over." in person.frames[-1]
 
 
 async def test_watch_names_a_missing_table(nursery, capsys):
-    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    running = await _server(nursery)
     assert await watch(running.url, "nope") == 2
     assert "no table 'nope'" in capsys.readouterr().err
 
 
-def test_play_accepts_a_move_by_number_or_by_its_words():
+async def test_tables_a_person_plays_get_a_bot_pace_a_person_can_follow(nursery, capsys):
+    from clients.cli import main
+    from server.app import OPEN_ALIAS, human_pace_ms
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, demo=True,
+                                                                 task_status=task_status))
+    await trio.testing.wait_all_tasks_blocked()
+    open_table = running.lobby.find(OPEN_ALIAS)
+    assert open_table.setup.mode == "challenge" and open_table.bot_delay_ms == human_pace_ms("challenge") >= 1500
+    assert [seat.state for seat in open_table.info().seats].count("free") == 1  # a person alone can play it
+    for mode, game in (("challenge", "flag_finish"), ("lockstep", "flush")):
+        assert await trio.to_thread.run_sync(main, ["create", running.url, "--game", game, "--mode", mode,
+                                                    "--bot", "1"]) == 0
+        table = running.lobby.find(capsys.readouterr().out.strip())
+        assert table.bot_delay_ms == human_pace_ms(mode) > 0
+    assert human_pace_ms("lockstep") < human_pace_ms("challenge")
+
+
+def test_play_accepts_a_flag_finish_move_by_its_card_or_its_words():
     legal = [Play("G0"), DrawPile(), TakeDiscard("R5")]
-    assert parse_action("2", legal) == DrawPile()
-    assert parse_action("take R5", legal) == TakeDiscard("R5")
+    assert parse_action("draw", legal) == DrawPile()
+    assert parse_action("take R5", legal) == TakeDiscard("R5") == parse_action("r5", legal)
     assert parse_action(" PLAY g0 ", legal) == Play("G0")
     assert parse_action("play G1", legal) is None and parse_action("9", legal) is None
     assert describe_action(TakeDiscard("R5")) == "take R5"
@@ -55,7 +248,8 @@ def test_the_flush_screen_shows_the_mimic_the_pile_and_only_your_own_hand():
     flush = get_game("flush")
     session = Session(flush, make_setup(flush.info, 3, "lockstep"), 2)
     session.run_chance()
-    screen = render("flush", flush.view(session.state, 1))
-    assert f"Mimic: {flush.view(session.state, 1).mimic or 'none'}" in screen and "pile: empty" in screen
-    assert "your hand: " + " ".join(flush.view(session.state, 1).hand) in screen
+    view = flush.view(session.state, 1)
+    screen = render("flush", view)
+    assert f"Mimic {view.mimic}" in screen and "pile: empty" in screen
+    assert "your hand: " in screen and all(card in screen.split("your hand: ")[1] for card in view.hand)
     assert "your hand" not in render("flush", flush.view(session.state, None))

@@ -1,0 +1,324 @@
+"""What a person types in `play`: the moves shown under the table, and the typed line read back as a move.
+
+One job: between the seat's ``legal`` list (from the server) and text. ``menu(game, view, legal)`` gives the
+lines that show the moves; ``read_move(game, text, legal, view)`` gives the action, or a ``NotAMove`` that
+says in words why the line is not one of the moves and what would be. Per game:
+
+- Flag Finish: moves are typed by card (``G5``; ``take G5``, ``play G5``, ``discard G5``, ``draw``), so
+  nothing shifts under the cursor while the others play in Challenge Mode.
+- Flush: a declaration is typed as its cards, in any order (``4 4B b0``: hand cards and Base tops; ``as 7``
+  declares a Mimic as 7), or in the listed words (``release 4 hand=4,4B bases=0``, lists in any order);
+  values that pick the pile up are marked.
+- The other games: a numbered list, stable during the seat's turn, or the move's words.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from rules.flag_finish.game import RANK
+
+from .render import describe_action
+
+WIDTH = 80
+
+
+@dataclass(frozen=True)
+class NotAMove:
+    """A typed line that is not one of the seat's moves, and why (shown until the next line is typed)."""
+
+    reason: str
+
+
+def _tag(action: Any) -> str:
+    return type(action).__struct_config__.tag
+
+
+def _canonical(text: str) -> tuple:
+    """Words with every list (``name=a,b``) sorted: two spellings of one declaration compare equal."""
+    words = []
+    for word in text.lower().replace(", ", ",").split():
+        name, sep, values = word.partition("=")
+        words.append(f"{name}={','.join(sorted(v for v in values.split(',') if v))}" if sep else word)
+    return tuple(words)
+
+
+def parse_words(text: str, legal: list) -> Any | None:
+    """The legal action whose words (``describe_action``) are ``text``, lists in any order; or None."""
+    wanted = _canonical(text)
+    if not wanted:
+        return None
+    for action in legal:
+        if _canonical(describe_action(action)) == wanted:
+            return action
+    return None
+
+
+def _single_value(action: Any) -> str | None:
+    """The one field of a one-field action as text (``G5`` of ``play G5``), else None."""
+    values = list(msgspec.structs.asdict(action).values())
+    return str(values[0]) if len(values) == 1 and not isinstance(values[0], list) else None
+
+
+# ---------------------------------------------------------------- numbered lists (the lockstep games)
+
+
+def numbered(legal: list) -> list[str]:
+    """The moves in columns: ``1 play R5   2 play B7 ...``, numbered in the server's order."""
+    items = [f"{i + 1:>2} {describe_action(a)}" for i, a in enumerate(legal)]
+    if not items:
+        return []
+    width = max(len(item) for item in items) + 3
+    columns = max(1, (WIDTH - 2) // width)
+    return ["  " + "".join(item.ljust(width) for item in items[start:start + columns]).rstrip()
+            for start in range(0, len(items), columns)]
+
+
+def read_numbered(text: str, legal: list) -> Any | NotAMove:
+    text = text.strip()
+    if text.isdigit():
+        if 0 < int(text) <= len(legal):
+            return legal[int(text) - 1]
+        return NotAMove(f"there is no move {text}: the moves are numbered 1 to {len(legal)}")
+    action = parse_words(text, legal)
+    if action is not None:
+        return action
+    matches = [a for a in legal if (_single_value(a) or "").lower() == text.lower()]
+    if len(matches) == 1:
+        return matches[0]
+    example = describe_action(legal[0])
+    return NotAMove(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its words, "
+                    f"e.g. '{example}'")
+
+
+# ---------------------------------------------------------------- Flag Finish
+
+
+def flag_finish_menu(view: Any, legal: list) -> list[str]:
+    tags = Counter(_tag(a) for a in legal)
+    if tags["discard"]:
+        new = f"{view.drawn} is new in your hand: now " if view.drawn else ""
+        return [f"  {new}discard a card from your hand (type it)"]
+    need = _needs(view)
+    plays = " ".join(a.card for a in legal if _tag(a) == "play")
+    lines = [f"  play: {plays}   (type the card)" if plays else f"  nothing to play: your row needs {need}"]
+    takes = [a.card for a in legal if _tag(a) == "take"]
+    rank = len(view.rows[view.seat]) if view.seat is not None and view.seat < len(view.rows) else -1
+    example = next((card for card in takes if RANK.get(card) == rank), takes[0] if takes else None)
+    take = f"type a card of the discard pile to take it (e.g. {example})" if example else "the discard pile is empty"
+    draw = f"or 'draw' ({view.draw_count} left)" if tags["draw"] else "(the draw pile is empty)"
+    lines.append(f"  {take}, {draw}")
+    return lines
+
+
+def _needs(view: Any) -> str:
+    if view.seat is None or view.seat >= len(view.rows):
+        return "?"
+    rank = len(view.rows[view.seat])
+    return "a flag (F)" if rank == 11 else f"a {rank}" if rank <= 10 else "nothing more"
+
+
+def read_flag_finish(text: str, legal: list, view: Any) -> Any | NotAMove:
+    typed = text.strip().split()
+    words = [word.upper() for word in typed]
+    if not words:
+        return NotAMove("type a card (e.g. G5) or 'draw'")
+    verb = {"TAKE": "take", "PLAY": "play", "DISCARD": "discard", "DRAW": "draw", "D": "draw"}.get(words[0])
+    card = words[-1] if (verb is None or len(words) == 2) and not (verb == "draw" and len(words) == 1) else None
+    if len(words) > 2 or (verb is None and len(words) != 1):
+        return NotAMove(f"'{text.strip()}' is not a move: type a card (e.g. G5), 'take G5', 'play G5' or 'draw'")
+    if verb in ("take", "discard") and card is None:
+        return NotAMove(f"{verb} which card? e.g. '{verb} G5'")
+    matching = [a for a in legal if (verb is None or _tag(a) == verb)
+                and (card is None or getattr(a, "card", None) == card)]
+    # a bare card: playing it beats taking another flag from the pile; a bare 'play': a green first (tiebreak)
+    matching.sort(key=lambda a: (("play", "discard", "take", "draw").index(_tag(a)),
+                                 not getattr(a, "card", "").startswith("G")))
+    if matching:
+        return matching[0]
+    return NotAMove(_flag_finish_why(verb, card, legal, view).replace(f"{card} is neither", f"{typed[-1]} is neither"))
+
+
+def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any) -> str:
+    if not legal:
+        return "you have no move now" + (": you finished this race" if view is not None and view.seat in
+                                         getattr(view, "finishers", []) else "")
+    if any(_tag(a) == "discard" for a in legal):
+        return "you drew a card: discard one from your hand first (type it)"
+    hand = view.hand or [] if view is not None else []
+    discard = view.discard if view is not None else []
+    if verb == "draw":
+        return "the draw pile is empty: take a card of the discard pile instead"
+    if verb == "discard":
+        return "you discard only after a draw or a take"
+    if card is not None and card in hand:
+        return f"{card} is in your hand, but your row needs {_needs(view)}"
+    if card is not None and card in discard:
+        return f"{card} is in the discard pile: 'take {card}' takes it"
+    if card is not None:
+        return f"{card} is neither in your hand nor in the discard pile"
+    return "type a card (e.g. G5) or 'draw'"
+
+
+# ---------------------------------------------------------------- Flush
+
+
+def flush_menu(view: Any, legal: list) -> list[str]:
+    from rules.flush.game import is_pickup
+
+    tags = Counter(_tag(a) for a in legal)
+    if tags["pass_base"]:
+        bases = " ".join(f"b{a.base}" for a in legal)
+        return [f"  Super Flush: pass one of your Bases to seat {view.previous}: type {bases}"]
+    releases = [a for a in legal if _tag(a) == "release"]
+    values = list(dict.fromkeys(a.value for a in releases))
+    lines = []
+    if releases:
+        first = releases[0]
+        lines.append(f"  type the cards to release, any order (Base tops as b0 b1 b2), e.g. "
+                     f"'{_cards_text(first)}'")
+        marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
+        lines.append(f"  values you can declare: {marked}"
+                     + ("   (^: higher than the pile: picks it up)" if "^" in marked else ""))
+    extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
+    if tags["stop"]:
+        extra.append("'stop' leaves the Blind card as it lies")
+    if extra:
+        lines.append("  or: " + "; ".join(extra))
+    return lines
+
+
+def _cards_text(action: Any) -> str:
+    return " ".join([*action.hand, *(f"b{b}" for b in action.bases)])
+
+
+def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
+    action = parse_words(text, legal)
+    if action is not None:
+        return action
+    words = text.strip().upper().replace(",", " ").split()
+    if not words:
+        return NotAMove("type the cards to release, e.g. '4 4B b0'")
+    if words[0] in ("RELEASE", "PLAY"):
+        words = words[1:]
+    if words == ["STOP"]:
+        return next((a for a in legal if _tag(a) == "stop"), None) or NotAMove(
+            "'stop' ends a play only after you flip a Blind card")
+    if words and words[0] in ("PASS", "PASS_BASE", "BLIND"):
+        verb, words = words[0], words[1:]
+        if len(words) != 1:
+            return NotAMove(f"'{text.strip()}': name one Base, e.g. '{verb.lower()} b1'")
+    value = None
+    if len(words) >= 2 and words[-2] == "AS":
+        value, words = words[-1], words[:-2]
+    elif words and words[0].endswith(":") and len(words[0]) > 1:
+        value, words = words[0][:-1], words[1:]
+    hand, bases = [], []
+    for word in words:
+        base = word[4:] if word.startswith("BASE") else word[1:] if word.startswith("B") and word[1:].isdigit() \
+            else None
+        if base is not None and base.isdigit():
+            bases.append(int(base))
+        else:
+            hand.append(word)
+    passing = [a for a in legal if _tag(a) == "pass_base"]
+    if passing:
+        chosen = [a for a in passing if bases == [a.base] or (not bases and hand == [str(a.base)])]
+        return chosen[0] if chosen else NotAMove(
+            "you made a Super Flush: choose the Base to pass, " + " or ".join(f"b{a.base}" for a in passing))
+    if not hand and len(bases) == 1:
+        blind = [a for a in legal if _tag(a) == "blind" and a.base == bases[0]]
+        if blind:
+            return blind[0]
+    candidates = [a for a in legal if _tag(a) == "release" and Counter(a.hand) == Counter(hand)
+                  and sorted(a.bases) == sorted(bases) and (value is None or a.value == value)]
+    if len(candidates) > 1:
+        from rules.flush.deck import VALUE
+
+        natural = {VALUE.get(card) for card in hand} | {_base_value(view, b) for b in bases}
+        own = [a for a in candidates if natural == {a.value}]
+        if len(own) == 1:
+            return own[0]
+        return NotAMove(f"those cards can be declared as {' or '.join(a.value for a in candidates)}: "
+                        f"add 'as {candidates[-1].value}'")
+    if candidates:
+        return candidates[0]
+    return NotAMove(_flush_why(hand, bases, value, legal, view))
+
+
+def _base_value(view: Any, base: int) -> str | None:
+    from rules.flush.deck import VALUE
+
+    if view is None or view.seat is None:
+        return None
+    tops = view.tops[view.seat]
+    return VALUE.get(tops[base]) if 0 <= base < len(tops) and tops[base] else None
+
+
+def _flush_why(hand: list[str], bases: list[int], value: str | None, legal: list, view: Any) -> str:
+    from rules.flush.deck import CARDS
+
+    example = next((_cards_text(a) for a in legal if _tag(a) == "release"), None)
+    tail = f", e.g. '{example}'" if example else ""
+    if view is not None and view.flipped:
+        return f"after a Blind card you add only more {view.top_value}s (or a Mimic), or type 'stop'"
+    unknown = [card for card in hand if card not in CARDS]
+    if unknown:
+        return (f"'{unknown[0].lower()}' is not a Flush card (1..10, 1S..10S, 1B..10B, F, G) nor a Base (b0..b2): "
+                f"type the cards to release{tail}")
+    held = Counter(view.hand or []) if view is not None else Counter()
+    missing = Counter(hand) - held
+    if missing:
+        return f"you hold no {' '.join(sorted(missing.elements()))}: type cards of your hand{tail}"
+    if view is not None and view.seat is not None:
+        tops = view.tops[view.seat]
+        empty = [b for b in bases if not (0 <= b < len(tops) and tops[b])]
+        if empty:
+            return f"your Base {empty[0]} has no face-up top card"
+    as_value = f" as {value}" if value else ""
+    if example is None:
+        return "flip a Blind card: type its Base, e.g. 'b0'"
+    return (f"'{' '.join([*hand, *(f'b{b}' for b in bases)])}'{as_value} is not a declaration you can make: "
+            f"cards of one value (a Mimic goes with any){tail}")
+
+
+# ---------------------------------------------------------------- any game
+
+
+def menu(game: str, view: Any, legal: list) -> list[str]:
+    """The lines that show the seat's moves (empty when it has none)."""
+    if not legal:
+        return []
+    if game == "flag_finish":
+        return flag_finish_menu(view, legal)
+    if game == "flush":
+        return flush_menu(view, legal)
+    return ["  type a move's number or its words:"] + numbered(legal)
+
+
+def read_move(game: str, text: str, legal: list, view: Any = None) -> Any | NotAMove:
+    """The action a typed line names, or ``NotAMove`` saying why it names none."""
+    if not text.strip():
+        return NotAMove("type a move")
+    if not legal:
+        return NotAMove("you have no move now: wait for your turn")
+    if game == "flag_finish":
+        return read_flag_finish(text, legal, view)
+    if game == "flush":
+        return read_flush(text, legal, view)
+    return read_numbered(text, legal)
+
+
+def parse_action(text: str, legal: list, game: str | None = None, view: Any = None) -> Any | None:
+    """The action a typed line names, or None (``read_move`` says why)."""
+    if game is None:
+        kinds = {_tag(a) for a in legal}
+        game = "flag_finish" if kinds & {"take", "draw", "discard"} else "flush" if kinds & {
+            "release", "blind", "pass_base"} else ""
+    found = read_move(game, text, legal, view)
+    return None if isinstance(found, NotAMove) else found

@@ -1,0 +1,136 @@
+"""The terminal screen of `play` and `watch`: what the reader knows, and how it is laid out in 80x24.
+
+``Seen`` is everything the reader has learnt from the server (the table's info, the newest view and legal
+moves, the event feed, the result, a refusal to keep on screen, the turn clock); ``compose`` lays it out as at
+most ``height`` lines of fewer than ``width`` characters: who you are, the table, what happened, your moves
+or the result, and the last refusal. Pure: the terminal module does the I/O.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from .feed import describe_result, feed_lines
+from .moves import menu
+from .render import render
+
+FEED_KEPT = 60
+
+
+@dataclass
+class Seen:
+    game: str
+    table: str
+    url: str = ""
+    seat: int | None = None  # None: a spectator
+    title: str = ""  # the game's title and mode, from the table info
+    info: Any = None  # the table's TableInfo, refreshed now and then
+    view: Any = None
+    legal: list = field(default_factory=list)
+    to_act: list[int] = field(default_factory=list)
+    seq: int = 0
+    result: Any = None
+    feed: deque = field(default_factory=lambda: deque(maxlen=FEED_KEPT))
+    note: str = ""  # a refusal or a typo's explanation: stays until the next line is typed
+    deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
+    greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
+
+    @property
+    def names(self) -> list[str]:
+        """Each seat's name from the table info: 'ann', 'heuristic bot', '(free)', 'ann (away)'."""
+        if self.info is None:
+            return []
+        names = []
+        for seat in self.info.seats:
+            name = seat.name or ""
+            name = name[:16] or "someone"
+            names.append("(free)" if seat.state == "free" else f"{name} (away)" if seat.state == "away" else name)
+        return names
+
+    @property
+    def waiting_for(self) -> list[int]:
+        """The free seats of a table that has not started."""
+        if self.info is None or self.info.status != "waiting":
+            return []
+        return [seat.seat for seat in self.info.seats if seat.state in ("free", "away")]
+
+    def take(self, message: Any) -> None:
+        """An update or snapshot from the server: the newest view, legal moves, events and result."""
+        events = getattr(message, "events", None) or []
+        self.feed.extend(feed_lines(self.game, events, self.seat))
+        if message.view is not None and self.greeting:  # after the catch-up, which comes without views
+            self.feed.extend(self.greeting)
+            self.greeting = []
+        self.seq = max(self.seq, message.seq)
+        self.to_act = list(message.to_act)
+        if message.view is not None:
+            self.view = message.view
+            self.legal = list(message.legal or [])
+        if message.result is not None:
+            self.result = message.result
+
+
+def _who(seen: Seen, seat: int) -> str:
+    names = seen.names
+    name = names[seat] if seat < len(names) else ""
+    return f"seat {seat}" + (f" {name}" if name.startswith("(") else f" ({name})" if name else "")
+
+
+def header(seen: Seen, now: float) -> str:
+    where = f"table {seen.table}" + (f", {seen.title}" if seen.title else "")
+    if seen.seat is None:
+        return f"Watching {where} as a spectator"
+    clock = ""
+    if seen.deadline is not None and seen.result is None and seen.legal:
+        clock = f", {max(0, int(seen.deadline - now + 0.999))} s left to move"
+    return f"You are {_who(seen, seen.seat)}{clock} - {where}"
+
+
+def status(seen: Seen) -> list[str]:
+    """Your moves, or what the table waits for, or the result."""
+    if seen.result is not None:
+        return [describe_result(seen.result, seen.seat)]
+    waiting = seen.waiting_for
+    if waiting or (seen.view is None and seen.info is not None and seen.info.status == "waiting"):
+        join = f"photofinish play {seen.url} --table {seen.table}" if seen.url else ""
+        free = ", ".join(_who(seen, s) for s in waiting) or "its players"
+        return [f"Waiting for {free} to sit down; the game starts when every seat is taken.",
+                *([f"  (join with: {join})"] if join else [])]
+    if seen.view is None:
+        return ["Waiting for the table..."]
+    if seen.seat is None:
+        return [f"{', '.join(_who(seen, s) for s in seen.to_act)} to move."] if 0 < len(seen.to_act) < 3 else []
+    if seen.legal:
+        return ["Your moves:", *menu(seen.game, seen.view, seen.legal)]
+    if seen.seat in getattr(seen.view, "finishers", ()):
+        return ["You finished this race: waiting for the others."]
+    others = [s for s in seen.to_act if s != seen.seat]
+    if others:
+        return [f"Waiting for {', '.join(_who(seen, s) for s in others)} to move."]
+    return ["Waiting for the next deal."]
+
+
+def _wrapped(lines, width: int) -> list[str]:
+    out = []
+    for line in lines:
+        out += textwrap.wrap(line, width - 1, subsequent_indent="    ", break_on_hyphens=False) or [""]
+    return out
+
+
+def compose(seen: Seen, now: float = 0.0, height: int = 24, width: int = 80) -> list[str]:
+    """The whole screen as lines: at most ``height - 1`` of them (the last row is the prompt), each shorter
+    than ``width``. The feed gets the rows the rest leaves, newest last."""
+    top = [header(seen, now)]
+    if seen.view is not None:
+        top += render(seen.game, seen.view, seen.names).split("\n")
+    bottom = _wrapped(status(seen), width)
+    if seen.note:
+        bottom += _wrapped([f"! {seen.note}"], width)[:2]
+    top = [line[:width - 1] for line in top]
+    room = height - 1 - len(top) - len(bottom)
+    feed = _wrapped(list(seen.feed)[-max(room, 0):], width)[-max(room, 0):] if room > 0 else []
+    lines = top + feed + bottom
+    return lines[:height - 1]

@@ -1,0 +1,131 @@
+"""What a person types in `play`: Flag Finish by card, Flush declarations in any order, numbers elsewhere."""
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clients.moves import NotAMove, menu, parse_action, read_move
+from clients.render import describe_action
+from rules import Rng, Session, get_game, make_setup
+from rules.flag_finish.game import Discard, DrawPile, Play, TakeDiscard
+
+FLAG_FINISH = get_game("flag_finish")
+FLUSH = get_game("flush")
+
+
+def _flag_finish_view(**changes):
+    session = Session(FLAG_FINISH, make_setup(FLAG_FINISH.info, 2, "challenge"), 5)
+    session.run_chance()
+    return msgspec.structs.replace(FLAG_FINISH.view(session.state, 0), **changes)
+
+
+def test_flag_finish_moves_are_typed_by_card_and_never_by_a_number_that_could_shift():
+    view = _flag_finish_view(rows=[["R0", "B1", "G2"], []], hand=["G3", "Y7", "F"], discard=["R5", "F"])
+    legal = [Play("G3"), DrawPile(), TakeDiscard("R5"), TakeDiscard("F")]
+    assert read_move("flag_finish", "r5", legal, view) == TakeDiscard("R5")
+    assert read_move("flag_finish", "take R5", legal, view) == TakeDiscard("R5")
+    assert read_move("flag_finish", " G3 ", legal, view) == Play("G3")
+    assert read_move("flag_finish", "play", legal, view) == Play("G3")
+    assert read_move("flag_finish", "draw", legal, view) == DrawPile()
+    assert read_move("flag_finish", "d", legal, view) == DrawPile()
+    assert isinstance(read_move("flag_finish", "2", legal, view), NotAMove)
+    assert "your row needs a 3" in read_move("flag_finish", "Y7", legal, view).reason
+    assert "neither in your hand nor in the discard pile" in read_move("flag_finish", "B9", legal, view).reason
+    assert "'take' which card" not in read_move("flag_finish", "take", legal, view).reason
+
+
+def test_a_flag_in_the_hand_and_one_in_the_pile_typed_bare_is_played():
+    view = _flag_finish_view(rows=[[f"G{n}" if n % 2 else f"R{n}" for n in range(11)], []], hand=["F"],
+                             discard=["F"])
+    legal = [Play("F"), DrawPile(), TakeDiscard("F")]
+    assert read_move("flag_finish", "F", legal, view) == Play("F")
+    assert read_move("flag_finish", "take f", legal, view) == TakeDiscard("F")
+
+
+def test_after_a_draw_the_card_typed_is_the_discard_and_the_screen_says_so():
+    view = _flag_finish_view(hand=["G3", "Y7"], drawn="Y7")
+    legal = [Discard("G3"), Discard("Y7")]
+    assert read_move("flag_finish", "y7", legal, view) == Discard("Y7")
+    assert "you drew a card" in read_move("flag_finish", "draw", legal, view).reason
+    assert "Y7 is new in your hand: now discard a card" in "\n".join(menu("flag_finish", view, legal))
+
+
+def _flush_turns(seats: int, seed: int, steps: int):
+    """Flush states along a seeded random game, with the seat to act and its legal moves."""
+    session = Session(FLUSH, make_setup(FLUSH.info, seats, "lockstep", {"rounds": 1}), seed)
+    session.run_chance()
+    rng = Rng(seed)
+    for _ in range(steps):
+        turn = session.to_act()
+        if turn.over:
+            return
+        seat = turn.seats[0]
+        legal = FLUSH.legal_actions(session.state, seat)
+        yield FLUSH.view(session.state, seat), legal
+        session.act(seat, rng.choice(legal))
+
+
+def _typed(action, rng) -> str:
+    words = [*action.hand, *(f"b{b}" for b in action.bases)]
+    rng.shuffle(words)
+    return " ".join(words)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seats=st.integers(2, 6), seed=st.integers(0, 2**32), steps=st.integers(1, 40))
+def test_a_flush_declaration_is_understood_in_any_card_order(seats, seed, steps):
+    rng = Rng(seed)
+    for view, legal in _flush_turns(seats, seed, steps):
+        for action in legal:
+            if type(action).__struct_config__.tag != "release":
+                assert read_move("flush", describe_action(action), legal, view) == action
+                continue
+            cards = _typed(action, rng)
+            assert read_move("flush", f"{cards} as {action.value}", legal, view) == action
+            shuffled = msgspec.structs.replace(action, hand=sorted(action.hand, reverse=True),
+                                               bases=sorted(action.bases, reverse=True))
+            assert read_move("flush", describe_action(shuffled), legal, view) == action
+            bare = read_move("flush", cards, legal, view)
+            assert bare == action or isinstance(bare, NotAMove) or (
+                sorted(bare.hand) == sorted(action.hand) and sorted(bare.bases) == sorted(action.bases))
+
+
+def test_a_flush_move_typed_wrong_gets_a_flush_hint():
+    view, legal = next(_flush_turns(3, 11, 1))
+    reason = read_move("flush", "take G5", legal, view).reason
+    assert reason.startswith("'take' is not a Flush card") and "e.g. '" in reason
+    reason = read_move("flush", "5 6", legal, view).reason
+    assert reason.startswith("you hold no 5 6") and "e.g. '" in reason and "draw" not in reason
+
+
+def test_values_that_pick_up_the_pile_are_marked():
+    from rules.flush.game import is_pickup
+
+    for view, legal in _flush_turns(2, 4, 60):
+        lines = "\n".join(menu("flush", view, legal))
+        values = {a.value for a in legal if type(a).__struct_config__.tag == "release"}
+        for value in values:
+            marked = f" {value}^" in lines
+            assert marked == is_pickup(view.top_value, value), (value, view.top_value, lines)
+        if any(is_pickup(view.top_value, v) for v in values):
+            assert "higher than the pile: picks it up" in lines
+            return
+    raise AssertionError("no pick-up came up in 60 moves")
+
+
+def test_the_other_games_take_a_number_or_the_words():
+    game = get_game("checkered_flag")
+    session = Session(game, make_setup(game.info, 2, "lockstep"), 1)
+    session.run_chance()
+    seat = session.to_act().seats[0]
+    legal = game.legal_actions(session.state, seat)
+    view = game.view(session.state, seat)
+    assert read_move("checkered_flag", "1", legal, view) == legal[0]
+    assert read_move("checkered_flag", describe_action(legal[-1]), legal, view) == legal[-1]
+    assert "numbered 1 to" in read_move("checkered_flag", "99", legal, view).reason
+    assert any(describe_action(legal[0]) in line for line in menu("checkered_flag", view, legal))
+
+
+def test_parse_action_guesses_the_game_from_the_moves():
+    assert parse_action(" PLAY g0 ", [Play("G0"), DrawPile()]) == Play("G0")
+    assert parse_action("play G1", [Play("G0"), DrawPile()]) is None

@@ -1,0 +1,151 @@
+"""The `play`/`watch` screen: who you are, what happened, your moves or the result, in 80x24 for every game."""
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clients import tokens
+from clients.feed import describe_event
+from clients.render import render
+from clients.screen import Seen, compose, status
+from rules import GAMES, Rng, Session, get_game, make_setup
+from server.protocol import SeatInfo, Snapshot, TableInfo, Update
+
+FAST = {"flag_finish": {"races": 3, "hand_size": 12}, "flush": {"rounds": 2}}
+LONG_NAME = "Bartholomew-the-unusually-named"
+
+
+def _info(game: str, seats: int, status: str = "playing", states=None, turn_time_ms: int = 0) -> TableInfo:
+    states = states or ["taken"] + ["bot"] * (seats - 1)
+    names = ["ann"] + [LONG_NAME if s % 2 else "heuristic bot" for s in range(1, seats)]
+    return TableInfo(table="t7", name="t7", game=game, mode=GAMES[game].info.modes[-1], options={},
+                     seats=[SeatInfo(seat=s, state=states[s], name="" if states[s] == "free" else names[s])
+                            for s in range(seats)],
+                     seq=0, status=status, spectators=0, turn_time_ms=turn_time_ms, grace_ms=60_000)
+
+
+@st.composite
+def positions(draw):
+    """A game some way into seeded random play, and a reader: one of its seats or a spectator."""
+    name = draw(st.sampled_from(sorted(GAMES)))
+    game = GAMES[name]
+    seats = draw(st.integers(game.info.min_seats, game.info.max_seats))
+    mode = draw(st.sampled_from(game.info.modes))
+    seed = draw(st.integers(0, 2**32))
+    steps = draw(st.sampled_from([0, 5, 40, 200, 2000]))
+    session = Session(game, make_setup(game.info, seats, mode, FAST.get(name, {})), seed)
+    rng = Rng(seed)
+    events = []
+    for _ in range(steps):
+        turn = session.to_act()
+        if turn.over:
+            break
+        if turn.chance:
+            done = session.run_chance()
+        elif turn.system and not turn.seats:
+            done = session.act(-1, game.legal_actions(session.state, -1)[0])
+        else:
+            seat = rng.choice(list(turn.seats))
+            done = session.act(seat, rng.choice(game.legal_actions(session.state, seat)))
+        events += [e for step in done for e in step.events]
+    reader = draw(st.sampled_from([None, *range(seats)]))
+    return name, game, session, seats, reader, events
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(position=positions(), note=st.sampled_from(["", "refused: " + "a long reason " * 12]))
+def test_every_games_screen_fits_80x24_at_any_point_of_play(position, note):
+    name, game, session, seats, reader, events = position
+    seen = Seen(game=name, table="t7", url="ws://127.0.0.1:8765", seat=reader, info=_info(name, seats),
+                title="a title", note=note, deadline=5.0 if reader is not None else None)
+    seen.feed.extend(describe_event(name, game.redact(e, reader), reader) for e in events[-60:])
+    seen.view = game.view(session.state, reader)
+    seen.legal = game.legal_actions(session.state, reader) if reader is not None else []
+    seen.to_act = list(session.to_act().seats)
+    seen.result = session.result()
+    lines = compose(seen, now=1.0)
+    assert len(lines) <= 23, "\n".join(lines)  # the 24th row is the prompt
+    assert all(len(line) < 80 for line in lines), max(lines, key=len)
+    assert lines[0].startswith("You are seat" if reader is not None else "Watching table t7")
+    table = render(name, seen.view, seen.names).split("\n")
+    assert lines[1:1 + len(table)] == table, "the table did not fit whole"
+    shown = [line for line in status(seen) if line]
+    assert all(any(line[:40] in row for row in lines) for line in shown), "the moves or the result did not fit"
+    if seen.result is not None:
+        assert any(line.startswith("Game over.") for line in lines)
+        assert not any(line.startswith("Waiting") for line in lines)
+    elif seen.legal:
+        assert "Your moves:" in lines
+
+
+def _flag_finish_seen(**changes) -> Seen:
+    game = get_game("flag_finish")
+    session = Session(game, make_setup(game.info, 3, "challenge"), 9)
+    session.run_chance()
+    seen = Seen(game="flag_finish", table="t7", seat=1, info=_info("flag_finish", 3), title="Flag Finish",
+                view=game.view(session.state, 1), legal=game.legal_actions(session.state, 1),
+                to_act=list(session.to_act().seats))
+    for key, value in changes.items():
+        setattr(seen, key, value)
+    return seen
+
+
+def test_the_screen_says_who_you_are_and_names_every_seat():
+    screen = "\n".join(compose(_flag_finish_seen()))
+    assert screen.startswith(f"You are seat 1 ({LONG_NAME[:16]}) - table t7, Flag Finish")
+    assert " 0 ann " in screen and " 1 YOU Bartholo" in screen and " 2 heuristic bot" in screen
+    assert "Your moves:" in screen
+
+
+def test_the_discard_pile_is_shown_sorted():
+    seen = _flag_finish_seen()
+    seen.view = msgspec.structs.replace(seen.view, discard=["R7", "G0", "F", "B3", "Y10", "P3"])
+    assert "discard pile (6): G0 B3 P3 R7 Y10 F" in "\n".join(compose(seen))
+
+
+def test_a_refusal_stays_on_screen_and_the_turn_clock_counts_down():
+    seen = _flag_finish_seen(note="refused: card_not_in_discard", deadline=30.0)
+    first, later = compose(seen, now=10.2), compose(seen, now=21.5)
+    assert first[-1] == later[-1] == "! refused: card_not_in_discard"
+    assert first[0].startswith("You are seat 1 (Bartholomew-the-), 20 s left to move - table t7")
+    assert later[0].startswith("You are seat 1 (Bartholomew-the-), 9 s left to move")
+
+
+def test_after_the_game_the_result_in_words_and_no_waiting():
+    seen = _flag_finish_seen(legal=[], result={"scores": [4, 0, 9], "winners": [1], "lower_is_better": True})
+    lines = compose(seen)
+    assert lines[-1] == "Game over. You win! Final scores 4/0/9 (lower is better)."
+    assert not any("aiting" in line for line in lines)
+
+
+def test_a_waiting_table_says_whom_it_waits_for():
+    seen = Seen(game="flush", table="t7", url="ws://127.0.0.1:1", seat=0,
+                info=_info("flush", 3, status="waiting", states=["taken", "free", "bot"]))
+    screen = "\n".join(compose(seen))
+    assert "Waiting for seat 1 (free) to sit down" in screen
+    assert "photofinish play ws://127.0.0.1:1 --table t7" in screen
+    spectator = "\n".join(compose(Seen(game="flush", table="t7", info=seen.info)))
+    assert spectator.startswith("Watching table t7") and "Waiting for seat 1 (free)" in spectator
+
+
+def test_updates_fill_the_feed_and_the_newest_view():
+    from rules.flag_finish.game import Took
+
+    seen = _flag_finish_seen()
+    view = seen.view
+    seen.take(Update(table="t7", seq=5, actor=0, events=[Took(seat=0, card="G5")], to_act=[0, 1, 2]))
+    seen.take(Snapshot(table="t7", seq=6, view=view, to_act=[0, 1, 2], legal=[]))
+    assert list(seen.feed)[-1] == "seat 0 took G5 from the discard pile" and seen.seq == 6 and seen.legal == []
+
+
+def test_a_remembered_token_is_kept_per_server_and_table(tmp_path):
+    path = tmp_path / "seats.json"
+    assert tokens.recall("ws://a", "open", path) is None
+    tokens.remember("ws://a", "open", tokens.Remembered(seat=2, token="tok", table="t3"), path)
+    tokens.remember("ws://b", "open", tokens.Remembered(seat=0, token="other", table="t1"), path)
+    assert tokens.recall("ws://a/", "open", path) == tokens.Remembered(seat=2, token="tok", table="t3")
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    tokens.forget("ws://a", "open", path)
+    assert tokens.recall("ws://a", "open", path) is None and tokens.recall("ws://b", "open", path).token == "other"
+    path.write_text("{not json")
+    assert tokens.recall("ws://b", "open", path) is None  # a damaged file is an empty one, never an error
