@@ -21,6 +21,7 @@ import math
 import os
 import secrets
 import sys
+import warnings
 from functools import partial
 from pathlib import Path
 
@@ -227,9 +228,10 @@ def cmd_bots(args: argparse.Namespace) -> int:
         if info.status == "over":
             raise Refused(f"the game at table {info.table} is over; nobody was seated")
         if len(free) < args.seats:
-            which = f" ({'seat' if len(free) == 1 else 'seats'} {', '.join(map(str, free))})" if free else ""
-            raise Refused(f"table {info.table} has {len(free)} free seat(s){which}, too few for {args.seats} "
-                          f"bots; nobody was seated")
+            seats = "seat" if len(free) == 1 else "seats"
+            which = f" ({seats} {', '.join(map(str, free))})" if free else ""
+            raise Refused(f"table {info.table} has {len(free) or 'no'} free {seats}{which}, too few for "
+                          f"{args.seats} bots; nobody was seated")
         seed = args.seed if args.seed is not None else secrets.randbits(32)
         seats, missed = await play_seats(args.url, info.table, args.seats, args.policy, seed)
         print(f"{args.policy} bots played seats {sorted(seats)} at {info.table} to the end")
@@ -359,6 +361,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         checks.write_text(args.output, document)
     else:
         print(document)
+    if not report.ok:
+        print(f"photofinish export: {args.log}: {report.problem}", file=sys.stderr)
     return 0 if report.ok else 1
 
 
@@ -511,7 +515,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"photofinish {args.command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130  # Ctrl-C: the person asked to stop; nothing more to say
+        # Ctrl-C: the person asked to stop; nothing more to say. A task trio had not yet started when it
+        # came is a coroutine never awaited: not worth a warning on the way out.
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        return 130
     except BrokenPipeError:
         _quiet_stdout()
         return 141  # `| head` stopped reading: stop as quietly as a tool killed by SIGPIPE
