@@ -228,10 +228,11 @@ def cmd_bots(args: argparse.Namespace) -> int:
         if info.status == "over":
             raise Refused(f"the game at table {info.table} is over; nobody was seated")
         if len(free) < args.seats:
-            seats = "seat" if len(free) == 1 else "seats"
-            which = f" ({seats} {', '.join(map(str, free))})" if free else ""
-            raise Refused(f"table {info.table} has {len(free) or 'no'} free {seats}{which}, too few for "
-                          f"{args.seats} bots; nobody was seated")
+            noun = "seat" if len(free) == 1 else "seats"
+            which = f" ({noun} {', '.join(map(str, free))})" if free else ""
+            bots = "bot" if args.seats == 1 else "bots"
+            raise Refused(f"table {info.table} has {len(free) or 'no'} free {noun}{which}, too few for "
+                          f"{args.seats} {bots}; nobody was seated")
         seed = args.seed if args.seed is not None else secrets.randbits(32)
         seats, missed = await play_seats(args.url, info.table, args.seats, args.policy, seed)
         print(f"{args.policy} bots played seats {sorted(seats)} at {info.table} to the end")
