@@ -7,13 +7,21 @@
 - `photofinish replay LOG`, `verify LOG`, `export LOG`: check a table's log, its seed, or dump it as JSON.
 - `photofinish games`: the games, their modes and options.
 - `photofinish match`: an offline match of bots, printed race by race with the score table.
+- `photofinish tables URL`: a server's tables, one line each.
+
+Every mistake is one line on stderr and a non-zero exit, never a traceback: argparse's own errors (2), a
+``Refused`` from the checks in `checks.py` (2), a server that is not there (1) or refuses (2); Ctrl-C ends
+quietly (130), and output into a closed pipe (`| head`) stops quietly (141, as if killed by SIGPIPE).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import secrets
 import sys
+import warnings
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +30,8 @@ import msgspec
 from rules import GAMES, RulesError, get_game, make_setup
 
 from rules.bots import POLICY_NAMES, get_policy
+from . import checks
+from .checks import Refused
 from .offline import play_game
 
 
@@ -99,9 +109,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .client import single_error
 
-    if not args.rate > 0:
+    if not 0 < args.rate < math.inf:
         print("photofinish serve: --rate is messages a second per connection, more than 0", file=sys.stderr)
         return 2
+    checks.check_listen(args.host, args.port)  # before any table is reopened from the data directory
+    checks.check_data_dir(args.data)
     try:
         limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
@@ -118,22 +130,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _run_client(fn, *args, **kwargs) -> int:
     import trio
+    from trio_websocket import HandshakeError
 
-    from .client import ServerError, single_error
+    from .client import BadUrl, ServerError, connect_reason, single_error
 
     try:
         return trio.run(partial(fn, *args, **kwargs)) or 0
-    except KeyboardInterrupt:
-        return 130
-    except (ConnectionError, ServerError, BaseExceptionGroup) as raised:
+    except (ConnectionError, ServerError, BadUrl, HandshakeError, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if isinstance(error, ConnectionError):
             print(f"photofinish: {error}", file=sys.stderr)
             return 1
+        if isinstance(error, HandshakeError):  # a connection made without the client library (load)
+            print(f"photofinish: cannot connect ({connect_reason(error)}): is a photofinish server running there?",
+                  file=sys.stderr)
+            return 1
         if isinstance(error, ServerError):
             print(f"photofinish: the server refused: {error.message} ({error.code})", file=sys.stderr)
             return 2
-        raise
+        if isinstance(error, BadUrl):
+            print(f"photofinish: {error}", file=sys.stderr)
+            return 2
+        raise  # Ctrl-C, a closed pipe, a Refused: main says it
 
 
 def _parse_bot(text: str) -> tuple[int, str]:
@@ -151,11 +169,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     mode = args.mode or game.info.modes[0]
     if args.track:
-        try:
-            args.option.append(("track", Path(args.track).read_text(encoding="utf-8")))
-        except OSError as error:
-            print(f"photofinish create: cannot read {args.track}: {error.strerror or error}", file=sys.stderr)
-            return 2
+        args.option.append(("track", checks.read_text(args.track, "track file")))
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish create") as client:
@@ -184,9 +198,9 @@ def cmd_tracks(args: argparse.Namespace) -> int:
                   f"{len(track.danger)} danger zones, {len(track.narrow)} narrow sections")
     for path in args.files:
         try:
-            track = parse_track(Path(path).read_text(encoding="utf-8"))
-        except OSError as error:
-            print(f"{path}: cannot read it: {error.strerror or error}", file=sys.stderr)
+            track = parse_track(checks.read_text(path, "track file"))
+        except Refused as error:
+            print(error, file=sys.stderr)
             status = 1
         except RulesError as error:
             print(f"{path}: {error.message}", file=sys.stderr)
@@ -215,12 +229,29 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
+    from .client import open_client
     from .remote_bots import play_seats
+    from .tables import find_table
 
     async def run() -> int:
+        async with open_client(args.url, name="photofinish bots", reconnect=False) as client:
+            info = await find_table(client, args.table)
+        free = [seat.seat for seat in info.seats if seat.state == "free"]
+        if info.status == "over":
+            raise Refused(f"the game at table {info.table} is over; nobody was seated")
+        if len(free) < args.seats:
+            noun = "seat" if len(free) == 1 else "seats"
+            which = f" ({noun} {', '.join(map(str, free))})" if free else ""
+            bots = "bot" if args.seats == 1 else "bots"
+            raise Refused(f"table {info.table} has {len(free) or 'no'} free {noun}{which}, too few for "
+                          f"{args.seats} {bots}; nobody was seated")
         seed = args.seed if args.seed is not None else secrets.randbits(32)
-        seats = await play_seats(args.url, args.table, args.seats, args.policy, seed)
-        print(f"{args.policy} bots played seats {sorted(seats)} at {args.table} to the end")
+        seats, missed = await play_seats(args.url, info.table, args.seats, args.policy, seed)
+        print(f"{args.policy} bots played seats {sorted(seats)} at {info.table} to the end")
+        if missed:
+            print(f"photofinish bots: {len(missed)} of {args.seats} bots found no seat (someone sat down "
+                  f"first: {missed[0]})", file=sys.stderr)
+            return 1
         return 0
 
     return _run_client(run)
@@ -236,9 +267,16 @@ def cmd_load(args: argparse.Namespace) -> int:
 
     from server.gctune import settle_gc
 
+    if not math.isfinite(args.rate) or not math.isfinite(args.seconds):
+        print("photofinish load: --seconds and --rate are numbers", file=sys.stderr)
+        return 2
     settle_gc()  # the load's own pauses would show as the server's latency
 
     async def run() -> int:
+        from .client import open_client
+
+        async with open_client(args.url, name="photofinish load", reconnect=False):
+            pass  # is a server there? One clear line now rather than a failure per table later
         stats = await run_load(args.url, args.tables, args.seconds, rate=args.rate, max_actions=args.actions)
         pace = f"paced to {args.rate:g} actions/s" if args.rate else "each seat acting as fast as it can"
         print(f"{args.tables} Flag Finish Challenge tables x 3 seats against {args.url}, {pace}, "
@@ -271,10 +309,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.seat is not None or args.step:
             print(render(game.info.name, game.view(state, args.seat)))
         if args.step:
-            input("-- Enter for the next entry --")
+            try:
+                answer = input("-- Enter for the next entry, q to quit --")
+            except EOFError:
+                answer = "q"
+            if answer.strip().lower() in ("q", "quit"):
+                raise _Quit
 
+    if args.seat is not None:
+        seats = _log_seats(args.log)
+        if seats is not None and not args.seat < seats:
+            raise Refused(f"--seat {args.seat}: the table in {args.log} has seats 0-{seats - 1}")
     walk = args.step or args.seat is not None or args.speed
-    report = check_log(args.log, on_step=step if walk else None)
+    try:
+        report = check_log(args.log, on_step=step if walk else None)
+    except _Quit:
+        return 0
     print(report.summary())
     if report.ok and not report.ended and not args.allow_unfinished:
         from server.finished import finished_marker
@@ -285,6 +335,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
                  " (--allow-unfinished accepts a table still open)"))
         return 1
     return 0 if report.ok else 1
+
+
+class _Quit(Exception):
+    """`q` at `replay --step`'s prompt."""
+
+
+def _log_seats(path: str) -> int | None:
+    """How many seats the table in a log has, or None if its header cannot be read (replay then says why)."""
+    from server.logfile import LogError, read_log
+
+    try:
+        return read_log(path).header.seats
+    except (OSError, ValueError, LogError):
+        return None
 
 
 def report_game(path: str) -> str:
@@ -326,21 +390,46 @@ def cmd_export(args: argparse.Namespace) -> int:
     report = check_log(args.log)
     document = msgspec.json.format(msgspec.json.encode(export(report)).decode(), indent=1)
     if args.output:
-        Path(args.output).write_text(document)
+        checks.write_text(args.output, document)
     else:
         print(document)
+    if not report.ok:
+        print(f"photofinish export: {args.log}: {report.problem}", file=sys.stderr)
     return 0 if report.ok else 1
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    from .client import open_client
+    from .tables import describe_table
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tables", reconnect=False) as client:
+            tables = await client.list_tables()
+        for info in tables:
+            print(describe_table(info))
+        if not tables:
+            print(f"no tables at {args.url}", file=sys.stderr)
+        return 0
+
+    return _run_client(run)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its mistakes said in one line (the command, the problem, where the help is)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     from server.gateway import Limits
 
-    parser = argparse.ArgumentParser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
+    parser = _Parser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=checks.port, default=8765)
     serve.add_argument("--data", default="./data", help="the data directory")
     serve.add_argument("--demo", action="store_true", help="open a demo table of bots and an open table")
     serve.add_argument("--durability", default="batch", choices=("always", "batch", "never"),
@@ -351,10 +440,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")
-    create.add_argument("url")
+    create.add_argument("url", type=checks.server_url)
     create.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
     create.add_argument("--mode", default=None, help="lockstep or challenge (default: the game's first mode)")
-    create.add_argument("--seats", type=int, default=2)
+    create.add_argument("--seats", type=checks.positive, default=2)
     create.add_argument("--bot", action="append", type=_parse_bot, default=[], metavar="SEAT[:POLICY]",
                         help="a seat the server fills with its own bot (repeatable)")
     create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
@@ -362,8 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--track", default=None, metavar="FILE",
                         help="Checkered Flag: race on the track in this file (its text goes into the log)")
     create.add_argument("--name", default="")
-    create.add_argument("--turn-time-ms", type=int, default=0, help="lockstep: a seat's time to act (0: none)")
-    create.add_argument("--bot-delay-ms", type=int, default=None,
+    create.add_argument("--turn-time-ms", type=checks.milliseconds, default=0, help="lockstep: a seat's time to act (0: none)")
+    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None,
                         help="server bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
     create.set_defaults(run=cmd_create)
@@ -373,22 +462,22 @@ def build_parser() -> argparse.ArgumentParser:
     tracks.set_defaults(run=cmd_tracks)
 
     watch = sub.add_parser("watch", help="watch a table live as a spectator")
-    watch.add_argument("url")
+    watch.add_argument("url", type=checks.server_url)
     watch.add_argument("table")
     watch.set_defaults(run=cmd_watch)
 
     playback = sub.add_parser("playback", help="watch a finished table's log played back by the server")
-    playback.add_argument("url")
+    playback.add_argument("url", type=checks.server_url)
     playback.add_argument("log_table", help="the id of a finished table whose log the server holds")
-    playback.add_argument("--speed", type=float, default=1.0)
+    playback.add_argument("--speed", type=checks.speed, default=1.0)
     playback.set_defaults(run=cmd_playback)
 
     bots = sub.add_parser("bots", help="sit bots at a table over the wire")
-    bots.add_argument("url")
+    bots.add_argument("url", type=checks.server_url)
     bots.add_argument("--table", required=True)
-    bots.add_argument("--seats", type=int, default=1)
+    bots.add_argument("--seats", type=checks.positive, default=1)
     bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES)
-    bots.add_argument("--seed", type=int, default=None)
+    bots.add_argument("--seed", type=checks.seed, default=None)
     bots.set_defaults(run=cmd_bots)
 
     play = sub.add_parser("play", help="take a seat yourself and type your moves (again: resume your seat)")
@@ -401,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(run=cmd_play)
 
     load = sub.add_parser("load", help="bounded load test: N tables of 3 seats acting as fast as they can")
-    load.add_argument("url")
+    load.add_argument("url", type=checks.server_url)
     load.add_argument("--tables", type=int, default=10)
     load.add_argument("--seconds", type=float, default=10.0, help="stop after this long (at most 600)")
     load.add_argument("--actions", type=int, default=1_000_000, help="... or after this many answers")
@@ -411,9 +500,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = sub.add_parser("replay", help="rebuild a table from its log and check every step")
     replay.add_argument("log")
-    replay.add_argument("--step", action="store_true", help="walk it one entry at a time (Enter for the next)")
-    replay.add_argument("--seat", type=int, default=None, help="show what this seat saw")
-    replay.add_argument("--speed", type=float, default=0.0, help="play it in time, X times as fast")
+    replay.add_argument("--step", action="store_true",
+                        help="walk it one entry at a time (Enter for the next, q to quit)")
+    replay.add_argument("--seat", type=checks.seat, default=None, help="show what this seat saw")
+    replay.add_argument("--speed", type=checks.replay_speed, default=0.0, help="play it in time, X times as fast")
     replay.add_argument("--allow-unfinished", action="store_true",
                         help="exit 0 for a log with no end record (a table still open) that checks out so far")
     replay.set_defaults(run=cmd_replay)
@@ -436,22 +526,65 @@ def build_parser() -> argparse.ArgumentParser:
     match = sub.add_parser("match", help="play an offline match of bots and print it")
     match.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
     match.add_argument("--mode", default=None, help="default: the game's first mode")
-    match.add_argument("--seed", type=int, default=None, help="the match seed (default: a fresh random one)")
+    match.add_argument("--seed", type=checks.seed, default=None, help="the match seed (default: a fresh random one)")
     match.add_argument("--policies", nargs="+", default=["heuristic", "heuristic", "random"],
                        choices=POLICY_NAMES, help="one policy per seat")
     match.add_argument("--option", action="append", type=_parse_option, default=[],
                        metavar="NAME=VALUE", help="a game option, e.g. races=3 (repeatable)")
     match.set_defaults(run=cmd_match)
+
+    tables = sub.add_parser("tables", help="list a server's tables, one line each")
+    tables.add_argument("url", type=checks.server_url)
+    tables.set_defaults(run=cmd_tables)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        args = build_parser().parse_args(argv)
+        try:
+            code = args.run(args)
+        except BaseExceptionGroup as group:  # one error from inside trio: say it as if raised alone
+            raise _plain(group) from None
+        sys.stdout.flush()  # a closed pipe is found here, not at exit
+        return code
     except RulesError as error:
         print(f"photofinish: {error.message} ({error.code})", file=sys.stderr)
         return 2
+    except Refused as error:
+        print(f"photofinish {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        # Ctrl-C: the person asked to stop; nothing more to say. A task trio had not yet started when it
+        # came is a coroutine never awaited: not worth a warning on the way out.
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141  # `| head` stopped reading: stop as quietly as a tool killed by SIGPIPE
+
+
+def _plain(group: BaseExceptionGroup) -> BaseException:
+    """The error a person should hear about in a group from trio: a Ctrl-C or a closed pipe wins over
+    the cancellations it caused; a group of one error is that error; anything else stays the group."""
+    for kind in (KeyboardInterrupt, BrokenPipeError):
+        found = group.subgroup(kind)
+        while isinstance(found, BaseExceptionGroup):
+            found = found.exceptions[0]
+        if found is not None:
+            return found
+    from .client import single_error
+
+    return single_error(group)
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null, so the interpreter's last flush raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # no real stdout (a test's capture): nothing to flush at exit
 
 
 if __name__ == "__main__":

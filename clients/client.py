@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import secrets
+import urllib.parse
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 import msgspec
 import trio
-from trio_websocket import ConnectionClosed, HandshakeError, open_websocket_url
+from trio_websocket import ConnectionClosed, ConnectionTimeout, HandshakeError, open_websocket_url
 
 from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
@@ -33,6 +35,52 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
 from server.sendpath import send_promptly
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
+CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://) and the websocket handshake
+
+
+class BadUrl(ValueError):
+    """A server address the client cannot use; the message says what a good one looks like."""
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is a server address the client can use (``ws://HOST:PORT`` or ``wss://...``), else
+    ``BadUrl`` saying what is wrong with it. ``http://`` is refused with the ``ws://`` address it likely meant."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (raises on a port that is not a number in 0-65535)
+    except ValueError as error:
+        raise BadUrl(f"{url!r} is not a server address ({error}); one looks like ws://127.0.0.1:8765") from None
+    if "://" not in url:
+        raise BadUrl(f"{url!r} is not a server address: did you mean ws://{url}?")
+    if parts.scheme in ("http", "https"):
+        meant = urllib.parse.urlunsplit(parts._replace(scheme="ws" if parts.scheme == "http" else "wss"))
+        raise BadUrl(f"{url!r} is a web address; a photofinish server's is {meant}")
+    if parts.scheme not in ("ws", "wss"):
+        raise BadUrl(f"{url!r} is not a server address: it starts with ws:// (or wss:// for TLS)")
+    if not parts.hostname:
+        raise BadUrl(f"{url!r} names no host; one looks like ws://127.0.0.1:8765")
+    return url
+
+
+def _connect_failure(url: str, error: BaseException) -> str:
+    """Why the first connection to ``url`` failed, in one sentence."""
+    if isinstance(error, ConnectionTimeout):
+        if url.startswith("wss://"):
+            return (f"cannot connect to {url}: no answer to the TLS handshake within {CONNECT_TIMEOUT:g} s; "
+                    f"a plain photofinish server is ws://{url[len('wss://'):]}")
+        return f"cannot connect to {url}: no answer within {CONNECT_TIMEOUT:g} s"
+    return f"cannot connect to {url} ({connect_reason(error)}): is a photofinish server running there?"
+
+
+def connect_reason(error: BaseException) -> str:
+    """The operating system's reason under a failed connect ("Connection refused"), else the error's text."""
+    if isinstance(error, HandshakeError) and error.__cause__ is not None:
+        error = error.__cause__
+    if isinstance(error.__cause__, ExceptionGroup) and error.__cause__.exceptions:  # trio's "all attempts..."
+        error = error.__cause__.exceptions[0]
+    if isinstance(error, OSError) and error.errno:
+        return os.strerror(error.errno)
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__
 
 
 class ServerError(Exception):
@@ -63,7 +111,7 @@ class _Seat:
 
 class Client:
     def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "") -> None:
-        self.url = url
+        self.url = check_url(url)
         self.codec = CODECS[encoding]
         self.reconnect = reconnect
         self.name = name
@@ -148,7 +196,8 @@ class Client:
         started = False
         while not self._closed:
             try:
-                async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024) as ws:
+                async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024,
+                                              connect_timeout=CONNECT_TIMEOUT) as ws:
                     send_promptly(ws)
                     await self._hello(ws)
                     self._ws = ws
@@ -163,9 +212,7 @@ class Client:
                         delay = 0.05
             except (ConnectionClosed, HandshakeError, OSError) as error:
                 if not started:
-                    reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-                    raise ConnectionError(f"cannot connect to {self.url} ({reason}): is a photofinish server "
-                                          f"running there?") from error
+                    raise ConnectionError(_connect_failure(self.url, error)) from error
             except ServerError:
                 if not started:
                     raise
@@ -303,4 +350,4 @@ def single_error(error: BaseException) -> BaseException:
     return error
 
 
-__all__ = ["Client", "ServerError", "ActionRejected", "open_client", "single_error"]
+__all__ = ["Client", "ServerError", "ActionRejected", "BadUrl", "check_url", "open_client", "single_error"]

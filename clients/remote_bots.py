@@ -8,7 +8,7 @@ from rules import Rng
 
 from rules.bots import get_policy
 from server.botdriver import BotDriver
-from .client import ActionRejected, open_client
+from .client import ActionRejected, ServerError, open_client
 from server.protocol import Closing
 
 
@@ -51,14 +51,25 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
         return seated.seat
 
 
-async def play_seats(url: str, table: str, seats: int, policy: str, seed: int) -> list[int]:
-    """Sit ``seats`` bots at ``table`` at once and play until the game is over."""
+SEAT_GONE = ("table_full", "seat_taken")  # another client sat down first
+
+
+async def play_seats(url: str, table: str, seats: int, policy: str, seed: int) -> tuple[list[int], list[str]]:
+    """Sit ``seats`` bots at ``table`` at once and play until the game is over; returns the seats played and,
+    for each bot that found no seat (someone else sat down first), the server's reason. Such a bot does not
+    stop the others: a bot that sat plays its game to the end, never leaving its seat abandoned."""
     taken: list[int] = []
+    missed: list[str] = []
 
     async def one(index: int) -> None:
-        taken.append(await play_seat(url, table, policy, seed + index, name=f"{policy} bot {index + 1}"))
+        try:
+            taken.append(await play_seat(url, table, policy, seed + index, name=f"{policy} bot {index + 1}"))
+        except ServerError as error:
+            if error.code not in SEAT_GONE:
+                raise
+            missed.append(error.message)
 
     async with trio.open_nursery() as nursery:
         for index in range(seats):
             nursery.start_soon(one, index)
-    return taken
+    return taken, missed

@@ -168,3 +168,24 @@ async def test_load_stops_at_its_count_and_prints_the_table(nursery, capsys, pro
 def test_serve_refuses_a_rate_limit_that_would_drop_everything(capsys):
     assert main(["serve", "--rate", "0"]) == 2
     assert "--rate" in capsys.readouterr().err
+
+
+async def test_tables_lists_every_table_with_its_seats_names_and_states(nursery, capsys):
+    import trio
+
+    from clients.client import open_client
+    from server.app import run_server
+    from server.protocol import BotSeat, CreateTable
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    waiting = await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=3, name="evening game",
+                                                     bots=[BotSeat(2, "random")]))
+    async with open_client(running.url) as alice:
+        await alice.take_seat(waiting.id, seat=0, name="alice")
+        await alice.watch(waiting.id)
+        assert await trio.to_thread.run_sync(main, ["tables", running.url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{waiting.id}  waiting  Flush (flush, lockstep)")
+    assert "seats: 0 alice, 1 free, 2 random bot" in lines[0] and "1 watching" in lines[0]
+    assert "'evening game'" in lines[0]

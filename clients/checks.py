@@ -1,0 +1,145 @@
+"""The command line's checks on what a person typed, made before anything starts: argparse types for the
+values (a server URL, a port, a seed, counts and speeds), files read as text, and `serve`'s host, port and
+data directory. A mistake is a ``Refused`` with one line saying what is wrong; `main` prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import tempfile
+from pathlib import Path
+
+from .client import BadUrl, check_url
+
+
+class Refused(Exception):
+    """What the person typed cannot be done; the message says why in one line. Nothing was changed."""
+
+
+# ---------------------------------------------------------------------------------------------- argparse types
+
+def server_url(text: str) -> str:
+    try:
+        return check_url(text)
+    except BadUrl as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _integer(text: str, low: int | None, high: int | None, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what}, not {text!r}") from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"{what}, not {value}")
+    return value
+
+
+def port(text: str) -> int:
+    return _integer(text, 0, 65535, "a port is a whole number 0-65535 (0: any free port)")
+
+
+def seed(text: str) -> int:
+    return _integer(text, 0, 2**64 - 1, "a seed is a whole number from 0 to 2**64-1")
+
+
+def positive(text: str) -> int:
+    return _integer(text, 1, None, "a whole number, 1 or more")
+
+
+def seat(text: str) -> int:
+    return _integer(text, 0, None, "a seat is a whole number, 0 or more")
+
+
+def milliseconds(text: str) -> int:
+    return _integer(text, 0, None, "a time in milliseconds, 0 or more")
+
+
+def _number(text: str, what: str, ok) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what}, not {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{what}, not {text}")
+    return value
+
+
+def speed(text: str) -> float:
+    """A playback speed: more than 0 (0.5 is half speed, 2 twice as fast)."""
+    return _number(text, "a speed is a number more than 0 (2: twice as fast)", lambda v: 0 < v < float("inf"))
+
+
+def replay_speed(text: str) -> float:
+    """`replay --speed`: 0 (as fast as it goes, the default) or more."""
+    return _number(text, "a speed is 0 (no pauses) or a number more than 0 (2: twice as fast)",
+                   lambda v: 0 <= v < float("inf"))
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+def read_text(path: str, what: str = "file") -> str:
+    """The text of a UTF-8 file that is not empty, or ``Refused`` naming the problem."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except IsADirectoryError:
+        raise Refused(f"{path} is a directory, not a {what}") from None
+    except UnicodeDecodeError as error:
+        raise Refused(f"{path} is not a text file (byte {error.start} is not UTF-8)") from None
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+    if not text.strip():
+        raise Refused(f"{path} is empty")
+    return text
+
+
+def write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path``, or ``Refused`` naming the problem (a missing folder, a directory...)."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise Refused(f"cannot write {path}: there is no folder {target.parent}")
+    try:
+        target.write_text(text, encoding="utf-8")
+    except IsADirectoryError:
+        raise Refused(f"cannot write {path}: it is a directory") from None
+    except OSError as error:
+        raise Refused(f"cannot write {path}: {error.strerror or error}") from None
+
+
+# ---------------------------------------------------------------------------------------------- serve
+
+def check_data_dir(path: str) -> Path:
+    """The data directory, created if missing, after checking a file can be written in it."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise Refused(f"the data directory {path} is a file, not a directory") from None
+    except OSError as error:
+        raise Refused(f"cannot create the data directory {path}: {error.strerror or error}") from None
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise Refused(f"cannot write in the data directory {path}: {error.strerror or error}") from None
+    return folder
+
+
+def check_listen(host: str, port_number: int) -> None:
+    """Resolve ``host`` and bind every address it names on ``port_number`` (then let go), so that a host or
+    port the server cannot listen on is refused before any table is reopened."""
+    if not host:
+        raise Refused("--host is an address to listen on, e.g. 127.0.0.1 (0.0.0.0 for a LAN)")
+    try:
+        addresses = socket.getaddrinfo(host, port_number, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        reason = error.strerror if isinstance(error, socket.gaierror) else str(error)
+        raise Refused(f"cannot listen on {host}: no such host ({reason})") from None
+    for family, kind, proto, _, address in addresses:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server's listener does
+                probe.bind(address)
+        except OSError as error:
+            raise Refused(f"cannot listen on {host}:{port_number}: {error.strerror or error}") from None
