@@ -31,7 +31,7 @@ from trio_websocket import ConnectionClosed, ConnectionTimeout, HandshakeError, 
 from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
                              ListGames, ListTables, Rejected, Resume, Seated, Snapshot,
-                             TakeSeat, Update, Watch, Watching, Welcome, decode_server)
+                             TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.sendpath import send_promptly
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
@@ -283,6 +283,9 @@ class Client:
             return
         if kind is Accepted:
             self._keep_receipt(message.table, message.seq, message.receipt)
+        if kind is TableEnded:
+            self._send.send_nowait(message)
+            return
         if kind is Closing:
             if message.code in NO_RECONNECT:
                 self._closed = True

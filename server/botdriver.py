@@ -40,6 +40,8 @@ class BotDriver:
             self.observe(tag, view=message.view, legal=message.legal, over=message.result is not None)
         elif tag in ("accepted", "rejected"):
             self.observe(tag, ref=message.ref)
+        elif tag == "table_ended":
+            self.over = True
 
     def next_action(self) -> tuple[Any, Any] | None:
         """``(message_id, action)`` to send now, or None (nothing to do, or an action is in flight)."""

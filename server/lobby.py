@@ -17,10 +17,10 @@ from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 
 from .actionlog import MemoryLog
 from .finished import finished_marker
-from .logfile import Entry, Header, LogError, SeatTaken, read_log, seed_commitment
+from .logfile import Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
 from .logstore import FileLog, Syncer, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
-from .table import Intent, Table
+from .table import Intent, Reservation, Table
 
 MAX_TABLES = 2000
 
@@ -74,7 +74,10 @@ class Lobby:
             raise RulesError("bad_seed", "a seed is an integer from 0 to 2**64-1")
         return game, setup
 
-    async def create(self, request: CreateTable, alias: str | None = None) -> Table:
+    async def create(self, request: CreateTable, alias: str | None = None, reserved: list[Reservation] = (),
+                     stand_in: str | None = None, tags: dict | None = None) -> Table:
+        """A new table; ``reserved`` seats are kept for their players' tokens (a tournament's), and with
+        ``stand_in`` (a policy) an absent player's seat is played by that bot after ``grace_ms``."""
         game, setup = self.check(request)
         self._next += 1
         table_id = f"t{self._next}"
@@ -82,13 +85,14 @@ class Lobby:
         store = None
         if self.data_dir is not None:
             try:
-                store = self._open_log(table_id, game, setup, request, seed, alias)
+                store = self._open_log(table_id, game, setup, request, seed, alias,
+                                       {"stand_in": stand_in, **(tags or {})} if stand_in or tags else {})
             except OSError as error:
                 raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
                                  f"{error.strerror or error}") from None
         table = Table(table_id, game, setup, seed, name=request.name, bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
-                      bot_delay_ms=request.bot_delay_ms, store=store)
+                      bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in)
         await self.nursery.start(table.run)
         self.tables[table_id] = table
         if alias:
@@ -96,9 +100,9 @@ class Lobby:
         return table
 
     def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int,
-                  alias: str | None = None) -> FileLog:
+                  alias: str | None = None, extra: dict | None = None) -> FileLog:
         """The new table's seed file and log, its header written (with the alias it is kept under, if any,
-        so that a restarted server gives the reopened table its name back)."""
+        so that a restarted server gives the reopened table its name back, and ``extra`` table options)."""
         folder = table_dir(self.data_dir)
         write_secret_seed(folder / f"{table_id}.seed", seed)
         store = FileLog(folder / f"{table_id}.log", self.durability, syncer=self._shared_syncer())
@@ -110,7 +114,7 @@ class Lobby:
                 table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
                                "bot_delay_ms": request.bot_delay_ms,
                                "bots": [msgspec.to_builtins(b) for b in request.bots],
-                               **({"alias": alias} if alias else {})},
+                               **({"alias": alias} if alias else {}), **(extra or {})},
                 commitment=seed_commitment(seed), started=utc_now()))
         except OSError:
             store.file.close()
@@ -216,13 +220,17 @@ class Lobby:
                       bots=[msgspec.convert(b, BotSeat) for b in options.get("bots", [])],
                       turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
                       bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log,
-                      receipts=read.receipts())
+                      receipts=read.receipts(), stand_in=options.get("stand_in"))
         for record in read.records:
             if type(record) is SeatTaken:
                 slot = table.slots[record.seat]
                 slot.name, slot.token_hash = record.name, record.token_hash
                 slot.state = "away" if record.token_hash else "free"
                 slot.answers = {}
+            elif type(record) is StandIn:
+                slot = table.slots[record.seat]
+                slot.stood_in = True
+                slot.state = "stand_in" if record.active else "away"
             elif type(record) is Entry and record.ref is not None and 0 <= record.actor < len(table.slots):
                 table.slots[record.actor].answers[record.ref] = table.answer_for(table.log.entries[record.seq - 1])
         return table

@@ -54,6 +54,15 @@ class SeatTaken(msgspec.Struct, tag_field="kind", tag="seat", frozen=True):
     time: float
 
 
+class StandIn(msgspec.Struct, tag_field="kind", tag="stand_in", frozen=True):
+    """A server bot started (``active``) or stopped playing ``seat`` for its absent player (a tournament's
+    no-show): it is marked in every seat list, and a tournament places a seat it played for last."""
+
+    seat: int
+    active: bool
+    time: float
+
+
 class Reopened(msgspec.Struct, tag_field="kind", tag="reopened", frozen=True):
     """The server restarted and reopened this table from its log (after a crash, say)."""
 
@@ -65,12 +74,13 @@ class End(msgspec.Struct, tag_field="kind", tag="end", frozen=True, omit_default
     seq: int
     seed: int  # revealed: `photofinish verify` checks every shuffle and die against it
     digest: str
-    reason: str  # "over" (the game ended) or "stopped" (the server closed the table)
+    reason: str  # "over" (the game ended), "time_limit" (halted: places as the game stood), "stopped"
     scores: list[int] | None = None
     winners: list[int] | None = None
+    places: list[int] | None = None  # each seat's place (1 = first, ties share): the game's, or as it stood
 
 
-Record = Union[Header, Entry, SeatTaken, Reopened, End]
+Record = Union[Header, Entry, SeatTaken, StandIn, Reopened, End]
 _decoder = msgspec.json.Decoder(Record)
 _encoder = msgspec.json.Encoder()
 

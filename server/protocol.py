@@ -104,8 +104,83 @@ class OpenPlayback(ClientMessage, tag="open_playback"):
     speed: float = 1.0
 
 
+class CreateTournament(ClientMessage, tag="create_tournament"):
+    """Open a tournament of one game with its options fixed; the answer carries the organiser's secret."""
+
+    name: str = ""
+    game: str = "flag_finish"
+    mode: str = "lockstep"
+    seats: int = 3  # the table size wanted (smaller tables where the count does not divide)
+    options: dict[str, Any] = {}
+    format: Literal["swiss", "round_robin", "arena"] = "swiss"
+    rounds: int = 3  # swiss: the number of rounds (round_robin: computed; arena: ignored)
+    top: int = 0  # after swiss, a final table of the top N (0: none)
+    points: list[float] | None = None  # placement points by place; None: the default for the table size
+    bye_points: float | None = None  # None: the points of first place
+    round_time_ms: int = 0  # 0: no limit; else unfinished tables end as they stand
+    turn_time_ms: int = 60_000  # lockstep tables: a seat's time to act (a walk-away cannot stall a round)
+    no_show_ms: int = 60_000  # a seat whose player is not there after this is played by a stand-in bot
+    bot_delay_ms: int = 0  # the pace of server bots (stand-ins)
+    arena_ms: int = 0  # arena: how long it runs
+    late_entry_rounds: int = 0  # registration stays open until this round has started (0: only before start)
+    check_in: bool = False  # True: only checked-in players are seated in round 1
+    seed: int | None = None
+
+
+class ListTournaments(ClientMessage, tag="list_tournaments"):
+    pass
+
+
+class Register(ClientMessage, tag="register"):
+    """Enter ``tournament`` as ``name``; the answer carries the player's secret token."""
+
+    tournament: str
+    name: str
+
+
+class CheckIn(ClientMessage, tag="check_in"):
+    tournament: str
+    token: str
+
+
+class Drop(ClientMessage, tag="drop"):
+    """Leave a tournament (a player with their ``token``, or the organiser with ``secret`` and ``player``)."""
+
+    tournament: str
+    token: str = ""
+    secret: str = ""
+    player: int | None = None
+
+
+class StartTournament(ClientMessage, tag="start_tournament"):
+    """The organiser starts the tournament, or (``next_round``) the next round before it would start by itself."""
+
+    tournament: str
+    secret: str
+    next_round: bool = False
+
+
+class CorrectResult(ClientMessage, tag="correct_result"):
+    """The organiser corrects one table's result (each seat's place), with a reason; logged as a correction."""
+
+    tournament: str
+    secret: str
+    table: str
+    places: list[int]
+    reason: str
+
+
+class WatchTournament(ClientMessage, tag="watch_tournament"):
+    """Follow a tournament's standings, seatings and results live; with a player's ``token``, also that
+    player's ``your_table`` each round."""
+
+    tournament: str
+    token: str = ""
+
+
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Leave,
-                          OpenPlayback]
+                          OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
+                          CorrectResult, WatchTournament]
 
 
 # ------------------------------------------------------------------ server -> client
@@ -157,7 +232,7 @@ class Games(ServerMessage, tag="games"):
 
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
-    state: str  # "free", "taken", "away" (reserved for its token), "bot"
+    state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
     name: str = ""
 
 
@@ -266,6 +341,98 @@ class Snapshot(ServerMessage, tag="snapshot"):
     receipt: str | None = None
 
 
+class TableEnded(ServerMessage, tag="table_ended"):
+    """The table was ended before its game's end (``reason``: ``time_limit``, a tournament round's time ran
+    out): ``places`` is each seat's place as the game stood (1 = first, ties share). No action is taken after."""
+
+    table: str
+    seq: int
+    reason: str
+    places: list[int]
+
+
+class TournamentInfo(msgspec.Struct, frozen=True):
+    tournament: str
+    name: str
+    game: str
+    mode: str
+    seats: int
+    options: dict[str, Any]
+    format: str
+    rounds: int  # planned (swiss: as asked; round_robin: computed once started)
+    round: int  # the current round (0 before the start)
+    status: str  # "registration", "running", "over"
+    players: int
+    commitment: str  # sha256 of the seating seed, revealed when the tournament ends
+
+
+class PlayerInfo(msgspec.Struct, frozen=True):
+    player: int
+    name: str
+    checked_in: bool
+    dropped: bool
+
+
+class SeatingInfo(msgspec.Struct, frozen=True):
+    """One table of a round: its players in seat order, its places once over (None while it plays)."""
+
+    table: str
+    players: list[int]
+    places: list[int] | None = None
+    stand_ins: list[int] = []  # seats a stand-in bot played
+
+
+class StandingRow(msgspec.Struct, frozen=True):
+    rank: int
+    player: int
+    name: str
+    points: float
+    opponents_pct: float  # the first tiebreak
+    game_share: float  # the second
+    tables: int
+    byes: int
+    dropped: bool
+
+
+class TournamentCreated(ServerMessage, tag="tournament_created"):
+    ref: MessageId
+    tournament: TournamentInfo
+    secret: str  # the organiser's: start, next round, corrections, drops
+
+
+class Tournaments(ServerMessage, tag="tournaments"):
+    ref: MessageId
+    tournaments: list[TournamentInfo]
+
+
+class Registered(ServerMessage, tag="registered"):
+    ref: MessageId
+    tournament: str
+    player: int
+    name: str
+    token: str  # the player's secret: check in, drop, and take each round's reserved seat (``resume``)
+
+
+class TournamentState(ServerMessage, tag="tournament"):
+    """A tournament as it is now: the answer to every tournament call, and pushed to its watchers on change."""
+
+    ref: MessageId = None
+    tournament: TournamentInfo
+    players: list[PlayerInfo] = []
+    standings: list[StandingRow] = []
+    seatings: list[SeatingInfo] = []  # the current round's tables
+    byes: list[int] = []  # the current round's byes
+
+
+class YourTable(ServerMessage, tag="your_table"):
+    """To a player watching their tournament: your seat this round; ``resume`` it with your player token."""
+
+    tournament: str
+    round: int
+    table: str
+    seat: int
+
+
 class Batch(ServerMessage, tag="batch"):
     """Several messages in one frame, in order (only to a client that said ``batch`` in its hello)."""
 
@@ -280,7 +447,8 @@ class Closing(ServerMessage, tag="closing"):
 
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
-                          Rejected, Update, Snapshot, Batch, Closing]
+                          Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
+                          TournamentState, YourTable, Batch, Closing]
 
 
 # ------------------------------------------------------------------ codecs

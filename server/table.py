@@ -29,10 +29,10 @@ from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, T
 
 from .actionlog import MemoryLog
 from .finished import Finished, write_marker
-from .logfile import End, Entry, SeatTaken
+from .logfile import End, Entry, SeatTaken, StandIn
 from .logstore import FileLog
 from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
-                       Snapshot, TableInfo, TakeSeat, Update, Watch, Watching)
+                       Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
 
 INBOX_SIZE = 1024
 MAX_BATCH = 64  # intents the arbiter takes per wake-up before it sends what they caused
@@ -60,12 +60,22 @@ class Intent:
 @dataclass
 class SeatSlot:
     seat: int
-    state: str = "free"  # free, taken, away, bot
+    state: str = "free"  # free, taken, away, bot, stand_in (a server bot playing for an absent player)
     name: str = ""
     token_hash: str | None = None
     receiver: Receiver | None = None
     away_since: float | None = None
     answers: dict[MessageId, Any] = field(default_factory=dict)  # first answer to each message id
+    stood_in: bool = False  # a stand-in has played this seat (a tournament places it last)
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A seat kept for one player from the start (a tournament's table): it is theirs by their token."""
+
+    seat: int
+    name: str
+    token_hash: str
 
 
 def token_hash(token: str) -> str:
@@ -77,7 +87,8 @@ class Table:
                  bots: list[BotSeat] = (), turn_time_ms: int = 0, grace_ms: int = 60_000,
                  bot_delay_ms: int = 0, store: FileLog | None = None, digest_every: int = 50,
                  session: Session | None = None, log: MemoryLog | None = None, read_only: bool = False,
-                 receipts: list[str] | None = None) -> None:
+                 receipts: list[str] | None = None, reserved: list[Reservation] = (),
+                 stand_in: str | None = None) -> None:
         self.id = table_id
         self.name = name or table_id
         self.game = game
@@ -103,6 +114,10 @@ class Table:
         self.bot_delay_ms = bot_delay_ms
         self.slots = [SeatSlot(seat) for seat in range(setup.seats)]
         self.bot_seats = {bot.seat: bot.policy for bot in bots}
+        self.reserved = list(reserved)
+        self.stand_in = stand_in  # a policy: an away seat's player is replaced by this bot after grace_ms
+        self.halted: tuple[str, list[int]] | None = None  # (reason, places): ended before the game's own end
+        self._nursery: trio.Nursery | None = None
         self.spectators: set[Receiver] = set()
         self.started = self.log.seq > 0
         self.stopped = trio.Event()
@@ -136,7 +151,7 @@ class Table:
             pass
 
     def info(self) -> TableInfo:
-        status = "over" if self.session.to_act().over and self.started else (
+        status = "over" if (self.session.to_act().over and self.started) or self.halted else (
             "playing" if self.started else "waiting")
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
@@ -155,6 +170,7 @@ class Table:
             if slot.state == "away":  # reopened: seats wait for their owners' tokens for a new grace period
                 slot.away_since = last_time
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             if self.store is not None:
                 nursery.start_soon(self._run_flusher)
                 nursery.start_soon(self._mark_finished)
@@ -164,6 +180,15 @@ class Table:
                 self.slots[seat].name = f"{policy} bot"
                 self.slots[seat].receiver = bot
                 nursery.start_soon(bot.run)
+            if not self.started:
+                for reservation in self.reserved:  # theirs by token from the start; a no-show's grace runs now
+                    slot = self.slots[reservation.seat]
+                    slot.state, slot.name, slot.token_hash = "away", reservation.name, reservation.token_hash
+                    slot.away_since = 0.0
+                    self._persist(SeatTaken(seat=slot.seat, name=slot.name, token_hash=slot.token_hash, time=0.0))
+            for slot in self.slots:
+                if slot.state == "stand_in":  # reopened with a stand-in playing: it plays on
+                    self._start_stand_in(slot, persist=False)
             task_status.started()
             try:
                 if self.started:  # reopened from its log: wake the bots with where the game stands
@@ -287,6 +312,8 @@ class Table:
             raise intent.message
         if kind == "replay":
             self._replay_entry(intent.message)
+        elif kind == "halt":
+            self._halt(intent.message)
         elif kind == "act":
             self._act(intent)
         elif kind == "take_seat":
@@ -336,11 +363,14 @@ class Table:
 
     def _resume(self, receiver: Receiver, message: Resume) -> None:
         digest = token_hash(message.token)
-        slot = next((s for s in self.slots if s.token_hash == digest and s.state in ("taken", "away")), None)
+        slot = next((s for s in self.slots if s.token_hash == digest and s.state in ("taken", "away", "stand_in")),
+                    None)
         if slot is None:
             return self._error(receiver, message.id, "bad_token", f"no seat at {self.id} holds that token")
         if slot.receiver is not None and slot.receiver is not receiver:
             slot.receiver.close("replaced", "this seat was resumed from another connection")
+        if slot.state == "stand_in":  # the player is back: they take their seat over from the stand-in
+            self._persist(StandIn(seat=slot.seat, active=False, time=self._now()))
         slot.state, slot.receiver, slot.away_since = "taken", receiver, None
         self._deliver(receiver, Seated(ref=message.id, table=self.id, game=self.game.info.name, seat=slot.seat,
                                        token=message.token, seq=self.log.seq))
@@ -423,6 +453,8 @@ class Table:
 
         if not self.started:
             return refuse(message.action, "not_started", "the game starts when every seat is filled")
+        if self.halted is not None:
+            return refuse(message.action, "table_over", f"the table was ended ({self.halted[0].replace('_', ' ')})")
         if message.expect_seq is not None and message.expect_seq != self.log.seq:
             return refuse(message.action, "stale", f"the table is at {self.log.seq}, not {message.expect_seq}")
         try:
@@ -503,8 +535,10 @@ class Table:
         ``over`` is set."""
         if result is None or self.over.is_set():
             return
+        placings = self.game.placings(self.session.state)
         self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="over",
-                          scores=list(result.scores), winners=list(result.winners)))
+                          scores=list(result.scores), winners=list(result.winners),
+                          places=list(placings) if placings is not None else None))
         if self.store is not None:
             self._finished = (self.store.written, Finished(table=self.id, seq=self.log.seq, end_hash=self.store.head))
         self.over.set()
@@ -582,7 +616,43 @@ class Table:
                 self._record(self.session.act(SYSTEM, self.game.timeout_action(self.session.state, turn.seats[0])))
         for slot in self.slots:
             if slot.away_since is not None and now >= self._t0 + slot.away_since + self.grace_ms / 1000:
-                self._free(slot)
+                if self.stand_in and self.started and not self.over.is_set():
+                    self._start_stand_in(slot)
+                else:
+                    self._free(slot)
+
+    def _start_stand_in(self, slot: SeatSlot, persist: bool = True) -> None:
+        """An absent player's seat is played by a server bot, marked as a stand-in, until they resume."""
+        bot = LocalBot(self, slot.seat, self.stand_in or "heuristic", Rng(self.seed ^ (0x57A0 + slot.seat)))
+        slot.state, slot.receiver, slot.away_since, slot.stood_in = "stand_in", bot, None, True
+        if persist:
+            self._persist(StandIn(seat=slot.seat, active=True, time=self._now()))
+        self._nursery.start_soon(bot.run)
+        if self.started:
+            self._deliver(bot, self._snapshot(slot.seat))
+
+    def _halt(self, reason: str) -> None:
+        """End the table now, before the game's own end (a tournament round's time ran out): every seat is
+        placed as the game stands (``game.standing``), logged in the end record, and no action is taken after."""
+        if self.over.is_set() or not self.started:
+            return
+        places = list(self.game.standing(self.session.state))
+        self.halted = (reason, places)
+        self.window_deadline = self.turn_deadline = None
+        self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason=reason,
+                          places=places))
+        ended = TableEnded(table=self.id, seq=self.log.seq, reason=reason, places=places)
+        for receiver in [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators):
+            self._deliver(receiver, ended)
+        self.over.set()
+
+    def places(self) -> list[int] | None:
+        """Each seat's final place (1 = first, ties share) once the table is over: the game's own placing, or
+        the standing it was halted at; None while it goes on."""
+        if self.halted is not None:
+            return list(self.halted[1])
+        placings = self.game.placings(self.session.state)
+        return list(placings) if placings is not None else None
 
     # ------------------------------------------------------------------ delivery
 
