@@ -416,8 +416,8 @@ class Registered(ServerMessage, tag="registered"):
 class TournamentState(ServerMessage, tag="tournament"):
     """A tournament as it is now: the answer to every tournament call, and pushed to its watchers on change."""
 
-    ref: MessageId = None
     tournament: TournamentInfo
+    ref: MessageId = None
     players: list[PlayerInfo] = []
     standings: list[StandingRow] = []
     seatings: list[SeatingInfo] = []  # the current round's tables

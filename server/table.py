@@ -700,22 +700,27 @@ class LocalBot:
     def close(self, code: str, message: str) -> None:
         self._send.close()
 
-    def _drain(self) -> None:
+    def _drain(self) -> bool:
+        """Take in everything queued; False once the bot was closed (its seat handed back, the table gone)."""
         while True:
             try:
                 self.driver.take(self._receive.receive_nowait())
             except trio.WouldBlock:
-                return
+                return True
+            except trio.EndOfChannel:
+                return False
 
     async def run(self) -> None:
         async for message in self._receive:
             self.driver.take(message)
-            self._drain()  # act on the newest view only
+            if not self._drain():  # act on the newest view only
+                return
             if self.driver.in_flight is not None or not self.driver.legal:
                 continue
             if self.table.bot_delay_ms:
                 await trio.sleep(self.table.bot_delay_ms / 1000 * (0.5 + self.driver.rng.below(1000) / 1000))
-                self._drain()
+                if not self._drain():
+                    return
             move = self.driver.next_action()
             if move is not None:
                 ref, action = move

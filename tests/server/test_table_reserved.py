@@ -14,7 +14,8 @@ FLAG_FINISH = get_game("flag_finish")
 
 def reserved_table(**kwargs):
     reservations = [Reservation(seat, f"player {seat}", token_hash(f"token-{seat}")) for seat in range(2)]
-    return new_table(seats=2, reserved=reservations, stand_in="heuristic", grace_ms=30_000, **kwargs)
+    return new_table(seats=2, reserved=reservations, stand_in="heuristic", grace_ms=30_000, bot_delay_ms=1000,
+                     **kwargs)
 
 
 async def test_reserved_seats_start_the_game_and_belong_to_their_tokens(nursery, autojump_clock):
