@@ -32,6 +32,8 @@ from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
                              ListGames, ListTables, Rejected, Resume, Seated, Snapshot,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
+from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, ListTournaments, Register,
+                             StartTournament, TournamentState, WatchTournament, YourTable)
 from server.sendpath import send_promptly
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
@@ -118,6 +120,7 @@ class Client:
         self.games: dict[str, Game] = {}  # table -> its game, for typing payloads
         self.seats: dict[str, _Seat] = {}
         self.watching: set[str] = set()
+        self.tournaments: dict[str, str] = {}  # watched tournaments -> the player token they were watched with
         self.last_seq: dict[str, int] = {}
         self.receipts: dict[str, tuple[int, str]] = {}  # table -> the newest (seq, log line hash) received
         self.reconnects = 0
@@ -183,6 +186,39 @@ class Client:
 
     async def act(self, table: str, action: Any, expect_seq: int | None = None) -> Accepted:
         return await self.request(Act(table=table, action=action, expect_seq=expect_seq))
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def create_tournament(self, **fields) -> Any:
+        """Returns ``tournament_created``: the tournament's info and the organiser's ``secret``."""
+        return await self.request(CreateTournament(**fields))
+
+    async def list_tournaments(self):
+        return (await self.request(ListTournaments())).tournaments
+
+    async def register(self, tournament: str, name: str) -> Any:
+        """Returns ``registered``: your player id and secret ``token`` (keep it: it takes your seats)."""
+        return await self.request(Register(tournament=tournament, name=name))
+
+    async def check_in(self, tournament: str, token: str) -> TournamentState:
+        return await self.request(CheckIn(tournament=tournament, token=token))
+
+    async def drop(self, tournament: str, token: str = "", secret: str = "", player: str | None = None):
+        return await self.request(Drop(tournament=tournament, token=token, secret=secret, player=player))
+
+    async def start_tournament(self, tournament: str, secret: str, next_round: bool = False) -> TournamentState:
+        return await self.request(StartTournament(tournament=tournament, secret=secret, next_round=next_round))
+
+    async def correct_result(self, tournament: str, secret: str, table: str, places: list[int], reason: str):
+        return await self.request(CorrectResult(tournament=tournament, secret=secret, table=table, places=places,
+                                                reason=reason))
+
+    async def watch_tournament(self, tournament: str, token: str = "") -> TournamentState:
+        """The tournament now; then every change (``tournament``) and, with a player's token, that player's
+        ``your_table`` each round, arrive in ``messages``."""
+        state = await self.request(WatchTournament(tournament=tournament, token=token))
+        self.tournaments[tournament] = token
+        return state
 
     async def leave(self, table: str) -> None:
         await self.request(Leave(table=table))
@@ -253,6 +289,9 @@ class Client:
         for table in self.watching:
             await ws.send_message(self.codec.encode(Watch(id=f"watch-{table}", table=table,
                                                           last_seq=self.last_seq.get(table, 0))))
+        for tournament, token in self.tournaments.items():
+            await ws.send_message(self.codec.encode(WatchTournament(id=f"tournament-{tournament}",
+                                                                    tournament=tournament, token=token)))
         for pending in list(self._pending.values()):
             if not pending.done.is_set():
                 await ws.send_message(self.codec.encode(pending.message))
@@ -283,8 +322,8 @@ class Client:
             return
         if kind is Accepted:
             self._keep_receipt(message.table, message.seq, message.receipt)
-        if kind is TableEnded:
-            self._send.send_nowait(message)
+        if kind is TableEnded or kind is YourTable or (kind is TournamentState and message.ref is None):
+            self._send.send_nowait(message)  # pushed: a table ended early, your seat this round, a change
             return
         if kind is Closing:
             if message.code in NO_RECONNECT:

@@ -9,14 +9,15 @@ from rules import Rng
 from rules.bots import get_policy
 from server.botdriver import BotDriver
 from .client import ActionRejected, ServerError, open_client
-from server.protocol import Closing
+from server.protocol import Closing, TableEnded
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
-                    name: str = "", on_message=None, on_accepted=None) -> int:
-    """Take a seat at ``table`` and play it with ``policy`` until the game is over; returns the seat."""
+                    name: str = "", on_message=None, on_accepted=None, token: str | None = None) -> int:
+    """Take a seat at ``table`` (or, with ``token``, the seat it holds: a tournament's reserved seat) and play
+    it with ``policy`` until the game is over; returns the seat."""
     async with open_client(url, name=name or f"{policy} bot") as client:
-        seated = await client.take_seat(table, seat=seat)
+        seated = await (client.resume(table, token) if token else client.take_seat(table, seat=seat))
         driver = BotDriver(get_policy(seated.game, policy), Rng(seed))
 
         def observe(message) -> bool:
@@ -24,6 +25,8 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
             if on_message:
                 on_message(seated.seat, message)
             if type(message) is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
+                return False
+            if type(message) is TableEnded:
                 return False
             driver.take(message)
             return not driver.over

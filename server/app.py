@@ -16,6 +16,7 @@ from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .lobby import Lobby
 from .protocol import BotSeat, CreateTable
+from .tournament.hub import TournamentHub
 
 DEMO_ALIAS = "demo"
 OPEN_ALIAS = "open"
@@ -39,6 +40,8 @@ class Running:
         """Close every connection with a reason, stop every table, then stop serving."""
         await self.gateway.close_all("server_shutdown", "the server is shutting down")
         await self.lobby.stop_all()
+        if self.lobby.tournaments is not None:
+            await self.lobby.tournaments.stop_all()
         self.cancel_scope.cancel()
 
 
@@ -86,6 +89,11 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         if reopened:
             print(f"photofinish: reopened {len(reopened)} unfinished table(s) from {data_dir}: "
                   f"{', '.join(reopened)}", flush=True)
+        lobby.tournaments = TournamentHub(nursery, lobby, data_dir, durability)
+        await lobby.tournaments.open()
+        tournaments = await lobby.tournaments.recover()
+        if tournaments:
+            print(f"photofinish: reopened {len(tournaments)} tournament(s): {', '.join(tournaments)}", flush=True)
         gateway = Gateway(lobby, limits)
         listener = await nursery.start(gateway.serve, host, port)
         if demo:

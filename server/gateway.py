@@ -25,15 +25,19 @@ from rules import RulesError
 
 from .lobby import Lobby
 from .outbox import Outbox
-from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, Closing, CreateTable, Error, Games, Hello, Leave,
-                       ListGames, ListTables, OpenPlayback, Resume, TableCreated, Tables, TakeSeat, Watch, Welcome,
-                       decode_client)
+from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, CheckIn, Closing, CorrectResult, CreateTable,
+                       CreateTournament, Drop, Error, Games, Hello, Leave, ListGames, ListTables, ListTournaments,
+                       OpenPlayback, Register, Registered, Resume, StartTournament, TableCreated, Tables, TakeSeat,
+                       TournamentCreated, Tournaments, Watch, WatchTournament, Welcome, decode_client)
+from .tournament.model import TournamentError
 from .sendpath import send_promptly
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
 MAX_BATCH = 64
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
+TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
+                    WatchTournament}
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class Connection:
         self.codec = CODECS["json"]
         self.outbox = Outbox(limits.outbox)
         self.tables: set[Table] = set()
+        self.tournaments: set = set()  # the directors this connection watches
         self.closing: tuple[str, str] | None = None
         self.dropped = trio.Event()  # set when the server decides to close this connection (``close``)
         self.ended = trio.Event()  # set when the socket is closed (or cut) and the connection forgotten
@@ -145,6 +150,8 @@ class Connection:
     async def _dispatch(self, lobby: Lobby, message, now: float) -> None:
         kind = type(message)
         try:
+            if kind in TOURNAMENT_CALLS:
+                return await self._tournament_call(lobby.tournaments, message)
             if kind is Hello:
                 raise RulesError("already_greeted", "hello comes once, first")
             if kind is ListGames:
@@ -162,8 +169,37 @@ class Connection:
                 if kind is not Act:
                     self.tables.add(table)
                 await table.submit(Intent(TABLE_INTENTS[kind], self, message, now))
-        except RulesError as error:
+        except (RulesError, TournamentError) as error:
             self.deliver(Error(ref=message.id, code=error.code, message=error.message))
+
+    async def _tournament_call(self, hub, message) -> None:
+        """A tournament call: the director checks the secret or token and answers; refusals raise."""
+        kind = type(message)
+        if hub is None:
+            raise TournamentError("no_tournaments", "this server runs no tournaments")
+        if kind is CreateTournament:
+            director, secret = await hub.create(message)
+            return self.deliver(TournamentCreated(ref=message.id, tournament=director.info(), secret=secret))
+        if kind is ListTournaments:
+            return self.deliver(Tournaments(ref=message.id, tournaments=hub.list()))
+        director = hub.find(message.tournament)
+        if kind is Register:
+            player, token = await director.register(message.name)
+            return self.deliver(Registered(ref=message.id, tournament=director.id, player=player,
+                                           name=director.state.names[player], token=token))
+        if kind is WatchTournament:
+            director.watch(self, message.token, message.id)
+            self.tournaments.add(director)
+            return
+        if kind is CheckIn:
+            await director.check_in(message.token)
+        elif kind is Drop:
+            await director.drop(message.token, message.secret, message.player)
+        elif kind is StartTournament:
+            await director.start(message.secret, message.next_round)
+        elif kind is CorrectResult:
+            await director.correct(message.secret, message.table, message.places, message.reason)
+        self.deliver(director.snapshot(message.id))
 
 
 async def abort(ws: WebSocketConnection) -> None:
@@ -211,6 +247,8 @@ class Gateway:
         finally:
             for table in conn.tables:
                 table.submit_nowait(Intent("disconnect", conn))
+            for director in conn.tournaments:
+                director.unwatch(conn)
             await self._close(conn)
             self.connections.discard(conn)
             conn.ended.set()

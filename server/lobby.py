@@ -37,7 +37,13 @@ class Lobby:
         self._syncer: Syncer | None = None
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
+        self.tournaments = None  # the server's TournamentHub, once it has one
         self._next = 0
+
+    def new_table_id(self) -> str:
+        """The next table id (a tournament names its round's tables in its log before it opens them)."""
+        self._next += 1
+        return f"t{self._next}"
 
     def games(self) -> list[GameSummary]:
         return [game_summary(game.info) for game in GAMES.values()]
@@ -75,12 +81,13 @@ class Lobby:
         return game, setup
 
     async def create(self, request: CreateTable, alias: str | None = None, reserved: list[Reservation] = (),
-                     stand_in: str | None = None, tags: dict | None = None) -> Table:
+                     stand_in: str | None = None, tags: dict | None = None, table_id: str | None = None) -> Table:
         """A new table; ``reserved`` seats are kept for their players' tokens (a tournament's), and with
         ``stand_in`` (a policy) an absent player's seat is played by that bot after ``grace_ms``."""
         game, setup = self.check(request)
-        self._next += 1
-        table_id = f"t{self._next}"
+        table_id = table_id or self.new_table_id()
+        if table_id in self.tables:
+            raise RulesError("table_exists", f"table {table_id} exists already")
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         store = None
         if self.data_dir is not None:

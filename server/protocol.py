@@ -149,7 +149,7 @@ class Drop(ClientMessage, tag="drop"):
     tournament: str
     token: str = ""
     secret: str = ""
-    player: int | None = None
+    player: str | None = None
 
 
 class StartTournament(ClientMessage, tag="start_tournament"):
@@ -367,7 +367,7 @@ class TournamentInfo(msgspec.Struct, frozen=True):
 
 
 class PlayerInfo(msgspec.Struct, frozen=True):
-    player: int
+    player: str
     name: str
     checked_in: bool
     dropped: bool
@@ -377,14 +377,14 @@ class SeatingInfo(msgspec.Struct, frozen=True):
     """One table of a round: its players in seat order, its places once over (None while it plays)."""
 
     table: str
-    players: list[int]
+    players: list[str]
     places: list[int] | None = None
     stand_ins: list[int] = []  # seats a stand-in bot played
 
 
 class StandingRow(msgspec.Struct, frozen=True):
     rank: int
-    player: int
+    player: str
     name: str
     points: float
     opponents_pct: float  # the first tiebreak
@@ -408,7 +408,7 @@ class Tournaments(ServerMessage, tag="tournaments"):
 class Registered(ServerMessage, tag="registered"):
     ref: MessageId
     tournament: str
-    player: int
+    player: str
     name: str
     token: str  # the player's secret: check in, drop, and take each round's reserved seat (``resume``)
 
@@ -421,7 +421,7 @@ class TournamentState(ServerMessage, tag="tournament"):
     players: list[PlayerInfo] = []
     standings: list[StandingRow] = []
     seatings: list[SeatingInfo] = []  # the current round's tables
-    byes: list[int] = []  # the current round's byes
+    byes: list[str] = []  # the current round's byes
 
 
 class YourTable(ServerMessage, tag="your_table"):

@@ -118,8 +118,16 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
             if record.seq != seq or record.digest != digest(state):
                 report.problem = f"line {line} (end): the final state differs from the one recorded"
                 return report
-            if result is None or list(result.scores) != record.scores or list(result.winners) != record.winners:
+            if record.reason == "time_limit":  # halted before the game's end: placed as the game stood
+                if record.places != list(game.standing(state)):
+                    report.problem = f"line {line} (end): the recorded places are not the game's standing"
+                    return report
+                result = None
+            elif result is None or list(result.scores) != record.scores or list(result.winners) != record.winners:
                 report.problem = f"line {line} (end): the recorded scores are not the game's"
+                return report
+            elif record.places is not None and record.places != list(game.placings(state)):
+                report.problem = f"line {line} (end): the recorded places are not the game's"
                 return report
             if seed_commitment(record.seed) != header.commitment:
                 report.problem = (f"line {line} (end): the revealed seed does not match the commitment made "

@@ -117,6 +117,8 @@ class Table:
         self.reserved = list(reserved)
         self.stand_in = stand_in  # a policy: an away seat's player is replaced by this bot after grace_ms
         self.halted: tuple[str, list[int]] | None = None  # (reason, places): ended before the game's own end
+        self.end_hash: str | None = None  # the hash of the log's end line, once written
+        self.end_line = 0
         self._nursery: trio.Nursery | None = None
         self.spectators: set[Receiver] = set()
         self.started = self.log.seq > 0
@@ -539,9 +541,21 @@ class Table:
         self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="over",
                           scores=list(result.scores), winners=list(result.winners),
                           places=list(placings) if placings is not None else None))
+        self._ended()
+
+    def _ended(self) -> None:
+        """The end record is written: keep its line's hash (a tournament records it with the result), mark the
+        table finished apart from its log once that line is on disk (``finished.py``), and set ``over``."""
+        self.end_hash = self.store.head if self.store is not None else None
+        self.end_line = self.store.written if self.store is not None else 0
         if self.store is not None:
             self._finished = (self.store.written, Finished(table=self.id, seq=self.log.seq, end_hash=self.store.head))
         self.over.set()
+
+    async def wait_end_durable(self) -> None:
+        """Return once the end record is on disk (at once without a file log)."""
+        if self.store is not None and self.store.policy != "never":
+            await self.store.wait_durable(self.end_line)
 
     def _persist(self, record) -> None:
         if self.store is not None:
@@ -644,7 +658,7 @@ class Table:
         ended = TableEnded(table=self.id, seq=self.log.seq, reason=reason, places=places)
         for receiver in [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators):
             self._deliver(receiver, ended)
-        self.over.set()
+        self._ended()
 
     def places(self) -> list[int] | None:
         """Each seat's final place (1 = first, ties share) once the table is over: the game's own placing, or

@@ -62,6 +62,8 @@ MIGRATIONS: list[str] = [
     """,
     # 2: the leaderboard reads ratings by game
     "CREATE INDEX ratings_by_game ON ratings (game);",
+    # 3: the organiser's secret, as its sha256 (the secret itself is never stored)
+    "ALTER TABLE tournaments ADD COLUMN secret_hash TEXT;",
 ]
 
 _encode = msgspec.json.encode
@@ -188,6 +190,20 @@ class Store:
         with self._transaction() as db:
             db.execute("UPDATE results SET places = ?, scores = ?, corrected = ? WHERE tournament = ? AND "
                        "table_id = ?", (_encode(list(places)), _encode(list(scores)), reason, tournament, table))
+
+    def set_secret(self, tournament: str, digest: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE tournaments SET secret_hash = ? WHERE id = ?", (digest, tournament))
+
+    def secret(self, tournament: str) -> str | None:
+        row = self.db.execute("SELECT secret_hash FROM tournaments WHERE id = ?", (tournament,)).fetchone()
+        return row[0] if row else None
+
+    def tokens(self, tournament: str) -> dict[str, str]:
+        """Each registered player's token hash -> the player."""
+        return {digest: player for player, digest in self.db.execute(
+            "SELECT players.id, players.token_hash FROM entries JOIN players ON players.id = entries.player "
+            "WHERE entries.tournament = ? AND players.token_hash IS NOT NULL", (tournament,))}
 
     def save_ratings(self, ratings: list[Rating]) -> None:
         with self._transaction() as db:

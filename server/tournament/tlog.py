@@ -36,6 +36,7 @@ class Created(msgspec.Struct, tag_field="kind", tag="created", frozen=True):
     settings: Settings
     commitment: str  # logfile.seed_commitment(seed); the seed is in `ended`
     started: str  # wall clock, ISO 8601 UTC
+    tables: dict[str, Any] = {}  # how its tables are opened: mode, turn_time_ms, no_show_ms, round_time_ms, ...
 
 
 class Registered(msgspec.Struct, tag_field="kind", tag="registered", frozen=True, omit_defaults=True):

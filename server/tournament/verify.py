@@ -9,7 +9,8 @@ and 4 go through the log line by line, so the problem named is the earliest line
    the final standings recomputed from every result, bye, drop and correction;
 4. with ``table_logs_dir``, each result against its table's log ``<table>.log`` there: its chain, that it
    is that table, that the game ended (``end`` reason ``over``) with the same scores and its winners (and
-   only they) placed 1st, and that the hash of its ``end`` line is the ``log_hash`` the tournament recorded.
+   only they) placed 1st, or was halted as it stood (``time_limit``), with the places its end record gives,
+   and that the hash of its ``end`` line is the ``log_hash`` the tournament recorded.
 """
 
 from __future__ import annotations
@@ -89,9 +90,13 @@ def _check_table_log(folder: Path, result: TableFinished) -> str | None:
     if log.header.table != result.table:
         return f"table {result.table}: {path.name} is the log of table {log.header.table}"
     end = log.end
-    if end is None or end.reason != "over":
+    if end is None or end.reason not in ("over", "time_limit"):
         return f"table {result.table}: its log does not end with a finished game"
-    if end.scores is None or tuple(end.scores) != result.scores:
+    if end.places is not None and tuple(end.places) != result.places:
+        return f"table {result.table}: places {list(result.places)} are not its log's {end.places}"
+    if end.reason == "time_limit":  # halted as it stood: its places say it all, there are no final scores
+        pass
+    elif end.scores is None or tuple(end.scores) != result.scores:
         return f"table {result.table}: the scores {list(result.scores)} are not its log's {end.scores}"
     firsts = {seat for seat, place in enumerate(result.places) if place == 1}
     if end.winners is not None and set(end.winners) != firsts:

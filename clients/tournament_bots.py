@@ -1,0 +1,59 @@
+"""Bots in a tournament over the wire: each registers, follows the tournament, and plays every table it is
+seated at (resuming its reserved seat with its player token) until the tournament is over.
+
+`photofinish tournament bots URL T --players N` runs N of them at once: the demo, and the load test, of a
+whole event.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from .client import open_client
+from .remote_bots import play_seat
+from server.protocol import Closing, TournamentState, YourTable
+
+
+async def play_tournament(url: str, tournament: str, name: str, policy: str, seed: int,
+                          registered=None, task_status=trio.TASK_STATUS_IGNORED) -> str:
+    """Register as ``name`` and play every seating to the end of the tournament; returns the player id.
+    ``registered(player, token)`` is called once registered (before ``task_status.started``)."""
+    async with open_client(url, name=name) as client:
+        entry = await client.register(tournament, name)
+        if registered is not None:
+            registered(entry.player, entry.token)
+        task_status.started(entry.player)
+        state = await client.watch_tournament(tournament, token=entry.token)
+        played: set[str] = set()
+        rounds = 0
+        async with trio.open_nursery() as nursery:
+            if state.tournament.status == "over":
+                return entry.player
+            async for message in client.messages:
+                if type(message) is YourTable and message.table not in played:
+                    played.add(message.table)
+                    rounds += 1
+                    nursery.start_soon(_play_table, url, message.table, policy, seed + rounds, name, entry.token)
+                elif type(message) is TournamentState and message.tournament.status == "over":
+                    break
+                elif type(message) is Closing:
+                    break
+            nursery.cancel_scope.cancel()
+        return entry.player
+
+
+async def _play_table(url: str, table: str, policy: str, seed: int, name: str, token: str) -> None:
+    await play_seat(url, table, policy, seed, name=name, token=token)
+
+
+async def fill_tournament(url: str, tournament: str, players: int, policy: str, seed: int,
+                          prefix: str = "bot", task_status=trio.TASK_STATUS_IGNORED) -> list[str]:
+    """Register ``players`` bots and play the tournament to its end; ``task_status.started`` once every bot
+    is registered (so an organiser can start it then)."""
+    ids: list[str] = []
+    async with trio.open_nursery() as nursery:
+        for index in range(players):
+            ids.append(await nursery.start(play_tournament, url, tournament, f"{prefix} {index + 1}", policy,
+                                           seed + 1000 * index))
+        task_status.started(ids)
+    return ids

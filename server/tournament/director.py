@@ -1,0 +1,358 @@
+"""One tournament's director: the only part that opens its tables and the one writer of its log.
+
+Every change (a registration, a check-in, a drop, a round's seating, a table's result, a correction, the end)
+is first folded into the tournament's state (``state.Tournament.apply``, which refuses a record that does not
+follow and changes nothing), then appended to the tournament's hash-chained log and acknowledged only once the
+line is on disk; the SQLite store is updated after it, as the server's queryable copy. A ``trio.Lock`` keeps
+one change at a time, so the log's order is the order of changes.
+
+A round: ``next_seating`` gives its tables; the director logs them under table ids it takes from the lobby,
+then opens each table with every seat reserved for its player's token (``Reservation``) and a stand-in bot for
+a no-show after ``no_show_ms``; each player watching the tournament gets ``your_table``. A task per table
+waits for its end and logs its result from the table itself (places, scores, stand-ins, the hash of its log's
+end line), never from what a player says. When every table of a round is over the next round is seated (Swiss
+and round robin), or, in an arena, each finished table's players are seated again with whoever is waiting,
+until the arena's time is up. With ``round_time_ms``, tables still playing when it runs out are halted and
+placed as they stand. After the last round the seed is revealed in the ``ended`` record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+import trio
+
+from rules import get_game
+
+from ..logstore import FileLog
+from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
+                        TournamentState, YourTable)
+from ..table import Reservation, Table, token_hash
+from .model import TournamentError
+from .ratings import rate_table
+from .state import Tournament
+from .store import AsyncStore, Store
+from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, SeatedTable, TableFinished
+
+STAND_IN = "heuristic"
+
+
+def secret_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Director:
+    def __init__(self, hub: Any, tid: str, request: CreateTournament, state: Tournament, log: FileLog | None,
+                 secret_digest: str, tokens: dict[str, str], store: AsyncStore | None) -> None:
+        self.hub = hub
+        self.id = tid
+        self.request = request
+        self.state = state
+        self.log = log
+        self.secret_digest = secret_digest
+        self.tokens = tokens  # token hash -> player
+        self.store = store
+        self.game = get_game(request.game)
+        self.lock = trio.Lock()
+        self.watchers: dict[Any, str | None] = {}  # receiver -> the player it follows (None: a spectator)
+        self.tables: dict[str, Table] = {}
+        self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
+        self.arena_over = False
+        self.over = trio.Event()
+        self._t0 = trio.current_time()
+
+    # ------------------------------------------------------------------ what a client sees
+
+    def info(self) -> TournamentInfo:
+        s = self.state.settings
+        planned = s.rounds + (1 if s.top_n else 0) if s.format == "swiss" else (
+            len(self.state.schedule) if self.state.schedule is not None else 0)
+        status = "over" if self.state.ended else ("running" if self.state.round else "registration")
+        return TournamentInfo(tournament=self.id, name=self.request.name or self.id, game=self.request.game,
+                              mode=self.request.mode, seats=s.sizes.wanted, options=dict(self.state.created.options),
+                              format=s.format, rounds=planned, round=self.state.round, status=status,
+                              players=len(self.state.players), commitment=self.state.created.commitment)
+
+    def snapshot(self, ref: Any = None) -> TournamentState:
+        state = self.state
+        names = state.names
+        rows = [StandingRow(rank=row.rank, player=row.player, name=names.get(row.player, row.player),
+                            points=row.points, opponents_pct=row.opponents, game_share=row.share, tables=row.tables,
+                            byes=row.byes, dropped=row.dropped) for row in state.standings()]
+        dropped = set(state.dropped)
+        players = [PlayerInfo(player=p, name=names[p], checked_in=p in state.checked_in, dropped=p in dropped)
+                   for p in state.players]
+        seatings, byes = [], []
+        if state.round:
+            current = [t for t, (r, _) in state.tables.items() if r == state.round or t not in state.results]
+            for table in current:
+                _, seated = state.tables[table]
+                result = state.results.get(table)
+                seatings.append(SeatingInfo(table=table, players=list(seated),
+                                            places=list(result.places) if result else None,
+                                            stand_ins=[i for i, s in enumerate(result.stand_ins) if s]
+                                            if result else []))
+            byes = list(state.seatings[-1].byes)
+        return TournamentState(ref=ref, tournament=self.info(), players=players, standings=rows,
+                               seatings=seatings, byes=byes)
+
+    def _push(self) -> None:
+        snapshot = self.snapshot()
+        for receiver in list(self.watchers):
+            if not receiver.deliver(snapshot):
+                receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
+                self.watchers.pop(receiver, None)
+
+    def watch(self, receiver: Any, token: str, ref: Any) -> None:
+        """Follow the tournament: its state now, then every change; a player also gets ``your_table`` now
+        if they are at a table still playing, and at every round after."""
+        player = self._player(token) if token else None
+        self.watchers[receiver] = player
+        receiver.deliver(self.snapshot(ref))
+        if player is not None:
+            for table, (round_no, players) in self.state.tables.items():
+                if table not in self.state.results and player in players:
+                    receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table,
+                                               seat=players.index(player)))
+
+    def unwatch(self, receiver: Any) -> None:
+        self.watchers.pop(receiver, None)
+
+    # ------------------------------------------------------------------ who is asking
+
+    def _player(self, token: str) -> str:
+        player = self.tokens.get(token_hash(token))
+        if player is None:
+            raise TournamentError("bad_token", f"no player of {self.id} holds that token")
+        return player
+
+    def _organiser(self, secret: str) -> None:
+        if not secret or not secrets.compare_digest(secret_hash(secret), self.secret_digest):
+            raise TournamentError("bad_secret", f"that is not the organiser's secret of {self.id}")
+
+    # ------------------------------------------------------------------ changes, one at a time
+
+    def _now(self) -> float:
+        return round(trio.current_time() - self._t0, 3)
+
+    async def _record(self, record: Any) -> None:
+        """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk."""
+        self.state.apply(record)
+        if self.log is not None:
+            line = self.log.append(record)
+            if self.log.policy != "never":
+                await self.log.wait_durable(line)
+
+    async def _store(self, method, *args) -> None:
+        if self.store is not None:
+            await self.store.call(method, *args)
+
+    async def register(self, name: str) -> tuple[str, str]:
+        name = name.strip()
+        if not 1 <= len(name) <= 40:
+            raise TournamentError("bad_name", "a player's name is 1 to 40 characters")
+        async with self.lock:
+            player = f"{self.id}p{len(self.state.players) + 1}"
+            token = secrets.token_urlsafe(18)
+            await self._record(Registered(player=player, name=name, time=self._now()))
+            self.tokens[token_hash(token)] = player
+            await self._store(Store.add_player, player, name, token_hash(token))
+            await self._store(Store.register, self.id, player)
+            if self.state.round and self.state.settings.format == "arena":
+                self.waiting.append(player)
+            self._push()
+            if self.state.round and self.state.settings.format == "arena":
+                await self._arena_seat()
+        return player, token
+
+    async def check_in(self, token: str) -> None:
+        async with self.lock:
+            player = self._player(token)
+            if player in self.state.checked_in:
+                return
+            await self._record(CheckedIn(player=player, time=self._now()))
+            await self._store(Store.check_in, self.id, player)
+            self._push()
+
+    async def drop(self, token: str, secret: str, player: str | None) -> None:
+        async with self.lock:
+            if token:
+                player = self._player(token)
+            else:
+                self._organiser(secret)
+                if player not in self.state.names:
+                    raise TournamentError("unknown_player", f"{player!r} is not registered in {self.id}")
+            await self._record(Dropped(player=player, time=self._now()))
+            await self._store(Store.drop, self.id, player)
+            if player in self.waiting:
+                self.waiting.remove(player)
+            self._push()
+            await self._maybe_advance()
+
+    async def start(self, secret: str, next_round: bool) -> None:
+        self._organiser(secret)
+        async with self.lock:
+            if self.state.ended:
+                raise TournamentError("ended", f"{self.id} is over")
+            if self.state.round and not next_round:
+                raise TournamentError("already_started", f"{self.id} has started; ask for the next round instead")
+            if not self.state.round:
+                if len(self.state.active()) < self.state.settings.sizes.min:
+                    raise TournamentError("too_few_players", f"{self.id} needs {self.state.settings.sizes.min} "
+                                                             "active players or more to start")
+                await self._store(Store.set_state, self.id, "running")
+                if self.state.settings.format == "arena":
+                    self.waiting = list(self.state.active())
+                    self.hub.nursery.start_soon(self._arena_clock)
+                    await self._arena_seat()
+                    return
+            await self._seat_round()
+
+    async def correct(self, secret: str, table: str, places: list[int], reason: str) -> None:
+        self._organiser(secret)
+        if not reason.strip():
+            raise TournamentError("no_reason", "a correction needs a reason")
+        async with self.lock:
+            result = self.state.results.get(table)
+            if result is None:
+                raise TournamentError("unknown_table", f"table {table} of {self.id} has no result to correct")
+            await self._record(Corrected(table=table, places=tuple(places), scores=result.scores, reason=reason,
+                                         time=self._now()))
+            await self._store(Store.correct_result, self.id, table, tuple(places), result.scores, reason)
+            self._push()
+
+    # ------------------------------------------------------------------ rounds and tables
+
+    async def _seat_round(self) -> None:
+        """Seat the next round (under the lock): log it, store it, open its tables, tell the players."""
+        seating = self.state.next_seating()
+        await self._open_round(seating)
+
+    async def _open_round(self, seating, waiting: tuple[str, ...] = ()) -> None:
+        round_no = self.state.round + 1
+        lobby = self.hub.lobby
+        tables = tuple(SeatedTable(table=lobby.new_table_id(), players=players) for players in seating.tables)
+        await self._record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
+                                       time=self._now()))
+        await self._store(Store.add_round, self.id, round_no, {t.table: t.players for t in tables}, seating.byes)
+        for seated in tables:
+            await self._open_table(seated.table, round_no, seated.players)
+        self._push()
+        if self.request.round_time_ms and self.state.settings.format != "arena":
+            self.hub.nursery.start_soon(self._round_clock, round_no, [t.table for t in tables])
+
+    async def _open_table(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
+        request = self.request
+        lockstep = request.mode == "lockstep"
+        create = CreateTable(game=request.game, mode=request.mode, seats=len(players), options=dict(request.options),
+                             name=f"{request.name or self.id} round {round_no}",
+                             turn_time_ms=request.turn_time_ms if lockstep else 0, grace_ms=request.no_show_ms,
+                             bot_delay_ms=request.bot_delay_ms)
+        digests = {player: digest for digest, player in self.tokens.items()}
+        reserved = [Reservation(seat, self.state.names[p], digests[p]) for seat, p in enumerate(players)]
+        table = await self.hub.lobby.create(create, reserved=reserved, stand_in=STAND_IN,
+                                            tags={"tournament": self.id, "round": round_no}, table_id=table_id)
+        self._follow(table, round_no, players)
+
+    def _follow(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
+        self.tables[table.id] = table
+        for receiver, player in list(self.watchers.items()):
+            if player in players:
+                receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table.id,
+                                           seat=players.index(player)))
+        self.hub.nursery.start_soon(self._await_result, table, round_no, players)
+
+    async def _await_result(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
+        await table.over.wait()
+        await table.wait_end_durable()
+        result = self.game.result(table.session.state)
+        places = table.places()
+        scores = tuple(result.scores) if result is not None else (0,) * len(players)
+        lower = result.lower_is_better if result is not None else True
+        async with self.lock:
+            record = TableFinished(round=round_no, table=table.id, players=players, places=tuple(places),
+                                   scores=scores, log_hash=table.end_hash or "", lower_is_better=lower,
+                                   stand_ins=tuple(slot.stood_in for slot in table.slots), time=self._now())
+            await self._record(record)
+            finished = record.result()
+            await self._store(Store.add_result, self.id, round_no, finished, record.log_hash)
+            await self._rate(finished)
+            self._push()
+            if self.state.settings.format == "arena":
+                self.waiting.extend(p for p in players if p in set(self.state.active()))
+            await self._maybe_advance()
+
+    async def _rate(self, result) -> None:
+        """Ratings are by name across tournaments (a LAN player keeps their name); stand-ins are not rated."""
+        if self.store is None:
+            return
+        names = tuple(self.state.names[p].casefold() for p in result.players)
+        if len(set(names)) != len(names):
+            return  # two players of one name at one table: no rating can tell them apart
+        by_name = type(result)(table=result.table, players=names, places=result.places, scores=result.scores,
+                               lower_is_better=result.lower_is_better, stand_ins=result.stand_ins)
+        known = {r.player: r for r in await self.store.call(Store.ratings, self.game.info.name)}
+        updated = rate_table(known, self.game.info.name, by_name)
+        await self.store.call(Store.save_ratings, list(updated.values()))
+
+    async def _maybe_advance(self) -> None:
+        """After a result or a drop (under the lock): the next round, the next arena tables, or the end."""
+        if self.state.ended or not self.state.round:
+            return
+        if self.state.settings.format == "arena":
+            if not self.arena_over:
+                await self._arena_seat()
+            elif not self.state.unfinished():
+                await self._end()
+            return
+        if self.state.unfinished():
+            return
+        try:
+            seating = self.state.next_seating()
+        except TournamentError as error:
+            if error.code == "no_more_rounds":
+                return await self._end()
+            raise
+        await self._open_round(seating)
+
+    async def _arena_seat(self) -> None:
+        if self.arena_over or len(self.waiting) < self.state.settings.sizes.min:
+            return
+        waiting = tuple(self.waiting)
+        seating = self.state.next_seating(waiting)
+        if not seating.tables:
+            return
+        self.waiting = list(seating.waiting)
+        await self._open_round(seating, waiting)
+
+    async def _arena_clock(self) -> None:
+        await trio.sleep((self.request.arena_ms or 600_000) / 1000)
+        async with self.lock:
+            self.arena_over = True
+            self.waiting = []
+            if not self.state.unfinished() and not self.state.ended:
+                await self._end()
+        if self.request.round_time_ms:  # tables still playing get their time too, then end as they stand
+            await trio.sleep(self.request.round_time_ms / 1000)
+            await self._halt([t for t in self.state.unfinished()])
+
+    async def _round_clock(self, round_no: int, tables: list[str]) -> None:
+        await trio.sleep(self.request.round_time_ms / 1000)
+        await self._halt(tables)
+
+    async def _halt(self, tables: list[str]) -> None:
+        from ..table import Intent
+
+        for table_id in tables:
+            table = self.tables.get(table_id)
+            if table is not None and not table.over.is_set():
+                await table.submit(Intent("halt", None, "time_limit"))
+
+    async def _end(self) -> None:
+        order = tuple(row.player for row in self.state.standings())
+        await self._record(Ended(seed=self.state.seed, standings=order, time=self._now()))
+        await self._store(Store.set_state, self.id, "ended", self.state.seed)
+        self._push()
+        self.over.set()

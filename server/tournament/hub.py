@@ -1,0 +1,215 @@
+"""The server's tournaments: creating one (checked before anything is written), finding and listing them, the
+store they share, and reopening every tournament from its log after a restart.
+
+Files in the data directory: ``tournaments/<id>.log`` (the hash-chained log, ``tlog``), ``tournaments/<id>.seed``
+(the seed, kept apart until the end reveals it, as tables do), and ``tournaments.sqlite3`` (the store: player
+token hashes, the organiser secret's hash, rounds, results, ratings). Without a data directory (tests) nothing
+is written and tournaments live in memory.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from rules import RulesError, get_game, make_setup
+
+from ..logfile import LogError, seed_commitment
+from ..logstore import FileLog, utc_now, write_secret_seed
+from ..protocol import CreateTournament, TournamentInfo
+from .director import Director, secret_hash
+from .model import Settings, Sizes, TournamentError
+from .state import fold, Tournament
+from .store import FILENAME, AsyncStore, Store
+from .tlog import Created, TableFinished, read_tournament_log
+from .verify import end_line_hash
+
+MAX_TOURNAMENTS = 200
+TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms")
+
+
+class TournamentHub:
+    def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch") -> None:
+        self.nursery = nursery
+        self.lobby = lobby
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.durability = durability
+        self.store: AsyncStore | None = None
+        self.directors: dict[str, Director] = {}
+        self._next = 0
+
+    def _folder(self) -> Path:
+        folder = self.data_dir / "tournaments"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    async def open(self) -> None:
+        if self.data_dir is not None and self.store is None:
+            limiter = trio.CapacityLimiter(1)
+            store = await trio.to_thread.run_sync(Store, self.data_dir / FILENAME, limiter=limiter)
+            self.store = AsyncStore(store, limiter)
+
+    async def close(self) -> None:
+        if self.store is not None:
+            await trio.to_thread.run_sync(self.store.store.close, limiter=self.store.limiter)
+            self.store = None
+
+    def find(self, tid: str) -> Director:
+        director = self.directors.get(tid)
+        if director is None:
+            raise TournamentError("no_tournament", f"no tournament {tid!r}")
+        return director
+
+    def list(self) -> list[TournamentInfo]:
+        return [director.info() for director in self.directors.values()]
+
+    @staticmethod
+    def settings_for(request: CreateTournament) -> tuple[Any, Settings, dict]:
+        """The game, checked settings and table options of a request, or an error saying what is wrong."""
+        game = get_game(request.game)
+        setup = make_setup(game.info, request.seats, request.mode, request.options)
+        for name, value, low, high in (("rounds", request.rounds, 0, 100), ("turn_time_ms", request.turn_time_ms, 0,
+                                        3_600_000), ("no_show_ms", request.no_show_ms, 0, 3_600_000),
+                                       ("round_time_ms", request.round_time_ms, 0, 86_400_000),
+                                       ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
+                                       ("arena_ms", request.arena_ms, 0, 86_400_000),
+                                       ("late_entry_rounds", request.late_entry_rounds, 0, 100)):
+            if not low <= value <= high:
+                raise TournamentError("bad_settings", f"{name} is {low}..{high}, not {value}")
+        if request.seed is not None and not 0 <= request.seed < 2**64:
+            raise TournamentError("bad_seed", "a seed is an integer from 0 to 2**64-1")
+        points = {request.seats: tuple(int(p) for p in request.points)} if request.points else {}
+        settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
+                                                              wanted=request.seats),
+                            rounds=request.rounds, points=points, bye_points=request.bye_points,
+                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
+        settings.check()
+        return game, settings, dict(setup.options)
+
+    async def create(self, request: CreateTournament) -> tuple[Director, str]:
+        if len(self.directors) >= MAX_TOURNAMENTS:
+            raise TournamentError("too_many_tournaments", f"this server holds at most {MAX_TOURNAMENTS} tournaments")
+        game, settings, options = self.settings_for(request)
+        self._next += 1
+        tid = f"T{self._next}"
+        seed = request.seed if request.seed is not None else secrets.randbits(64)
+        secret = secrets.token_urlsafe(18)
+        tables = {name: getattr(request, name) for name in TABLE_FIELDS}
+        created = Created(format=1, tournament=tid, name=request.name or tid, game=game.info.name, options=options,
+                          settings=settings, commitment=seed_commitment(seed), started=utc_now(), tables=tables)
+        log = None
+        if self.data_dir is not None:
+            folder = self._folder()
+            try:
+                write_secret_seed(folder / f"{tid}.seed", seed)
+                log = FileLog(folder / f"{tid}.log", self.durability, syncer=self.lobby._shared_syncer())
+                line = log.append(created)
+                if log.policy != "never":
+                    await log.wait_durable(line)
+                await self.store.call(Store.add_tournament, tid, created.name, created.game, options, settings,
+                                      created.commitment, created.started)
+                await self.store.call(Store.set_secret, tid, secret_hash(secret))
+            except OSError as error:
+                raise TournamentError("storage_failed", f"cannot write the tournament in {self.data_dir}: "
+                                                        f"{error.strerror or error}") from None
+        director = Director(self, tid, msgspec_replace(request, options=options), Tournament(created, seed), log,
+                            secret_hash(secret), {}, self.store)
+        self.directors[tid] = director
+        return director, secret
+
+    async def recover(self) -> list[str]:
+        """Reopen every tournament in the data directory: its state from its log, its players' tokens and the
+        organiser's secret from the store, its tables (reopened by the lobby, or opened again if they never
+        were), and the results of tables that ended while the server was down."""
+        if self.data_dir is None:
+            return []
+        reopened = []
+        for path in sorted(self._folder().glob("T*.log"), key=lambda p: int(p.stem[1:] or 0)):
+            tid = path.stem
+            self._next = max(self._next, int(tid[1:] or 0))
+            try:
+                director = await self._reopen(path)
+            except (LogError, TournamentError, RulesError, OSError, ValueError) as error:
+                print(f"photofinish: cannot reopen tournament {path}: {error}", flush=True)
+                continue
+            self.directors[tid] = director
+            reopened.append(tid)
+        return reopened
+
+    async def _reopen(self, path: Path) -> Director:
+        read = read_tournament_log(path)
+        created = read.created
+        tid = created.tournament
+        ended = read.ended
+        seed = ended.seed if ended else int(path.with_suffix(".seed").read_text())
+        if seed_commitment(seed) != created.commitment:
+            raise ValueError("its seed file does not match the log's commitment")
+        state = fold(created, seed, read.records)
+        if read.torn:
+            with open(path, "r+b") as handle:
+                handle.truncate(read.good_bytes)
+        log = FileLog(path, self.durability, head=read.head, syncer=self.lobby._shared_syncer())
+        request = CreateTournament(name=created.name, game=created.game, seats=created.settings.sizes.wanted,
+                                   options=dict(created.options), format=created.settings.format,
+                                   rounds=created.settings.rounds, top=created.settings.top_n,
+                                   **{k: v for k, v in created.tables.items() if k in TABLE_FIELDS})
+        tokens = await self.store.call(Store.tokens, tid)
+        digest = await self.store.call(Store.secret, tid) or ""
+        director = Director(self, tid, request, state, log, digest, tokens, self.store)
+        last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
+        director._t0 = trio.current_time() - last
+        if ended:
+            director.over.set()
+            return director
+        for table_id in state.unfinished():
+            round_no, players = state.tables[table_id]
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                director._follow(table, round_no, players)
+                continue
+            table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
+            if table_log is not None and table_log.exists():  # it ended while we were down: read its result
+                await self._result_from_log(director, table_log, round_no, players)
+            else:  # seated in the log, never opened: open it now
+                await director._open_table(table_id, round_no, players)
+        async with director.lock:
+            if state.settings.format == "arena":
+                busy = {p for t in state.unfinished() for p in state.tables[t][1]}
+                director.waiting = [p for p in state.active() if p not in busy]
+                if state.round:
+                    self.nursery.start_soon(director._arena_clock)
+            await director._maybe_advance()
+        return director
+
+    async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
+        from ..replay import check_log
+
+        report = await trio.to_thread.run_sync(check_log, path)
+        read = report.read
+        end = read.end if read is not None else None
+        if not report.ok or end is None or end.places is None:
+            raise ValueError(f"table {path.stem} of the tournament has neither an end nor a live table "
+                             f"({report.problem or 'no end record'})")
+        stand_ins = [False] * len(players)
+        for record in read.records:
+            if type(record).__name__ == "StandIn":
+                stand_ins[record.seat] = True
+        record = TableFinished(round=round_no, table=path.stem, players=players, places=tuple(end.places),
+                               scores=tuple(end.scores or (0,) * len(players)), log_hash=end_line_hash(path),
+                               lower_is_better=report.result.lower_is_better if report.result else True,
+                               stand_ins=tuple(stand_ins), time=director._now())
+        async with director.lock:
+            await director._record(record)
+            await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)
+
+    async def stop_all(self) -> None:
+        await self.close()
+
+
+def msgspec_replace(struct: Any, **changes: Any) -> Any:
+    import msgspec
+
+    return msgspec.structs.replace(struct, **changes)

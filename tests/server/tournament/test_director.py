@@ -1,0 +1,122 @@
+"""Whole tournaments over real websockets: bots register, follow the tournament, take their reserved seats
+each round and play to the final standings; the tournament's log then verifies against its tables' logs.
+Also: refusals (forged organiser secret and player tokens), a round time limit, a no-show, and a restart."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+import trio
+
+from clients.client import ServerError, open_client
+from clients.tournament_bots import fill_tournament, play_tournament
+from server.app import run_server
+from server.tournament.verify import verify_tournament
+
+
+async def start_server(nursery, data_dir):
+    return await nursery.start(partial(run_server, "127.0.0.1", 0, data_dir, durability="never"))
+
+
+async def wait_over(client, tournament: str):
+    from server.protocol import TournamentState
+
+    state = await client.watch_tournament(tournament)
+    if state.tournament.status == "over":
+        return state
+    async for message in client.messages:
+        if type(message) is TournamentState and message.tournament.status == "over":
+            return message
+
+
+async def test_a_12_bot_swiss_of_flag_finish_challenge_runs_to_verified_standings(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as organiser:
+        created = await organiser.create_tournament(name="club night", game="flag_finish", mode="challenge",
+                                                    seats=3, options={"races": 1}, format="swiss", rounds=3)
+        tid, secret = created.tournament.tournament, created.secret
+        ids = await nursery.start(fill_tournament, running.url, tid, 12, "heuristic", 5)
+        assert len(ids) == 12
+        await organiser.start_tournament(tid, secret)
+        with trio.fail_after(120):
+            final = await wait_over(organiser, tid)
+    rows = final.standings
+    assert [row.rank for row in rows] == sorted(row.rank for row in rows) and len(rows) == 12
+    assert all(row.tables == 3 for row in rows)  # 12 players at 3 seats: 4 tables a round, no byes
+    assert sum(row.points for row in rows) == 3 * 4 * (3 + 1 + 0)  # each table pays 3/1/0 (ties split)
+    report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
+    assert report.ok, report.problem
+    assert report.rounds == 3 and report.results == 12 and report.table_logs == 12
+    assert [s.player for s in report.standings] == [row.player for row in rows]
+
+
+async def test_ten_players_of_flush_sit_at_tables_of_4_3_and_3(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as organiser:
+        created = await organiser.create_tournament(game="flush", seats=4, options={"rounds": 1}, rounds=1)
+        tid = created.tournament.tournament
+        await nursery.start(fill_tournament, running.url, tid, 10, "heuristic", 9)
+        state = await organiser.start_tournament(tid, created.secret)
+        assert sorted(len(s.players) for s in state.seatings) == [3, 3, 4]
+        with trio.fail_after(120):
+            final = await wait_over(organiser, tid)
+    assert len(final.standings) == 10 and all(row.tables == 1 for row in final.standings)
+    assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
+
+
+async def test_forged_secrets_and_tokens_are_refused_and_change_nothing(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1)
+        tid = created.tournament.tournament
+        ana = await client.register(tid, "Ana")
+        await client.register(tid, "Ben")
+        other = await client.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1)
+        for call, code in ((client.start_tournament(tid, "not-the-secret"), "bad_secret"),
+                           (client.start_tournament(tid, other.secret), "bad_secret"),  # another's secret
+                           (client.check_in(tid, "forged-token"), "bad_token"),
+                           (client.drop(tid, token="forged-token"), "bad_token"),
+                           (client.drop(tid, secret="wrong", player=ana.player), "bad_secret"),
+                           (client.check_in(other.tournament.tournament, ana.token), "bad_token")):
+            with pytest.raises(ServerError) as refused:
+                await call
+            assert refused.value.code == code
+        state = await client.watch_tournament(tid)
+        assert state.tournament.status == "registration" and state.tournament.round == 0
+        assert [p.dropped for p in state.players] == [False, False]
+
+
+async def test_a_no_show_is_played_by_a_stand_in_and_placed_last(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="lockstep", seats=2, rounds=1,
+                                                 options={"races": 1}, no_show_ms=300)  # turns: waits for the absent
+        tid = created.tournament.tournament
+        await client.register(tid, "absent")  # registers, never comes
+        await nursery.start(play_tournament, running.url, tid, "present", "heuristic", 3)
+        await client.start_tournament(tid, created.secret)
+        with trio.fail_after(60):
+            final = await wait_over(client, tid)
+    by_name = {row.name: row for row in final.standings}
+    assert by_name["present"].rank == 1 and by_name["absent"].rank == 2
+    table = final.seatings[0]
+    absent_seat = [p.name for p in final.players].index("absent")
+    assert table.stand_ins == [table.players.index(final.players[absent_seat].player)]
+
+
+async def test_a_round_time_limit_ends_tables_as_they_stand(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1,
+                                                 round_time_ms=300, no_show_ms=3_600_000)
+        tid = created.tournament.tournament
+        await client.register(tid, "Ana")  # both absent: nobody plays, the clock ends the round
+        await client.register(tid, "Ben")
+        await client.start_tournament(tid, created.secret)
+        with trio.fail_after(120):
+            final = await wait_over(client, tid)
+    assert final.tournament.status == "over" and final.seatings[0].places is not None
+    table = running.lobby.find(final.seatings[0].table)
+    assert table.halted is not None and table.halted[0] == "time_limit"
+    assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
