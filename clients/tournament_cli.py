@@ -1,0 +1,336 @@
+"""`photofinish tournament ...`: run a tournament from the command line.
+
+    create URL --game G ...        open one; prints its id and the organiser's secret
+    register URL T --name NAME     enter a player; prints their id and secret token
+    check-in | drop | start | correct | standings | list | export | bots | verify
+
+Every call is one request to the server (``clients/client.py``); `verify` needs no server: it checks a
+tournament's log and its tables' logs on disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+
+import msgspec
+
+from rules import GAMES
+from rules.bots import POLICY_NAMES
+
+
+def _points(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"points are numbers by place, best first, e.g. 3,1,0; not {text!r}")
+    return values
+
+
+def _places(text: str) -> list[int]:
+    try:
+        return [int(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"places are whole numbers by seat, e.g. 1,3,2; not {text!r}")
+
+
+def _seconds(text: str) -> int:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a time in seconds, not {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a time in seconds is 0 or more, not {text!r}")
+    return int(value * 1000)
+
+
+def add_parser(sub) -> None:
+    from .cli import _parse_option
+
+    parser = sub.add_parser("tournament", help="run a tournament: create, register, start, standings, export, "
+                                               "verify, bots")
+    cmds = parser.add_subparsers(dest="tournament_command", required=True)
+
+    create = cmds.add_parser("create", help="open a tournament; prints its id and the organiser's secret")
+    create.add_argument("url")
+    create.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
+    create.add_argument("--mode", default=None, help="lockstep or challenge (default: the game's first mode)")
+    create.add_argument("--seats", type=int, default=3, help="players per table (smaller tables when needed)")
+    create.add_argument("--format", default="swiss", choices=("swiss", "round_robin", "arena"))
+    create.add_argument("--rounds", type=int, default=3, help="swiss: the number of rounds")
+    create.add_argument("--top", type=int, default=0, help="swiss: a final table of the top N (0: none)")
+    create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
+                        help="a game option for every table, e.g. races=3 (repeatable)")
+    create.add_argument("--points", type=_points, default=None, help="placement points, best first (e.g. 3,1,0)")
+    create.add_argument("--bye-points", type=float, default=None, help="what a bye is worth (default: 1st place)")
+    create.add_argument("--round-time", type=_seconds, default=0, metavar="SECONDS",
+                        help="end unfinished tables as they stand after this long (0: no limit)")
+    create.add_argument("--turn-time", type=_seconds, default=60_000, metavar="SECONDS",
+                        help="lockstep tables: a seat's time to act (default 60)")
+    create.add_argument("--no-show", type=_seconds, default=60_000, metavar="SECONDS",
+                        help="an absent player's seat is played by a stand-in bot after this long (default 60)")
+    create.add_argument("--arena-time", type=_seconds, default=0, metavar="SECONDS",
+                        help="arena: how long it runs (default 10 minutes)")
+    create.add_argument("--late-rounds", type=int, default=0, help="accept entries until this round starts")
+    create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
+    create.add_argument("--bot-delay-ms", type=int, default=0, help="stand-in bots' pause before each action")
+    create.add_argument("--name", default="")
+    create.add_argument("--seed", type=int, default=None)
+    create.set_defaults(run=cmd_create)
+
+    register = cmds.add_parser("register", help="enter a player; prints their id and secret token")
+    register.add_argument("url")
+    register.add_argument("tournament")
+    register.add_argument("--name", required=True)
+    register.set_defaults(run=cmd_register)
+
+    check_in = cmds.add_parser("check-in", help="a registered player says they are here")
+    check_in.add_argument("url")
+    check_in.add_argument("tournament")
+    check_in.add_argument("--token", required=True)
+    check_in.set_defaults(run=cmd_check_in)
+
+    drop = cmds.add_parser("drop", help="leave (with your --token) or drop a player (--secret and --player)")
+    drop.add_argument("url")
+    drop.add_argument("tournament")
+    drop.add_argument("--token", default="")
+    drop.add_argument("--secret", default="")
+    drop.add_argument("--player", default=None)
+    drop.set_defaults(run=cmd_drop)
+
+    start = cmds.add_parser("start", help="start the tournament (or, with --next-round, the next round now)")
+    start.add_argument("url")
+    start.add_argument("tournament")
+    start.add_argument("--secret", required=True)
+    start.add_argument("--next-round", action="store_true")
+    start.set_defaults(run=cmd_start)
+
+    correct = cmds.add_parser("correct", help="correct a table's result (each seat's place) with a reason")
+    correct.add_argument("url")
+    correct.add_argument("tournament")
+    correct.add_argument("--secret", required=True)
+    correct.add_argument("--table", required=True)
+    correct.add_argument("--places", type=_places, required=True, help="places by seat, e.g. 2,1,3")
+    correct.add_argument("--reason", required=True)
+    correct.set_defaults(run=cmd_correct)
+
+    standings = cmds.add_parser("standings", help="print the standings and the current round")
+    standings.add_argument("url")
+    standings.add_argument("tournament")
+    standings.set_defaults(run=cmd_standings)
+
+    listing = cmds.add_parser("list", help="the server's tournaments")
+    listing.add_argument("url")
+    listing.set_defaults(run=cmd_list)
+
+    export = cmds.add_parser("export", help="the standings as CSV or JSON")
+    export.add_argument("url")
+    export.add_argument("tournament")
+    export.add_argument("--format", default="csv", choices=("csv", "json"))
+    export.add_argument("--output", "-o", default=None)
+    export.set_defaults(run=cmd_export)
+
+    bots = cmds.add_parser("bots", help="fill a tournament with bots over the wire and play it to the end")
+    bots.add_argument("url")
+    bots.add_argument("tournament")
+    bots.add_argument("--players", type=int, default=12)
+    bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES)
+    bots.add_argument("--seed", type=int, default=None)
+    bots.add_argument("--secret", default="", help="the organiser's secret: start the tournament once all are in")
+    bots.set_defaults(run=cmd_bots)
+
+    verify = cmds.add_parser("verify", help="recompute every seating and standing from a tournament's log")
+    verify.add_argument("log")
+    verify.add_argument("--tables", default=None, metavar="DIR",
+                        help="where its tables' logs are (default: the tables folder beside the log's folder)")
+    verify.set_defaults(run=cmd_verify)
+
+
+def _run(fn) -> int:
+    from .cli import _run_client
+
+    return _run_client(fn)
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    from rules import get_game
+
+    from .client import open_client
+
+    mode = args.mode or get_game(args.game).info.modes[0]
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            created = await client.create_tournament(
+                name=args.name, game=args.game, mode=mode, seats=args.seats, options=dict(args.option),
+                format=args.format, rounds=args.rounds, top=args.top, points=args.points,
+                bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
+                no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
+                check_in=args.check_in, bot_delay_ms=args.bot_delay_ms, seed=args.seed)
+        info = created.tournament
+        print(info.tournament)
+        print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "
+              f"{info.commitment[:16]}...\norganiser secret: {created.secret} (keep it: start, corrections, drops)\n"
+              f"players join with:  photofinish tournament register {args.url} {info.tournament} --name NAME\n"
+              f"start it with:      photofinish tournament start {args.url} {info.tournament} --secret "
+              f"{created.secret}", file=sys.stderr)
+        return 0
+
+    return _run(run)
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    from .client import open_client
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            entry = await client.register(args.tournament, args.name)
+        print(entry.token)
+        print(f"{entry.name} is player {entry.player} of {entry.tournament}; your token is above (keep it).\n"
+              f"play your tables with:  photofinish play {args.url} --tournament {entry.tournament} "
+              f"--token {entry.token}", file=sys.stderr)
+        return 0
+
+    return _run(run)
+
+
+def _simple(call):
+    def command(args: argparse.Namespace) -> int:
+        from .client import open_client
+
+        async def run() -> int:
+            async with open_client(args.url, name="photofinish tournament") as client:
+                state = await call(client, args)
+            print_state(state)
+            return 0
+
+        return _run(run)
+
+    return command
+
+
+cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
+cmd_drop = _simple(lambda client, a: client.drop(a.tournament, token=a.token, secret=a.secret, player=a.player))
+cmd_start = _simple(lambda client, a: client.start_tournament(a.tournament, a.secret, a.next_round))
+cmd_correct = _simple(lambda client, a: client.correct_result(a.tournament, a.secret, a.table, a.places, a.reason))
+cmd_standings = _simple(lambda client, a: client.watch_tournament(a.tournament))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .client import open_client
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            infos = await client.list_tournaments()
+        for info in infos:
+            print(f"{info.tournament:<6} {info.name:<24} {info.game:<18} {info.format:<11} round {info.round}/"
+                  f"{info.rounds or '?'}  {info.players} players  {info.status}")
+        if not infos:
+            print("no tournaments on this server")
+        return 0
+
+    return _run(run)
+
+
+def print_state(state) -> None:
+    info = state.tournament
+    print(f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, round {info.round} of "
+          f"{info.rounds or '?'}, {info.status}, {info.players} players")
+    print(standings_text(state))
+    if state.seatings:
+        names = {p.player: p.name for p in state.players}
+        print(f"\nround {info.round}:")
+        for seating in state.seatings:
+            who = ", ".join(f"{names.get(p, p)}" + (f" ({place})" if seating.places else "")
+                            + (" [stand-in]" if i in seating.stand_ins else "")
+                            for i, (p, place) in enumerate(zip(seating.players, seating.places or [0] * 9)))
+            print(f"  {seating.table}: {who}" + ("" if seating.places else "  (playing)"))
+        if state.byes:
+            print(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
+
+
+def standings_text(state) -> str:
+    lines = [" rank  player                    points  opp%   share  tables byes"]
+    for row in state.standings:
+        dropped = "  (dropped)" if row.dropped else ""
+        lines.append(f" {row.rank:>4}  {row.name:<24} {row.points:>6g}  {row.opponents_pct * 100:>4.0f}  "
+                     f"{row.game_share:>5.2f}  {row.tables:>6} {row.byes:>4}{dropped}")
+    return "\n".join(lines)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .client import open_client
+
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        print(f"photofinish tournament export: no folder {Path(args.output).parent} to write into", file=sys.stderr)
+        return 2
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            state = await client.watch_tournament(args.tournament)
+        if args.format == "json":
+            text = msgspec.json.format(msgspec.json.encode(state).decode(), indent=1) + "\n"
+        else:
+            out = io.StringIO()
+            writer = csv.writer(out)
+            writer.writerow(["rank", "player", "name", "points", "opponents_pct", "game_share", "tables", "byes",
+                             "dropped"])
+            for row in state.standings:
+                writer.writerow([row.rank, row.player, row.name, row.points, round(row.opponents_pct, 6),
+                                 round(row.game_share, 6), row.tables, row.byes, row.dropped])
+            text = out.getvalue()
+        if args.output:
+            Path(args.output).write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
+
+    return _run(run)
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    import secrets
+
+    import trio
+
+    from .client import open_client
+    from .tournament_bots import fill_tournament
+
+    if not 1 <= args.players <= 300:
+        print("photofinish tournament bots: --players is 1..300", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+
+    async def run() -> int:
+        async with trio.open_nursery() as nursery:
+            ids = await nursery.start(fill_tournament, args.url, args.tournament, args.players, args.policy, seed)
+            print(f"{len(ids)} {args.policy} bots registered in {args.tournament}", file=sys.stderr)
+            if args.secret:
+                async with open_client(args.url, name="photofinish tournament") as client:
+                    await client.start_tournament(args.tournament, args.secret)
+        async with open_client(args.url, name="photofinish tournament") as client:
+            print_state(await client.watch_tournament(args.tournament))
+        return 0
+
+    return _run(run)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from server.tournament.verify import verify_tournament
+
+    log = Path(args.log)
+    tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
+    report = verify_tournament(log, tables if tables.is_dir() else None)
+    if not report.ok:
+        where = f"line {report.line}: " if report.line else ""
+        print(f"{log}: NOT VERIFIED: {where}{report.problem}")
+        return 1
+    print(f"{log}: verified: {report.rounds} round(s) seated as the standings, history and seed give, "
+          f"{report.results} result(s)" + (f" matching their {report.table_logs} table logs" if report.table_logs
+                                             else " (no table logs checked)") + ", final standings recomputed:")
+    for row in report.standings:
+        print(f"  {row.rank:>3}. {row.player} {row.points:g} points")
+    return 0
