@@ -536,6 +536,10 @@ def build_parser() -> argparse.ArgumentParser:
     tables = sub.add_parser("tables", help="list a server's tables, one line each")
     tables.add_argument("url", type=checks.server_url)
     tables.set_defaults(run=cmd_tables)
+
+    from .tournament_cli import add_parser as add_tournament_parser
+
+    add_tournament_parser(sub)
     return parser
 
 
