@@ -32,7 +32,7 @@ from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
                              ListGames, ListTables, Rejected, Resume, Seated, Snapshot,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
-from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, ListTournaments, Register,
+from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.sendpath import send_promptly
 
@@ -219,6 +219,9 @@ class Client:
         state = await self.request(WatchTournament(tournament=tournament, token=token))
         self.tournaments[tournament] = token
         return state
+
+    async def leaderboard(self, game: str, limit: int = 50):
+        return (await self.request(Leaderboard(game=game, limit=limit))).ratings
 
     async def leave(self, table: str) -> None:
         await self.request(Leave(table=table))

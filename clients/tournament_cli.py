@@ -133,6 +133,12 @@ def add_parser(sub) -> None:
     export.add_argument("--output", "-o", default=None)
     export.set_defaults(run=cmd_export)
 
+    ratings = cmds.add_parser("leaderboard", help="a game's ratings across tournaments, best first")
+    ratings.add_argument("url")
+    ratings.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
+    ratings.add_argument("--limit", type=int, default=20)
+    ratings.set_defaults(run=cmd_leaderboard)
+
     bots = cmds.add_parser("bots", help="fill a tournament with bots over the wire and play it to the end")
     bots.add_argument("url")
     bots.add_argument("tournament")
@@ -230,6 +236,23 @@ def cmd_list(args: argparse.Namespace) -> int:
                   f"{info.rounds or '?'}  {info.players} players  {info.status}")
         if not infos:
             print("no tournaments on this server")
+        return 0
+
+    return _run(run)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from .client import open_client
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            rows = await client.leaderboard(args.game, args.limit)
+        print(f"{args.game}: ratings (openskill Plackett-Luce; ordered by mu - 3 sigma)")
+        print(" rank  player                    rating     mu  sigma  tables")
+        for row in rows:
+            print(f" {row.rank:>4}  {row.player:<24} {row.ordinal:>7.2f} {row.mu:>6.2f} {row.sigma:>6.2f}  {row.tables:>6}")
+        if not rows:
+            print("  nobody rated yet: ratings come from finished tournament tables")
         return 0
 
     return _run(run)

@@ -26,8 +26,8 @@ from rules import RulesError
 from .lobby import Lobby
 from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, CheckIn, Closing, CorrectResult, CreateTable,
-                       CreateTournament, Drop, Error, Games, Hello, Leave, ListGames, ListTables, ListTournaments,
-                       OpenPlayback, Register, Registered, Resume, StartTournament, TableCreated, Tables, TakeSeat,
+                       CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
+                       OpenPlayback, Ratings, Register, Registered, Resume, StartTournament, TableCreated, Tables, TakeSeat,
                        TournamentCreated, Tournaments, Watch, WatchTournament, Welcome, decode_client)
 from .tournament.model import TournamentError
 from .sendpath import send_promptly
@@ -37,7 +37,7 @@ SERVER_NAME = "photofinish 0.1.0"
 MAX_BATCH = 64
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
-                    WatchTournament}
+                    WatchTournament, Leaderboard}
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,9 @@ class Connection:
             return self.deliver(TournamentCreated(ref=message.id, tournament=director.info(), secret=secret))
         if kind is ListTournaments:
             return self.deliver(Tournaments(ref=message.id, tournaments=hub.list()))
+        if kind is Leaderboard:
+            rows = await hub.leaderboard(message.game, message.limit)
+            return self.deliver(Ratings(ref=message.id, game=message.game, ratings=rows))
         director = hub.find(message.tournament)
         if kind is Register:
             player, token = await director.register(message.name)

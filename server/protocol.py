@@ -178,9 +178,16 @@ class WatchTournament(ClientMessage, tag="watch_tournament"):
     token: str = ""
 
 
+class Leaderboard(ClientMessage, tag="leaderboard"):
+    """The ratings of ``game``'s players (from every finished tournament table), best first."""
+
+    game: str
+    limit: int = 50
+
+
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
-                          CorrectResult, WatchTournament]
+                          CorrectResult, WatchTournament, Leaderboard]
 
 
 # ------------------------------------------------------------------ server -> client
@@ -424,6 +431,21 @@ class TournamentState(ServerMessage, tag="tournament"):
     byes: list[str] = []  # the current round's byes
 
 
+class RatingRow(msgspec.Struct, frozen=True):
+    rank: int
+    player: str  # a player is their name, case-folded, across tournaments
+    ordinal: float  # mu - 3 sigma: what the leaderboard orders by
+    mu: float
+    sigma: float
+    tables: int
+
+
+class Ratings(ServerMessage, tag="ratings"):
+    ref: MessageId
+    game: str
+    ratings: list[RatingRow]
+
+
 class YourTable(ServerMessage, tag="your_table"):
     """To a player watching their tournament: your seat this round; ``resume`` it with your player token."""
 
@@ -448,7 +470,7 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Batch, Closing]
+                          TournamentState, YourTable, Ratings, Batch, Closing]
 
 
 # ------------------------------------------------------------------ codecs

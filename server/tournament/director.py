@@ -215,6 +215,8 @@ class Director:
         if not reason.strip():
             raise TournamentError("no_reason", "a correction needs a reason")
         async with self.lock:
+            if self.state.ended:
+                raise TournamentError("ended", f"{self.id} is over: its results are final")
             result = self.state.results.get(table)
             if result is None:
                 raise TournamentError("unknown_table", f"table {table} of {self.id} has no result to correct")

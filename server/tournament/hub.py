@@ -19,9 +19,10 @@ from rules import RulesError, get_game, make_setup
 
 from ..logfile import LogError, seed_commitment
 from ..logstore import FileLog, utc_now, write_secret_seed
-from ..protocol import CreateTournament, TournamentInfo
+from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
 from .model import Settings, Sizes, TournamentError
+from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
 from .tlog import Created, TableFinished, read_tournament_log
@@ -65,6 +66,17 @@ class TournamentHub:
 
     def list(self) -> list[TournamentInfo]:
         return [director.info() for director in self.directors.values()]
+
+    async def leaderboard(self, game: str, limit: int = 50) -> list[RatingRow]:
+        """``game``'s ratings, best first (empty without a store)."""
+        get_game(game)
+        if not 1 <= limit <= 1000:
+            raise TournamentError("bad_limit", f"a leaderboard shows 1..1000 players, not {limit}")
+        if self.store is None:
+            return []
+        rows = leaderboard(await self.store.call(Store.ratings, game), game, limit)
+        return [RatingRow(rank=r.rank, player=r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
+                          sigma=round(r.sigma, 3), tables=r.tables) for r in rows]
 
     @staticmethod
     def settings_for(request: CreateTournament) -> tuple[Any, Settings, dict]:

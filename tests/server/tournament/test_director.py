@@ -12,6 +12,7 @@ import trio
 from clients.client import ServerError, open_client
 from clients.tournament_bots import fill_tournament, play_tournament
 from server.app import run_server
+from server.protocol import TournamentState
 from server.tournament.verify import verify_tournament
 
 
@@ -49,6 +50,11 @@ async def test_a_12_bot_swiss_of_flag_finish_challenge_runs_to_verified_standing
     assert report.ok, report.problem
     assert report.rounds == 3 and report.results == 12 and report.table_logs == 12
     assert [s.player for s in report.standings] == [row.player for row in rows]
+    async with open_client(running.url) as client:
+        board = await client.leaderboard("flag_finish")
+    assert len(board) == 12 and all(row.tables == 3 for row in board)
+    assert [row.ordinal for row in board] == sorted((row.ordinal for row in board), reverse=True)
+    assert {row.player for row in board} == {row.name.casefold() for row in rows}
 
 
 async def test_ten_players_of_flush_sit_at_tables_of_4_3_and_3(nursery, tmp_path):
@@ -120,3 +126,31 @@ async def test_a_round_time_limit_ends_tables_as_they_stand(nursery, tmp_path):
     table = running.lobby.find(final.seatings[0].table)
     assert table.halted is not None and table.halted[0] == "time_limit"
     assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
+
+
+async def test_an_organiser_corrects_a_result_and_the_standings_follow(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=2,
+                                                 round_time_ms=1500, no_show_ms=3_600_000)
+        tid, secret = created.tournament.tournament, created.secret
+        ana, ben = await client.register(tid, "Ana"), await client.register(tid, "Ben")
+        state = await client.watch_tournament(tid)
+        first = (await client.start_tournament(tid, secret)).seatings[0]  # nobody plays: time limits, ties
+        while type(state) is not TournamentState or state.tournament.round < 2:
+            state = await client.messages.receive()
+        places = [1 if player == ben.player else 2 for player in first.players]
+        with pytest.raises(ServerError) as refused:
+            await client.correct_result(tid, secret, first.table, places, "")
+        assert refused.value.code == "no_reason"
+        await client.correct_result(tid, secret, first.table, places, "Ana conceded round 1")
+        with trio.fail_after(60):
+            final = await wait_over(client, tid)
+        with pytest.raises(ServerError) as late:
+            await client.correct_result(tid, secret, first.table, places, "too late")
+        assert late.value.code == "ended"
+    points = {row.name: row.points for row in final.standings}
+    assert points == {"Ben": 3 + 1.5, "Ana": 0 + 1.5}  # 2 seats pay 3/0; the round-2 tie splits them
+    report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
+    assert report.ok, report.problem
+    assert [row.player for row in report.standings] == [ben.player, ana.player]
