@@ -225,6 +225,17 @@ def cmd_playback(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from .terminal import play
 
+    if args.tournament:
+        from .tournament_play import follow_tournament
+
+        if not args.token:
+            print("photofinish play: --tournament needs your player --token (from `tournament register`)",
+                  file=sys.stderr)
+            return 2
+        return _run_client(follow_tournament, args.url, args.tournament, args.token)
+    if not args.table:
+        print("photofinish play: say which --table (or --tournament T --token TOKEN)", file=sys.stderr)
+        return 2
     return _run_client(play, args.url, args.table, seat=args.seat, name=args.name, token=args.token)
 
 
@@ -482,7 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="take a seat yourself and type your moves (again: resume your seat)")
     play.add_argument("url")
-    play.add_argument("--table", required=True)
+    play.add_argument("--table", default=None)
+    play.add_argument("--tournament", default=None,
+                      help="follow this tournament with your player --token: each round's table, played in turn")
     play.add_argument("--seat", type=int, default=None)
     play.add_argument("--name", default="")
     play.add_argument("--token", default=None,

@@ -1,0 +1,75 @@
+"""`photofinish play URL --tournament T --token TOKEN`: a registered person follows their tournament in the
+terminal. It waits for each round's seating ("your table, your seat"), plays that table with `play` (the seat
+reserved for the player's token), shows the standings between rounds, and stops when the tournament is over.
+
+One task reads the keyboard for the whole tournament and hands lines to whichever table is being played, so
+no typed line is lost between tables.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Awaitable, Callable
+
+import trio
+
+from server.protocol import Closing, TournamentState, YourTable
+
+from .client import ServerError, open_client
+from .terminal import Terminal, play, read_stdin
+from .tournament_cli import standings_text
+
+
+async def follow_tournament(url: str, tournament: str, token: str, *,
+                            read_line: Callable[[], Awaitable[str]] | None = None,
+                            terminal: Terminal | None = None, out=print) -> int:
+    read_line = read_line or read_stdin
+    lines_in, lines_out = trio.open_memory_channel[str](math.inf)
+
+    async def keyboard() -> None:
+        while True:
+            line = await read_line()
+            lines_in.send_nowait(line)
+            if not line:
+                return
+
+    async with open_client(url, name="tournament player") as client, trio.open_nursery() as nursery:
+        try:
+            state = await client.watch_tournament(tournament, token=token)
+        except ServerError as error:
+            print(f"photofinish play: {error.message}", file=sys.stderr)
+            return 2
+        nursery.start_soon(keyboard)
+        out(f"{state.tournament.name}: {state.tournament.format}, round {state.tournament.round} of "
+            f"{state.tournament.rounds or '?'}; you are registered. Waiting for your table (Ctrl-C leaves).")
+        played: set[str] = set()
+        code = 0
+        async for message in client.messages:
+            if type(message) is YourTable and message.table not in played:
+                played.add(message.table)
+                out(f"round {message.round}: your table is {message.table}, seat {message.seat}")
+                code = await play(url, message.table, token=token, read_line=lines_out.receive, terminal=terminal)
+                if code == 130:
+                    break
+                if not await _table_over(client, message.table):
+                    out("you left the table; the same command brings you back to it")
+                    break
+                out("table over: waiting for the next round")
+            elif type(message) is TournamentState:
+                state = message
+                if state.tournament.status == "over":
+                    out(f"{state.tournament.name} is over. Final standings:\n{standings_text(state)}")
+                    break
+            elif type(message) is Closing:
+                out(f"the server closed the connection: {message.message}")
+                code = 1
+                break
+        nursery.cancel_scope.cancel()
+    return code
+
+
+async def _table_over(client, table: str) -> bool:
+    infos = {info.table: info for info in await client.list_tables()}
+    info = infos.get(table)
+    return info is None or info.status == "over"
