@@ -154,3 +154,40 @@ async def test_an_organiser_corrects_a_result_and_the_standings_follow(nursery, 
     report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
     assert report.ok, report.problem
     assert [row.player for row in report.standings] == [ben.player, ana.player]
+
+
+async def test_an_arena_seats_players_again_as_they_finish_until_its_time_is_up(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as organiser:
+        created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=3, format="arena",
+                                                    options={"races": 1}, arena_ms=2_000)
+        tid = created.tournament.tournament
+        await nursery.start(fill_tournament, running.url, tid, 6, "heuristic", 21)
+        await organiser.start_tournament(tid, created.secret)
+        with trio.fail_after(120):
+            final = await wait_over(organiser, tid)
+    assert final.tournament.round >= 3  # two tables at once, then players seated again as tables finished
+    assert all(row.tables >= 1 for row in final.standings)
+    report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
+    assert report.ok, report.problem
+
+
+async def test_a_swiss_with_a_top_3_final_table_decides_the_first_three(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as organiser:
+        created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=3, rounds=1,
+                                                    top=3, options={"races": 1})
+        tid = created.tournament.tournament
+        await nursery.start(fill_tournament, running.url, tid, 6, "heuristic", 31)
+        await organiser.start_tournament(tid, created.secret)
+        with trio.fail_after(120):
+            final = await wait_over(organiser, tid)
+    assert final.tournament.round == 2 and final.tournament.rounds == 2
+    director = running.lobby.tournaments.find(tid)
+    final_table = next(t for t, (r, _) in director.state.tables.items() if r == 2)
+    result = director.state.results[final_table]
+    place = dict(zip(result.players, result.places))
+    top = [row.player for row in final.standings[:3]]
+    assert set(top) == set(result.players)  # the final's players take 1st..3rd ...
+    assert [place[p] for p in top] == sorted(place[p] for p in top)  # ... in the final's order
+    assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
