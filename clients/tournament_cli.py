@@ -48,6 +48,7 @@ def _seconds(text: str) -> int:
 
 
 def add_parser(sub) -> None:
+    from . import checks
     from .cli import _parse_option
 
     parser = sub.add_parser("tournament", help="run a tournament: create, register, start, standings, export, "
@@ -55,13 +56,13 @@ def add_parser(sub) -> None:
     cmds = parser.add_subparsers(dest="tournament_command", required=True)
 
     create = cmds.add_parser("create", help="open a tournament; prints its id and the organiser's secret")
-    create.add_argument("url")
+    create.add_argument("url", type=checks.server_url)
     create.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
     create.add_argument("--mode", default=None, help="lockstep or challenge (default: the game's first mode)")
-    create.add_argument("--seats", type=int, default=3, help="players per table (smaller tables when needed)")
+    create.add_argument("--seats", type=checks.positive, default=3, help="players per table (smaller tables when needed)")
     create.add_argument("--format", default="swiss", choices=("swiss", "round_robin", "arena"))
-    create.add_argument("--rounds", type=int, default=3, help="swiss: the number of rounds")
-    create.add_argument("--top", type=int, default=0, help="swiss: a final table of the top N (0: none)")
+    create.add_argument("--rounds", type=checks.positive, default=3, help="swiss: the number of rounds")
+    create.add_argument("--top", type=checks.seat, default=0, help="swiss: a final table of the top N (0: none)")
     create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
                         help="a game option for every table, e.g. races=3 (repeatable)")
     create.add_argument("--points", type=_points, default=None, help="placement points, best first (e.g. 3,1,0)")
@@ -74,27 +75,27 @@ def add_parser(sub) -> None:
                         help="an absent player's seat is played by a stand-in bot after this long (default 60)")
     create.add_argument("--arena-time", type=_seconds, default=0, metavar="SECONDS",
                         help="arena: how long it runs (default 10 minutes)")
-    create.add_argument("--late-rounds", type=int, default=0, help="accept entries until this round starts")
+    create.add_argument("--late-rounds", type=checks.seat, default=0, help="accept entries until this round starts")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
-    create.add_argument("--bot-delay-ms", type=int, default=0, help="stand-in bots' pause before each action")
+    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=0, help="stand-in bots' pause before each action")
     create.add_argument("--name", default="")
-    create.add_argument("--seed", type=int, default=None)
+    create.add_argument("--seed", type=checks.seed, default=None)
     create.set_defaults(run=cmd_create)
 
     register = cmds.add_parser("register", help="enter a player; prints their id and secret token")
-    register.add_argument("url")
+    register.add_argument("url", type=checks.server_url)
     register.add_argument("tournament")
     register.add_argument("--name", required=True)
     register.set_defaults(run=cmd_register)
 
     check_in = cmds.add_parser("check-in", help="a registered player says they are here")
-    check_in.add_argument("url")
+    check_in.add_argument("url", type=checks.server_url)
     check_in.add_argument("tournament")
     check_in.add_argument("--token", required=True)
     check_in.set_defaults(run=cmd_check_in)
 
     drop = cmds.add_parser("drop", help="leave (with your --token) or drop a player (--secret and --player)")
-    drop.add_argument("url")
+    drop.add_argument("url", type=checks.server_url)
     drop.add_argument("tournament")
     drop.add_argument("--token", default="")
     drop.add_argument("--secret", default="")
@@ -102,14 +103,14 @@ def add_parser(sub) -> None:
     drop.set_defaults(run=cmd_drop)
 
     start = cmds.add_parser("start", help="start the tournament (or, with --next-round, the next round now)")
-    start.add_argument("url")
+    start.add_argument("url", type=checks.server_url)
     start.add_argument("tournament")
     start.add_argument("--secret", required=True)
     start.add_argument("--next-round", action="store_true")
     start.set_defaults(run=cmd_start)
 
     correct = cmds.add_parser("correct", help="correct a table's result (each seat's place) with a reason")
-    correct.add_argument("url")
+    correct.add_argument("url", type=checks.server_url)
     correct.add_argument("tournament")
     correct.add_argument("--secret", required=True)
     correct.add_argument("--table", required=True)
@@ -118,33 +119,33 @@ def add_parser(sub) -> None:
     correct.set_defaults(run=cmd_correct)
 
     standings = cmds.add_parser("standings", help="print the standings and the current round")
-    standings.add_argument("url")
+    standings.add_argument("url", type=checks.server_url)
     standings.add_argument("tournament")
     standings.set_defaults(run=cmd_standings)
 
     listing = cmds.add_parser("list", help="the server's tournaments")
-    listing.add_argument("url")
+    listing.add_argument("url", type=checks.server_url)
     listing.set_defaults(run=cmd_list)
 
     export = cmds.add_parser("export", help="the standings as CSV or JSON")
-    export.add_argument("url")
+    export.add_argument("url", type=checks.server_url)
     export.add_argument("tournament")
     export.add_argument("--format", default="csv", choices=("csv", "json"))
     export.add_argument("--output", "-o", default=None)
     export.set_defaults(run=cmd_export)
 
     ratings = cmds.add_parser("leaderboard", help="a game's ratings across tournaments, best first")
-    ratings.add_argument("url")
+    ratings.add_argument("url", type=checks.server_url)
     ratings.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
-    ratings.add_argument("--limit", type=int, default=20)
+    ratings.add_argument("--limit", type=checks.positive, default=20)
     ratings.set_defaults(run=cmd_leaderboard)
 
     bots = cmds.add_parser("bots", help="fill a tournament with bots over the wire and play it to the end")
-    bots.add_argument("url")
+    bots.add_argument("url", type=checks.server_url)
     bots.add_argument("tournament")
-    bots.add_argument("--players", type=int, default=12)
+    bots.add_argument("--players", type=checks.positive, default=12)
     bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES)
-    bots.add_argument("--seed", type=int, default=None)
+    bots.add_argument("--seed", type=checks.seed, default=None)
     bots.add_argument("--secret", default="", help="the organiser's secret: start the tournament once all are in")
     bots.set_defaults(run=cmd_bots)
 
@@ -285,11 +286,15 @@ def standings_text(state) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from . import checks
     from .client import open_client
 
-    if args.output and not Path(args.output).resolve().parent.is_dir():
-        print(f"photofinish tournament export: no folder {Path(args.output).parent} to write into", file=sys.stderr)
-        return 2
+    if args.output:  # a folder that is not there, a directory: said before connecting
+        target = Path(args.output)
+        if not target.parent.is_dir():
+            raise checks.Refused(f"cannot write {args.output}: there is no folder {target.parent}")
+        if target.is_dir():
+            raise checks.Refused(f"cannot write {args.output}: it is a directory")
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
@@ -306,7 +311,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                                  round(row.game_share, 6), row.tables, row.byes, row.dropped])
             text = out.getvalue()
         if args.output:
-            Path(args.output).write_text(text)
+            checks.write_text(args.output, text)
         else:
             sys.stdout.write(text)
         return 0
@@ -344,6 +349,9 @@ def cmd_bots(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from server.tournament.verify import verify_tournament
 
+    from . import checks
+
+    checks.read_text(args.log, "tournament log")  # missing, empty, a directory, not text: one line, exit 2
     log = Path(args.log)
     tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
     report = verify_tournament(log, tables if tables.is_dir() else None)

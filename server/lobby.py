@@ -41,8 +41,11 @@ class Lobby:
         self._next = 0
 
     def new_table_id(self) -> str:
-        """The next table id (a tournament names its round's tables in its log before it opens them)."""
+        """The next table id (a tournament names its round's tables in its log before it opens them); never
+        one whose log is already in the data directory."""
         self._next += 1
+        while self.data_dir is not None and (self.data_dir / "tables" / f"t{self._next}.log").exists():
+            self._next += 1
         return f"t{self._next}"
 
     def games(self) -> list[GameSummary]:
@@ -92,6 +95,9 @@ class Lobby:
         store = None
         if self.data_dir is not None:
             try:
+                seed_file = table_dir(self.data_dir) / f"{table_id}.seed"
+                # off the event loop: a round of a tournament opens a hundred tables at once
+                await trio.to_thread.run_sync(write_secret_seed, seed_file, seed, self.durability != "never")
                 store = self._open_log(table_id, game, setup, request, seed, alias,
                                        {"stand_in": stand_in, **(tags or {})} if stand_in or tags else {})
             except OSError as error:
@@ -111,7 +117,6 @@ class Lobby:
         """The new table's seed file and log, its header written (with the alias it is kept under, if any,
         so that a restarted server gives the reopened table its name back, and ``extra`` table options)."""
         folder = table_dir(self.data_dir)
-        write_secret_seed(folder / f"{table_id}.seed", seed)
         store = FileLog(folder / f"{table_id}.log", self.durability, syncer=self._shared_syncer())
         try:
             store.append(Header(

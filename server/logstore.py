@@ -215,10 +215,12 @@ def table_dir(data_dir: Path) -> Path:
     return path
 
 
-def write_secret_seed(path: Path, seed: int) -> None:
-    """The seed, kept apart from the log until the table ends (a restarted server needs it to go on)."""
+def write_secret_seed(path: Path, seed: int, sync: bool = True) -> None:
+    """The seed, kept apart from the log until the table ends (a restarted server needs it to go on);
+    ``sync`` False (``--durability never``): left to the OS like the log lines, it survives a killed process."""
     with open(path, "w") as handle:
         handle.write(f"{seed}\n")
         handle.flush()
-        os.fsync(handle.fileno())
+        if sync:
+            os.fsync(handle.fileno())
     os.chmod(path, 0o600)

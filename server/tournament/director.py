@@ -24,7 +24,7 @@ from typing import Any
 
 import trio
 
-from rules import get_game
+from rules import RulesError, get_game
 
 from ..logstore import FileLog
 from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
@@ -239,8 +239,19 @@ class Director:
         await self._record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
                                        time=self._now()))
         await self._store(Store.add_round, self.id, round_no, {t.table: t.players for t in tables}, seating.byes)
-        for seated in tables:
-            await self._open_table(seated.table, round_no, seated.players)
+        try:
+            async with trio.open_nursery() as opening:  # at once: each waits on its own files
+                for seated in tables:
+                    opening.start_soon(self._open_table, seated.table, round_no, seated.players)
+        except BaseExceptionGroup as group:
+            failed = group.subgroup((RulesError, TournamentError))
+            if failed is None:
+                raise
+            first = failed
+            while isinstance(first, BaseExceptionGroup):
+                first = first.exceptions[0]
+            raise TournamentError("tables_failed", f"round {round_no} is seated in the log but a table could not "
+                                                   f"open ({first.message}); restarting the server opens it") from None
         self._push()
         if self.request.round_time_ms and self.state.settings.format != "arena":
             self.hub.nursery.start_soon(self._round_clock, round_no, [t.table for t in tables])
