@@ -9,7 +9,7 @@ import platform
 import time
 from pathlib import Path
 
-from . import log_bench, rules_bench, server_bench, tournament_bench
+from . import log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -28,7 +28,10 @@ def main() -> None:
     print()
     tournament = tournament_bench.run()
     tournament_bench.print_table(tournament)
-    (RESULTS / "tournament.json").write_text(json.dumps({**stamp, **tournament}, indent=2))
+    round_start = round_start_bench.run()
+    round_start_bench.print_table(round_start)
+    (RESULTS / "tournament.json").write_text(json.dumps({**stamp, **tournament, "round_start": round_start},
+                                                         indent=2))
     print()
     server = server_bench.run()
     server_bench.print_table(server)
