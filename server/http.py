@@ -213,6 +213,8 @@ async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = H
                 while request is None:
                     event = conn.next_event()
                     if event is h11.NEED_DATA:
+                        if len(raw) >= limits.max_head:  # h11 checks only what it holds at once
+                            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
                         data = await stream.receive_some(limits.max_head)
                         raw += data
                         conn.receive_data(data)
