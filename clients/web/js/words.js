@@ -62,8 +62,8 @@ export function resultWords(result, who, mySeat) {
   const winners = result.winners || [];
   const names = winners.map((seat) => (seat === mySeat ? "you" : who(seat)));
   const headline = winners.length === 0 ? "Nobody won."
-    : winners.length === 1 ? (winners[0] === mySeat ? "You won!" : `${names[0]} won.`)
-    : `${joinWords(names)} share the win.`;
+    : winners.length === 1 ? (winners[0] === mySeat ? "You won!" : `${capital(names[0])} won.`)
+    : `${capital(joinWords(names))} share the win.`;
   const scores = (result.scores || []).map((score, seat) => `${who(seat)} ${score}`).join(", ");
   const better = result.lower_is_better === false ? "higher is better" : "lower is better";
   return `${headline} Final scores: ${scores} (${better}).`;
@@ -71,4 +71,8 @@ export function resultWords(result, who, mySeat) {
 
 export function joinWords(words) {
   return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
+export function capital(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
