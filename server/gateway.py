@@ -175,7 +175,13 @@ class Gateway:
 
     async def _serve_stream(self, stream: trio.SocketStream) -> None:
         try:
-            upgrade = await serve_http(stream, self.site, self.http_limits)
+            try:
+                upgrade = await serve_http(stream, self.site, self.http_limits)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return  # the client went away mid-request
+            except Exception:  # a bug in answering one request must show, and must not stop the server
+                traceback.print_exc()
+                return
             if upgrade is None:
                 return
             async with trio.open_nursery() as nursery:

@@ -223,11 +223,14 @@ async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = H
                     else:  # ConnectionClosed, or anything else where a request should be
                         return None
             except h11.RemoteProtocolError as error:
+                status = error.error_status_hint
+                text = "request head too large" if status == 431 else "bad request"
                 with trio.move_on_after(limits.send_timeout):
-                    status = error.error_status_hint
-                    text = "request head too large" if status == 431 else "bad request"
-                    await _send(conn, stream, status, [("Content-Type", CONTENT_TYPES[".txt"]),
-                                                       ("Connection", "close")], f"{text}\n".encode(), False)
+                    try:
+                        await _send(conn, stream, status, [("Content-Type", CONTENT_TYPES[".txt"]),
+                                                           ("Connection", "close")], f"{text}\n".encode(), False)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, h11.LocalProtocolError):
+                        pass  # the client is gone, or the answer cannot be framed: close either way
                 return None
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return None

@@ -203,3 +203,10 @@ async def test_http_and_the_websocket_protocol_share_one_port(nursery):
         assert "flag_finish" in [game.name for game in await client.list_games()]
 
     await running.shutdown()
+
+
+async def test_a_client_that_leaves_mid_request_costs_nothing_but_its_connection(site):
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    await ours.aclose()
+    assert await serve_http(theirs, site) is None
