@@ -26,6 +26,11 @@ import trio
 from .server_bench import free_port, start_process, stop
 
 
+def peer_port(ws) -> int:
+    """The client's port of a server-side websocket (its stream replays the HTTP head: see server/http.py)."""
+    return ws._stream.socket.getpeername()[1]
+
+
 def _serve_stamped(out: str, argv: list[str]) -> int:
     """The server process: `photofinish serve` with stamps, written to ``out`` when it exits."""
     import trio_websocket
@@ -40,11 +45,11 @@ def _serve_stamped(out: str, argv: list[str]) -> int:
 
     async def stamped_dispatch(self, lobby, message, now):
         if type(message) is Act:
-            stamps.append((time.perf_counter(), "read", self.ws.remote.port, message.id))
+            stamps.append((time.perf_counter(), "read", peer_port(self.ws), message.id))
         return await dispatch(self, lobby, message, now)
 
     async def stamped_send(self, message):
-        stamps.append((time.perf_counter(), "sending", self.remote.port, None))
+        stamps.append((time.perf_counter(), "sending", peer_port(self), None))
         return await send_message(self, message)
 
     def stamped_batch(self, intent):

@@ -116,8 +116,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     checks.check_data_dir(args.data)
     try:
         limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
+        web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
-                         limits))
+                         limits, web_root))
     except (OSError, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if not isinstance(error, OSError):
@@ -448,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate", type=float, default=Limits.rate,
                        help=f"messages a second one connection may send on average (default {Limits.rate:g}; "
                             "twice as many at once); more are dropped with a rate_limited error")
+    serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")

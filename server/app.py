@@ -14,6 +14,8 @@ import trio
 
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
+from .http import load_site
+from .lan import WILDCARDS, join_urls
 from .lobby import Lobby
 from .protocol import BotSeat, CreateTable
 from .tournament.hub import TournamentHub
@@ -31,6 +33,7 @@ class Running:
     lobby: Lobby
     gateway: Gateway
     cancel_scope: trio.CancelScope
+    join_urls: tuple[str, ...] = ()  # http URLs for a browser: other machines' first, for a wildcard host
 
     @property
     def url(self) -> str:
@@ -78,9 +81,10 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
 
 
 async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path | None = None, demo: bool = False,
-                     limits: Limits = Limits(), durability: str = "batch",
+                     limits: Limits = Limits(), durability: str = "batch", web_root: Path | None = None,
                      task_status=trio.TASK_STATUS_IGNORED) -> None:
-    """Serve; with ``data_dir`` every table is logged there and unfinished tables are reopened first."""
+    """Serve; with ``data_dir`` every table is logged there and unfinished tables are reopened first.
+    ``web_root``: the folder a browser's plain GET is served from (None: no files, only the protocol)."""
     if data_dir is not None:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     async with trio.open_nursery() as nursery:
@@ -95,22 +99,37 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         if tournaments:
             print(f"photofinish: reopened {len(tournaments)} tournament(s): {', '.join(tournaments)}", flush=True)
         gateway = Gateway(lobby, limits)
-        listener = await nursery.start(gateway.serve, host, port)
+        port = await nursery.start(gateway.serve, host, port)
+        urls = join_urls(host, port)
+        gateway.site = load_site(web_root, urls if web_root is not None else ())
         if demo:
             nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
             nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
-        task_status.started(Running(host, listener.port, lobby, gateway, nursery.cancel_scope))
+        task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls))
+
+
+def print_join(urls: tuple[str, ...], qr: bool) -> None:
+    """The URLs to open in a browser, and (for a LAN) a QR code of the first one for phones to scan."""
+    print(f"  in a browser:          {urls[0]}", flush=True)
+    for url in urls[1:]:
+        print(f"                    or   {url}", flush=True)
+    if qr:
+        import segno
+
+        segno.make(urls[0], micro=False).terminal(compact=True)
 
 
 async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
-                             limits: Limits = Limits()) -> None:
+                             limits: Limits = Limits(), web_root: Path | None = None) -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly."""
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
-                                                           durability=durability))
+                                                           durability=durability, web_root=web_root))
             settle_gc()
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
+            if web_root is not None:
+                print_join(running.join_urls, qr=host in WILDCARDS)
             if demo:
                 print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)
                 print(f"  play against two bots:  .venv/bin/photofinish play {running.url} --table {OPEN_ALIAS}",

@@ -1,6 +1,7 @@
 """The websocket gateway: one task pair per connection (a reader and a writer) between a socket and the lobby.
 
-It owns framing and abuse control: the hello and protocol version, JSON or msgpack frames, malformed and
+A connection starts as plain HTTP (``server/http.py``: the web client's files) and comes here when it asks
+for a websocket upgrade. It owns framing and abuse control: the hello and protocol version, JSON or msgpack frames, malformed and
 unknown messages (a typed ``error``, nothing changes), oversize frames (trio-websocket closes with 1009),
 a per-connection rate limit, and a bounded outbox: a connection that cannot keep up is closed with a reason
 instead of slowing its table. It never touches a game state: table work goes to the table's arbiter.
@@ -19,10 +20,11 @@ from typing import Any
 
 import msgspec
 import trio
-from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, serve_websocket
+from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, wrap_server_stream
 
 from rules import RulesError
 
+from .http import HttpLimits, Site, serve_http
 from .lobby import Lobby
 from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, CheckIn, Closing, CorrectResult, CreateTable,
@@ -49,6 +51,7 @@ class Limits:
     flood: int = 1000  # messages refused for rate before the connection is closed
     hello_timeout: float = 10.0
     close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
+    handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
 
 
 class Connection:
@@ -215,17 +218,49 @@ async def abort(ws: WebSocketConnection) -> None:
 
 
 class Gateway:
-    """Accepts websocket connections and runs each one until it closes."""
+    """Accepts connections: plain HTTP goes to ``server/http.py``, websockets run until they close."""
 
-    def __init__(self, lobby: Lobby, limits: Limits = Limits()) -> None:
+    def __init__(self, lobby: Lobby, limits: Limits = Limits(), site: Site = Site(),
+                 http_limits: HttpLimits = HttpLimits()) -> None:
         self.lobby = lobby
         self.limits = limits
+        self.site = site  # what a plain GET gets (set once the port is known, for the join URL)
+        self.http_limits = http_limits
         self.connections: set[Connection] = set()
         self._closed_one = trio.Event()
 
     async def serve(self, host: str, port: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        await serve_websocket(self.handle, host, port, ssl_context=None, max_message_size=self.limits.max_frame,
-                              task_status=task_status)
+        """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
+        until it asks for a websocket upgrade, which goes to ``handle``."""
+        listeners = await trio.open_tcp_listeners(port, host=host)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
+            task_status.started(listeners[0].socket.getsockname()[1])
+
+    async def _serve_stream(self, stream: trio.SocketStream) -> None:
+        try:
+            try:
+                upgrade = await serve_http(stream, self.site, self.http_limits)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return  # the client went away mid-request
+            except Exception:  # a bug in answering one request must show, and must not stop the server
+                traceback.print_exc()
+                return
+            if upgrade is None:
+                return
+            async with trio.open_nursery() as nursery:
+                request = None
+                with trio.move_on_after(self.limits.handshake_timeout):
+                    request = await wrap_server_stream(nursery, upgrade, max_message_size=self.limits.max_frame)
+                if request is not None:
+                    try:
+                        await self.handle(request)
+                    except ConnectionClosed:
+                        pass  # the client left during the handshake
+                nursery.cancel_scope.cancel()  # the websocket's reader, once the connection is done
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
 
     async def handle(self, request: WebSocketRequest) -> None:
         ws = await request.accept()

@@ -516,3 +516,13 @@ def game_summary(info) -> GameSummary:
         options=[OptionInfo(name=o.name, default=o.default, doc=o.doc, minimum=o.minimum, maximum=o.maximum,
                             choices=list(o.choices) if o.choices else None) for o in info.options],
     )
+
+
+# ------------------------------------------------------------------ plain HTTP
+
+
+class JoinInfo(msgspec.Struct, frozen=True):
+    """``GET /join.json``: the URL other machines open to join this server (``url``), and every one found."""
+
+    url: str
+    urls: list[str]

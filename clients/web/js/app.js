@@ -1,0 +1,73 @@
+// The page: one protocol client, the games the server offers, and a router over the location's hash:
+// #/ the lobby, #/play/<table> your seat there (resumed with the token this browser keeps), #/watch/<table>.
+
+import { Client, serverUrl } from "./protocol.js";
+import { LobbyPage } from "./lobby.js";
+import { TablePage } from "./table.js";
+
+class App {
+  constructor() {
+    this.root = document.getElementById("app");
+    this.status = document.getElementById("status");
+    this.page = null;
+    this.gameList = [];
+    this.gamesByName = new Map();
+    this.backlog = new Map(); // table -> messages that came while no page showed it (a seat's first snapshot)
+    this.client = new Client(serverUrl(location), {
+      onMessage: (message) => this.receive(message),
+      onStatus: (status) => this.showStatus(status),
+    });
+  }
+
+  async games() {
+    if (!this.gameList.length) {
+      this.gameList = await this.client.listGames();
+      this.gamesByName = new Map(this.gameList.map((g) => [g.name, g]));
+    }
+    return this.gameList;
+  }
+
+  gameTitle(name) {
+    const game = this.gamesByName.get(name);
+    return game ? game.title : name || "";
+  }
+
+  showStatus(status) {
+    const words = { connecting: "connecting...", connected: "connected", reconnecting: "connection lost: reconnecting...",
+                    closed: "disconnected" };
+    this.status.textContent = words[status] || status;
+    this.status.dataset.state = status;
+  }
+
+  receive(message) {
+    if (message.type === "closing") {
+      this.status.textContent = `the server closed the connection: ${message.message}`;
+      return;
+    }
+    if (this.page && this.page.shows && this.page.shows(message.table)) return this.page.receive(message);
+    if (message.table === undefined) return;
+    const queued = this.backlog.get(message.table) || [];
+    queued.push(message);
+    this.backlog.set(message.table, queued.slice(-500));
+  }
+
+  takeBacklog(table) {
+    const queued = this.backlog.get(table) || [];
+    this.backlog.delete(table);
+    return queued;
+  }
+
+  async route() {
+    if (this.page) this.page.destroy();
+    const [, kind, table] = location.hash.match(/^#\/(play|watch)\/([^/]+)$/) || [];
+    await this.games();
+    this.page = kind ? new TablePage(this, decodeURIComponent(table), kind) : new LobbyPage(this);
+    await this.page.start();
+  }
+}
+
+const app = new App();
+window.photofinish = app; // for the browser's console
+window.addEventListener("hashchange", () => app.route());
+app.client.connect();
+app.route();

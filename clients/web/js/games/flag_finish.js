@@ -1,0 +1,103 @@
+// Flag Finish: each seat's row 0..10 then the flag, the open discard pile, the draw pile and your hand.
+// Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
+
+import { h } from "../dom.js";
+import { actionButton } from "./generic.js";
+
+const COLOURS = { G: "green", R: "red", B: "blue", Y: "yellow", O: "orange", P: "purple" };
+
+export function cardName(card) {
+  return card === "F" ? "flag" : `${COLOURS[card[0]]} ${card.slice(1)}`;
+}
+
+function face(card) {
+  return card === "F"
+    ? [h("span", { class: "rank" }, "⚑"), h("span", { class: "suit" }, "flag")]
+    : [h("span", { class: "rank" }, card.slice(1)), h("span", { class: "suit" }, COLOURS[card[0]])];
+}
+
+function card(code, extra = "") {
+  return h("span", { class: `card c-${code[0]} ${extra}`, title: cardName(code), "data-card": code }, face(code));
+}
+
+// A card that is also a move: a button with the card's face and the move's word.
+function cardButton(ctx, code, action, verb) {
+  const button = actionButton(ctx, action, [face(code), h("span", { class: "verb" }, verb)],
+                              { class: `card c-${code[0]}`, title: `${verb} ${cardName(code)}` });
+  button.dataset.card = code;
+  button.setAttribute("aria-label", `${verb} ${cardName(code)}`);
+  return button;
+}
+
+export function board(ctx) {
+  const { view, legal = [] } = ctx;
+  const byKind = (type) => new Map(legal.filter((a) => a.type === type).map((a) => [a.card, a]));
+  const takes = byKind("take"), plays = byKind("play"), discards = byKind("discard");
+  const draw = legal.find((a) => a.type === "draw");
+  const mode = view.mode === "challenge" ? "Challenge Mode: everyone at once" : "Warm-up: one at a time";
+  return h("section", { class: "flag-finish" },
+    h("p", { class: "race" }, `Race ${view.race} of ${view.races} · ${mode} · ${phaseWords(view.phase)}`),
+    h("div", { class: "rows" }, view.rows.map((row, seat) => h("div", {
+      class: `seat-row${view.to_act.includes(seat) ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}`,
+      "data-seat": seat,
+    },
+      h("div", { class: "who" }, h("strong", {}, ctx.who(seat)),
+        h("span", {}, ` · ${view.hand_counts[seat]} in hand · total ${view.totals[seat] ?? 0}`),
+        view.finishers.includes(seat) ? h("span", { class: "flag" }, " · finished ⚑") : null,
+        view.must_discard[seat] ? h("span", {}, " · must discard") : null),
+      h("div", { class: "cards row-cards", "aria-label": `${ctx.who(seat)}'s row` },
+        row.length ? row.map((c) => card(c, "small")) : h("span", { class: "empty" }, "no cards yet; needs a 0"))))),
+    h("div", { class: "piles" },
+      h("div", { class: "pile" }, h("h3", {}, "Draw pile"),
+        draw ? actionButton(ctx, draw, `Draw (${view.draw_count} left)`, { class: "draw" })
+          : h("span", { class: "card back" }, `${view.draw_count} cards`)),
+      h("div", { class: "pile discard" }, h("h3", {}, `Discard pile (${view.discard.length}), open`),
+        h("div", { class: "cards", "aria-label": "discard pile" }, view.discard.map((c, i) =>
+          takes.has(c) ? cardButton(ctx, c, takes.get(c), "take") : card(c, "small"))))),
+    view.hand ? h("div", { class: "hand" },
+      h("h3", {}, "Your hand" + (view.drawn ? ` (you took ${cardName(view.drawn)}: discard one)` : "")),
+      h("div", { class: "cards", "aria-label": "your hand" }, view.hand.map((c) =>
+        plays.has(c) ? cardButton(ctx, c, plays.get(c), "play")
+          : discards.has(c) ? cardButton(ctx, c, discards.get(c), "discard") : card(c)))) : null,
+    view.race_scores.length ? h("p", { class: "race-scores" },
+      "Races: " + view.race_scores.map((scores, i) => `#${i + 1} ` + scores.map((s, seat) => `${ctx.who(seat)} ${s}`)
+        .join(", ")).join(" · ")) : null);
+}
+
+function phaseWords(phase) {
+  return { deal: "dealing", play: "racing", window: "photo-finish window open", over: "game over" }[phase] || phase;
+}
+
+export function event(e, ctx) {
+  const who = ctx.who;
+  switch (e.type) {
+    case "race_dealt": return `Race ${e.race} dealt: ${who(e.starter)} starts.`;
+    case "misdealt": return `Race ${e.race} misdealt: no green came up; dealt again.`;
+    case "drew": return e.card ? `${who(e.seat)} drew ${cardName(e.card)}.` : `${who(e.seat)} drew a card.`;
+    case "took": return `${who(e.seat)} took ${cardName(e.card)}.`;
+    case "discarded": return `${who(e.seat)} discarded ${cardName(e.card)}.`;
+    case "played": return `${who(e.seat)} played ${cardName(e.card)}.`;
+    case "finished": return `${who(e.seat)} finished with ${e.cards_left} card(s) left!` +
+      (e.window_open ? " Photo-finish window open." : "");
+    case "race_ended": return `Race ${e.race} over` + (e.reason === "action_limit" ? " (action limit)" : "") +
+      `: ${e.winners.map(who).join(" and ") || "nobody"} won it. Scores ` +
+      e.scores.map((s, seat) => `${who(seat)} ${s}`).join(", ") + ".";
+    case "match_ended": return `Game over: ${e.winners.map(who).join(" and ")} won.`;
+    default: return null;
+  }
+}
+
+// A Challenge race lost: the card went to someone else first.
+export function refusal(action, error, ctx) {
+  if (action.type === "take" && error.code === "card_not_in_discard") {
+    const taker = ctx.state.took.get(action.card);
+    return taker !== undefined && taker !== ctx.seat
+      ? `${ctx.who(taker)} got ${cardName(action.card)} first.`
+      : `${cardName(action.card)} is no longer on the discard pile.`;
+  }
+  return null;
+}
+
+export function remember(e, state) {
+  if (e.type === "took") state.took.set(e.card, e.seat);
+}

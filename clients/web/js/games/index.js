@@ -1,0 +1,10 @@
+// The game screens, by game name; a game without one is shown by the generic screen.
+
+import * as generic from "./generic.js";
+import * as flagFinish from "./flag_finish.js";
+
+const SCREENS = { flag_finish: flagFinish };
+
+export function screenFor(game) {
+  return SCREENS[game] || generic;
+}

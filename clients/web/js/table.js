@@ -1,0 +1,206 @@
+// One table's page, as a seat or as a spectator. Data flows one way: a message in -> this state -> render;
+// a click -> a message out. The game's own screen (js/games/) draws the board; this page adds who you are,
+// whose turn it is, the event feed in words, a refused move's reason, the turn clock and the result.
+
+import { h, mount } from "./dom.js";
+import { screenFor } from "./games/index.js";
+import { seatStore } from "./protocol.js";
+import { describeEvent, joinWords, resultWords } from "./words.js";
+
+const FEED_LINES = 200;
+
+export class TablePage {
+  constructor(app, table, role) {
+    this.app = app;
+    this.client = app.client;
+    this.state = {
+      table, role, info: null, game: null, seat: null, view: null, legal: [], toAct: [], result: null,
+      feed: [], notice: null, pending: new Map(), took: new Map(), turnSince: 0, error: null,
+    };
+    this.inbox = app.takeBacklog(table); // what came before this page: handled once the page has started
+    this.started = false;
+    this.clock = setInterval(() => this.tick(), 500);
+  }
+
+  shows(table) { return table === this.state.table; }
+
+  destroy() {
+    clearInterval(this.clock);
+    if (this.state.role === "watch") this.client.leave(this.state.table).catch(() => {}); // a seat is kept
+  }
+
+  who = (seat) => {
+    if (seat === this.state.seat) return "You";
+    const info = this.state.info && this.state.info.seats[seat];
+    return info && info.name ? info.name : `Seat ${seat + 1}`;
+  };
+
+  async start() {
+    const { table, role } = this.state;
+    this.render();
+    try {
+      await this.refreshInfo();
+      const held = seatStore.get(table);
+      const here = this.client.seats.get(table);
+      if (role === "play" && here) { // seated on this connection already (just now, from the lobby)
+        this.state.seat = here.seat;
+      } else if (role === "play" && held) {
+        const seated = await this.client.resume(table, held.token);
+        this.state.seat = seated.seat;
+        this.state.game = seated.game;
+      } else {
+        if (role === "play") this.state.notice = "This browser holds no seat at this table: watching instead.";
+        const watching = await this.client.watch(table);
+        this.state.game = watching.game;
+        this.state.role = "watch";
+      }
+    } catch (error) {
+      if (error.code === "bad_token") {
+        seatStore.drop(table);
+        this.state.notice = "Your seat here is no longer held for you: watching instead.";
+        this.state.role = "watch";
+        return this.start();
+      }
+      this.state.error = error.reason || String(error);
+    }
+    this.started = true;
+    for (const message of this.inbox.splice(0)) this.receive(message);
+    this.render();
+  }
+
+  async refreshInfo() {
+    const tables = await this.client.listTables();
+    this.state.info = tables.find((t) => t.table === this.state.table) || this.state.info;
+    if (!this.state.info) throw Object.assign(new Error(), { reason: `There is no table ${this.state.table}.` });
+    this.state.game = this.state.game || this.state.info.game;
+  }
+
+  // ------------------------------------------------------------------ messages in
+
+  receive(message) {
+    const s = this.state;
+    if (message.table !== s.table) return;
+    if (!this.started) { this.inbox.push(message); return; }
+    const screen = screenFor(s.game);
+    if (message.type === "update") {
+      for (const event of message.events) {
+        if (screen.remember) screen.remember(event, s);
+        if (event.type === "turn") continue; // shown as "whose turn", not as a line of the feed
+        const words = (screen.event && screen.event(event, this.context())) || describeEvent(event, this.who);
+        s.feed.push({ seq: message.seq, words });
+      }
+      if (s.feed.length > FEED_LINES) s.feed.splice(0, s.feed.length - FEED_LINES);
+    }
+    if (message.view != null) {
+      if (String(message.to_act) !== String(s.toAct)) s.turnSince = Date.now();
+      s.view = message.view;
+      s.legal = message.legal || [];
+      s.toAct = message.to_act;
+      s.result = message.result || null;
+      if (s.info && (s.info.status === "waiting" || message.type === "snapshot")) this.refreshInfo().then(() => this.render(), () => {});
+    }
+    this.render();
+  }
+
+  // ------------------------------------------------------------------ input out
+
+  key(action) { return JSON.stringify(action); }
+
+  act(action) {
+    const s = this.state;
+    const key = this.key(action);
+    if (s.pending.has(key)) return;
+    s.pending.set(key, action);
+    s.notice = null;
+    this.render();
+    this.client.act(s.table, action).then(() => {
+      s.pending.delete(key);
+      this.render();
+    }, (error) => {
+      s.pending.delete(key);
+      const screen = screenFor(s.game);
+      s.notice = (screen.refusal && screen.refusal(action, error, this.context())) ||
+        `Refused: ${error.reason || error.message}`;
+      this.render();
+    });
+  }
+
+  async leave() {
+    try { await this.client.leave(this.state.table); } catch { /* the seat is gone already */ }
+    location.hash = "#/";
+  }
+
+  // ------------------------------------------------------------------ render
+
+  context() {
+    const s = this.state;
+    return {
+      view: s.view, legal: s.role === "play" ? s.legal : [], seat: s.seat, who: this.who, state: s,
+      act: (action) => this.act(action), key: (action) => this.key(action),
+      isPending: (action) => s.pending.has(this.key(action)),
+    };
+  }
+
+  turnWords() {
+    const s = this.state;
+    if (s.result) return "The game is over.";
+    if (!s.view) return s.info && s.info.status === "waiting" ? "Waiting for players to take the free seats." : "";
+    if (!s.toAct.length) return "Waiting for the table...";
+    const mine = s.toAct.includes(s.seat);
+    if (s.toAct.length > 1) return mine ? "Everyone races: your move whenever you like." : `${joinWords(s.toAct.map(this.who))} may move.`;
+    return mine ? "Your turn." : `${this.who(s.toAct[0])}'s turn.`;
+  }
+
+  clockText() {
+    const s = this.state;
+    const limit = s.info ? s.info.turn_time_ms : 0;
+    if (!limit || !s.view || s.result || !s.toAct.length) return "";
+    const left = Math.max(0, limit - (Date.now() - s.turnSince));
+    return `${(left / 1000).toFixed(0)} s left`;
+  }
+
+  tick() {
+    const clock = document.getElementById("turn-clock");
+    if (clock) clock.textContent = this.clockText();
+  }
+
+  render() {
+    const s = this.state;
+    const root = this.app.root;
+    const info = s.info;
+    const screen = screenFor(s.game);
+    const title = info ? `${info.name || info.table}` : s.table;
+    const you = s.role === "play" && s.seat !== null
+      ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
+      : "You are watching as a spectator.";
+    mount(root,
+      h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "" },
+        h("div", { class: "table-head" },
+          h("a", { href: "#/", class: "back" }, "← Lobby"),
+          h("h1", {}, title),
+          h("span", { class: "game-title" }, this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "")),
+          s.role === "play" ? h("button", { type: "button", class: "leave", onclick: () => this.leave() },
+            "Leave my seat") : null),
+        h("p", { class: "you" }, you),
+        h("p", { class: `turn${s.toAct.includes(s.seat) ? " mine" : ""}`, "aria-live": "polite" }, this.turnWords(),
+          " ", h("span", { id: "turn-clock", class: "clock" }, this.clockText())),
+        s.error ? h("p", { class: "error", role: "alert" }, s.error) : null,
+        s.notice ? h("p", { class: "notice", role: "alert" }, s.notice) : null,
+        s.result ? h("p", { class: "result", role: "status" }, resultWords(s.result, this.who, s.seat)) : null,
+        h("div", { class: "layout" },
+          h("div", { class: "board" }, s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
+          h("aside", { class: "side" },
+            info ? seatList(info, this.who, s.toAct) : null,
+            h("h2", {}, "What happened"),
+            h("ol", { class: "feed", reversed: true, "aria-label": "event feed" },
+              s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq }, line.words)))))));
+  }
+}
+
+function seatList(info, who, toAct) {
+  return h("div", { class: "seats" }, h("h2", {}, "Seats"),
+    h("ul", {}, info.seats.map((seat) => h("li", { class: toAct.includes(seat.seat) ? "acting" : "" },
+      `${who(seat.seat)}`, seat.state !== "taken" ? ` (${seat.state})` : "",
+      toAct.includes(seat.seat) ? " ◀" : ""))),
+    h("p", { class: "spectators" }, `${info.spectators} watching`));
+}

@@ -1,0 +1,186 @@
+"""The web client in a real browser (Debian's Chromium driven by Playwright) against a real server.
+
+A person's whole Flag Finish game by clicking what the page offers, in both modes; a reload mid-game that
+resumes the seat with no event lost or doubled; a spectator's page scanned for hidden cards; the lobby's
+weight; and a screenshot of every game's table (saved under pytest's tmp dir). Every wait is for a page
+element, with a timeout; nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+try:
+    from playwright.sync_api import Error as PlaywrightError
+except ImportError:  # conftest's fixtures skip (or fail, under CI) with the reason
+    PlaywrightError = Exception
+
+def lobby(page, live_server, name="Ana"):
+    page.goto(live_server.url)
+    page.wait_for_selector("form.create button[type=submit]")
+    page.fill("#name", name)
+
+
+def create_table(page, game="flag_finish", mode=None, seats=2, bots=(1,), options=None, sit=True, delay=0):
+    """Fill in the lobby's form and create the table; returns its id once its page shows."""
+    page.select_option("select[name=game]", game)
+    if mode:
+        page.select_option("select[name=mode]", mode)
+    page.fill("input[name=seats]", str(seats))
+    for seat in range(seats):
+        page.select_option(f"select[name=bot-{seat}]", "heuristic" if seat in bots else "")
+    page.fill("input[name=bot_delay_ms]", str(delay))
+    if options:
+        page.click("details summary")
+        for name, value in options.items():
+            page.fill(f"[name={name}]", str(value))
+    if not sit:
+        page.uncheck("input[name=sit]")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".table-page .board section")
+    return page.get_attribute(".table-page", "data-table")
+
+
+# Reads the page once (it may re-render at any time in Challenge Mode) and names the button to click.
+CHOOSE_FLAG_FINISH = """() => {
+  const buttons = (selector) => [...document.querySelectorAll(selector)];
+  const needed = document.querySelectorAll(".seat-row.mine .row-cards .card").length;
+  const wanted = (b) => b.dataset.card === "F" ? needed === 11 : Number(b.dataset.card.slice(1)) === needed;
+  const play = buttons(".hand button.move[data-action^='play']")[0];
+  const discard = buttons(".hand button.move[data-action^='discard']").filter((b) => !wanted(b)).pop();
+  const take = buttons(".discard button.move[data-action^='take']").find(wanted);
+  const draw = buttons("button.move[data-action='draw']")[0];
+  const chosen = play || discard || take || draw || buttons(".board button.move:not(.pending)")[0];
+  return chosen ? chosen.dataset.key : null;
+}"""
+
+
+def next_flag_finish_click(page):
+    """A sensible click among the offered moves (or None): play, else discard the highest card the row does not
+    need next, else take the card it needs, else draw."""
+    key = page.evaluate(CHOOSE_FLAG_FINISH)
+    return None if key is None else page.locator(f"[data-key='{key}']").first  # flags are alike: several
+
+
+def play_to_the_end(page, choose, max_clicks=500) -> int:
+    """Click what ``choose`` picks among the offered moves until the result shows; returns the clicks."""
+    clicks = 0
+    for _ in range(4 * max_clicks):
+        page.wait_for_selector(".result, .board button.move:not(.pending)")
+        if page.locator(".result").count():
+            return clicks
+        page.wait_for_selector("button.move.pending", state="detached")
+        button = choose(page)
+        if button is None:
+            continue
+        try:
+            button.click(timeout=1000)
+        except PlaywrightError:  # the move went away (the table moved on) before the click: choose again
+            continue
+        clicks += 1
+    raise AssertionError(f"the game did not end after {clicks} clicks")
+
+
+def feed(page):
+    return page.evaluate("window.photofinish.page.state.feed.map((line) => [line.seq, line.words])")
+
+
+# In Challenge Mode a bot with no pause would finish before a person's first click: it waits 100 ms a move.
+@pytest.mark.parametrize("mode, options, delay", [("lockstep", {"races": 1, "action_limit": 120}, 0),
+                                                  ("challenge", {"races": 1}, 100)])
+def test_a_person_plays_a_whole_flag_finish_game_by_clicking(page, live_server, shots, mode, options, delay):
+    lobby(page, live_server)
+    create_table(page, mode=mode, options=options, delay=delay)
+    page.wait_for_selector(".you")
+    assert page.text_content(".you") == "You are Ana (seat 1)."
+    page.screenshot(path=shots / f"flag_finish_{mode}_start.png", full_page=True)
+    clicks = play_to_the_end(page, next_flag_finish_click)
+    page.screenshot(path=shots / f"flag_finish_{mode}_over.png", full_page=True)
+    result = page.text_content(".result")
+    assert "Final scores: You" in result and ("won" in result or "share the win" in result)
+    assert page.locator(".board button.move").count() == 0  # nothing offered once it is over
+    lines = [words for _, words in feed(page)]
+    assert any(line.startswith("Game over") for line in lines)
+    assert clicks > 0 and any(line.startswith("You ") for line in lines)
+
+
+def test_a_refused_move_shows_its_reason_and_changes_nothing(page, live_server):
+    lobby(page, live_server)
+    table = create_table(page, mode="lockstep", options={"races": 1})
+    page.wait_for_selector(".board button.move")
+    hand = page.locator(".hand .card").all_text_contents()
+    before = len(feed(page))
+    page.evaluate(f"window.photofinish.page.act({{type: 'play', card: 'Z9'}})")  # not a legal move
+    notice = page.wait_for_selector(".notice")
+    assert notice.text_content().startswith("Refused: ")
+    assert page.locator(".hand .card").all_text_contents() == hand and len(feed(page)) == before
+    assert table
+
+
+def test_a_reload_mid_game_resumes_the_seat_with_no_event_lost_or_doubled(page, live_server):
+    lobby(page, live_server)
+    create_table(page, mode="lockstep", options={"races": 1})
+    for _ in range(4):
+        page.wait_for_selector(".board button.move:not(.pending)")
+        page.wait_for_selector("button.move.pending", state="detached")
+        button = next_flag_finish_click(page)
+        if button is not None:
+            button.click()
+    page.wait_for_selector("button.move.pending", state="detached")
+    page.wait_for_selector(".board button.move")  # the bot has answered: the table waits for us
+    before = feed(page)
+    hand = page.locator(".hand .card").all_text_contents()
+    page.reload()
+    page.wait_for_selector(".board button.move")
+    assert page.text_content(".you") == "You are Ana (seat 1)."
+    after = feed(page)
+    assert after == before  # the same events, once each, in order
+    assert page.locator(".hand .card").all_text_contents() == hand
+
+
+def test_a_spectator_never_sees_a_hidden_card(browser, page, live_server, shots):
+    lobby(page, live_server)
+    table = create_table(page, mode="lockstep", options={"races": 1})
+    page.wait_for_selector(".board button.move")  # Ana to act: the table stands still until she does
+    watcher = browser.new_page()
+    watcher.goto(f"{live_server.url}#/watch/{table}")
+    watcher.wait_for_selector(".flag-finish")
+    assert watcher.text_content(".you") == "You are watching as a spectator."
+    assert watcher.locator(".hand").count() == 0
+
+    def hands():
+        return [list(hand) for hand in live_server.running.lobby.find(table).session.state.hands]
+
+    held = trio.from_thread.run_sync(hands, trio_token=live_server.token)
+    shown = set(watcher.locator("[data-card]").evaluate_all("(cards) => cards.map((c) => c.dataset.card)"))
+    mine = page.locator(".hand [data-card]").evaluate_all("(cards) => cards.map((c) => c.dataset.card)")
+    assert sorted(mine) == sorted(held[0])  # a seat sees its own hand ...
+    hidden = {card for hand in held for card in hand if card != "F"}  # (flags are six alike)
+    assert not hidden & shown  # ... a spectator none of them
+    text = watcher.text_content("main")
+    from rules.flag_finish.game import card_name
+    assert not [card for card in hidden if f"drew {card_name(card)}" in text]
+    watcher.screenshot(path=shots / "flag_finish_spectator.png", full_page=True)
+    watcher.close()
+
+
+def test_the_lobby_loads_under_200_kib_and_shows_the_join_url_and_qr_code(page, live_server, shots):
+    sizes = []
+    page.on("response", lambda response: sizes.append(len(response.body())))
+    lobby(page, live_server)
+    page.wait_for_selector(".join img")
+    page.wait_for_function("document.querySelector('.join img').naturalWidth > 0")
+    assert page.text_content(".join-url") == live_server.url
+    assert 0 < sum(sizes) < 200 * 1024
+    page.screenshot(path=shots / "lobby.png", full_page=True)
+
+
+@pytest.mark.parametrize("game", ["flag_finish", "flush", "race_to_the_finish", "checkered_flag", "finish_line"])
+def test_every_game_has_a_table_screen_with_moves_to_click(page, live_server, shots, game):
+    lobby(page, live_server)
+    create_table(page, game=game)
+    page.wait_for_selector(".board button.move")
+    page.screenshot(path=shots / f"{game}.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=shots / f"{game}_phone.png", full_page=True)

@@ -1,0 +1,212 @@
+"""Plain HTTP on the websocket port: the web client's files, the join URL, refusals, and websockets beside them.
+
+Request handling is tested on memory streams (pure, virtual time); the port itself over real loopback sockets,
+where the socket is what is tested.
+"""
+
+from __future__ import annotations
+
+import h11
+import msgspec
+import pytest
+import trio
+import trio.testing
+from hypothesis import given, strategies as st
+
+from clients.client import open_client
+from server.app import run_server
+from server.http import HttpLimits, Site, load_site, serve_http, site_path
+from server.lan import join_urls, lan_addresses
+from server.protocol import JoinInfo
+
+from .conftest import WEB_ROOT
+
+JOIN = ("http://192.168.1.20:8765/", "http://10.0.0.5:8765/")
+
+
+@pytest.fixture(scope="module")
+def site() -> Site:
+    return load_site(WEB_ROOT, JOIN)
+
+
+def request_bytes(target: str = "/", method: str = "GET", headers: list[tuple[str, str]] = ()) -> bytes:
+    client = h11.Connection(h11.CLIENT)
+    data = client.send(h11.Request(method=method, target=target, headers=[("Host", "x"), *headers]))
+    return data + client.send(h11.EndOfMessage())
+
+
+def parse_responses(data: bytes, methods: list[str]) -> list[tuple[h11.Response, bytes]]:
+    """Every response in ``data``, answering requests made with ``methods`` in order."""
+    client = h11.Connection(h11.CLIENT)
+    answers = []
+    for method in methods:
+        client.send(h11.Request(method=method, target="/", headers=[("Host", "x")]))
+        client.send(h11.EndOfMessage())
+        client.receive_data(data)
+        data = b""
+        response, body = None, b""
+        while (event := client.next_event()) is not h11.NEED_DATA:
+            if type(event) is h11.Response:
+                response = event
+            elif type(event) is h11.Data:
+                body += event.data
+            elif type(event) is h11.EndOfMessage:
+                break
+        answers.append((response, body))
+        if client.our_state is h11.MUST_CLOSE or client.their_state is h11.MUST_CLOSE:
+            break
+        client.start_next_cycle()
+    return answers
+
+
+async def exchange(site: Site, data: bytes, limits: HttpLimits = HttpLimits()) -> tuple[bytes, object]:
+    """Send ``data`` then end the sending side; what the server answered and what serve_http returned."""
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(data)
+    await ours.send_eof() if hasattr(ours, "send_eof") else None
+    received = bytearray()
+    async with trio.open_nursery() as nursery:
+        result = []
+
+        async def server():
+            result.append(await serve_http(theirs, site, limits))
+            await theirs.aclose()
+
+        nursery.start_soon(server)
+        while chunk := await ours.receive_some():
+            received += chunk
+    return bytes(received), result[0]
+
+
+def header(response: h11.Response, name: str) -> str | None:
+    return next((v.decode() for k, v in response.headers if k == name.encode()), None)
+
+
+async def test_the_lobby_page_its_scripts_and_styles_have_their_content_types_and_an_etag(site):
+    data, _ = await exchange(site, request_bytes("/") + request_bytes("/js/app.js") + request_bytes("/style.css"))
+    (index, body), (script, _), (style, _) = parse_responses(data, ["GET"] * 3)
+    assert (index.status_code, script.status_code, style.status_code) == (200, 200, 200)
+    assert header(index, "content-type") == "text/html; charset=utf-8"
+    assert header(script, "content-type") == "text/javascript; charset=utf-8"
+    assert header(style, "content-type") == "text/css; charset=utf-8"
+    assert body == (WEB_ROOT / "index.html").read_bytes()
+    assert header(index, "etag") and header(index, "cache-control") == "no-cache"
+    assert "default-src 'self'" in header(index, "content-security-policy")
+
+
+async def test_a_known_etag_gets_304_without_a_body(site):
+    etag = site.find("index.html").etag
+    data, _ = await exchange(site, request_bytes("/", headers=[("If-None-Match", etag)]))
+    [(response, body)] = parse_responses(data, ["GET"])
+    assert response.status_code == 304 and body == b""
+
+
+async def test_head_gets_the_headers_and_no_body(site):
+    data, _ = await exchange(site, request_bytes("/", method="HEAD"))
+    [(response, body)] = parse_responses(data, ["HEAD"])
+    assert response.status_code == 200 and body == b""
+    assert int(header(response, "content-length")) == len((WEB_ROOT / "index.html").read_bytes())
+
+
+@pytest.mark.parametrize("target", ["/nope.html", "/../pyproject.toml", "/js/../../cli.py", "/%2e%2e/cli.py",
+                                    "/js/..%2f..%2fcli.py", "/..\\cli.py", "//etc/passwd", "/.hidden",
+                                    "/%00", "/js/", "/caf%C3%A9"])
+async def test_unknown_paths_and_every_way_out_of_the_folder_get_404(site, target):
+    data, _ = await exchange(site, request_bytes(target))
+    [(response, body)] = parse_responses(data, ["GET"])
+    assert response.status_code == 404
+    assert b"import" not in body and b"[project]" not in body
+
+
+async def test_other_methods_get_405_and_the_connection_closes(site):
+    data, handed = await exchange(site, request_bytes("/", method="POST") + request_bytes("/"))
+    answers = parse_responses(data, ["POST", "GET"])
+    assert [r.status_code for r, _ in answers] == [405]
+    assert header(answers[0][0], "allow") == "GET, HEAD"
+    assert handed is None
+
+
+async def test_a_too_large_head_gets_431(site):
+    data, _ = await exchange(site, request_bytes("/", headers=[("X-Big", "a" * 20_000)]))
+    [(response, _)] = parse_responses(data, ["GET"])
+    assert response.status_code == 431
+
+
+async def test_garbage_gets_400(site):
+    data, _ = await exchange(site, b"NOT HTTP AT ALL\r\n\r\n")
+    [(response, _)] = parse_responses(data, ["GET"])
+    assert response.status_code == 400
+
+
+async def test_a_silent_connection_is_closed_after_the_head_timeout(site, autojump_clock):
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(b"GET / HTTP/1.1\r\nHost:")  # and never the rest
+    start = trio.current_time()
+    assert await serve_http(theirs, site, HttpLimits(head_timeout=5)) is None
+    assert trio.current_time() - start == pytest.approx(5)
+
+
+async def test_a_websocket_upgrade_is_handed_over_with_every_byte_already_read(site):
+    data = request_bytes("/") + b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nFRAME"
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(data)
+    handed = await serve_http(theirs, site)
+    assert handed is not None
+    replayed = await handed.receive_some()
+    assert replayed == b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nFRAME"
+
+
+async def test_join_json_and_svg_give_the_first_lan_url_and_its_qr_code(site):
+    data, _ = await exchange(site, request_bytes("/join.json") + request_bytes("/join.svg"))
+    (info, body), (svg, picture) = parse_responses(data, ["GET", "GET"])
+    assert msgspec.json.decode(body, type=JoinInfo) == JoinInfo(url=JOIN[0], urls=list(JOIN))
+    assert header(svg, "content-type") == "image/svg+xml" and picture.startswith(b"<svg")
+
+
+async def test_without_a_web_folder_nothing_is_served():
+    data, _ = await exchange(load_site(None, JOIN), request_bytes("/") + request_bytes("/join.json"))
+    [(response, body)] = parse_responses(data, ["GET"])[:1]
+    assert response.status_code == 404 and b"websocket" in body
+
+
+@given(st.text(alphabet="/.%2eE\\abc", max_size=24))
+def test_a_site_path_never_climbs_out_or_names_a_hidden_segment(target):
+    path = site_path(("/" + target).encode())
+    assert path is None or all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+def test_join_urls_list_lan_addresses_for_a_wildcard_host_and_the_host_itself_otherwise():
+    assert lan_addresses(["127.0.0.1", "169.254.1.1", "172.17.0.1", "10.1.2.3", "192.168.0.9", "x"]) == [
+        "192.168.0.9", "10.1.2.3", "172.17.0.1"]
+    assert join_urls("0.0.0.0", 8765, ["192.168.0.9"]) == ("http://192.168.0.9:8765/",)
+    assert join_urls("0.0.0.0", 8765, []) == ("http://127.0.0.1:8765/",)
+    assert join_urls("127.0.0.1", 80) == ("http://127.0.0.1:80/",)
+    assert join_urls("::1", 80) == ("http://[::1]:80/",)
+
+
+# ------------------------------------------------------------------ the real port
+
+
+async def test_http_and_the_websocket_protocol_share_one_port(nursery):
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, web_root=WEB_ROOT,
+                                                                 task_status=task_status))
+    stream = await trio.open_tcp_stream("127.0.0.1", running.port)
+    await stream.send_all(request_bytes("/js/protocol.js", headers=[("Connection", "close")]))
+    received = b""
+    with trio.fail_after(5):
+        while chunk := await stream.receive_some():
+            received += chunk
+    [(response, body)] = parse_responses(received, ["GET"])
+    assert response.status_code == 200 and body == (WEB_ROOT / "js" / "protocol.js").read_bytes()
+
+    async with open_client(running.url) as client:
+        assert "flag_finish" in [game.name for game in await client.list_games()]
+
+    await running.shutdown()
+
+
+async def test_a_client_that_leaves_mid_request_costs_nothing_but_its_connection(site):
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    await ours.aclose()
+    assert await serve_http(theirs, site) is None
