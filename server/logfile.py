@@ -135,47 +135,66 @@ class ReadLog:
         return [h for r, h in zip(self.records, self.hashes) if type(r) is Entry]
 
 
-def read_log(path: Path | str) -> ReadLog:
-    """Read a log and check its hash chain. Raises ``LogError`` at the first broken line; a last line cut
-    short (the process died mid-write) is reported in ``torn`` and left out."""
-    path = Path(path)
-    data = path.read_bytes()
-    lines = data.split(b"\n")
+@dataclass
+class Chain:
+    """Any hash-chained file of records read back (a table's log, a tournament's): its first record, the
+    records after it with the hash of each one's line, the last whole line's hash, where the last whole line
+    ends, and what was wrong with a torn last line."""
+
+    first: Any
+    records: list[Any]
+    hashes: list[str]
+    head: str
+    good_bytes: int
+    torn: str | None
+
+
+def read_chain(path: Path | str, decoder: msgspec.json.Decoder, first: type, what: str) -> Chain:
+    """Read a file of chained lines and check the chain; its first line must be a ``first`` record (named
+    ``what`` in errors) and no other line may be. Raises ``LogError`` at the first broken line; a last line
+    cut short (the process died mid-write) is reported in ``torn`` and left out."""
+    lines = Path(path).read_bytes().split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
-    prev, records, hashes, offset, header = GENESIS, [], [], 0, None
-    torn = None
+    prev, records, hashes, offset, head_record = GENESIS, [], [], 0, None
     for number, line in enumerate(lines, start=1):
-        record = _check_line(number, line, prev)
+        record = _check_line(number, line, prev, decoder)
         prev = line[:64].decode()
         offset += len(line) + 1
         if number == 1:
-            if type(record) is not Header:
-                raise LogError(1, "the first line is not a header")
-            header = record
-        elif type(record) is Header:
-            raise LogError(number, "a second header")
+            if type(record) is not first:
+                raise LogError(1, f"the first line is not {what}")
+            head_record = record
+        elif type(record) is first:
+            raise LogError(number, f"a second {what}")
         else:
             records.append(record)
             hashes.append(prev)
+    torn = None
     if tail:
         torn = f"the last line ({len(tail)} bytes) was cut short: the process stopped mid-write"
         try:
-            _check_line(len(lines) + 1, tail, prev)
+            _check_line(len(lines) + 1, tail, prev, decoder)
         except LogError as error:
             torn = f"{torn} ({error.message})"
-    if header is None:
-        raise LogError(1, "no header: the log is empty or cut inside its first line")
-    return ReadLog(path=path, header=header, records=records, head=prev, good_bytes=offset, torn=torn,
-                   hashes=hashes)
+    if head_record is None:
+        raise LogError(1, f"no {what}: the log is empty or cut inside its first line")
+    return Chain(first=head_record, records=records, hashes=hashes, head=prev, good_bytes=offset, torn=torn)
 
 
-def _check_line(number: int, line: bytes, prev: str) -> Any:
+def read_log(path: Path | str) -> ReadLog:
+    """Read a table's log and check its hash chain (``read_chain``)."""
+    read = read_chain(path, _decoder, Header, "a header")
+    return ReadLog(path=Path(path), header=read.first, records=read.records, head=read.head,
+                   good_bytes=read.good_bytes, torn=read.torn, hashes=read.hashes)
+
+
+def _check_line(number: int, line: bytes, prev: str, decoder: msgspec.json.Decoder = _decoder) -> Any:
     if len(line) < 66 or line[64:65] != b" ":
         raise LogError(number, "not a '<hash> <json>' line")
     digest, body = line[:64], line[65:]
     if chain(prev, body).encode() != digest:
         raise LogError(number, "the hash chain is broken here: this line or the one before it was changed")
     try:
-        return _decoder.decode(body)
+        return decoder.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise LogError(number, f"not a log record: {error}") from None

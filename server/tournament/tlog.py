@@ -17,7 +17,7 @@ from typing import Any, Union
 
 import msgspec
 
-from server.logfile import GENESIS, LogError, chain
+from server.logfile import read_chain
 
 from .model import Seating, Settings, TableResult
 
@@ -139,41 +139,7 @@ class ReadTournamentLog:
 def read_tournament_log(path: Path | str) -> ReadTournamentLog:
     """Read a tournament log and check its chain, as ``logfile.read_log`` does for a table's log: raises
     ``logfile.LogError`` at the first broken line; a torn last line is reported in ``torn`` and left out."""
-    path = Path(path)
-    lines = path.read_bytes().split(b"\n")
-    tail = lines.pop()
-    prev, offset, created = GENESIS, 0, None
-    records: list[Any] = []
-    numbers: list[int] = []
-    for number, line in enumerate(lines, start=1):
-        record = _check_line(number, line, prev)
-        prev = line[:64].decode()
-        offset += len(line) + 1
-        if number == 1:
-            if type(record) is not Created:
-                raise LogError(1, "the first line is not a 'created' record")
-            created = record
-        elif type(record) is Created:
-            raise LogError(number, "a second 'created' record")
-        else:
-            records.append(record)
-            numbers.append(number)
-    torn = None
-    if tail:
-        torn = f"the last line ({len(tail)} bytes) was cut short: the process stopped mid-write"
-    if created is None:
-        raise LogError(1, "no 'created' record: the log is empty or cut inside its first line")
-    return ReadTournamentLog(path=path, created=created, records=records, lines=numbers, head=prev,
-                             good_bytes=offset, torn=torn)
-
-
-def _check_line(number: int, line: bytes, prev: str) -> Any:
-    if len(line) < 66 or line[64:65] != b" ":
-        raise LogError(number, "not a '<hash> <json>' line")
-    body = line[65:]
-    if chain(prev, body).encode() != line[:64]:
-        raise LogError(number, "the hash chain is broken here: this line or the one before it was changed")
-    try:
-        return _decoder.decode(body)
-    except (msgspec.DecodeError, msgspec.ValidationError) as error:
-        raise LogError(number, f"not a tournament record: {error}") from None
+    read = read_chain(path, _decoder, Created, "a 'created' record")
+    return ReadTournamentLog(path=Path(path), created=read.first, records=read.records,
+                             lines=list(range(2, len(read.records) + 2)), head=read.head, good_bytes=read.good_bytes,
+                             torn=read.torn)

@@ -5,19 +5,15 @@ that was acknowledged is lost."""
 from __future__ import annotations
 
 import signal
-import sys
 
 import trio
 
-from bench.server_bench import free_port, start_process
+from bench.server_bench import free_port
 from clients.client import open_client
 from clients.tournament_bots import play_tournament
 from server.protocol import TournamentState, Update
 from server.tournament.verify import verify_tournament
-
-
-async def start_server(port: int, data) -> trio.Process:
-    return await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", str(data)])
+from tests.server.test_crash import start_server
 
 
 async def test_sigkill_mid_round_then_restart_and_the_tournament_finishes(tmp_path):

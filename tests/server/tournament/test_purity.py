@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.test_purity import FORBIDDEN, _imports
+from tests.imports import imported_packages
+from tests.rules.test_purity import FORBIDDEN
 
 PACKAGE = Path(__file__).resolve().parents[3] / "server" / "tournament"
 PURE = ["model.py", "seating.py", "standings.py", "state.py", "ratings.py"]
@@ -13,6 +14,6 @@ PURE = ["model.py", "seating.py", "standings.py", "state.py", "ratings.py"]
 
 @pytest.mark.parametrize("name", PURE)
 def test_pure_modules_import_nothing_impure(name):
-    imports = _imports(PACKAGE / name)
+    imports = imported_packages(PACKAGE / name)
     impure = imports & (FORBIDDEN | {"sqlite3", "hashlib"})
     assert not impure, f"{name} imports {impure}"
