@@ -13,9 +13,11 @@ from server.protocol import Closing, TableEnded
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
-                    name: str = "", on_message=None, on_accepted=None, token: str | None = None) -> int:
+                    name: str = "", on_message=None, on_accepted=None, token: str | None = None,
+                    pace_ms: int = 0) -> int:
     """Take a seat at ``table`` (or, with ``token``, the seat it holds: a tournament's reserved seat) and play
-    it with ``policy`` until the game is over; returns the seat."""
+    it with ``policy`` until the game is over; returns the seat. ``pace_ms``: a pause of about that long
+    (0.5x-1.5x, seeded) before each action, as server bots' ``bot_delay_ms``: a pace people can play against."""
     async with open_client(url, name=name or f"{policy} bot") as client:
         seated = await (client.resume(table, token) if token else client.take_seat(table, seat=seat))
         driver = BotDriver(get_policy(seated.game, policy), Rng(seed))
@@ -31,15 +33,21 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
             driver.take(message)
             return not driver.over
 
-        async for message in client.messages:
-            going = observe(message)
+        def drain(going: bool) -> bool:
             while going:  # act on the newest view only
                 try:
                     going = observe(client.messages.receive_nowait())
                 except trio.WouldBlock:
                     break
-            if not going:
+            return going
+
+        async for message in client.messages:
+            if not drain(observe(message)):
                 break
+            if pace_ms and driver.in_flight is None and driver.legal:
+                await trio.sleep(pace_ms / 1000 * (0.5 + driver.rng.below(1000) / 1000))
+                if not drain(True):
+                    break
             move = driver.next_action()
             if move is None:
                 continue

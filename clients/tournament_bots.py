@@ -7,6 +7,8 @@ whole event.
 
 from __future__ import annotations
 
+from functools import partial
+
 import trio
 
 from .client import open_client
@@ -15,7 +17,7 @@ from server.protocol import Closing, TournamentState, YourTable
 
 
 async def play_tournament(url: str, tournament: str, name: str, policy: str, seed: int,
-                          registered=None, task_status=trio.TASK_STATUS_IGNORED) -> str:
+                          registered=None, pace_ms: int = 0, task_status=trio.TASK_STATUS_IGNORED) -> str:
     """Register as ``name`` and play every seating to the end of the tournament; returns the player id.
     ``registered(player, token)`` is called once registered (before ``task_status.started``)."""
     async with open_client(url, name=name) as client:
@@ -33,7 +35,8 @@ async def play_tournament(url: str, tournament: str, name: str, policy: str, see
                 if type(message) is YourTable and message.table not in played:
                     played.add(message.table)
                     rounds += 1
-                    nursery.start_soon(_play_table, url, message.table, policy, seed + rounds, name, entry.token)
+                    nursery.start_soon(_play_table, url, message.table, policy, seed + rounds, name, entry.token,
+                                       pace_ms)
                 elif type(message) is TournamentState and message.tournament.status == "over":
                     break
                 elif type(message) is Closing:
@@ -42,18 +45,18 @@ async def play_tournament(url: str, tournament: str, name: str, policy: str, see
         return entry.player
 
 
-async def _play_table(url: str, table: str, policy: str, seed: int, name: str, token: str) -> None:
-    await play_seat(url, table, policy, seed, name=name, token=token)
+async def _play_table(url: str, table: str, policy: str, seed: int, name: str, token: str, pace_ms: int) -> None:
+    await play_seat(url, table, policy, seed, name=name, token=token, pace_ms=pace_ms)
 
 
 async def fill_tournament(url: str, tournament: str, players: int, policy: str, seed: int,
-                          prefix: str = "bot", task_status=trio.TASK_STATUS_IGNORED) -> list[str]:
+                          prefix: str = "bot", pace_ms: int = 0, task_status=trio.TASK_STATUS_IGNORED) -> list[str]:
     """Register ``players`` bots and play the tournament to its end; ``task_status.started`` once every bot
     is registered (so an organiser can start it then)."""
     ids: list[str] = []
     async with trio.open_nursery() as nursery:
         for index in range(players):
-            ids.append(await nursery.start(play_tournament, url, tournament, f"{prefix} {index + 1}", policy,
-                                           seed + 1000 * index))
+            ids.append(await nursery.start(partial(play_tournament, url, tournament, f"{prefix} {index + 1}", policy,
+                                                   seed + 1000 * index, pace_ms=pace_ms)))
         task_status.started(ids)
     return ids

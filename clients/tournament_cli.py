@@ -146,6 +146,8 @@ def add_parser(sub) -> None:
     bots.add_argument("--players", type=checks.positive, default=12)
     bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES)
     bots.add_argument("--seed", type=checks.seed, default=None)
+    bots.add_argument("--pace-ms", type=checks.milliseconds, default=0,
+                      help="a pause of about this long before each action (e.g. 2500 when people play too)")
     bots.add_argument("--secret", default="", help="the organiser's secret: start the tournament once all are in")
     bots.set_defaults(run=cmd_bots)
 
@@ -321,6 +323,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_bots(args: argparse.Namespace) -> int:
     import secrets
+    from functools import partial
 
     import trio
 
@@ -334,7 +337,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         async with trio.open_nursery() as nursery:
-            ids = await nursery.start(fill_tournament, args.url, args.tournament, args.players, args.policy, seed)
+            ids = await nursery.start(partial(fill_tournament, args.url, args.tournament, args.players, args.policy,
+                                              seed, pace_ms=args.pace_ms))
             print(f"{len(ids)} {args.policy} bots registered in {args.tournament}", file=sys.stderr)
             if args.secret:
                 async with open_client(args.url, name="photofinish tournament") as client:

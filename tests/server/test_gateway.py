@@ -304,3 +304,16 @@ async def test_a_writer_whose_outbox_closes_mid_drain_sends_what_was_queued_and_
     conn.outbox.close()
     await conn.write_loop()
     assert [msgspec.json.decode(frame)["code"] for frame in wire.frames] == ["one"]
+
+
+async def test_a_paced_bot_over_the_wire_waits_before_each_action(nursery):
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    async with open_client(running.url) as admin:
+        info = await admin.create_table(game="flag_finish", mode="lockstep", seats=2, options={"races": 1},
+                                        bots=[{"seat": 1, "policy": "random"}])
+    with trio.fail_after(60):
+        await play_seat(running.url, info.table, "heuristic", 3, seat=0, pace_ms=20)
+    table = running.lobby.find(info.table)
+    mine = [e for e in table.log.entries if e.actor == 0 and e.accepted]
+    before = {e.seq: prev for prev, e in zip(table.log.entries, table.log.entries[1:])}
+    assert mine and all(e.time - before[e.seq].time >= 0.010 for e in mine)  # at least half the pace, each time
