@@ -138,6 +138,7 @@ export class TablePage {
       view: s.view, legal: s.role === "play" ? s.legal : [], seat: s.seat, who: this.who, state: s,
       act: (action) => this.act(action), key: (action) => this.key(action),
       isPending: (action) => s.pending.has(this.key(action)),
+      render: () => this.render(), // a screen's own state changed (a Flush selection)
     };
   }
 
