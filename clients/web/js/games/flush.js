@@ -43,11 +43,11 @@ function kind(card) {
   return "plain";
 }
 
-const TAGS = { gold: "gold flush", flush: "flush", skip: "skip", bonus: "bonus", plain: "" };
+const TAGS = { gold: "gold", flush: "flush", skip: "skip", bonus: "bonus", plain: "" };
 
 function face(card, mimic) {
   const k = kind(card);
-  const tag = mimic && valueOf(card) === mimic ? "mimic" : TAGS[k];
+  const tag = mimic && valueOf(card) === mimic ? `${TAGS[k]} mimic`.trim() : TAGS[k];
   return [h("span", { class: "rank" }, k === "gold" || k === "flush" ? "F" : valueOf(card)),
           h("span", { class: "suit" }, tag || " ")];
 }
@@ -250,7 +250,7 @@ function handPanel(ctx, legal) {
       }, face(b.top, view.mimic), h("span", { class: "verb" }, selected ? "selected" : "select"));
     }
     return h("div", { class: "fl-base-slot" }, baseView(view, b, ctx.seat, control),
-      flip ? actionButton(ctx, flip, `Flip the Blind card of Base ${b.base + 1}`, { class: "fl-flip" }) : null,
+      flip ? flipButton(ctx, flip) : null,
       pass ? actionButton(ctx, pass, `Pass Base ${b.base + 1} to ${whom(ctx, view.previous)}`, { class: "fl-pass" }) : null);
   });
 
@@ -258,11 +258,26 @@ function handPanel(ctx, legal) {
     h("div", { class: "hand" },
       h("h3", {}, `Your hand (${hand.length})`),
       h("div", { class: "cards", role: "group", "aria-label": "your hand" },
-        hand.length ? handButtons : h("span", { class: "empty" }, "empty: play your Bases"))),
+        hand.length ? handButtons : h("span", { class: "empty" }, view.phase === "play" ? "empty: play your Bases" : "empty"))),
     h("div", { class: "fl-my-bases" }, h("h3", {}, "Your Bases"),
       h("div", { class: "fl-bases", role: "group", "aria-label": "your Bases" },
         baseItems.length ? baseItems : h("span", { class: "empty" }, "no Bases left"))),
     declarePanel(ctx, legal, releases, pick, chosen, exact, pickupOf));
+}
+
+// " (the 7 as a 4)": a Mimic that stands in for another value says so.
+function mimicWords(view, release) {
+  if (!view.mimic || release.value === view.mimic) return "";
+  const cards = [...release.hand, ...release.bases.map((b) => view.tops[view.seat][b])];
+  const mimics = cards.filter((c) => valueOf(c) === view.mimic);
+  return mimics.length ? ` (${joinWords(mimics.map(cardName))} as ${valueWords(release.value)})` : "";
+}
+
+function flipButton(ctx, flip) {
+  const button = actionButton(ctx, flip, "Flip Blind card", { class: "fl-flip",
+    title: `Flip the Blind card of Base ${flip.base + 1} onto the pile (nobody knows what it is)` });
+  button.setAttribute("aria-label", `Flip the Blind card of Base ${flip.base + 1}`);
+  return button;
 }
 
 function declarePanel(ctx, legal, releases, pick, chosen, exact, pickupOf) {
@@ -296,7 +311,7 @@ function declarePanel(ctx, legal, releases, pick, chosen, exact, pickupOf) {
     const up = pickupOf(r);
     const pileCards = view.pile.reduce((k, p) => k + p.cards.length, 0);
     const text = (r.value === FLUSH ? `Flush! Release ${n} × Flush` : `Release ${n} × ${r.value}`) +
-      (view.flipped ? " with your Blind card" : "") +
+      (view.flipped ? " with your Blind card" : "") + mimicWords(view, r) +
       (up ? ` — higher than the pile: you pick it up (${pileCards} card${pileCards === 1 ? "" : "s"})` : "");
     return actionButton(ctx, r, text, { class: `primary fl-release${up ? " fl-pickup" : ""}`, title: text });
   });

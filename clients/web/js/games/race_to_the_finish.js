@@ -59,11 +59,19 @@ function pieceName(ctx, seat, piece) {
   return two ? `${owner} piece ${piece + 1}` : `${owner} piece`;
 }
 
+// A piece's label: "You", else the first letters of the seat's name, or its initial and number when two
+// seats' names start alike.
+function shortName(ctx, seat) {
+  if (seat === ctx.seat) return "You";
+  const short = (s) => ctx.who(s).slice(0, 3);
+  const alike = ctx.view.pieces.some((_, other) => other !== seat && other !== ctx.seat && short(other) === short(seat));
+  return alike ? `${ctx.who(seat).charAt(0)}${seat + 1}` : short(seat);
+}
+
 function token(ctx, seat, piece, off) {
   const { view } = ctx;
   const two = view.pieces[seat].length > 1;
-  const name = ctx.who(seat);
-  const text = (seat === ctx.seat ? "You" : name).slice(0, 3) + (two ? ` ${piece + 1}` : "");
+  const text = shortName(ctx, seat) + (two ? ` ${piece + 1}` : "");
   const where = place(view, view.pieces[seat][piece]);
   return h("span", {
     class: `rf-piece rf-seat-${seat}${off ? " rf-off" : ""}${seat === ctx.seat ? " mine" : ""}`,
@@ -89,6 +97,11 @@ export function board(ctx) {
 
 function infoLine(ctx) {
   const { view } = ctx;
+  if (view.phase === "over") {
+    return `${ctx.who(view.winner)} reached the Finish first. The scores count how far each seat's pieces came ` +
+      `(the number of the track card${view.pieces.length === 2 ? "s, both pieces added" : ""}; the Finish counts ` +
+      `${finish(view)}): higher is better.`;
+  }
   const two = view.pieces.length === 2 ? " · two pieces each: both must reach the Finish" : "";
   const deal = view.deals ? `Deal ${view.deals}, dealt by ${ctx.who(view.dealer)}` : "Cutting for the deal";
   return `${deal} · ${view.cards_played} cards in tricks this deal · ${view.sidetracked_played} Sidetracked played` +
@@ -232,8 +245,8 @@ export function event(e, ctx) {
     case "timed_out":
       return `${who(e.seat)} ran out of time: the least valuable card was played.`;
     case "game_ended":
-      return `${who(e.winner)} ${verb(e.winner, "reach", "reaches")} the Finish: game over. ` +
-        `${e.winner === ctx.seat ? "You win" : `${who(e.winner)} wins`}!`;
+      return `Game over: ${who(e.winner)} ${verb(e.winner, "reach", "reaches")} the Finish first and ` +
+        `${verb(e.winner, "win", "wins")}!`;
     default:
       return null;
   }
