@@ -170,7 +170,7 @@ function pilePanel(ctx) {
   const play = (p, i) => h("li", { class: "fl-play" },
     h("span", { class: "fl-play-who" }, `${ctx.who(p.seat)}: ${p.cards.length} × ${valueWords(p.value)}`),
     h("span", { class: "cards" }, p.cards.map((c) => card(c, view.mimic, "small"))));
-  return h("div", { class: "fl-panel fl-pile" }, h("h3", {}, `Pile (${pileCards})`),
+  return h("div", { class: "fl-panel fl-pile" }, h("h3", {}, `Pile (${pileCards} card${pileCards === 1 ? "" : "s"}${plays.length > 1 ? ", the latest play last" : ""})`),
     older.length ? h("details", { class: "fl-older" },
       h("summary", {}, `${older.length} earlier play${older.length === 1 ? "" : "s"}`),
       h("ol", { class: "fl-plays" }, older.map(play))) : null,
@@ -401,9 +401,14 @@ export function event(e, ctx) {
       const out = e.eliminated.length ? ` Out of the game: ${joinWords(e.eliminated.map((s) => who(s)))}.` : "";
       return `Round ${e.round} over: ${how}. Points ${points}; totals ${totals} (lower is better).${out}`;
     }
-    case "match_ended":
-      return `Game over: ${joinWords(e.winners.map((s) => who(s)))} ${e.winners.length > 1 ? "share the win" :
-        verb(ctx, e.winners[0], "win", "wins")} with the lowest total (${e.winners.map((s) => e.totals[s]).join(", ")}).`;
+    case "match_ended": {
+      const winners = `${joinWords(e.winners.map((s) => who(s)))} ${e.winners.length > 1 ? "share the win" :
+        verb(ctx, e.winners[0], "win", "wins")}`;
+      const totals = e.winners.map((s) => e.totals[s]).join(", ");
+      return ctx.view && ctx.view.format === "elimination"
+        ? `Game over: ${winners}, the last in the game (total ${totals}).`
+        : `Game over: ${winners} with the lowest total (${totals}).`;
+    }
     default:
       return null;
   }
