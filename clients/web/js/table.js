@@ -32,7 +32,9 @@ export class TablePage {
   who = (seat) => {
     if (seat === this.state.seat) return "You";
     const info = this.state.info && this.state.info.seats[seat];
-    return info && info.name ? info.name : `Seat ${seat + 1}`;
+    if (!info || !info.name) return `Seat ${seat + 1}`;
+    const shared = this.state.info.seats.some((other) => other.seat !== seat && other.name === info.name);
+    return shared ? `${info.name} ${seat + 1}` : info.name; // three "heuristic bot"s: "heuristic bot 2", ...
   };
 
   async start() {
@@ -138,6 +140,7 @@ export class TablePage {
       view: s.view, legal: s.role === "play" ? s.legal : [], seat: s.seat, who: this.who, state: s,
       act: (action) => this.act(action), key: (action) => this.key(action),
       isPending: (action) => s.pending.has(this.key(action)),
+      render: () => this.render(), // a screen's own state changed (a Flush selection)
     };
   }
 

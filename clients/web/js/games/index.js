@@ -2,8 +2,10 @@
 
 import * as generic from "./generic.js";
 import * as flagFinish from "./flag_finish.js";
+import * as flush from "./flush.js";
+import * as raceToTheFinish from "./race_to_the_finish.js";
 
-const SCREENS = { flag_finish: flagFinish };
+const SCREENS = { flag_finish: flagFinish, flush, race_to_the_finish: raceToTheFinish };
 
 export function screenFor(game) {
   return SCREENS[game] || generic;
