@@ -224,15 +224,15 @@ export class ReplayPage {
         } }, h("option", { value: "", selected: s.seat === null }, "a spectator"),
           seats.map((seat) => h("option", { value: seat, selected: s.seat === seat }, `${this.who(seat)} (seat ${seat + 1})`)))),
         h("button", { type: "button", "data-key": "first", onclick: () => { stop(); this.go(0); },
-                      disabled: s.index === 0 }, "⏮ Start"),
+                      disabled: s.index === 0 }, "« Start"),
         h("button", { type: "button", "data-key": "back", onclick: () => { stop(); this.go(s.index - 1); },
                       disabled: s.index === 0 }, "◀ Back"),
-        s.playing ? h("button", { type: "button", "data-key": "play", class: "primary", onclick: () => { stop(); this.render(); } }, "⏸ Pause")
+        s.playing ? h("button", { type: "button", "data-key": "play", class: "primary", onclick: () => { stop(); this.render(); } }, "Pause")
           : h("button", { type: "button", "data-key": "play", class: "primary", onclick: () => this.play() }, "▶ Play"),
         h("button", { type: "button", "data-key": "forward", onclick: () => { stop(); this.go(s.index + 1); },
                       disabled: s.index >= last }, "Forward ▶"),
         h("button", { type: "button", "data-key": "last", onclick: () => { stop(); this.go(last); },
-                      disabled: s.index >= last }, "End ⏭"),
+                      disabled: s.index >= last }, "End »"),
         h("label", {}, "Speed ", h("select", { name: "speed", "data-key": "speed", onchange: (e) => {
           s.speed = Number(e.target.value);
           this.schedule();
@@ -258,7 +258,9 @@ export class ReplayPage {
 // An exported log (`photofinish export LOG --format json`) cut to what the server's `replay` needs.
 export function replayLog(exported, name) {
   const header = exported && exported.header;
-  if (!header || !Array.isArray(exported.records)) {
+  const fields = { game: "string", rules_version: "string", seats: "number", mode: "string", options: "object" };
+  if (!header || !Array.isArray(exported.records) ||
+      Object.entries(fields).some(([field, type]) => typeof header[field] !== type || header[field] === null)) {
     throw { reason: `${name} is not an exported log (make one with photofinish export LOG --format json)` };
   }
   const names = [];

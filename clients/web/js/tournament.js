@@ -239,14 +239,16 @@ class TournamentPage {
                         onclick: () => send({ type: "start_tournament" }) }, "Start the tournament") : null,
       info.status === "running" ? h("button", { type: "button", "data-key": "next-round",
         onclick: () => send({ type: "start_tournament", next_round: true }) }, "Start the next round now") : null,
-      live.length && info.status !== "over" ? h("form", { class: "correct", onsubmit: (e) => {
+      info.status === "running" ? h("form", { class: "correct", onsubmit: (e) => {
         e.preventDefault();
         const form = new FormData(e.target);
         const places = String(form.get("places")).split(/[\s,]+/).filter(Boolean).map(Number);
         send({ type: "correct_result", table: form.get("table"), places, reason: String(form.get("reason")).trim() });
       } }, h("h2", {}, "Correct a result"),
-        h("label", {}, "Table ", h("select", { name: "table", "data-key": "correct-table" },
-          live.map((s) => h("option", { value: s.table }, `${s.table}: ${s.players.map((p) => this.name(p)).join(", ")}`)))),
+        h("label", {}, "Table ", h("input", { name: "table", "data-key": "correct-table", list: "round-tables", size: 6,
+                                             required: true, placeholder: live.length ? live[0].table : "t1" }),
+          h("datalist", { id: "round-tables" }, live.map((s) => h("option", { value: s.table },
+            `${s.table}: ${s.players.map((p) => this.name(p)).join(", ")}`)))),
         h("label", {}, "Places by seat ", h("input", { name: "places", "data-key": "correct-places", placeholder: "1 2 3",
                                                       required: true, size: 10 })),
         h("label", {}, "Reason ", h("input", { name: "reason", "data-key": "correct-reason", required: true, size: 30 })),
