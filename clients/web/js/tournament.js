@@ -58,6 +58,11 @@ function callToTable(message) {
       `Take your seat at ${message.table}`));
 }
 
+// The server leaves out empty lists (its messages omit default values).
+function withLists(message) {
+  return { players: [], standings: [], seatings: [], byes: [], ...message };
+}
+
 function errorText(error) { return error.reason || error.message || String(error); }
 
 // ------------------------------------------------------------------ the list
@@ -140,8 +145,8 @@ class TournamentPage {
 
   receive(message) {
     if (message.type === "tournament") {
-      this.data = message;
-      const playing = new Set(message.seatings.filter((s) => !s.places).map((s) => s.table));
+      this.data = withLists(message);
+      const playing = new Set(this.data.seatings.filter((s) => !s.places).map((s) => s.table));
       if (this.yourTable && !playing.has(this.yourTable.table)) this.yourTable = null;
     } else if (message.type === "your_table" && !this.organiser) {
       this.yourTable = message;
@@ -162,7 +167,7 @@ class TournamentPage {
     this.notice = null;
     try {
       const answer = await this.client.request(message);
-      if (answer.type === "tournament") this.data = answer;
+      if (answer.type === "tournament") this.data = withLists(answer);
       if (done) done(answer);
     } catch (error) {
       this.notice = `Refused: ${errorText(error)}`;
@@ -232,8 +237,9 @@ class TournamentPage {
     const send = (message) => this.call({ tournament: this.id, secret: secretStore.get(this.id), ...message });
     const live = this.data.seatings;
     return h("div", { class: "organiser" },
-      h("label", {}, "Organiser secret ", h("input", { name: "secret", "data-key": "secret", type: "password",
-        value: secret, autocomplete: "off", oninput: (e) => secretStore.put(this.id, e.target.value.trim() || null) })),
+      h("form", { class: "secret", onsubmit: (e) => e.preventDefault() },
+        h("label", {}, "Organiser secret ", h("input", { name: "secret", "data-key": "secret", type: "password",
+          value: secret, autocomplete: "off", oninput: (e) => secretStore.put(this.id, e.target.value.trim() || null) }))),
       info.status === "registration"
         ? h("button", { type: "button", class: "primary", "data-key": "start",
                         onclick: () => send({ type: "start_tournament" }) }, "Start the tournament") : null,
@@ -270,7 +276,7 @@ class TournamentPage {
           " ", h("a", { href: s.places ? `#/replay/${s.table}` : `#/watch/${s.table}`, class: "button" },
             s.places ? "Replay" : "Watch")),
         h("div", { class: "table-seats" }, s.players.map((p, seat) => h("span", { class: "seat" },
-          `${seat + 1}: ${this.name(p)}`, s.stand_ins.includes(seat) ? " (stand-in)" : "",
+          `${seat + 1}: ${this.name(p)}`, (s.stand_ins || []).includes(seat) ? " (stand-in)" : "",
           s.places ? ` · place ${s.places[seat]}` : "")))))),
       d.byes.length ? h("p", {}, "Byes: ", d.byes.map((p) => this.name(p)).join(", ")) : null);
   }
@@ -284,8 +290,8 @@ class TournamentPage {
       h("table", {}, h("thead", {}, h("tr", {}, ["#", "player", "points", "opp. %", "game share", "tables", "byes"]
         .map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, rows.map((r) => h("tr", { class: `${me && me.player === r.player ? "mine" : ""}${r.dropped ? " dropped" : ""}` },
-          h("td", {}, r.rank), h("td", {}, r.name, r.dropped ? " (dropped)" : ""), h("td", {}, r.points),
-          h("td", {}, pct(r.opponents_pct)), h("td", {}, pct(r.game_share)), h("td", {}, r.tables), h("td", {}, r.byes))))));
+          h("td", {}, r.rank), h("td", {}, r.name, r.dropped ? " (dropped)" : ""), h("td", {}, Number(r.points.toFixed(2))),
+          h("td", {}, pct(r.opponents_pct)), h("td", {}, r.game_share.toFixed(2)), h("td", {}, r.tables), h("td", {}, r.byes))))));
   }
 
   players() {
