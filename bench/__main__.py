@@ -1,6 +1,7 @@
 """`python -m bench` (or `make bench`): run every benchmark, print the tables, write bench/results/*.json.
 
-Takes a few minutes: the server load runs 1, 10, 100 and 500 tables for 5 seconds each."""
+Takes a few minutes: the server load runs 1, 10, 100 and 500 tables for 5 seconds each; the browser bench
+runs last and is skipped, with a message, where Chromium or playwright is missing."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import platform
 import time
 from pathlib import Path
 
-from . import log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
+from . import browser_bench, log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -36,7 +37,12 @@ def main() -> None:
     server = server_bench.run()
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json and server.json")
+    print()
+    browser = browser_bench.run()  # None, with a message saying why, where Chromium or playwright is missing
+    browser_bench.print_table(browser)
+    if browser is not None:
+        (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser}, indent=2))
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, server.json (and browser.json)")
 
 
 if __name__ == "__main__":

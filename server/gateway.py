@@ -27,10 +27,11 @@ from rules import RulesError
 from .http import HttpLimits, Site, serve_http
 from .lobby import Lobby
 from .outbox import Outbox
-from .protocol import (CODECS, PROTOCOL_VERSION, Act, Batch, CheckIn, Closing, CorrectResult, CreateTable,
+from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ratings, Register, Registered, Resume, StartTournament, TableCreated, Tables, TakeSeat,
                        TournamentCreated, Tournaments, Watch, WatchTournament, Welcome, decode_client)
+from . import frames
 from .tournament.model import TournamentError
 from .sendpath import send_promptly
 from .table import Intent, Table
@@ -167,6 +168,9 @@ class Connection:
             elif kind is OpenPlayback:
                 table = await lobby.open_playback(message.log, message.speed)
                 self.deliver(TableCreated(ref=message.id, table=table.info()))
+            elif kind is Replay:  # rebuilt off the event loop, two at a time for the whole server
+                self.deliver(await trio.to_thread.run_sync(frames.answer, lobby.data_dir, message,
+                                                           limiter=_replay_limiter()))
             else:
                 table = lobby.find(message.table)
                 if kind is not Act:
@@ -207,6 +211,17 @@ class Connection:
             await director.correct(message.secret, message.table, message.places, message.reason)
         self.deliver(director.snapshot(message.id))
 
+
+_REPLAY_LIMITER: trio.lowlevel.RunVar = trio.lowlevel.RunVar("replay_limiter")
+
+
+def _replay_limiter() -> trio.CapacityLimiter:
+    """One limiter for every connection's replay requests in this trio run (made on first use)."""
+    try:
+        return _REPLAY_LIMITER.get()
+    except LookupError:
+        _REPLAY_LIMITER.set(trio.CapacityLimiter(2))
+        return _REPLAY_LIMITER.get()
 
 async def abort(ws: WebSocketConnection) -> None:
     """Cut the TCP connection with no further byte on the wire (after a frame cut short, any byte would be

@@ -185,9 +185,46 @@ class Leaderboard(ClientMessage, tag="leaderboard"):
     limit: int = 50
 
 
+class ReplayEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """One accepted entry of an exported log (``photofinish export``), as the replay page sends it."""
+
+    seq: int
+    actor: int
+    action: Any
+    time: float = 0.0
+    digest: str | None = None  # where the log recorded one: checked against the rebuilt state
+
+
+class ReplayLog(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """An exported log cut to what rebuilding it needs: its header's set-up, its accepted entries in order,
+    the seats' names and (once it ended) the revealed seed, checked against the commitment."""
+
+    game: str
+    rules_version: str
+    seats: int
+    mode: str
+    options: dict[str, Any]
+    entries: list[ReplayEntry]
+    names: list[str] = []
+    commitment: str = ""
+    seed: int | None = None
+
+
+class Replay(ClientMessage, tag="replay"):
+    """A table step by step as ``seat`` saw it (None: as a spectator): ``log`` names a finished table whose log
+    this server holds, or ``document`` carries an exported log. Answered with frames ``start`` to
+    ``start + count - 1`` (count 1..200); frame 0 is the table before its first entry."""
+
+    log: str = ""
+    document: ReplayLog | None = None
+    seat: int | None = None
+    start: int = 0
+    count: int = 100
+
+
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
-                          CorrectResult, WatchTournament, Leaderboard]
+                          CorrectResult, WatchTournament, Leaderboard, Replay]
 
 
 # ------------------------------------------------------------------ server -> client
@@ -455,6 +492,31 @@ class YourTable(ServerMessage, tag="your_table"):
     seat: int
 
 
+class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The table after one accepted entry, as one seat (or a spectator) saw it: the entry's events redacted
+    for it and its view then, exactly what a live table sent that receiver."""
+
+    seq: int
+    time: float
+    actor: int
+    events: list[Any]
+    view: Any
+    to_act: list[int]
+    result: Any = None
+
+
+class ReplayFrames(ServerMessage, tag="replay_frames"):
+    ref: MessageId
+    game: str
+    seats: int
+    mode: str
+    names: list[str]
+    seat: int | None
+    total: int  # frames in all: the accepted entries + 1
+    start: int
+    frames: list[Frame]
+
+
 class Batch(ServerMessage, tag="batch"):
     """Several messages in one frame, in order (only to a client that said ``batch`` in its hello)."""
 
@@ -470,7 +532,7 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Ratings, Batch, Closing]
+                          TournamentState, YourTable, Ratings, ReplayFrames, Batch, Closing]
 
 
 # ------------------------------------------------------------------ codecs

@@ -1,9 +1,12 @@
 // The page: one protocol client, the games the server offers, and a router over the location's hash:
-// #/ the lobby, #/play/<table> your seat there (resumed with the token this browser keeps), #/watch/<table>.
+// #/ the lobby, #/play/<table> your seat there (resumed with the token this browser keeps), #/watch/<table>;
+// #/replay[/<table>] a finished table step by step; #/tournaments, #/tournament/<T>, #/organise[/<T>].
 
 import { Client, serverUrl } from "./protocol.js";
 import { LobbyPage } from "./lobby.js";
 import { TablePage } from "./table.js";
+import { ReplayPage } from "./replay.js";
+import { tournamentMessage, tournamentPage } from "./tournament.js";
 
 class App {
   constructor() {
@@ -44,6 +47,7 @@ class App {
       this.status.textContent = `the server closed the connection: ${message.message}`;
       return;
     }
+    if (message.type === "tournament" || message.type === "your_table") return tournamentMessage(this, message);
     if (this.page && this.page.shows && this.page.shows(message.table)) return this.page.receive(message);
     if (message.table === undefined) return;
     const queued = this.backlog.get(message.table) || [];
@@ -60,8 +64,11 @@ class App {
   async route() {
     if (this.page) this.page.destroy();
     const [, kind, table] = location.hash.match(/^#\/(play|watch)\/([^/]+)$/) || [];
+    const replay = location.hash.match(/^#\/replay(?:\/([^/]+))?$/);
     await this.games();
-    this.page = kind ? new TablePage(this, decodeURIComponent(table), kind) : new LobbyPage(this);
+    this.page = kind ? new TablePage(this, decodeURIComponent(table), kind)
+      : replay ? new ReplayPage(this, replay[1] && decodeURIComponent(replay[1]))
+      : tournamentPage(this, location.hash) || new LobbyPage(this);
     await this.page.start();
   }
 }

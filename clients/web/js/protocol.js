@@ -40,6 +40,7 @@ export class Client {
     this.onStatus = onStatus; // ("connecting" | "connected" | "reconnecting" | "closed", detail)
     this.seats = new Map(); // table -> {token, seat}
     this.watching = new Set();
+    this.followed = new Map(); // tournament -> the player token it is watched with ("" for none)
     this.lastSeq = new Map();
     this.pending = new Map(); // id -> {message, resolve, reject}
     this.ids = 0;
@@ -111,6 +112,14 @@ export class Client {
 
   act(table, action) { return this.request({ type: "act", table, action }); }
 
+  // A tournament's state now, then `tournament` and (with a player's token) `your_table` pushes in onMessage;
+  // followed again after a reconnect.
+  async watchTournament(tournament, token = "") {
+    const state = await this.request({ type: "watch_tournament", tournament, token });
+    this.followed.set(tournament, token);
+    return state;
+  }
+
   async leave(table) {
     await this.request({ type: "leave", table });
     this.seats.delete(table);
@@ -127,6 +136,9 @@ export class Client {
     }
     for (const table of this.watching) {
       ws.send(JSON.stringify({ type: "watch", id: `watch-${table}`, table, last_seq: this.lastSeq.get(table) || 0 }));
+    }
+    for (const [tournament, token] of this.followed) {
+      ws.send(JSON.stringify({ type: "watch_tournament", id: `follow-${tournament}`, tournament, token }));
     }
     for (const pending of this.pending.values()) ws.send(JSON.stringify(pending.message));
   }
@@ -163,8 +175,8 @@ export class Client {
       } else {
         pending.resolve(message);
       }
-    } else if (message.type === "error") {
-      this.onMessage(message);
+    } else if (message.type === "error" || message.ref == null || String(message.ref).startsWith("follow-")) {
+      this.onMessage(message); // a stray error, a push (tournament, your_table, table_ended), a re-follow's answer
     }
   }
 }

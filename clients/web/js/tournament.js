@@ -1,0 +1,391 @@
+// Tournament pages: #/tournaments (the list), #/tournament/<T> (live standings, the round's tables, register by
+// name, check in, drop, and "your table"), #/organise (create one) and #/organise/<T> (behind the organiser
+// secret: start, next round, correct a result with a reason, drop a player).
+//
+// A player's token is kept in this browser (localStorage) with their name; each round's `your_table` puts that
+// token in the seat store as the seat's token and opens the table page, which resumes the reserved seat with it.
+
+import { h, mount } from "./dom.js";
+import { seatStore } from "./protocol.js";
+
+const PLAYERS = "photofinish.tournaments"; // {T: {player, name, token}}
+const SECRETS = "photofinish.organiser"; // {T: secret}
+
+function stored(key) {
+  try { return JSON.parse(localStorage.getItem(key) || "{}"); } catch { return {}; }
+}
+
+function store(key, tournament, value) {
+  const all = stored(key);
+  if (value === null) delete all[tournament]; else all[tournament] = value;
+  localStorage.setItem(key, JSON.stringify(all));
+}
+
+export const playerStore = {
+  get: (t) => stored(PLAYERS)[t] || null, put: (t, v) => store(PLAYERS, t, v), all: () => stored(PLAYERS),
+};
+export const secretStore = { get: (t) => stored(SECRETS)[t] || "", put: (t, v) => store(SECRETS, t, v) };
+
+// The page a location's hash names, or null (not a tournament page).
+export function tournamentPage(app, hash) {
+  if (hash === "#/tournaments") return new TournamentListPage(app);
+  if (hash === "#/organise") return new CreatePage(app);
+  const [, kind, id] = hash.match(/^#\/(tournament|organise)\/([^/]+)$/) || [];
+  if (!kind) return null;
+  return new TournamentPage(app, decodeURIComponent(id), kind === "organise");
+}
+
+// `tournament` and `your_table` pushes: to the page showing that tournament; a seat while elsewhere is called
+// out in the header.
+export function tournamentMessage(app, message) {
+  const id = message.type === "tournament" ? message.tournament.tournament : message.tournament;
+  if (message.type === "your_table") takeSeatToken(message);
+  if (app.page instanceof TournamentPage && app.page.id === id) return app.page.receive(message);
+  if (message.type === "your_table") callToTable(message);
+}
+
+function takeSeatToken(message) {
+  const me = playerStore.get(message.tournament);
+  if (me) seatStore.put(message.table, { token: me.token, seat: message.seat, name: me.name,
+                                         tournament: message.tournament });
+}
+
+function callToTable(message) {
+  const call = document.getElementById("tournament-call");
+  if (!call) return;
+  mount(call, `${message.tournament} round ${message.round}: your table is ready `,
+    h("a", { href: `#/play/${message.table}`, class: "button primary", onclick: () => mount(call) },
+      `Take your seat at ${message.table}`));
+}
+
+// The server leaves out empty lists (its messages omit default values).
+function withLists(message) {
+  return { players: [], standings: [], seatings: [], byes: [], ...message };
+}
+
+function errorText(error) { return error.reason || error.message || String(error); }
+
+// ------------------------------------------------------------------ the list
+
+class TournamentListPage {
+  constructor(app) {
+    this.app = app;
+    this.list = [];
+    this.error = null;
+    this.timer = setInterval(() => this.refresh(), 3000);
+  }
+
+  shows() { return false; }
+  destroy() { clearInterval(this.timer); }
+
+  async start() {
+    this.render();
+    await this.refresh();
+  }
+
+  async refresh() {
+    try {
+      this.list = (await this.app.client.request({ type: "list_tournaments" })).tournaments;
+      this.error = null;
+    } catch (error) { this.error = errorText(error); }
+    this.render();
+  }
+
+  render() {
+    const mine = playerStore.all();
+    mount(this.app.root, h("section", { class: "tournaments" },
+      h("h1", {}, "Tournaments"),
+      this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
+      this.list.length === 0 ? h("p", {}, "No tournaments on this server yet.") :
+        h("ul", { class: "table-list" }, this.list.map((t) => h("li", { class: "table-item", "data-tournament": t.tournament },
+          h("div", {}, h("a", { href: `#/tournament/${t.tournament}` }, h("strong", {}, t.name || t.tournament)),
+            ` · ${this.app.gameTitle(t.game)} · ${t.mode} · ${t.format} · ${statusWords(t)} · ${t.players} players`,
+            mine[t.tournament] ? h("span", { class: "seat" }, ` you: ${mine[t.tournament].name}`) : null)))),
+      h("p", {}, h("a", { href: "#/organise", class: "button" }, "Organise a tournament"))));
+  }
+}
+
+function statusWords(t) {
+  if (t.status === "registration") return "registration open";
+  if (t.status === "over") return "over";
+  return t.format === "arena" ? `running (round ${t.round})` : `round ${t.round} of ${t.rounds}`;
+}
+
+// ------------------------------------------------------------------ one tournament (a player's or the organiser's)
+
+class TournamentPage {
+  constructor(app, id, organiser) {
+    this.app = app;
+    this.client = app.client;
+    this.id = id;
+    this.organiser = organiser;
+    this.data = null; // the last `tournament` message
+    this.yourTable = null; // the last `your_table` for a table still playing
+    this.openedRound = null;
+    this.notice = null;
+    this.error = null;
+  }
+
+  shows() { return false; }
+  destroy() {}
+
+  get me() { return playerStore.get(this.id); }
+
+  async start() {
+    this.render();
+    try {
+      const me = this.me;
+      this.receive(await this.client.watchTournament(this.id, this.organiser || !me ? "" : me.token));
+      this.openedRound = this.data.tournament.round;
+    } catch (error) {
+      this.error = errorText(error);
+    }
+    this.render();
+  }
+
+  receive(message) {
+    if (message.type === "tournament") {
+      this.data = withLists(message);
+      const playing = new Set(this.data.seatings.filter((s) => !s.places).map((s) => s.table));
+      if (this.yourTable && !playing.has(this.yourTable.table)) this.yourTable = null;
+    } else if (message.type === "your_table" && !this.organiser) {
+      this.yourTable = message;
+      if (this.openedRound !== null && message.round > this.openedRound) { // a new round: straight to the seat
+        location.hash = `#/play/${message.table}`;
+        return;
+      }
+    }
+    this.render();
+  }
+
+  name(player) {
+    const found = this.data && this.data.players.find((p) => p.player === player);
+    return found ? found.name : player;
+  }
+
+  async call(message, done) {
+    this.notice = null;
+    try {
+      const answer = await this.client.request(message);
+      if (answer.type === "tournament") this.data = withLists(answer);
+      if (done) done(answer);
+    } catch (error) {
+      this.notice = `Refused: ${errorText(error)}`;
+    }
+    this.render();
+  }
+
+  async register(event) {
+    event.preventDefault();
+    const name = new FormData(event.target).get("name").trim();
+    await this.call({ type: "register", tournament: this.id, name }, (registered) => {
+      playerStore.put(this.id, { player: registered.player, name: registered.name, token: registered.token });
+      localStorage.setItem("photofinish.name", registered.name);
+      this.client.watchTournament(this.id, registered.token).then((state) => this.receive(state), () => {});
+    });
+  }
+
+  render() {
+    const d = this.data;
+    const info = d && d.tournament;
+    mount(this.app.root, h("section", { class: "tournament-page", "data-tournament": this.id },
+      h("div", { class: "table-head" }, h("a", { href: "#/tournaments", class: "back" }, "← Tournaments"),
+        h("h1", {}, info ? info.name || info.tournament : this.id),
+        info ? h("span", { class: "game-title" }, `${this.app.gameTitle(info.game)} · ${info.mode} · ` +
+          `${info.format} · tables of ${info.seats}`) : null,
+        this.organiser ? null : h("a", { href: `#/organise/${this.id}`, class: "button leave" }, "Organiser page")),
+      info ? h("p", { class: "turn" }, statusWords(info), ` · ${info.players} players`) : null,
+      this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
+      this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
+      d ? (this.organiser ? this.organiserPanel() : this.playerPanel()) : null,
+      d ? h("div", { class: "layout" },
+        h("div", {}, this.tables(), this.standings()),
+        h("aside", { class: "side" }, this.players(),
+          h("p", { class: "commitment" }, "Seating seed's hash: ", h("code", {}, info.commitment.slice(0, 16) + "…")))) : null));
+  }
+
+  playerPanel() {
+    const info = this.data.tournament;
+    const me = this.me;
+    const row = me && this.data.players.find((p) => p.player === me.player);
+    if (!me) {
+      if (info.status === "over") return null;
+      return h("form", { class: "register", onsubmit: (e) => this.register(e) },
+        h("label", {}, "Your name ", h("input", { name: "name", "data-key": "register-name", required: true,
+          maxlength: 24, value: localStorage.getItem("photofinish.name") || "" })),
+        h("button", { type: "submit", class: "primary" }, "Register"));
+    }
+    return h("div", { class: "me" },
+      h("p", {}, `You are ${me.name} (${me.player})`,
+        row && row.dropped ? " and have dropped out." : row && row.checked_in ? ", checked in." : "."),
+      this.yourTable ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
+        `Your table: ${this.yourTable.table}, seat ${this.yourTable.seat + 1} (round ${this.yourTable.round})`) : null,
+      row && !row.dropped && !row.checked_in && info.status === "registration"
+        ? h("button", { type: "button", "data-key": "check-in",
+                        onclick: () => this.call({ type: "check_in", tournament: this.id, token: me.token }) }, "Check in")
+        : null,
+      row && !row.dropped && info.status !== "over" ? h("button", { type: "button", "data-key": "drop", onclick: () => {
+        if (confirm(`Drop out of ${info.name || this.id}? You cannot come back.`)) {
+          this.call({ type: "drop", tournament: this.id, token: me.token });
+        }
+      } }, "Drop out") : null);
+  }
+
+  organiserPanel() {
+    const info = this.data.tournament;
+    const secret = secretStore.get(this.id);
+    const send = (message) => this.call({ tournament: this.id, secret: secretStore.get(this.id), ...message });
+    const live = this.data.seatings;
+    return h("div", { class: "organiser" },
+      h("form", { class: "secret", onsubmit: (e) => e.preventDefault() },
+        h("label", {}, "Organiser secret ", h("input", { name: "secret", "data-key": "secret", type: "password",
+          value: secret, autocomplete: "off", oninput: (e) => secretStore.put(this.id, e.target.value.trim() || null) }))),
+      info.status === "registration"
+        ? h("button", { type: "button", class: "primary", "data-key": "start",
+                        onclick: () => send({ type: "start_tournament" }) }, "Start the tournament") : null,
+      info.status === "running" ? h("button", { type: "button", "data-key": "next-round",
+        onclick: () => send({ type: "start_tournament", next_round: true }) }, "Start the next round now") : null,
+      info.status === "running" ? h("form", { class: "correct", onsubmit: (e) => {
+        e.preventDefault();
+        const form = new FormData(e.target);
+        const places = String(form.get("places")).split(/[\s,]+/).filter(Boolean).map(Number);
+        send({ type: "correct_result", table: form.get("table"), places, reason: String(form.get("reason")).trim() });
+      } }, h("h2", {}, "Correct a result"),
+        h("label", {}, "Table ", h("input", { name: "table", "data-key": "correct-table", list: "round-tables", size: 6,
+                                             required: true, placeholder: live.length ? live[0].table : "t1" }),
+          h("datalist", { id: "round-tables" }, live.map((s) => h("option", { value: s.table },
+            `${s.table}: ${s.players.map((p) => this.name(p)).join(", ")}`)))),
+        h("label", {}, "Places by seat ", h("input", { name: "places", "data-key": "correct-places", placeholder: "1 2 3",
+                                                      required: true, size: 10 })),
+        h("label", {}, "Reason ", h("input", { name: "reason", "data-key": "correct-reason", required: true, size: 30 })),
+        h("button", { type: "submit" }, "Correct")) : null,
+      info.status !== "over" ? h("form", { class: "drop-player", onsubmit: (e) => {
+        e.preventDefault();
+        send({ type: "drop", player: new FormData(e.target).get("player") });
+      } }, h("label", {}, "Drop a player ", h("select", { name: "player", "data-key": "drop-player" },
+          this.data.players.filter((p) => !p.dropped).map((p) => h("option", { value: p.player }, `${p.name} (${p.player})`)))),
+        h("button", { type: "submit" }, "Drop")) : null);
+  }
+
+  tables() {
+    const d = this.data;
+    if (!d.seatings.length && !d.byes.length) return null;
+    return h("div", { class: "round-tables" }, h("h2", {}, `Round ${d.tournament.round}: tables`),
+      h("ul", { class: "table-list" }, d.seatings.map((s) => h("li", { class: "table-item", "data-table": s.table },
+        h("div", {}, h("strong", {}, s.table), s.places ? " · over" : " · playing",
+          " ", h("a", { href: s.places ? `#/replay/${s.table}` : `#/watch/${s.table}`, class: "button" },
+            s.places ? "Replay" : "Watch")),
+        h("div", { class: "table-seats" }, s.players.map((p, seat) => h("span", { class: "seat" },
+          `${seat + 1}: ${this.name(p)}`, (s.stand_ins || []).includes(seat) ? " (stand-in)" : "",
+          s.places ? ` · place ${s.places[seat]}` : "")))))),
+      d.byes.length ? h("p", {}, "Byes: ", d.byes.map((p) => this.name(p)).join(", ")) : null);
+  }
+
+  standings() {
+    const rows = this.data.standings;
+    if (!rows.length) return null;
+    const me = this.me;
+    const pct = (x) => `${(x * 100).toFixed(0)}%`;
+    return h("div", { class: "standings" }, h("h2", {}, "Standings"),
+      h("table", {}, h("thead", {}, h("tr", {}, ["#", "player", "points", "opp. %", "game share", "tables", "byes"]
+        .map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, rows.map((r) => h("tr", { class: `${me && me.player === r.player ? "mine" : ""}${r.dropped ? " dropped" : ""}` },
+          h("td", {}, r.rank), h("td", {}, r.name, r.dropped ? " (dropped)" : ""), h("td", {}, Number(r.points.toFixed(2))),
+          h("td", {}, pct(r.opponents_pct)), h("td", {}, r.game_share.toFixed(2)), h("td", {}, r.tables), h("td", {}, r.byes))))));
+  }
+
+  players() {
+    const list = this.data.players;
+    return h("div", {}, h("h2", {}, `Players (${list.length})`),
+      h("ul", { class: "players" }, list.map((p) => h("li", {}, p.name,
+        p.dropped ? " (dropped)" : p.checked_in ? " ✓ checked in" : ""))));
+  }
+}
+
+// ------------------------------------------------------------------ creating one
+
+class CreatePage {
+  constructor(app) {
+    this.app = app;
+    this.form = { name: "", game: "flag_finish", mode: "challenge", seats: 3, format: "swiss", rounds: 3, top: 0,
+                  round_time_ms: 0, turn_time_ms: 60000, no_show_ms: 60000, bot_delay_ms: 800, arena_ms: 0,
+                  late_entry_rounds: 0, check_in: false, options: {} };
+    this.notice = null;
+  }
+
+  shows() { return false; }
+  destroy() {}
+
+  async start() { this.render(); }
+
+  async create(event) {
+    event.preventDefault();
+    const f = this.form;
+    const game = this.app.gamesByName.get(f.game);
+    const options = {};
+    for (const option of game.options) {
+      const raw = f.options[option.name];
+      if (raw !== undefined && raw !== "") options[option.name] = typeof option.default === "number" ? Number(raw) : raw;
+    }
+    const numbers = ["seats", "rounds", "top", "round_time_ms", "turn_time_ms", "no_show_ms", "bot_delay_ms", "arena_ms",
+                     "late_entry_rounds"];
+    const message = { type: "create_tournament", name: f.name, game: f.game, mode: f.mode, format: f.format,
+                      check_in: f.check_in, options };
+    for (const name of numbers) message[name] = Number(f[name]) || 0;
+    try {
+      const created = await this.app.client.request(message);
+      secretStore.put(created.tournament.tournament, created.secret);
+      location.hash = `#/organise/${created.tournament.tournament}`;
+    } catch (error) {
+      this.notice = `Could not create it: ${errorText(error)}`;
+      this.render();
+    }
+  }
+
+  render() {
+    const f = this.form;
+    const game = this.app.gamesByName.get(f.game);
+    const set = (name) => (e) => { f[name] = e.target.type === "checkbox" ? e.target.checked : e.target.value; };
+    const number = (name, label, attrs = {}) => h("label", {}, `${label} `,
+      h("input", { type: "number", name, "data-key": name, value: f[name], min: 0, oninput: set(name), ...attrs }));
+    mount(this.app.root, h("section", { class: "organise" },
+      h("div", { class: "table-head" }, h("a", { href: "#/tournaments", class: "back" }, "← Tournaments"),
+        h("h1", {}, "Organise a tournament")),
+      this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
+      h("form", { class: "create", onsubmit: (e) => this.create(e) },
+        h("label", {}, "Name ", h("input", { name: "name", "data-key": "name", value: f.name, maxlength: 60, oninput: set("name") })),
+        h("label", {}, "Game ", h("select", { name: "game", "data-key": "game", onchange: (e) => {
+          f.game = e.target.value;
+          const g = this.app.gamesByName.get(f.game);
+          f.mode = g.modes.includes(f.mode) ? f.mode : g.modes[0];
+          f.seats = Math.min(Math.max(f.seats, g.min_seats), g.max_seats);
+          f.options = {};
+          this.render();
+        } }, this.app.gameList.map((g) => h("option", { value: g.name, selected: g.name === f.game }, g.title)))),
+        h("label", {}, "Mode ", h("select", { name: "mode", "data-key": "mode", onchange: set("mode") },
+          game.modes.map((m) => h("option", { value: m, selected: m === f.mode }, m)))),
+        number("seats", "Seats per table", { min: game.min_seats, max: game.max_seats }),
+        h("label", {}, "Format ", h("select", { name: "format", "data-key": "format", onchange: set("format") },
+          [["swiss", "Swiss (seated by standings)"], ["round_robin", "round robin"], ["arena", "arena (for a time)"]]
+            .map(([v, text]) => h("option", { value: v, selected: v === f.format }, text)))),
+        number("rounds", "Rounds (Swiss)", { min: 1 }),
+        number("top", "Final table of the top N (0: none)"),
+        number("arena_ms", "Arena length (ms)"),
+        number("round_time_ms", "Round time limit (ms, 0: none)"),
+        number("turn_time_ms", "Time per move at lockstep tables (ms)"),
+        number("no_show_ms", "A stand-in bot plays an absent player after (ms)"),
+        number("bot_delay_ms", "Stand-in bots' pause (ms)"),
+        number("late_entry_rounds", "Late entries until round"),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "check_in", "data-key": "check_in",
+          checked: f.check_in, onchange: set("check_in") }), " Players must check in"),
+        h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),
+          game.options.filter((o) => o.choices || typeof o.default === "number").map((o) => h("label", { class: "option", title: o.doc },
+            `${o.name} `, o.choices
+              ? h("select", { name: o.name, onchange: (e) => { f.options[o.name] = e.target.value; } },
+                o.choices.map((c) => h("option", { value: c, selected: (f.options[o.name] || o.default) === c }, c)))
+              : h("input", { type: "number", name: o.name, min: o.minimum, max: o.maximum, placeholder: String(o.default),
+                             value: f.options[o.name] ?? "", oninput: (e) => { f.options[o.name] = e.target.value; } }),
+            h("small", {}, ` ${o.doc}`)))),
+        h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create the tournament"))));
+  }
+}
