@@ -114,8 +114,9 @@ export class TablePage {
     if (s.pending.has(key)) return;
     s.pending.set(key, action);
     s.notice = null;
+    const answered = this.client.act(s.table, action); // sent first: the redraw must not delay the click
     this.render();
-    this.client.act(s.table, action).then(() => {
+    answered.then(() => {
       s.pending.delete(key);
       this.render();
     }, (error) => {
