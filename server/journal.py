@@ -168,9 +168,11 @@ def replay(data_dir: Path) -> Replayed:
 class Journal:
     """The server's group commit under ``batch`` (see the module's docstring). ``mark`` takes each line as
     its log writes it; ``run`` is the task that writes and syncs the rounds; ``sync`` makes the journal file
-    durable (tests pass a fake they can hold). ``inline``: where a round's fdatasync runs: ``auto`` on the
-    event loop's thread when no other task is ready to run (the hand-off to a worker thread would cost more
-    than it saves), else in a worker thread; ``always`` / ``never`` force one way."""
+    durable (tests pass a fake they can hold). ``inline``: where a round's fdatasync runs. ``auto``: the tasks
+    ready to run when a round starts run once first (adding their lines to it); then, if no task is ready any
+    more, on the event loop's thread (nothing waits for it, and a hand-off to a worker thread costs more CPU
+    and latency than it saves), else in a worker thread, so a busy server goes on working meanwhile.
+    ``always`` / ``never`` force one way."""
 
     def __init__(self, data_dir: Path, sync: Callable[[int], None] | None = None, limit: int = LIMIT,
                  inline: str = "auto") -> None:
@@ -181,6 +183,7 @@ class Journal:
         self.limit = limit
         self.inline = inline
         self.rounds = 0
+        self.inline_rounds = 0  # rounds whose sync ran on the event loop's thread
         self.checkpoints = 0
         self.error: OSError | None = None  # the failed write or sync that stopped the journal, for good
         self.folder = journal_folder(self.data_dir)
@@ -265,14 +268,19 @@ class Journal:
         return chunks, counts
 
     async def _round(self) -> None:
+        inline = self.inline == "always"
+        if self.inline == "auto":
+            if trio.lowlevel.current_statistics().tasks_runnable:
+                await trio.lowlevel.cancel_shielded_checkpoint()  # the tasks ready now add their lines first
+            inline = trio.lowlevel.current_statistics().tasks_runnable == 0
+        if not self._chunks:
+            return  # a closing log flushed them meanwhile
         chunks, counts = self._take()
-        data = b"".join(chunks)
-        inline = self.inline == "always" or (
-            self.inline == "auto" and trio.lowlevel.current_statistics().tasks_runnable == 0)
+        self.inline_rounds += inline
         if inline:
-            error = self._write_and_sync([data])
+            error = self._write_and_sync(chunks)
         else:
-            error = await trio.to_thread.run_sync(self._write_and_sync, [data])
+            error = await trio.to_thread.run_sync(self._write_and_sync, chunks)
         self._finish(counts, error)
 
     def _write_and_sync(self, chunks: list[bytes]) -> OSError | None:
