@@ -139,20 +139,19 @@ def replay(data_dir: Path) -> Replayed:
             if problem:
                 notes.append(f"{journal.name}: {problem}")
             for record in records:
-                target = data_dir / record.path
-                fd = fds.get(target)
+                fd = fds.get(record.path)
                 if fd is None:
+                    target = data_dir / record.path
                     if not target.exists():
                         target.parent.mkdir(parents=True, exist_ok=True)
                         created.add(target.parent)
-                    fd = fds[target] = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
+                    fd = fds[record.path] = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
                 if os.pread(fd, len(record.line), record.offset) != record.line:
                     os.pwrite(fd, record.line, record.offset)
                     restored += 1
                     written[record.path] = None
-        for target, fd in fds.items():
-            if target.relative_to(data_dir).as_posix() in written:
-                os.fsync(fd)
+        for path in written:
+            os.fsync(fds[path])
     finally:
         for fd in fds.values():
             os.close(fd)
@@ -200,6 +199,7 @@ class Journal:
         self._names: dict[FileLog, bytes] = {}
         self._wake = trio.Event()
         self._closing = False
+        self._closed = False  # the last round is over: nothing more is written
         self._done = trio.Event()
         self._checkpoint_done: trio.Event | None = None
         self._writing = threading.Lock()  # one write-and-sync of the journal at a time, on either thread
@@ -216,6 +216,8 @@ class Journal:
         if self.error is not None:
             log._synced(log.written, self.error)
             return
+        if self._closed:
+            return  # after the last round (the server is stopping): the line is in its file, never acknowledged
         name = self._names.get(log)
         if name is None:
             name = self._names[log] = os.path.relpath(log.path, self.data_dir).encode()
@@ -249,6 +251,7 @@ class Journal:
                             nursery.start_soon(self._checkpoint, *self._switch())
                     elif self._closing:
                         break
+            self._closed = True
             if self.error is None:  # a clean stop: every log file synced, no journal left to replay
                 await self._checkpoint(self.path, self._fd, self._touched)
         finally:
@@ -256,7 +259,7 @@ class Journal:
 
     def flush_now(self) -> None:
         """Write and sync what is pending now, on this thread (a log closing must leave nothing unsynced)."""
-        if self._chunks and self.error is None and not self._done.is_set():
+        if self._chunks and self.error is None and not self._closed:
             chunks, counts = self._take()
             self._finish(counts, self._write_and_sync(chunks))
 

@@ -184,6 +184,8 @@ class Lobby:
         (``finished.py``), is reported and left alone."""
         if self.data_dir is None:
             return []
+        if self._syncer is not None:
+            raise RuntimeError("recover before any log is opened: the journal's replay must come first")
         # first, whatever the durability now: lines a log file lacks that the journal made durable
         replayed = await trio.to_thread.run_sync(replay, self.data_dir)
         for note in replayed.notes:
