@@ -2,7 +2,8 @@
 
 - Durability: ``writers`` concurrent tasks (seats of busy tables) each append an entry and wait until it is
   durable, as the arbiter does before acknowledging. Reported: entries/s and acknowledgement latency
-  p50/p99, with ``never`` (no fsync) as the floor of the same run.
+  p50/p99, with ``never`` (no fsync) as the floor of the same run. ``batch`` goes through the server's
+  journal (server/journal.py), ``always`` through the log's own syncer.
 - Replay: a log of random play is written, then `check_log` (chain + rules + digests) and `verify_seed`
   run over it. Floor: reading the same file and decoding every line with msgspec, nothing checked.
 """
@@ -19,12 +20,14 @@ import trio
 from clients.load import percentile
 from rules import SYSTEM, Rng, Session, get_game, make_setup
 from server.logfile import End, Entry, Header, _decoder, seed_commitment
+from server.journal import Journal
 from server.logstore import FileLog
 from server.replay import check_log, verify_seed
 
 
 async def _durability(policy: str, folder: Path, writers: int, per_writer: int) -> dict:
-    store = FileLog(folder / f"{policy}.log", policy)
+    journal = Journal(folder) if policy == "batch" else None
+    store = FileLog(folder / f"{policy}.log", policy, syncer=journal)
     latencies: list[float] = []
     action = {"type": "draw"}
 
@@ -39,12 +42,16 @@ async def _durability(policy: str, folder: Path, writers: int, per_writer: int) 
     begin = time.perf_counter()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(store.run_flusher)
+        if journal is not None:
+            nursery.start_soon(journal.run)
         async with trio.open_nursery() as group:
             for index in range(writers):
                 group.start_soon(writer, index)
+        elapsed = time.perf_counter() - begin
+        store.close()
+        if journal is not None:
+            await journal.aclose()
         nursery.cancel_scope.cancel()
-    elapsed = time.perf_counter() - begin
-    store.close()
     return {"policy": policy, "entries_per_s": writers * per_writer / elapsed, "ack_p50_us": statistics.median(latencies),
             "ack_p99_us": percentile(latencies, 0.99), "fsyncs": store.fsyncs}
 

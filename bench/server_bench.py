@@ -1,7 +1,7 @@
 """The server under load, each figure next to the floor measured in the same run.
 
-The server runs in its own process with the default durability (`batch`: every acknowledgement waits for its
-log line's fdatasync), the load in this one, over loopback. The floor is a bare trio-websocket echo server,
+The server runs in its own process with the default durability (`batch`: every acknowledgement waits for the
+journal's fdatasync that covers its log line), the load in this one, over loopback. The floor is a bare trio-websocket echo server,
 same message size: its round trip, its round trips per second, and its server CPU per round trip. A second
 server with `--durability never` runs the 1, 100 and 500 table rows just before the default's, and the fsync
 floor (one fdatasync of a small append in the same data folder, p50/p99) is measured in the same run: the

@@ -18,7 +18,8 @@ from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 from .actionlog import MemoryLog
 from .finished import finished_marker
 from .logfile import Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
-from .logstore import FileLog, Syncer, reopen, table_dir, utc_now, write_secret_seed
+from .journal import Journal, replay
+from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
 from .table import Intent, Reservation, Table
 
@@ -27,14 +28,14 @@ MAX_TABLES = 2000
 
 class Lobby:
     """``data_dir`` None keeps logs in memory only (tests); otherwise every table has a log file. Under
-    ``batch`` the lobby runs the server's one group commit (``Syncer``) for every table's log, from the
-    first log it opens until ``stop_all``."""
+    ``batch`` the lobby runs the server's one group commit (the write-ahead ``Journal``) for every log, from
+    the first log it opens until ``stop_all``."""
 
     def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch") -> None:
         self.nursery = nursery
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
-        self._syncer: Syncer | None = None
+        self._syncer: Journal | None = None
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
         self.tournaments = None  # the server's TournamentHub, once it has one
@@ -133,13 +134,13 @@ class Lobby:
             raise
         return store
 
-    def _shared_syncer(self) -> Syncer | None:
-        """The server's group commit under ``batch`` (started with the first log), else None: ``always`` gives
-        each log its own, ``never`` syncs nothing."""
+    def _shared_syncer(self) -> Journal | None:
+        """The server's group commit under ``batch`` (its journal, started with the first log), else None:
+        ``always`` gives each log a syncer of its own, ``never`` syncs nothing."""
         if self.durability != "batch":
             return None
         if self._syncer is None:
-            self._syncer = Syncer()
+            self._syncer = Journal(self.data_dir)
             self.nursery.start_soon(self._syncer.run)
         return self._syncer
 
@@ -183,6 +184,15 @@ class Lobby:
         (``finished.py``), is reported and left alone."""
         if self.data_dir is None:
             return []
+        if self._syncer is not None:
+            raise RuntimeError("recover before any log is opened: the journal's replay must come first")
+        # first, whatever the durability now: lines a log file lacks that the journal made durable
+        replayed = await trio.to_thread.run_sync(replay, self.data_dir)
+        for note in replayed.notes:
+            print(f"photofinish: journal {note} (the end of a round that was never acknowledged)", flush=True)
+        if replayed.restored:
+            print(f"photofinish: the journal wrote back {replayed.restored} line(s) to {', '.join(replayed.logs)}",
+                  flush=True)
         reopened = []
         for path in sorted(table_dir(self.data_dir).glob("t*.log"), key=lambda p: int(p.stem[1:] or 0)):
             self._next = max(self._next, int(path.stem[1:]))
@@ -251,4 +261,4 @@ class Lobby:
         for table in list(self.tables.values()):
             await table.stop()
         if self._syncer is not None:
-            self._syncer.close()
+            await self._syncer.aclose()  # its last round and checkpoint: no journal is left to replay

@@ -1,14 +1,14 @@
-"""Writing a table's log file, with a durability policy; the group commit that makes lines durable; the table
-directory of the data folder.
+"""Writing a table's log file, with a durability policy; the group commit of ``always``; the table directory
+of the data folder.
 
 Policies (`photofinish serve --durability`):
-- ``batch`` (default): group commit across the server. One ``Syncer`` (one trio task; worker threads for the syncs)
-  serves every table: the first line that needs syncing starts a round at once, which fdatasyncs every log
-  with lines not yet durable; lines appended while a round runs are covered by the next round, which starts as
-  soon as that one ends. No fixed wait: at one table a line waits one fdatasync, under load rounds grow by
-  themselves and one round serves every table's lines.
-- ``always``: the same group commit, but each table's log has a ``Syncer`` of its own (its fsyncs never wait
-  for another table's).
+- ``batch`` (default): group commit across the server through one write-ahead journal (``server/journal.py``):
+  each line goes to its log file at once (no fsync) and to the journal, which a round writes and fdatasyncs
+  once for every line of every log handed over since the last round. The first line starts a round at once;
+  lines appended while a round runs are covered by the next, which starts as soon as that one ends. Log
+  files are fsynced at the journal's checkpoints; at start the journal writes back any line a log file lacks.
+- ``always``: each table's log has a ``Syncer`` of its own: rounds of one fdatasync of the log file itself
+  (its syncs never wait for another table's).
 - ``never``: lines reach the OS at once (they survive a killed process, not a power cut), no fsync.
 
 Under ``always`` and ``batch`` an action a seat saw acknowledged is on disk: the table holds every outgoing
@@ -52,7 +52,7 @@ class Syncer:
         self._wake = trio.Event()
         self._closing = False
 
-    def mark(self, log: "FileLog") -> None:
+    def mark(self, log: "FileLog", offset: int = 0, line: bytes = b"") -> None:
         """``log`` has lines to sync: the next round covers them (now, if no round is running)."""
         self._dirty[log] = None
         self._wake.set()
@@ -116,17 +116,18 @@ class Syncer:
 class FileLog:
     """Appends records to one log file; ``written`` lines so far, ``durable`` of them known to be on disk.
 
-    ``syncer`` is the server's shared group commit (``batch``); without one (``always``, or a log used on its
-    own) the log has a syncer of its own, which ``run_flusher`` runs. ``on_durable`` (if set) is called each
-    time ``durable`` grows."""
+    ``syncer`` is the server's shared group commit under ``batch`` (its ``Journal``); without one (``always``,
+    or a log used on its own) the log has a ``Syncer`` of its own, which ``run_flusher`` runs. ``on_durable``
+    (if set) is called each time ``durable`` grows."""
 
-    def __init__(self, path: Path, policy: str = "batch", head: str = GENESIS, syncer: Syncer | None = None) -> None:
+    def __init__(self, path: Path, policy: str = "batch", head: str = GENESIS, syncer: Any = None) -> None:
         if policy not in POLICIES:
             raise ValueError(f"durability is one of {', '.join(POLICIES)}, not {policy!r}")
         self.path = path
         self.policy = policy
         self.head = head
         self.file = open(path, "ab", buffering=0)
+        self.size = os.fstat(self.file.fileno()).st_size  # where the next line goes
         self.written = 0
         self.durable = 0
         self.fsyncs = 0  # rounds that synced this file
@@ -141,11 +142,12 @@ class FileLog:
         """Write one record (straight to the OS); returns its line number in this session."""
         line, self.head = encode_line(self.head, record)
         self.file.write(line)
+        offset, self.size = self.size, self.size + len(line)
         self.written += 1
         if self.policy == "never":
             self.durable = self.written
         else:
-            self.syncer.mark(self)
+            self.syncer.mark(self, offset, line)
         return self.written
 
     def _synced(self, count: int, error: OSError | None) -> None:
@@ -185,8 +187,15 @@ class FileLog:
         raise self.error
 
     def sync_now(self) -> None:
-        """A last sync (at shutdown): everything written is durable, unless a sync of this log failed before."""
+        """A last sync (at shutdown): everything written is durable, unless a sync of this log failed before.
+        Through the journal, the lines still pending are written and synced there (the journal's checkpoint
+        syncs the file itself)."""
         if self.error is not None:
+            return
+        flush_now = getattr(self.syncer, "flush_now", None)
+        if flush_now is not None:
+            if self.durable < self.written:
+                flush_now()
             return
         sync_file(self.file.fileno())
         self.durable = self.written
@@ -197,6 +206,9 @@ class FileLog:
                 self.sync_now()
             finally:
                 self.file.close()
+                forget = getattr(self.syncer, "forget", None)
+                if forget is not None:
+                    forget(self)
 
 
 def reopen(path: Path, read, policy: str, syncer: Syncer | None = None) -> FileLog:

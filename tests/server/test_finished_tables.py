@@ -29,8 +29,9 @@ BOTS_GAME = CreateTable(game="flag_finish", mode="challenge", seats=2, options={
 
 async def finished_table(folder: Path, durability: str = "never"):
     """A game of two server bots played to its end on a logged table (in real time: the log's fsyncs run in
-    threads, which a virtual clock would jump over), then stopped; and whether it was marked finished while
-    it still ran."""
+    threads, which a virtual clock would jump over), then the server stopped cleanly (under batch its journal
+    checkpointed and gone, so a later loss of the log's tail is not written back); and whether it was marked
+    finished while it still ran."""
     async with trio.open_nursery() as nursery:
         lobby = Lobby(nursery, folder, durability)
         table = await lobby.create(BOTS_GAME)
@@ -38,7 +39,7 @@ async def finished_table(folder: Path, durability: str = "never"):
             await table.over.wait()
             await table.marked.wait()  # while the table still runs: a crash from now on keeps the record
         marked_while_running = marker_path(table.store.path).exists()
-        await table.stop()
+        await lobby.stop_all()
         nursery.cancel_scope.cancel()
     return table, marked_while_running
 

@@ -1,6 +1,7 @@
-"""The server's group commit (server/logstore.py ``Syncer``) with a fake fsync that the test holds open: a round
-starts at once, lines written while it runs are covered by the next round, one round serves every dirty log,
-a failing sync fails only its own log, and a table's acknowledgement waits for its line's round."""
+"""The group commit of ``--durability always`` (server/logstore.py ``Syncer``: rounds of fdatasyncs of the log
+files themselves) with a fake fsync that the test holds open: a round starts at once, lines written while it
+runs are covered by the next round, one round serves every dirty log, a failing sync fails only its own log,
+and a table's acknowledgement waits for its line's round. (``batch``'s journal: test_journal.py.)"""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ async def test_a_table_acknowledges_an_action_only_after_its_round_and_then_at_o
 
     fake = GatedSync()
     monkeypatch.setattr(server.logstore, "sync_file", fake)
-    lobby = Lobby(nursery, tmp_path, "batch")
+    lobby = Lobby(nursery, tmp_path, "always")
     table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
     me = Sink()
     await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))

@@ -1,0 +1,361 @@
+"""The write-ahead journal of ``--durability batch``: one file for every log of the server (tables and
+tournaments), fsynced once per group of lines, and replayed into the logs at start.
+
+A log line is written to its own file at once (no fsync: it survives a killed process) and handed to the
+journal. A round appends every line handed over since the last round to the journal in one write and makes it
+durable with one fdatasync; then each log is told how far its lines are durable (``FileLog._synced``). The
+first line starts a round at once; lines that arrive while a round runs go into the next, which starts as soon
+as that one ends (group commit with no fixed wait). When the journal passes ``limit`` bytes a checkpoint
+starts a new journal file and, while rounds go on in the new one, fsyncs every log file that has lines in the
+old one, then deletes it; a clean shutdown does the same with the last one.
+
+A record: ``@ <offset> <length> <crc32 hex> <path>\\n`` followed by the line's ``length`` bytes exactly as
+written at byte ``offset`` of ``<path>`` (relative to the data directory); the crc32 covers the first line of
+the record and the bytes. At start (``replay``), before any log is read, every journal's records are checked
+in order up to the first torn or damaged one (the tail of a round the process did not finish: nothing in it
+was acknowledged), every line whose bytes are not in its log file at its offset is written there, the log
+files are fsynced and the journals deleted. So a log file always holds every line that was acknowledged.
+
+Journal files: ``DATA/journal/<generation>.wal`` (numbered from 1, one more per checkpoint).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+import trio
+
+if TYPE_CHECKING:
+    from .logstore import FileLog
+
+MAGIC = b"photofinish journal 1\n"
+LIMIT = 8 * 1024 * 1024  # a checkpoint starts a new journal file past this many bytes
+MAX_THREADS = 8  # log files a checkpoint fsyncs at once (the file system commits concurrent syncs together)
+INLINE = ("auto", "always", "never")
+
+
+def sync_file(fd: int) -> None:
+    (getattr(os, "fdatasync", None) or os.fsync)(fd)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a folder's entries (a file created or removed in it) durable."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_path(path: Path) -> None:
+    """fsync a file by its path (its log may be closed by now: fsync works on any descriptor of the file)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def journal_folder(data_dir: Path) -> Path:
+    return Path(data_dir) / "journal"
+
+
+def journal_files(data_dir: Path) -> list[Path]:
+    """The journal files of a data directory, oldest first."""
+    folder = journal_folder(data_dir)
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.glob("*.wal") if p.stem.isdigit()), key=lambda p: int(p.stem))
+
+
+def encode_record(path: bytes, offset: int, line: bytes) -> bytes:
+    head = b"%d %d" % (offset, len(line))
+    crc = zlib.crc32(line, zlib.crc32(path, zlib.crc32(head)))
+    return b"@ %s %08x %s\n%s" % (head, crc, path, line)
+
+
+@dataclass(frozen=True)
+class Record:
+    path: str  # the log file, relative to the data directory
+    offset: int
+    line: bytes
+
+
+def read_records(data: bytes) -> tuple[list[Record], str | None]:
+    """The whole records of a journal file's bytes, in order, and why reading stopped early (a torn or
+    damaged record: nothing from there on was acknowledged), or None."""
+    if not data.startswith(MAGIC):
+        return [], "not a photofinish journal" if data else None
+    records, at = [], len(MAGIC)
+    while at < len(data):
+        end = data.find(b"\n", at)
+        if end < 0:
+            return records, f"a record cut short at byte {at}"
+        fields = data[at:end].split(b" ", 4)
+        try:
+            if len(fields) != 5 or fields[0] != b"@":
+                raise ValueError
+            offset, length, crc, path = int(fields[1]), int(fields[2]), int(fields[3], 16), fields[4]
+        except ValueError:
+            return records, f"a damaged record at byte {at}"
+        line = data[end + 1:end + 1 + length]
+        if len(line) < length:
+            return records, f"a record cut short at byte {at}"
+        if zlib.crc32(line, zlib.crc32(path, zlib.crc32(b"%d %d" % (offset, length)))) != crc:
+            return records, f"a damaged record at byte {at}"
+        name = path.decode("utf-8", "replace")
+        if os.path.isabs(name) or ".." in Path(name).parts:
+            return records, f"a record at byte {at} names a file outside the data directory"
+        records.append(Record(name, offset, line))
+        at = end + 1 + length
+    return records, None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What ``replay`` did: journal files read, lines written back into their logs, and any tail it left."""
+
+    journals: int
+    restored: int
+    logs: tuple[str, ...]  # the log files it wrote to
+    notes: tuple[str, ...]  # a torn tail per journal that had one
+
+
+def replay(data_dir: Path) -> Replayed:
+    """Bring every log file up to its journals (see the module's docstring), fsync what was written, then
+    delete the journals. Call before any log of the data directory is read or opened."""
+    data_dir = Path(data_dir)
+    files = journal_files(data_dir)
+    restored, written, notes, fds = 0, {}, [], {}
+    created: set[Path] = set()
+    try:
+        for journal in files:
+            records, problem = read_records(journal.read_bytes())
+            if problem:
+                notes.append(f"{journal.name}: {problem}")
+            for record in records:
+                fd = fds.get(record.path)
+                if fd is None:
+                    target = data_dir / record.path
+                    if not target.exists():
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        created.add(target.parent)
+                    fd = fds[record.path] = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
+                if os.pread(fd, len(record.line), record.offset) != record.line:
+                    os.pwrite(fd, record.line, record.offset)
+                    restored += 1
+                    written[record.path] = None
+        for path in written:
+            os.fsync(fds[path])
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+    for folder in created:
+        sync_folder(folder)
+    for journal in files:
+        journal.unlink()
+    if files:
+        sync_folder(journal_folder(data_dir))
+    return Replayed(journals=len(files), restored=restored, logs=tuple(written), notes=tuple(notes))
+
+
+class Journal:
+    """The server's group commit under ``batch`` (see the module's docstring). ``mark`` takes each line as
+    its log writes it; ``run`` is the task that writes and syncs the rounds; ``sync`` makes the journal file
+    durable (tests pass a fake they can hold). ``inline``: where a round's fdatasync runs. ``auto``: the tasks
+    ready to run when a round starts run once first (adding their lines to it); then, if no task is ready any
+    more, on the event loop's thread (nothing waits for it, and a hand-off to a worker thread costs more CPU
+    and latency than it saves), else in a worker thread, so a busy server goes on working meanwhile.
+    ``always`` / ``never`` force one way."""
+
+    def __init__(self, data_dir: Path, sync: Callable[[int], None] | None = None, limit: int = LIMIT,
+                 inline: str = "auto") -> None:
+        if inline not in INLINE:
+            raise ValueError(f"inline is one of {', '.join(INLINE)}, not {inline!r}")
+        self.data_dir = Path(data_dir)
+        self.sync = sync or sync_file
+        self.limit = limit
+        self.inline = inline
+        self.rounds = 0
+        self.inline_rounds = 0  # rounds whose sync ran on the event loop's thread
+        self.checkpoints = 0
+        self.error: OSError | None = None  # the failed write or sync that stopped the journal, for good
+        self.folder = journal_folder(self.data_dir)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        existing = journal_files(self.data_dir)
+        self.generation = int(existing[-1].stem) + 1 if existing else 1
+        self._kept: list[Path] = []  # journals a failed checkpoint could not retire (replayed at the next start)
+        self.path, self._fd = self._create(self.generation)
+        self._size = len(MAGIC)
+        self._new_file = True  # its directory entry is not yet durable: the first round syncs the folder too
+        self._chunks: list[bytes] = []
+        self._counts: dict[FileLog, int] = {}  # the lines of each log that the pending chunks hold
+        self._touched: dict[Path, FileLog] = {}  # log files with lines in the current journal file
+        self._names: dict[FileLog, bytes] = {}
+        self._wake = trio.Event()
+        self._closing = False
+        self._closed = False  # the last round is over: nothing more is written
+        self._done = trio.Event()
+        self._checkpoint_done: trio.Event | None = None
+        self._writing = threading.Lock()  # one write-and-sync of the journal at a time, on either thread
+
+    def _create(self, generation: int) -> tuple[Path, int]:
+        path = self.folder / f"{generation:08d}.wal"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        os.write(fd, MAGIC)
+        return path, fd
+
+    def mark(self, log: FileLog, offset: int, line: bytes) -> None:
+        """``log`` wrote ``line`` at byte ``offset`` of its file: the next round makes it durable (now, if no
+        round is running). After a failure of the journal, the log fails at once."""
+        if self.error is not None:
+            log._synced(log.written, self.error)
+            return
+        if self._closed:
+            return  # after the last round (the server is stopping): the line is in its file, never acknowledged
+        name = self._names.get(log)
+        if name is None:
+            name = self._names[log] = os.path.relpath(log.path, self.data_dir).encode()
+        self._chunks.append(encode_record(name, offset, line))
+        self._counts[log] = log.written
+        self._wake.set()
+
+    def forget(self, log: FileLog) -> None:
+        """``log`` is closed: its name is no longer needed (its pending lines are still written)."""
+        self._names.pop(log, None)
+
+    def close(self) -> None:
+        """Let ``run`` finish: the last round, then a checkpoint that leaves no journal behind."""
+        self._closing = True
+        self._wake.set()
+
+    async def aclose(self) -> None:
+        """``close``, and wait until ``run`` has finished."""
+        self.close()
+        await self._done.wait()
+
+    async def run(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                while True:
+                    await self._wake.wait()
+                    self._wake = trio.Event()
+                    if self._chunks:
+                        await self._round()
+                        if self._size >= self.limit and self.error is None and self._checkpoint_done is None:
+                            nursery.start_soon(self._checkpoint, *self._switch())
+                    elif self._closing:
+                        break
+            self._closed = True
+            if self.error is None:  # a clean stop: every log file synced, no journal left to replay
+                await self._checkpoint(self.path, self._fd, self._touched)
+        finally:
+            self._done.set()
+
+    def flush_now(self) -> None:
+        """Write and sync what is pending now, on this thread (a log closing must leave nothing unsynced)."""
+        if self._chunks and self.error is None and not self._closed:
+            chunks, counts = self._take()
+            self._finish(counts, self._write_and_sync(chunks))
+
+    def _take(self) -> tuple[list[bytes], dict]:
+        chunks, counts = self._chunks, self._counts
+        self._chunks, self._counts = [], {}
+        for log in counts:
+            self._touched[log.path] = log
+        return chunks, counts
+
+    async def _round(self) -> None:
+        inline = self.inline == "always"
+        if self.inline == "auto":
+            if trio.lowlevel.current_statistics().tasks_runnable:
+                await trio.lowlevel.cancel_shielded_checkpoint()  # the tasks ready now add their lines first
+            inline = trio.lowlevel.current_statistics().tasks_runnable == 0
+        if not self._chunks:
+            return  # a closing log flushed them meanwhile
+        chunks, counts = self._take()
+        self.inline_rounds += inline
+        if inline:
+            error = self._write_and_sync(chunks)
+        else:
+            error = await trio.to_thread.run_sync(self._write_and_sync, chunks)
+        self._finish(counts, error)
+
+    def _write_and_sync(self, chunks: list[bytes]) -> OSError | None:
+        """Append the records in one write and make them durable (on either thread). One at a time: a
+        ``flush_now`` while a round syncs in its worker thread waits for it, so a log's lines reach the
+        journal in order and a round reports only lines its own sync covered."""
+        data = b"".join(chunks)
+        with self._writing:
+            return self._write_and_sync_locked(data)
+
+    def _write_and_sync_locked(self, data: bytes) -> OSError | None:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+            if self._new_file:
+                sync_folder(self.folder)
+                self._new_file = False
+            self.sync(self._fd)
+        except OSError as error:
+            return error
+        self._size += len(data)
+        return None
+
+    def _finish(self, counts: dict, error: OSError | None) -> None:
+        self.rounds += 1
+        if error is not None and self.error is None:
+            self.error = error
+        error = error or self.error
+        for log, count in counts.items():
+            log._synced(count, error)
+        if error is not None:
+            for log in list(self._counts):  # lines marked meanwhile: the journal cannot take them any more
+                log._synced(log.written, error)
+            self._chunks, self._counts = [], {}
+
+    def _switch(self) -> tuple[Path, int, dict]:
+        """Start the next journal file; returns the old one and the log files with lines in it."""
+        old = (self.path, self._fd, self._touched)
+        self.generation += 1
+        self.path, self._fd = self._create(self.generation)
+        self._size, self._new_file, self._touched = len(MAGIC), True, {}
+        self._checkpoint_done = trio.Event()
+        return old
+
+    async def _checkpoint(self, path: Path, fd: int, touched: dict) -> None:
+        """Retire a journal file that takes no more records: fsync every log file with lines in it (up to
+        ``MAX_THREADS`` at once), then delete it. A log file that cannot be synced fails its log (its table
+        stops) and the journal file is kept, so the next start writes its lines back."""
+        items = list(touched.items())
+        failed: list[tuple[FileLog, OSError]] = []
+
+        def sync_share(share: list) -> None:
+            for log_path, log in share:
+                try:
+                    sync_path(log_path)
+                except OSError as error:
+                    failed.append((log, error))
+
+        try:
+            async with trio.open_nursery() as nursery:
+                for index in range(min(MAX_THREADS, len(items))):
+                    nursery.start_soon(trio.to_thread.run_sync, sync_share, items[index::MAX_THREADS])
+        finally:
+            os.close(fd)
+            done, self._checkpoint_done = self._checkpoint_done, None
+            if done is not None:
+                done.set()
+        for log, error in failed:
+            log._synced(log.written, error)
+        if failed:
+            self._kept.append(path)
+            return
+        self.checkpoints += 1
+        await trio.to_thread.run_sync(path.unlink)

@@ -1,0 +1,256 @@
+"""The write-ahead journal of ``--durability batch`` (server/journal.py): one sync per round for every log,
+lines written during a sync covered by the next round, an answer held until its round, checkpoints that start
+the journal again, a failing journal stopping the tables it holds, and recovery writing back the lines a log
+file lacks."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from server.journal import MAGIC, Journal, encode_record, journal_files, read_records, replay
+from server.lobby import Lobby
+from server.logfile import GENESIS, Entry, Header, encode_line, read_log
+from server.logstore import FileLog
+from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected, Seated, TakeSeat
+from server.table import Intent
+
+from .helpers import Sink
+
+
+class GatedSync:
+    """A fake fdatasync of the journal: records the journal's size at each call and waits while the gate is
+    shut (in the journal's worker thread)."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+        self.threads: list[str] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.entered = threading.Semaphore(0)
+        self.fail = False
+
+    def __call__(self, fd: int) -> None:
+        self.sizes.append(os.fstat(fd).st_size)
+        self.threads.append(threading.current_thread().name)
+        self.entered.release()
+        if not self.gate.wait(timeout=10):
+            raise OSError(110, "the test never opened the gate")
+        if self.fail:
+            raise OSError(5, "Input/output error")
+
+    async def wait_entered(self) -> None:
+        assert await trio.to_thread.run_sync(self.entered.acquire, True, 10), "no sync started"
+
+
+def entry(n: int) -> Entry:
+    return Entry(seq=n, time=0.0, actor=0, action={"type": "draw"}, accepted=True)
+
+
+def header(table: str = "t1") -> Header:
+    return Header(format=1, table=table, name=table, game="flag_finish", rules_version="1", protocol=1, seats=2,
+                  mode="challenge", options={}, table_options={}, commitment="0" * 64, started="2026-01-01T00:00:00Z")
+
+
+async def test_one_sync_per_round_for_every_log_and_lines_written_meanwhile_wait_for_the_next(tmp_path, nursery):
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake, inline="never")
+    nursery.start_soon(journal.run)
+    (tmp_path / "tables").mkdir()
+    logs = [FileLog(tmp_path / "tables" / f"t{n}.log", "batch", syncer=journal) for n in (1, 2, 3)]
+    fake.gate.clear()
+    logs[0].append(entry(1))
+    with trio.fail_after(10):
+        await fake.wait_entered()  # the first line started a round at once
+        for log in logs:  # while that round's sync runs, every table writes
+            log.append(entry(1))
+            log.append(entry(2))
+        assert [log.durable for log in logs] == [0, 0, 0]
+        fake.gate.set()
+        for log in logs:
+            await log.wait_durable(log.written)
+    assert journal.rounds == 2 and len(fake.sizes) == 2, "one sync of the journal per round, for all three logs"
+    assert fake.sizes[1] > fake.sizes[0]
+    records, problem = read_records(journal.path.read_bytes())
+    assert problem is None and len(records) == 7
+    assert sorted({r.path for r in records}) == [f"tables/t{n}.log" for n in (1, 2, 3)]
+    for log in logs:  # each record is the line, where it is in its own file
+        data = log.path.read_bytes()
+        for record in (r for r in records if log.path == tmp_path / r.path):
+            assert data[record.offset:record.offset + len(record.line)] == record.line
+
+
+async def test_a_table_answers_an_action_only_after_its_round(tmp_path, nursery):
+    fake = GatedSync()
+    lobby = Lobby(nursery, tmp_path, "batch")
+    lobby._syncer = Journal(tmp_path, fake, inline="never")
+    nursery.start_soon(lobby._syncer.run)
+    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
+    me = Sink()
+    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    with trio.fail_after(10):
+        while not me.of(Seated):
+            await me.arrived.wait()
+        fake.gate.clear()
+        written = table.store.written
+        await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="held")))
+        while table.store.written == written:
+            await trio.lowlevel.checkpoint()
+        while not [size for size in fake.sizes if size >= lobby._syncer.path.stat().st_size]:
+            await fake.wait_entered()  # the round that holds the action's line has started
+        await trio.testing.wait_all_tasks_blocked(0.01)
+        assert not [m for m in me.messages if getattr(m, "ref", None) == "held"], "answered before the disk"
+        fake.gate.set()
+        while not [m for m in me.messages if getattr(m, "ref", None) == "held"]:
+            await me.arrived.wait()
+    answer = next(m for m in me.messages if getattr(m, "ref", None) == "held")
+    assert type(answer) in (Accepted, Rejected)  # refused or not, it is logged, so it waits for the disk
+    await lobby.stop_all()
+    assert journal_files(tmp_path) == [], "a clean stop leaves no journal to replay"
+
+
+async def test_an_idle_server_syncs_the_journal_on_its_own_thread(tmp_path, nursery):
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake)  # inline="auto"
+    nursery.start_soon(journal.run)
+    log = FileLog(tmp_path / "a.log", "batch", syncer=journal)
+    await trio.testing.wait_all_tasks_blocked()
+    log.append(entry(1))
+    with trio.fail_after(10):
+        await log.wait_durable(1)
+    assert fake.threads == [threading.main_thread().name]
+
+
+async def test_a_checkpoint_starts_the_journal_again_and_a_clean_stop_leaves_none(tmp_path):
+    (tmp_path / "tables").mkdir()
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            journal = Journal(tmp_path, limit=2000)
+            nursery.start_soon(journal.run)
+            log = FileLog(tmp_path / "tables" / "t1.log", "batch", syncer=journal)
+            first = journal.path
+            for n in range(1, 40):
+                await log.wait_durable(log.append(entry(n)))
+            while journal.checkpoints == 0:
+                await trio.sleep(0.01)
+            assert journal.generation > 1 and not first.exists(), "the old journal was retired"
+            assert journal.path.stat().st_size < 2000 + 300
+            await journal.aclose()
+    assert journal_files(tmp_path) == []
+    assert log.path.read_bytes().count(b"\n") == 39 and log.durable == 39
+
+
+async def test_a_failing_journal_stops_the_tables_it_holds_with_log_failed(tmp_path, nursery):
+    fake = GatedSync()
+    lobby = Lobby(nursery, tmp_path, "batch")
+    lobby._syncer = Journal(tmp_path, fake, inline="never")
+    nursery.start_soon(lobby._syncer.run)
+    tables, sinks = [], []
+    for _ in range(2):
+        table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
+        me = Sink()
+        await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+        with trio.fail_after(10):
+            while not me.of(Seated):
+                await me.arrived.wait()
+        tables.append(table)
+        sinks.append(me)
+    fake.fail = True
+    for table, me in zip(tables, sinks):
+        await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="unsafe")))
+    with trio.fail_after(10):
+        for table in tables:
+            await table.stopped.wait()
+    for table, me in zip(tables, sinks):
+        assert table.failed and "Input/output error" in table.failed
+        assert me.closed[0] == "log_failed"
+        assert not [m for m in me.messages if getattr(m, "ref", None) == "unsafe"], "answered without the disk"
+    later = FileLog(tmp_path / "tables" / "late.log", "batch", syncer=lobby._syncer)
+    later.append(entry(1))
+    assert later.error is not None and later.durable == 0, "a failed journal makes nothing durable again"
+
+
+def write_log(path: Path, records: list) -> tuple[bytes, list[tuple[int, bytes]]]:
+    """A log file's bytes for ``records`` and each line with its offset."""
+    head, at, lines = GENESIS, 0, []
+    for record in records:
+        line, head = encode_line(head, record)
+        lines.append((at, line))
+        at += len(line)
+    data = b"".join(line for _, line in lines)
+    path.write_bytes(data)
+    return data, lines
+
+
+def write_journal(data_dir: Path, name: str, lines: list[tuple[int, bytes]], generation: int = 1) -> Path:
+    folder = data_dir / "journal"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{generation:08d}.wal"
+    path.write_bytes(MAGIC + b"".join(encode_record(name.encode(), offset, line) for offset, line in lines))
+    return path
+
+
+def test_recovery_writes_back_the_lines_a_log_file_lacks(tmp_path):
+    (tmp_path / "tables").mkdir()
+    log = tmp_path / "tables" / "t1.log"
+    whole, lines = write_log(log, [header(), *[entry(n) for n in range(1, 11)]])
+    write_journal(tmp_path, "tables/t1.log", lines[4:])  # the last checkpoint came after line 4
+    with open(log, "r+b") as handle:  # a power cut: lines 7-11 lost, line 6 torn
+        handle.truncate(lines[5][0] + 20)
+    assert read_log(log).torn and len(read_log(log).entries()) == 4
+    replayed = replay(tmp_path)
+    assert log.read_bytes() == whole
+    assert replayed.restored == 6 and replayed.logs == ("tables/t1.log",)
+    assert journal_files(tmp_path) == []
+    assert replay(tmp_path).restored == 0  # nothing left to do
+
+
+async def test_a_restarted_server_reopens_a_table_with_the_lines_only_the_journal_kept(tmp_path, nursery):
+    with trio.fail_after(20):
+        async with trio.open_nursery() as dying:
+            lobby = Lobby(dying, tmp_path, "batch")
+            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
+                                                   bots=[BotSeat(0), BotSeat(1)], options={"races": 3}))
+            while table.store.durable < 20:
+                await trio.sleep(0.01)
+            dying.cancel_scope.cancel()  # the server dies: no clean stop, so no checkpoint, the journal stays
+    log = table.store.path
+    whole = log.read_bytes()
+    records, _ = read_records(b"".join(path.read_bytes() for path in journal_files(tmp_path)))
+    assert len(records) >= 20, "the journal holds the table's lines"
+    covered = max(r.offset + len(r.line) for r in records)  # the last line a round made durable
+    with open(log, "r+b") as handle:
+        handle.truncate(len(whole) // 3)  # what the disk had of the log file when the power went
+    restarted = Lobby(nursery, tmp_path, "never")
+    assert await restarted.recover() == [table.id]
+    read = read_log(log)
+    assert not read.torn and log.read_bytes().startswith(whole[:covered]), "every journaled line is back"
+    assert type(read.records[-1]).__name__ == "Reopened"
+    await restarted.stop_all()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(min_value=1, max_value=12), st.data())
+def test_replay_restores_exactly_the_whole_records_of_a_torn_journal(count, data):
+    with tempfile.TemporaryDirectory() as folder:
+        data_dir = Path(folder)
+        (data_dir / "tables").mkdir()
+        log = data_dir / "tables" / "t1.log"
+        whole, lines = write_log(log, [header(), *[entry(n) for n in range(1, count + 1)]])
+        journal = write_journal(data_dir, "tables/t1.log", lines)
+        journal_bytes = journal.read_bytes()
+        cut_journal = data.draw(st.integers(min_value=len(MAGIC), max_value=len(journal_bytes)), "journal cut")
+        cut_log = data.draw(st.integers(min_value=0, max_value=len(whole)), "log cut")
+        journal.write_bytes(journal_bytes[:cut_journal])
+        with open(log, "r+b") as handle:
+            handle.truncate(cut_log)
+        kept, _ = read_records(journal_bytes[:cut_journal])
+        covered = max((r.offset + len(r.line) for r in kept), default=0)
+        replay(data_dir)
+        assert log.read_bytes() == whole[:max(cut_log, covered)]
