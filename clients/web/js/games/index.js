@@ -2,8 +2,12 @@
 
 import * as generic from "./generic.js";
 import * as flagFinish from "./flag_finish.js";
+import * as checkeredFlag from "./checkered_flag.js";
+import * as finishLine from "./finish_line.js";
 
 const SCREENS = { flag_finish: flagFinish };
+SCREENS.checkered_flag = checkeredFlag;
+SCREENS.finish_line = finishLine;
 
 export function screenFor(game) {
   return SCREENS[game] || generic;
