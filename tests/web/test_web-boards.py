@@ -21,17 +21,14 @@ LEGAL = "JSON.stringify(window.photofinish.page.state.legal)"
 OFFERED = """() => [...document.querySelectorAll('.board .move[data-key]')].map((b) => b.dataset.key)"""
 
 
-def offered_are_legal(page) -> set[str]:
-    """The moves the board offers (buttons and clickable track spaces): each one of the update's legal actions,
-    and every legal action offered."""
-    state = page.evaluate("""() => [JSON.stringify(window.photofinish.page.state.legal),
-        [...document.querySelectorAll('.board .move[data-key]')].map((b) => b.dataset.key)]""")
-    legal = {json.dumps(a, separators=(",", ":")) for a in json.loads(state[0])}
-    offered = set(state[1])
-    assert offered <= {key for key in offered if json.loads(key) in [json.loads(a) for a in legal]}
-    assert {json.dumps(json.loads(k), sort_keys=True) for k in offered} == \
-        {json.dumps(json.loads(a), sort_keys=True) for a in legal}
-    return offered
+def offered_are_legal(page) -> None:
+    """The moves the board offers (buttons and clickable track spaces) are exactly the last update's legal
+    actions: none missing, none made up."""
+    legal, offered = page.evaluate("""() => [window.photofinish.page.state.legal,
+        [...document.querySelectorAll('.board .move[data-key]')].map((b) => JSON.parse(b.dataset.key))]""")
+    def canonical(actions):
+        return {json.dumps(action, sort_keys=True) for action in actions}
+    assert canonical(offered) == canonical(legal)
 
 
 def server_state(live_server, table):
@@ -44,7 +41,7 @@ def server_state(live_server, table):
 def play(page, click_next, max_clicks=400) -> int:
     """Until the result shows: wait for the board to offer a move, check that it offers exactly the legal
     moves, and let ``click_next`` click one. Returns the clicks."""
-    clicks = 0
+    clicks = missed = 0
     for _ in range(max_clicks):
         page.wait_for_selector(".result, .board .move:not(.pending)")
         if page.locator(".result").count():
@@ -56,8 +53,11 @@ def play(page, click_next, max_clicks=400) -> int:
         try:
             click_next(page)
         except PlaywrightError:  # the page moved on between reading and clicking: look again
+            missed += 1
+            assert missed < 10, f"nothing offered could be clicked: {page.text_content('.board')}"
             continue
         clicks += 1
+        missed = 0
     raise AssertionError(f"the game did not end after {clicks} clicks")
 
 
@@ -89,7 +89,7 @@ def checkered_flag_click(shots, seen):
 
 def test_a_person_races_a_whole_checkered_flag_game_by_clicking(page, live_server, shots):
     lobby(page, live_server)
-    table = create_table(page, game="checkered_flag", seats=2, bots=(1,))
+    table = create_table(page, game="checkered_flag", seats=2, bots=(1,), options={"turn_limit": 100})
     page.wait_for_selector(".checkered-flag svg .cf-space")
     track = track_for(server_state(live_server, table).options["track"])
     drawn = page.locator("svg .cf-space").evaluate_all("(spaces) => spaces.map((s) => s.classList[1])")
@@ -100,7 +100,8 @@ def test_a_person_races_a_whole_checkered_flag_game_by_clicking(page, live_serve
     page.screenshot(path=shots / "checkered_flag_over.png", full_page=True)
     result = page.text_content(".result")
     assert "Final scores: You" in result and "(higher is better)" in result
-    assert "crossed the finish line first" in page.text_content(".cf-winner") or "Turn limit" in result
+    winner = page.text_content(".cf-winner")
+    assert "crossed the finish line first" in winner or "went furthest before the turn limit" in winner
     assert page.locator(".board .move").count() == 0
     lines = [words for _, words in feed(page)]
     assert clicks > 0 and any(line.startswith("You spun ") for line in lines)
@@ -110,28 +111,40 @@ def test_a_person_races_a_whole_checkered_flag_game_by_clicking(page, live_serve
 # ---------------------------------------------------------------- Finish Line
 
 
-def finish_line_click(page):
-    pick = page.locator(".fline-pick")
-    if pick.count():
-        token = page.locator(".fline-board button.fline-marker.pick")
-        return (token.first if token.count() else pick.first).click(timeout=1000)
-    marker = page.locator(".fline-board button.fline-marker.mine:not([disabled])").last  # the furthest behind
-    marker.click(timeout=1000)
-    page.locator("button.fline-die:not([disabled])").first.click(timeout=1000)
+def finish_line_clicks():
+    """An activated card's choice: its marker on the board; else a marker on the board, then a die (every other
+    move), or a move from the list."""
+    turns = iter(range(10_000))
+
+    def click(page):
+        pick = page.locator(".fline-pick")
+        if pick.count():
+            token = page.locator(".fline-board button.fline-marker.pick")
+            return (token.first if token.count() else pick.first).click(timeout=1000)
+        if next(turns) % 2:
+            return page.locator(".fline-move").first.click(timeout=1000)
+        page.locator(".fline-board button.fline-marker.mine:not([disabled])").last.click(timeout=1000)
+        page.locator("button.fline-die:not([disabled])").first.click(timeout=1000)
+    return click
 
 
 def test_a_person_plays_a_whole_finish_line_game_by_clicking(page, live_server, shots):
     page.set_viewport_size({"width": 390, "height": 844})  # a phone: the whole game is played at its size
     lobby(page, live_server)
-    table = create_table(page, game="finish_line", seats=2, bots=(1,))
+    # The turn limit (the rules' own end of a game) bounds the test's time; most games end before it.
+    table = create_table(page, game="finish_line", seats=2, bots=(1,), options={"turn_limit": 80})
     page.wait_for_selector(".finish-line .fline-card")
     page.screenshot(path=shots / "finish_line_start_phone.png", full_page=True)
-    clicks = play(page, finish_line_click)
+    clicks = play(page, finish_line_clicks())
     page.screenshot(path=shots / "finish_line_over_phone.png", full_page=True)
     result = page.text_content(".result")
     assert "Final scores: You" in result and "(lower is better)" in result
     assert page.locator(".board .move").count() == 0
-    assert table and clicks > 0
+    places = server_state(live_server, table).places
+    ordinal = {1: "1st", 2: "2nd"}
+    assert page.text_content(".fline-places") == (f"Places: You {ordinal[places[0]]}, heuristic bot "
+                                                  f"{ordinal[places[1]]} (lower is better: 1st wins).")
+    assert clicks > 0 and any(words.startswith("Game over") for _, words in feed(page))
 
 
 def test_a_phone_sized_checkered_flag_spectator_sees_the_real_race_and_nothing_to_click(browser, page, live_server,

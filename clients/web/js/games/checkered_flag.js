@@ -15,7 +15,7 @@ const GEAR_HELP = [
   "move the sum; a danger zone crashes on B ≤ 2",
 ];
 const CELL = 24; // length of one space along the track's middle line, in SVG units
-const WIDTH = 30; // the track's width
+const WIDTH = 34; // the track's width
 
 // An SVG element from plain data, like dom.js's h() for HTML.
 function s(tag, attrs = {}, ...children) {
@@ -128,7 +128,7 @@ export function board(ctx) {
 function trackSvg(ctx, track, go, brakes) {
   const { view } = ctx;
   const geo = geometry(track.spaces);
-  const margin = 34;
+  const margin = 30;
   const w = geo.straight + 2 * geo.radius + WIDTH + 2 * margin;
   const hgt = 2 * geo.radius + WIDTH + 2 * margin;
   const plan = view.phase === "over" ? null : view.plan;
@@ -194,9 +194,9 @@ function trackWords(ctx, track) {
 
 function car(ctx, geo, track, seat, position, mover) {
   let x, y;
-  const row = (k) => [-(k + 1) * 18, geo.radius - WIDTH / 2 - 30]; // the start line's grid, in the infield
+  const row = (k) => [-(k + 1) * 24, geo.radius - WIDTH / 2 - 34]; // the start line's grid, in the infield
   if (position <= 0) [x, y] = row(seat);
-  else if (position > finishOf(track)) [x, y] = [16 + seat * 18, geo.radius - WIDTH / 2 - 30];
+  else if (position > finishOf(track)) [x, y] = [78 + seat * 24, geo.radius - WIDTH / 2 - 24]; // past the line
   else [x, y] = geo.point((lapSpace(track, position) - 0.5) * geo.cell, 0);
   const crashed = ctx.view.lost[seat] > 0;
   return s("g", {
@@ -204,11 +204,11 @@ function car(ctx, geo, track, seat, position, mover) {
     transform: `translate(${x.toFixed(1)},${y.toFixed(1)})`, "data-seat": seat, "data-position": position,
   },
   s("title", {}, `${ctx.who(seat)}'s car, ${where(track, position)}, ${GEARS[ctx.view.gears[seat]]}`),
-  seat === mover ? s("circle", { r: 12, class: "cf-car-ring" }) : null,
-  s("rect", { x: -8, y: -8, width: 16, height: 16, rx: 4, class: "cf-car-body" }),
-  s("text", { class: "cf-car-number", y: 4 }, seat + 1),
-  crashed ? s("text", { class: "cf-crash-mark", x: 8, y: -6 }, "✶") : null,
-  position > finishOf(track) ? s("text", { class: "cf-flag-mark", y: 20 }, "⚑ home") : null);
+  seat === mover ? s("circle", { r: 14, class: "cf-car-ring" }) : null,
+  s("rect", { x: -10, y: -10, width: 20, height: 20, rx: 5, class: "cf-car-body" }),
+  s("text", { class: "cf-car-number", y: 4.5 }, seat + 1),
+  crashed ? s("text", { class: "cf-crash-mark", x: 9, y: -7 }, "✶") : null,
+  position > finishOf(track) ? s("text", { class: "cf-flag-mark", y: -14 }, "⚑ home") : null);
 }
 
 // A space a spun move may end on: a brake stop or where going on ends. Clickable when it is a legal move.

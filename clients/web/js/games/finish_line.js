@@ -50,9 +50,9 @@ function low(name) {
   return name === "You" ? "you" : name;
 }
 
-function whose(who, seat) {
+function whose(who, seat, lower = false) {
   const name = who(seat);
-  return name === "You" ? "Your" : `${name}'s`;
+  return name === "You" ? (lower ? "your" : "Your") : `${name}'s`;
 }
 
 // Where path index ``i`` lies on the grid: [row from the top (1..6), column (1..10)]. Row 0 (the bottom)
@@ -112,7 +112,7 @@ function ordinal(n) {
 
 // The marker and die buttons mirror the selection: pressed, and offered only where a legal move remains.
 function paint(root, ctx, chosen) {
-  for (const button of root.querySelectorAll("button.fline-marker.mine")) {
+  for (const button of root.querySelectorAll("button.fline-marker.mine:not(.pick)")) {
     const marker = Number(button.dataset.marker);
     const usable = DICE.some((die) => moveFor(ctx, marker, die) && (chosen.die === null || chosen.die === die));
     button.setAttribute("aria-pressed", String(chosen.marker === marker));
@@ -185,10 +185,10 @@ function choicePanel(ctx, picks) {
   return h("div", { class: "fline-choice", role: "group", "aria-label": "the special card's choice" },
     h("h3", {}, text),
     picks.length ? h("div", { class: "moves" }, picks.map((a) => actionButton(ctx, a,
-      `${choice.kind === "queen" ? "Bring" : "Pull"} ${low(whose(ctx.who, a.seat))} marker ${a.marker + 1} ` +
+      `${choice.kind === "queen" ? "Bring" : "Pull"} ${whose(ctx.who, a.seat, true)} marker ${a.marker + 1} ` +
       `(${squareWords(view, view.markers[a.seat][a.marker])})`, { class: "fline-pick" })))
       : h("p", {}, "Waiting for the choice: ", choice.candidates.map(([seat, m]) =>
-        `${low(whose(ctx.who, seat))} marker ${m + 1}`).join(" or "), "."));
+        `${whose(ctx.who, seat, true)} marker ${m + 1}`).join(" or "), "."));
 }
 
 function moveList(ctx, moves) {
@@ -248,17 +248,18 @@ function at(row, column, element) {
 
 function markerToken(ctx, seat, marker, moves, pickBy, chosen) {
   const { view } = ctx;
-  const label = `${whose(ctx.who, seat)} marker ${marker + 1}, ${squareWords(view, view.markers[seat][marker])}`;
+  const where = `marker ${marker + 1}, ${squareWords(view, view.markers[seat][marker])}`;
+  const label = `${whose(ctx.who, seat)} ${where}`, inner = `${whose(ctx.who, seat, true)} ${where}`;
   const attrs = { class: `fline-marker cf-seat-${seat % 6}${seat === ctx.seat ? " mine" : ""}`,
                   "data-seat": seat, "data-marker": marker, title: label };
   const pick = pickBy.get(`${seat}:${marker}`);
   if (pick) {
     return h("button", { ...attrs, type: "button", class: `${attrs.class} move pick${ctx.isPending(pick) ? " pending" : ""}`,
-                         "data-key": ctx.key(pick), "aria-label": `choose ${label}`, onclick: () => ctx.act(pick) },
+                         "data-key": ctx.key(pick), "aria-label": `choose ${inner}`, onclick: () => ctx.act(pick) },
       marker + 1);
   }
   if (seat === ctx.seat && moves.some((a) => a.marker === marker)) {
-    return h("button", { ...attrs, type: "button", "data-key": `fline-marker-${marker}`, "aria-label": `move ${label}`,
+    return h("button", { ...attrs, type: "button", "data-key": `fline-marker-${marker}`, "aria-label": `move ${inner}`,
                          onclick: (e) => choose(e.currentTarget.closest(".finish-line"), ctx, chosen, "marker", marker) },
       marker + 1);
   }
