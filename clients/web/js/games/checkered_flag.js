@@ -194,7 +194,7 @@ function trackWords(ctx, track) {
 
 function car(ctx, geo, track, seat, position, mover) {
   let x, y;
-  const row = (k) => [-(k + 1) * 24, geo.radius - WIDTH / 2 - 34]; // the start line's grid, in the infield
+  const row = (k) => [-62 - k * 24, geo.radius - WIDTH / 2 - 18]; // the start line's grid, in the infield
   if (position <= 0) [x, y] = row(seat);
   else if (position > finishOf(track)) [x, y] = [78 + seat * 24, geo.radius - WIDTH / 2 - 24]; // past the line
   else [x, y] = geo.point((lapSpace(track, position) - 0.5) * geo.cell, 0);
@@ -314,6 +314,7 @@ export function remember(e, state) {
 export function event(e, ctx) {
   const who = ctx.who;
   const track = ctx.view && ctx.view.track;
+  const at = (position) => (track ? where(track, position) : `space ${position}`);
   const sits = (seat) => (who(seat) === "You" ? "sit" : "sits");
   switch (e.type) {
     case "start_spun": {
@@ -329,8 +330,9 @@ export function event(e, ctx) {
       : `${who(e.seat)} braked ${e.spaces} space(s) to stop on space ${e.stop}.`;
     case "crash_check": return `Crash check for ${low(who(e.seat))} (${e.reason === "danger" ? "danger zone" : "braking"}): ` +
       `spinner B shows ${e.b}, ${e.crashed ? "CRASH!" : "safe."}`;
-    case "moved": return `${who(e.seat)} moved from ${track ? where(track, e.start) : `space ${e.start}`} to ` +
-      `${track ? where(track, e.end) : `space ${e.end}`}.`;
+    case "moved": return e.start === e.end
+      ? `${who(e.seat)} found no free space ahead and ${who(e.seat) === "You" ? "stay" : "stays"} on ${at(e.end)}.`
+      : `${who(e.seat)} moved from ${at(e.start)} to ${at(e.end)}.`;
     case "crashed": return `${who(e.seat)} crashed on space ${e.at}` +
       (e.turns_lost ? ` and ${who(e.seat) === "You" ? "lose" : "loses"} ${e.turns_lost} turn(s).` : ".");
     case "turn_lost": return `${who(e.seat)} ${sits(e.seat)} out a turn after the crash` +
