@@ -241,6 +241,7 @@ class Lobby:
                       receipts=read.receipts(), stand_in=options.get("stand_in"),
                       ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50))
         table.skip_lots(sum(e.fair is not None and e.fair.lot is not None for e in entries))
+        table.groups = max((e.fair.group or 0 for e in entries if e.fair is not None), default=0)
         for record in read.records:
             if type(record) is SeatTaken:
                 slot = table.slots[record.seat]
