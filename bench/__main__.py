@@ -9,7 +9,7 @@ import platform
 import time
 from pathlib import Path
 
-from . import log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
+from . import fairness_bench, log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -33,10 +33,14 @@ def main() -> None:
     (RESULTS / "tournament.json").write_text(json.dumps({**stamp, **tournament, "round_start": round_start},
                                                          indent=2))
     print()
+    fairness = fairness_bench.run()
+    fairness_bench.print_table(fairness)
+    (RESULTS / "fairness.json").write_text(json.dumps({**stamp, "fairness": fairness}, indent=2))
+    print()
     server = server_bench.run()
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json and server.json")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json and server.json")
 
 
 if __name__ == "__main__":
