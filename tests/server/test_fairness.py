@@ -15,7 +15,7 @@ from server.fairness import EPSILON, credit, fair_order
 from server.latency import LatencyMeter
 from server.lobby import Lobby
 from server.logfile import chain, GENESIS
-from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected, TakeSeat, Update
+from server.protocol import Accepted, Act, CreateTable, Rejected, TakeSeat, Update
 from server.replay import check_log, verify_seed
 from server.table import Intent
 
