@@ -10,7 +10,7 @@ import platform
 import time
 from pathlib import Path
 
-from . import browser_bench, log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
+from . import browser_bench, fairness_bench, log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -34,6 +34,10 @@ def main() -> None:
     (RESULTS / "tournament.json").write_text(json.dumps({**stamp, **tournament, "round_start": round_start},
                                                          indent=2))
     print()
+    fairness = fairness_bench.run()
+    fairness_bench.print_table(fairness)
+    (RESULTS / "fairness.json").write_text(json.dumps({**stamp, "fairness": fairness}, indent=2))
+    print()
     server = server_bench.run()
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
@@ -42,7 +46,7 @@ def main() -> None:
     browser_bench.print_table(browser)
     if browser is not None:
         (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, server.json (and browser.json)")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json (and browser.json)")
 
 
 if __name__ == "__main__":

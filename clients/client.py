@@ -11,6 +11,8 @@ Requests carry ids and wait for the answer with the same ``ref``. If the connect
 reconnects (with backoff), says hello again, resumes every seat with its token and every watched table
 from the last sequence number it saw, and resends unanswered requests with their original ids: the server
 answers a resent action with its first answer and never applies it twice. Updates arrive once each, in order.
+The client answers the server's pings at once (``pong_delay`` delays it, for tests of the fair ordering's cap),
+and each action says which update it was chosen on (``seen``: by default the last one received).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from trio_websocket import ConnectionClosed, ConnectionTimeout, HandshakeError, 
 
 from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
-                             ListGames, ListTables, Rejected, Resume, Seated, Snapshot,
+                             ListGames, ListTables, Ping, Pong, Rejected, Resume, Seated, Snapshot,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              StartTournament, TournamentState, WatchTournament, YourTable)
@@ -95,7 +97,15 @@ class ServerError(Exception):
 
 
 class ActionRejected(ServerError):
-    """An action the table did not apply (illegal, out of turn, stale...). Nothing changed."""
+    """An action the table did not apply (illegal, out of turn, stale...). Nothing changed. ``contest``: the
+    seat whose same action went first and both reaction times, when fair ordering decided it."""
+
+    def __init__(self, code: str, message: str, contest: Any = None) -> None:
+        super().__init__(code, message)
+        self.contest = contest
+
+
+SEEN_LAST = object()  # ``act``'s default ``seen``: the last update received from that table
 
 
 @dataclass
@@ -112,7 +122,8 @@ class _Seat:
 
 
 class Client:
-    def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "") -> None:
+    def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "",
+                 pong_delay: float = 0.0) -> None:
         self.url = check_url(url)
         self.codec = CODECS[encoding]
         self.reconnect = reconnect
@@ -124,6 +135,8 @@ class Client:
         self.last_seq: dict[str, int] = {}
         self.receipts: dict[str, tuple[int, str]] = {}  # table -> the newest (seq, log line hash) received
         self.reconnects = 0
+        self.pong_delay = pong_delay  # seconds: answer pings this late (only a test or a benchmark wants it)
+        self._pongs: list[Pong] = []  # pongs due, sent by the reader
         self._ids = itertools.count(1)
         self._nonce = secrets.token_hex(4)  # ids stay unique across client processes resuming one seat
         self._pending: dict[str, _Pending] = {}
@@ -154,7 +167,7 @@ class Client:
         if type(answer) is Error:
             raise ServerError(answer.code, answer.message)
         if type(answer) is Rejected:
-            raise ActionRejected(answer.code, answer.message)
+            raise ActionRejected(answer.code, answer.message, answer.contest)
         return answer
 
     async def list_games(self):
@@ -184,8 +197,12 @@ class Client:
         self.watching.add(table)
         return watching
 
-    async def act(self, table: str, action: Any, expect_seq: int | None = None) -> Accepted:
-        return await self.request(Act(table=table, action=action, expect_seq=expect_seq))
+    async def act(self, table: str, action: Any, expect_seq: int | None = None, seen: Any = SEEN_LAST) -> Accepted:
+        """Send an action; ``seen`` is the seq of the update it was chosen on (by default the last received:
+        a fair table measures the seat's reaction from when it sent that update)."""
+        if seen is SEEN_LAST:
+            seen = self.last_seq.get(table)
+        return await self.request(Act(table=table, action=action, expect_seq=expect_seq, seen=seen))
 
     # ------------------------------------------------------------------ tournaments
 
@@ -241,7 +258,7 @@ class Client:
                     await self._hello(ws)
                     self._ws = ws
                     async with trio.open_nursery() as nursery:
-                        nursery.start_soon(self._read, ws, nursery.cancel_scope)
+                        nursery.start_soon(self._read, ws, nursery)
                         if started:
                             await self._resync(ws)
                         self._connected.set()
@@ -299,17 +316,34 @@ class Client:
             if not pending.done.is_set():
                 await ws.send_message(self.codec.encode(pending.message))
 
-    async def _read(self, ws, scope: trio.CancelScope) -> None:
+    async def _read(self, ws, nursery: trio.Nursery) -> None:
+        scope = nursery.cancel_scope
         try:
             while True:
                 frame = await ws.get_message()
                 self._take(decode_server(frame, self.codec))
+                while self._pongs:
+                    pong = self._pongs.pop(0)
+                    if self.pong_delay:
+                        nursery.start_soon(self._pong_later, ws, pong)
+                    else:
+                        await ws.send_message(self.codec.encode(pong))
         except ConnectionClosed:
             pass
         scope.cancel()
 
+    async def _pong_later(self, ws, pong: Pong) -> None:
+        await trio.sleep(self.pong_delay)
+        try:
+            await ws.send_message(self.codec.encode(pong))
+        except ConnectionClosed:
+            pass
+
     def _take(self, message: Any) -> None:
         kind = type(message)
+        if kind is Ping:
+            self._pongs.append(Pong(ping=message.ping))
+            return
         if kind is Batch:
             for inner in message.messages:
                 self._take(msgspec.convert(inner, ServerMessageType))
@@ -370,9 +404,9 @@ class Client:
 
 @asynccontextmanager
 async def open_client(url: str, *, encoding: str = "json", reconnect: bool = True,
-                      name: str = "") -> AsyncIterator[Client]:
+                      name: str = "", pong_delay: float = 0.0) -> AsyncIterator[Client]:
     """Connect and say hello; the client reconnects by itself until the block ends."""
-    client = Client(url, encoding=encoding, reconnect=reconnect, name=name)
+    client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(client._run)

@@ -123,6 +123,11 @@ class TurnStarted(Event, tag="turn"):
     seat: int
 
 
+def never_contested(state: Any, action: Any) -> bool:
+    """``contested`` for a game whose actions never conflict (lockstep games: one seat acts at a time)."""
+    return False
+
+
 @dataclass(frozen=True)
 class Game:
     """A game: metadata and the pure functions of the contract.
@@ -151,6 +156,10 @@ class Game:
       tests use it to prove that a view depends on nothing hidden.
     - ``invariant(state)``: a list of broken invariants (empty when all is well), for tests.
     - ``describe(state)``: a few lines of text about the whole state, for logs and the command line.
+    - ``contested(state, action)``: True if ``action`` may conflict with another seat's action taken at about
+      the same time (two seats taking one card, two seats finishing a race): a table with ``fair`` ordering
+      holds such an action a few milliseconds so that a quicker reaction arriving later can go first. Every
+      other action is applied at once. Optional: by default nothing is contested.
     """
 
     info: GameInfo
@@ -174,6 +183,7 @@ class Game:
     scramble: Callable[[Any, int | None, Any], Any]
     invariant: Callable[[Any], list[str]]
     describe: Callable[[Any], str]
+    contested: Callable[[Any, Any], bool] = never_contested
 
     def to_action(self, payload: Any) -> Any:
         """``payload`` (a decoded frame's ``action``) as one of this game's actions, or
@@ -267,11 +277,12 @@ GAME_FUNCTIONS = ("new_state", "to_act", "legal_actions", "apply", "sample_chanc
 
 def game_from(names: dict[str, Any]) -> Game:
     """The ``Game`` a game module defines under the contract's names: ``INFO``, ``ActionType``,
-    ``EventType``, ``View``, ``State``, the functions of ``GAME_FUNCTIONS`` and, where it has them, ``views``
-    and ``legal_for`` (``GAME = game_from(globals())``)."""
+    ``EventType``, ``View``, ``State``, the functions of ``GAME_FUNCTIONS`` and, where it has them, ``views``,
+    ``legal_for`` and ``contested`` (``GAME = game_from(globals())``)."""
     view, legal_actions = names["view"], names["legal_actions"]
     views = names.get("views") or (lambda state, seats: [view(state, seat) for seat in seats])
     legal_for = names.get("legal_for") or (lambda state, actors: [legal_actions(state, a) for a in actors])
+    optional = {"contested": names["contested"]} if "contested" in names else {}
     return Game(info=names["INFO"], action_type=names["ActionType"], event_type=names["EventType"],
                 view_type=names["View"], state_type=names["State"], views=views, legal_for=legal_for,
-                **{name: names[name] for name in GAME_FUNCTIONS})
+                **optional, **{name: names[name] for name in GAME_FUNCTIONS})

@@ -25,6 +25,7 @@ class LogEntry(msgspec.Struct, frozen=True, gc=False):
     code: str | None = None  # the refusal's code
     events: tuple[Any, ...] = ()  # what an accepted entry did (kept to catch up reconnecting clients)
     ref: int | str | None = None  # the client message id it answered
+    fair: Any = None  # the fair ordering decision (``logfile.Fair``) of a contested action
 
 
 class MemoryLog:
@@ -38,9 +39,9 @@ class MemoryLog:
         return len(self.entries)
 
     def append(self, *, time: float, actor: int, action: Any, accepted: bool, code: str | None = None,
-               events: list[Any] | None = None, ref: Any = None) -> LogEntry:
+               events: list[Any] | None = None, ref: Any = None, fair: Any = None) -> LogEntry:
         entry = LogEntry(seq=len(self.entries) + 1, time=time, actor=actor, action=action, accepted=accepted,
-                         code=code, events=tuple(events or ()), ref=ref)
+                         code=code, events=tuple(events or ()), ref=ref, fair=fair)
         self.entries.append(entry)
         return entry
 

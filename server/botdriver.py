@@ -22,6 +22,7 @@ class BotDriver:
         self.in_flight: Any = None  # the id of the action awaiting its answer
         self.over = False
         self.sent = 0
+        self.seen: int | None = None  # the seq of the last update or snapshot taken in (what an action saw)
 
     def observe(self, kind: str, *, view: Any = None, legal: list | None = None, ref: Any = None,
                 over: bool = False) -> None:
@@ -37,6 +38,7 @@ class BotDriver:
         kind = getattr(type(message), "__struct_config__", None)
         tag = kind.tag if kind is not None else None
         if tag in ("update", "snapshot"):
+            self.seen = max(self.seen or 0, message.seq)
             self.observe(tag, view=message.view, legal=message.legal, over=message.result is not None)
         elif tag in ("accepted", "rejected"):
             self.observe(tag, ref=message.ref)

@@ -10,6 +10,10 @@ Closing a connection stops its reader at once but never its writer in the middle
 short is a protocol error at the client, and nothing may follow it on the wire): the writer finishes the
 frame it is sending, what is still queued is dropped, then come ``closing`` and the close frame. A client
 that takes none of it for ``Limits.close_timeout`` seconds has its TCP connection cut with no more bytes.
+
+It also measures each connection's round trip (``server/latency.py``): a ``ping`` about once a second and at
+once when the connection asks for a seat (from then on), stamped when its frame is sent, and the client's
+``pong``.
 """
 
 from __future__ import annotations
@@ -25,11 +29,13 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from rules import RulesError
 
 from .http import HttpLimits, Site, serve_http
+from .latency import LatencyMeter
 from .lobby import Lobby
 from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
-                       OpenPlayback, Ratings, Register, Registered, Resume, StartTournament, TableCreated, Tables, TakeSeat,
+                       OpenPlayback, Ping, Pong, Ratings, Register, Registered, Resume, StartTournament, TableCreated,
+                       Tables, TakeSeat,
                        TournamentCreated, Tournaments, Watch, WatchTournament, Welcome, decode_client)
 from . import frames
 from .tournament.model import TournamentError
@@ -53,6 +59,7 @@ class Limits:
     hello_timeout: float = 10.0
     close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
+    ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
 
 
 class Connection:
@@ -74,6 +81,10 @@ class Connection:
         self.refill_at = trio.current_time()
         self.refused = 0
         self.batch = False
+        self.latency = LatencyMeter()  # the tables read the seat's round trip here (fair ordering, pings shown)
+        self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
+        self._pings_queued = 0  # pings in the outbox, stamped by the writer as their frame leaves
+        self.ping_scope = trio.CancelScope()  # cancelled when the reader stops
 
     def deliver(self, message: Any) -> bool:
         return self.outbox.put(message)
@@ -106,11 +117,34 @@ class Connection:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
                 message = Batch(messages=queued) if len(queued) > 1 else queued[0]
                 frame = self.codec.encode(message)
+                if self._pings_queued:
+                    self._stamp_pings(queued)
                 self.sending = True  # stays True if this send is cut off (see Gateway._close)
                 await self.ws.send_message(frame)
                 self.sending = False
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
+
+    def _stamp_pings(self, queued: list) -> None:
+        now = trio.current_time()
+        for message in queued:
+            if type(message) is Ping:
+                self.latency.sent(message.ping, now)
+                self._pings_queued -= 1
+
+    async def ping_loop(self) -> None:
+        """From the first seat the connection asks for (only seats need a round trip), a ping about once a
+        second, and at once whenever ``ping_now`` is set; the writer stamps each as its frame leaves. Stops
+        with the reader (``ping_scope``)."""
+        with self.ping_scope:
+            await self.ping_now.wait()
+            self.ping_now = trio.Event()
+            while not self.outbox.closed:
+                if self.deliver(Ping(ping=self.latency.ping())):
+                    self._pings_queued += 1
+                with trio.move_on_after(self.limits.ping_every):
+                    await self.ping_now.wait()
+                self.ping_now = trio.Event()
 
     def _decode(self, frame: str | bytes):
         codec = CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"]
@@ -153,6 +187,9 @@ class Connection:
 
     async def _dispatch(self, lobby: Lobby, message, now: float) -> None:
         kind = type(message)
+        if kind is Pong:
+            self.latency.pong(message.ping, now)
+            return
         try:
             if kind in TOURNAMENT_CALLS:
                 return await self._tournament_call(lobby.tournaments, message)
@@ -175,6 +212,8 @@ class Connection:
                 table = lobby.find(message.table)
                 if kind is not Act:
                     self.tables.add(table)
+                if kind is TakeSeat or kind is Resume:
+                    self.ping_now.set()  # the seat's round trip, measured as soon as it plays
                 await table.submit(Intent(TABLE_INTENTS[kind], self, message, now))
         except (RulesError, TournamentError) as error:
             self.deliver(Error(ref=message.id, code=error.code, message=error.message))
@@ -285,11 +324,13 @@ class Gateway:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(conn.write_loop)
+                nursery.start_soon(conn.ping_loop)
                 with conn.scope:  # close() stops the reader, never the writer in the middle of a frame
                     try:
                         await conn.read_loop(self.lobby)
                     except ConnectionClosed:
                         pass
+                conn.ping_scope.cancel()
                 conn.outbox.close()  # the writer sends what is queued (nothing after close()), then ends...
                 nursery.cancel_scope.deadline = trio.current_time() + self.limits.close_timeout  # ... in time
         except ConnectionClosed:

@@ -21,6 +21,7 @@ from .logfile import Entry, Header, LogError, SeatTaken, StandIn, read_log, seed
 from .journal import Journal, replay
 from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
+from .fairness import EPSILON as FAIR_EPSILON
 from .table import Intent, Reservation, Table
 
 MAX_TABLES = 2000
@@ -77,7 +78,8 @@ class Lobby:
             get_policy(game.info.name, bot.policy)
         for name, value, low, high in (("turn_time_ms", request.turn_time_ms, 0, 3_600_000),
                                        ("grace_ms", request.grace_ms, 0, 86_400_000),
-                                       ("bot_delay_ms", request.bot_delay_ms, 0, 60_000)):
+                                       ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
+                                       ("fair_ms", request.fair_ms, 0, 1000)):
             if not low <= value <= high:
                 raise RulesError("bad_option", f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
@@ -106,7 +108,8 @@ class Lobby:
                                  f"{error.strerror or error}") from None
         table = Table(table_id, game, setup, seed, name=request.name, bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
-                      bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in)
+                      bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in,
+                      ordering=request.ordering, fair_ms=request.fair_ms)
         await self.nursery.start(table.run)
         self.tables[table_id] = table
         if alias:
@@ -126,6 +129,8 @@ class Lobby:
                 mode=setup.mode, options=dict(setup.options),
                 table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
                                "bot_delay_ms": request.bot_delay_ms,
+                               "ordering": request.ordering or ("fair" if setup.mode == "challenge" else "arrival"),
+                               "fair_ms": request.fair_ms, "fair_epsilon_ms": FAIR_EPSILON * 1000,
                                "bots": [msgspec.to_builtins(b) for b in request.bots],
                                **({"alias": alias} if alias else {}), **(extra or {})},
                 commitment=seed_commitment(seed), started=utc_now()))
@@ -232,17 +237,21 @@ class Lobby:
         for entry in entries:
             if entry.accepted:
                 (actor, action), evs = next(steps)
-                log.append(time=entry.time, actor=actor, action=action, accepted=True, events=evs, ref=entry.ref)
+                log.append(time=entry.time, actor=actor, action=action, accepted=True, events=evs, ref=entry.ref,
+                           fair=entry.fair)
             else:
                 log.append(time=entry.time, actor=entry.actor, action=entry.action, accepted=False,
-                           code=entry.code, ref=entry.ref)
+                           code=entry.code, ref=entry.ref, fair=entry.fair)
         options = header.table_options
         store = reopen(path, read, self.durability, self._shared_syncer())
         table = Table(header.table, game, setup, seed, name=header.name,
                       bots=[msgspec.convert(b, BotSeat) for b in options.get("bots", [])],
                       turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
                       bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log,
-                      receipts=read.receipts(), stand_in=options.get("stand_in"))
+                      receipts=read.receipts(), stand_in=options.get("stand_in"),
+                      ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50))
+        table.skip_lots(sum(e.fair is not None and e.fair.lot is not None for e in entries))
+        table.groups = max((e.fair.group or 0 for e in entries if e.fair is not None), default=0)
         for record in read.records:
             if type(record) is SeatTaken:
                 slot = table.slots[record.seat]

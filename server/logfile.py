@@ -34,6 +34,29 @@ class Header(msgspec.Struct, tag_field="kind", tag="header", frozen=True):
     started: str  # wall-clock start, ISO 8601 UTC
 
 
+class Fair(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
+    """What a fair ordering decision used (on the entry of every contested action at a ``fair`` table).
+
+    ``rule``: ``reaction`` (its group went in order of reaction), ``lot`` (tied within epsilon: the seeded
+    ``lot`` ordered the tie), ``arrival`` (no usable ``seen``: applied in arrival order, after everything held
+    before it), ``after`` (an action of a seat that had one held: applied right after it). Times are server
+    seconds like the entry's ``time``; ``rtt`` is the seat's measured round trip, ``reaction`` is
+    ``arrival - sent - min(rtt, fair_ms)``, ``until`` when it was due at the latest, ``group`` the release it
+    went in (its members in ``rank`` order of arrival), ``lost_to`` the seat whose same action went first."""
+
+    rule: str
+    arrival: float
+    seen: int | None = None
+    sent: float | None = None
+    rtt: float | None = None
+    reaction: float | None = None
+    until: float | None = None
+    group: int | None = None
+    rank: int | None = None
+    lot: int | None = None
+    lost_to: int | None = None
+
+
 class Entry(msgspec.Struct, tag_field="kind", tag="entry", frozen=True, omit_defaults=True):
     seq: int
     time: float  # server seconds since the table started
@@ -43,6 +66,7 @@ class Entry(msgspec.Struct, tag_field="kind", tag="entry", frozen=True, omit_def
     code: str | None = None  # why a refused intent was refused
     digest: str | None = None  # the state digest after this entry (every N entries and the last)
     ref: int | str | None = None  # the client's message id: a resend after a restart is still answered once
+    fair: Fair | None = None  # a contested action at a fair table: what ordered it
 
 
 class SeatTaken(msgspec.Struct, tag_field="kind", tag="seat", frozen=True):

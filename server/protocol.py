@@ -55,6 +55,8 @@ class CreateTable(ClientMessage, tag="create_table"):
     grace_ms: int = 60_000  # how long an away seat stays reserved for its token
     bot_delay_ms: int = 0  # server-side bots wait this long before each action (a watchable pace)
     seed: int | None = None  # None: the server draws one
+    ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
+    fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
 
 
 class ListTables(ClientMessage, tag="list_tables"):
@@ -86,11 +88,19 @@ class Watch(ClientMessage, tag="watch"):
 
 class Act(ClientMessage, tag="act"):
     """An action of the connection's seat at ``table``; ``expect_seq``, if given, refuses it when the table
-    has moved past that sequence number (a stale action)."""
+    has moved past that sequence number (a stale action). ``seen``: the seq of the last update or snapshot
+    the seat had received when it chose the action (fair ordering measures its reaction from it)."""
 
     table: str
     action: Any
     expect_seq: int | None = None
+    seen: int | None = None
+
+
+class Pong(ClientMessage, tag="pong"):
+    """The answer to the server's ``ping``, at once, with its number: how the server measures the round trip."""
+
+    ping: int
 
 
 class Leave(ClientMessage, tag="leave"):
@@ -222,7 +232,7 @@ class Replay(ClientMessage, tag="replay"):
     count: int = 100
 
 
-ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Leave,
+ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
                           CorrectResult, WatchTournament, Leaderboard, Replay]
 
@@ -278,6 +288,7 @@ class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
     name: str = ""
+    ping_ms: float | None = None  # the seat's connection's round trip (measured by pings); None: not measured
 
 
 class TableInfo(msgspec.Struct, frozen=True):
@@ -292,6 +303,8 @@ class TableInfo(msgspec.Struct, frozen=True):
     spectators: int
     turn_time_ms: int
     grace_ms: int
+    ordering: str = "arrival"  # "arrival" or "fair" (contested actions ordered by reaction time)
+    fair_ms: int = 50
 
 
 class TableCreated(ServerMessage, tag="table_created"):
@@ -337,14 +350,26 @@ class Accepted(ServerMessage, tag="accepted"):
     receipt: str | None = None  # the hash-chain hash of the entry's log line (tables with a log file)
 
 
+class Contest(msgspec.Struct, frozen=True):
+    """Why a contested action lost (fair ordering): ``winner`` did the same first, reacting in
+    ``winner_reaction_ms`` against your ``reaction_ms`` (``lot``: the reactions tied and a seeded lot decided)."""
+
+    winner: int
+    winner_reaction_ms: float
+    reaction_ms: float
+    lot: bool = False
+
+
 class Rejected(ServerMessage, tag="rejected"):
-    """Your action was not applied: the rules' (or the arbiter's) ``code`` and ``message``. Nothing changed."""
+    """Your action was not applied: the rules' (or the arbiter's) ``code`` and ``message``. Nothing changed.
+    ``contest``: another seat's same action went first by reaction time (fair ordering)."""
 
     ref: MessageId
     table: str
     code: str
     message: str
     seq: int  # the table's sequence number when it was refused
+    contest: Contest | None = None
 
 
 class Update(ServerMessage, tag="update"):
@@ -365,6 +390,7 @@ class Update(ServerMessage, tag="update"):
     legal: list[Any] | None = None
     result: Any = None
     receipt: str | None = None
+    pings: list[float | None] | None = None  # with a view: each seat's round trip in ms (None: not measured)
 
 
 class Snapshot(ServerMessage, tag="snapshot"):
@@ -383,6 +409,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
     skipped: int = 0
     waiting_for: list[int] | None = None
     receipt: str | None = None
+    pings: list[float | None] | None = None  # each seat's round trip in ms (None: not measured)
 
 
 class TableEnded(ServerMessage, tag="table_ended"):
@@ -517,6 +544,13 @@ class ReplayFrames(ServerMessage, tag="replay_frames"):
     frames: list[Frame]
 
 
+class Ping(ServerMessage, tag="ping"):
+    """Answer at once with ``pong`` and the same ``ping``: the server measures each connection's round trip
+    (about once a second, and at once after a seat is taken)."""
+
+    ping: int
+
+
 class Batch(ServerMessage, tag="batch"):
     """Several messages in one frame, in order (only to a client that said ``batch`` in its hello)."""
 
@@ -532,7 +566,7 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Ratings, ReplayFrames, Batch, Closing]
+                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Closing]
 
 
 # ------------------------------------------------------------------ codecs

@@ -5,6 +5,11 @@ numbering, every recorded state digest and the end record's digest and scores. T
 check and is named by its line and sequence number; the end record's revealed seed must match the header's
 commitment. ``verify_seed`` redoes every chance action from the revealed seed; ``check_receipt`` says
 whether a log holds an entry with exactly the hash a player was given. Nothing here needs a server: it is the same code a player runs on a log they were sent.
+
+At a ``fair`` table every ordering decision is recomputed from the inputs its entries record
+(``server/fairness.py``, the arbiter's own functions): each reaction time, each hold within its bound, the
+order of each group released together, ties by their logged lots, and that a seat told it lost a card lost
+it to that seat's same action; ``verify_seed`` then checks every lot against the revealed seed.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import msgspec
 
 from rules import CHANCE, RulesError, Setup, digest, get_game, verify_chance
 
+from .fairness import EPSILON, draw_from, fair_order, hold_bound, lot_rng, reaction
 from .logfile import End, Entry, LogError, ReadLog, read_log, seed_commitment
 
 
@@ -31,6 +37,7 @@ class Report:
     accepted: int = 0
     refused: int = 0
     digests_checked: int = 0
+    decisions: int = 0  # fair ordering decisions recomputed
     ended: bool = False
     torn: str | None = None
     result: Any = None
@@ -48,6 +55,8 @@ class Report:
         lines = [f"{self.path}: {self.game}, {self.seats} seats, {self.mode} mode"]
         lines.append(f"  {self.entries} entries ({self.accepted} accepted, {self.refused} refused), "
                      f"{self.digests_checked} state digests checked, hash chain of {self.lines} lines intact")
+        if self.decisions:
+            lines.append(f"  {self.decisions} fair ordering decisions recomputed from their logged inputs")
         if self.torn:
             lines.append(f"  torn tail: {self.torn}; the rest was replayed")
         if self.result is not None:
@@ -95,6 +104,12 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
                 return report
             seq = record.seq
             report.entries += 1
+            if record.fair is not None:
+                problem = _check_fair(record, header.table_options)
+                if problem is not None:
+                    report.problem = f"{where}: {problem}"
+                    return report
+                report.decisions += 1
             if not record.accepted:
                 report.refused += 1
                 continue
@@ -135,7 +150,81 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
                 return report
             report.digests_checked += 1
             report.ended, report.result = True, result
+    for members in fair_groups(read).values():
+        problem = _check_group(members, header.table_options)
+        if problem is not None:
+            report.problem = problem
+            return report
     return report
+
+
+def _limits(table_options: dict) -> tuple[float, float]:
+    """The fair ordering's cap and tie epsilon, in seconds, as the table's header recorded them."""
+    return table_options.get("fair_ms", 50) / 1000, table_options.get("fair_epsilon_ms", EPSILON * 1000) / 1000
+
+
+def _check_fair(entry: Entry, table_options: dict) -> str | None:
+    """One entry's decision: its reaction recomputed exactly from its inputs, and its hold within the bound."""
+    fair = entry.fair
+    if fair.rule in ("arrival", "after"):
+        return None
+    if fair.rule not in ("reaction", "lot"):
+        return f"unknown fair ordering rule {fair.rule!r}"
+    if None in (fair.sent, fair.reaction, fair.until, fair.group, fair.rank):
+        return "a fair ordering decision without its inputs"
+    cap, _ = _limits(table_options)
+    if reaction(fair.arrival, fair.sent, fair.rtt, cap) != fair.reaction:
+        return "the recorded reaction time is not arrival - sent - min(rtt, fair_ms)"
+    if fair.until > hold_bound(fair.arrival, fair.rtt, cap) or fair.until < fair.arrival:
+        return "the action was due later than fair_ms less its seat's credit after its arrival"
+    if (fair.rule == "lot") != (fair.lot is not None):
+        return "a lot without a tie, or a tie without a lot"
+    return None
+
+
+def fair_groups(read: ReadLog) -> dict[int, list[tuple[int, Entry]]]:
+    """The entries of each group of held actions released together, with their lines, in log order."""
+    groups: dict[int, list[tuple[int, Entry]]] = {}
+    for line, record in enumerate(read.records, start=2):
+        if type(record) is Entry and record.fair is not None and record.fair.group is not None:
+            groups.setdefault(record.fair.group, []).append((line, record))
+    return groups
+
+
+def _group_order(members: list[tuple[int, Entry]], table_options: dict, draw) -> tuple[list[int], dict[int, int]]:
+    _, epsilon = _limits(table_options)
+    by_rank = sorted(members, key=lambda m: m[1].fair.rank)
+    return fair_order([entry.fair.reaction for _, entry in by_rank], epsilon, draw)
+
+
+def _check_group(members: list[tuple[int, Entry]], table_options: dict) -> str | None:
+    """A group went in the order its reactions (and, for ties, its logged lots) give, and every "lost to"
+    names a seat whose same action went first in it and was accepted."""
+    line, first = members[0]
+    where = f"line {line} (entry {first.seq}, group {first.fair.group})"
+    ranks = sorted(entry.fair.rank for _, entry in members)
+    if ranks != list(range(len(members))):
+        return f"{where}: the group's arrival ranks are not 0..{len(members) - 1}"
+    lots = {entry.fair.rank: entry.fair.lot for _, entry in members}
+    missing = []
+
+    def logged(indices: list[int]) -> list[int]:
+        missing.extend(i for i in indices if lots[i] is None)
+        return [lots[i] or 0 for i in indices]
+
+    order, drawn = _group_order(members, table_options, logged)
+    if missing or set(drawn) != {rank for rank, lot in lots.items() if lot is not None}:
+        return f"{where}: the group's lots are not exactly its ties"
+    if order != [entry.fair.rank for _, entry in members]:
+        return f"{where}: the group was not applied in order of reaction time"
+    for index, (line, entry) in enumerate(members):
+        if entry.fair.lost_to is not None:
+            if entry.accepted or not any(
+                    earlier.actor == entry.fair.lost_to and earlier.accepted and earlier.action == entry.action
+                    for _, earlier in members[:index]):
+                return (f"line {line} (entry {entry.seq}): it says it lost to seat {entry.fair.lost_to}, which "
+                        "did not take the same action before it in its group")
+    return None
 
 
 def verify_seed(report: Report) -> str | None:
@@ -152,6 +241,11 @@ def verify_seed(report: Report) -> str | None:
     if bad is not None:
         chance_entries = [e for e in read.entries() if e.accepted]
         return f"entry {chance_entries[bad].seq}: this shuffle or roll does not follow from the seed"
+    draw = draw_from(lot_rng(end.seed))
+    for group, members in sorted(fair_groups(read).items()):
+        _, drawn = _group_order(members, read.header.table_options, draw)
+        if drawn != {entry.fair.rank: entry.fair.lot for _, entry in members if entry.fair.lot is not None}:
+            return f"entry {members[0][1].seq}: the lots of fair ordering group {group} do not follow from the seed"
     return None
 
 

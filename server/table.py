@@ -8,6 +8,11 @@ receiver its messages without blocking, and a receiver whose outbox is full is c
 Challenge Mode and lockstep are the same loop: the rules say which seats may act; the arbiter applies what
 arrives, refuses the rest, and runs two timers: the photo-finish window (a due system action) and the
 optional per-action time limit of lockstep tables (a timeout system action).
+
+With ``fair`` ordering (Challenge Mode's default), an action the game calls contested that says which update
+its seat had seen is held a few milliseconds (at most ``fair_ms`` less the seat's round-trip credit), and the
+actions held together are applied in order of reaction time (``server/fairness.py``); every decision's
+inputs go in its log entry. Everything else is applied as it arrives.
 """
 
 from __future__ import annotations
@@ -28,13 +33,17 @@ from .botdriver import BotDriver
 from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct
 
 from .actionlog import MemoryLog
+from .fairness import EPSILON, draw_from, fair_order, hold_bound, lot_rng
+from .fairness import credit as credit_for
+from .fairness import reaction as reaction_of
 from .finished import Finished, write_marker
-from .logfile import End, Entry, SeatTaken, StandIn
+from .logfile import End, Entry, Fair, SeatTaken, StandIn
 from .logstore import FileLog
-from .protocol import (Accepted, Act, BotSeat, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
+from .protocol import (Accepted, Act, BotSeat, Contest, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
                        Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
 
 INBOX_SIZE = 1024
+SENT_KEPT = 256  # per seat: the send times of its last updates, for fair ordering's ``seen`` (older: arrival)
 MAX_BATCH = 64  # intents the arbiter takes per wake-up before it sends what they caused
 CATCH_UP_MOST = 256  # a catch-up missing more accepted entries sends the snapshot alone (outboxes hold 1,024)
 
@@ -67,6 +76,19 @@ class SeatSlot:
     away_since: float | None = None
     answers: dict[MessageId, Any] = field(default_factory=dict)  # first answer to each message id
     stood_in: bool = False  # a stand-in has played this seat (a tournament places it last)
+    sent: dict[int, float] = field(default_factory=dict)  # fair tables: seq -> when its update left (table time)
+    last_sent: float | None = None  # when the newest update left for this seat
+
+
+@dataclass
+class Held:
+    """A contested action waiting for its group's release (fair ordering), and its seat's actions behind it."""
+
+    intent: Intent
+    seat: int
+    fair: Fair
+    virtual: float  # arrival less the seat's credit: when the action would have arrived from no distance
+    followers: list[Intent] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -88,7 +110,7 @@ class Table:
                  bot_delay_ms: int = 0, store: FileLog | None = None, digest_every: int = 50,
                  session: Session | None = None, log: MemoryLog | None = None, read_only: bool = False,
                  receipts: list[str] | None = None, reserved: list[Reservation] = (),
-                 stand_in: str | None = None) -> None:
+                 stand_in: str | None = None, ordering: str | None = None, fair_ms: int = 50) -> None:
         self.id = table_id
         self.name = name or table_id
         self.game = game
@@ -128,6 +150,16 @@ class Table:
         self.turn_deadline: float | None = None
         self._send, self._inbox = trio.open_memory_channel[Intent](INBOX_SIZE)
         self._t0 = 0.0
+        self.ordering = ordering or ("fair" if setup.mode == "challenge" else "arrival")
+        self.fair_ms = fair_ms
+        self._fair = self.ordering == "fair"
+        self._cap = fair_ms / 1000
+        self.held: list[Held] = []  # contested actions waiting, in arrival order
+        self.groups = 0  # releases of held actions so far (numbers them in the log)
+        self.lots = lot_rng(seed)
+        self._draw = draw_from(self.lots)
+        self._opening: float | None = None  # the virtual time of the fair action being applied
+        self.window_opened: float | None = None  # ... of the one that opened the photo-finish window
 
     # ------------------------------------------------------------------ outside the arbiter
 
@@ -158,10 +190,23 @@ class Table:
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
             options=dict(self.setup.options),
-            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name) for s in self.slots],
+            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name, ping_ms=ping)
+                   for s, ping in zip(self.slots, self.pings())],
             seq=self.log.seq, status=status, spectators=len(self.spectators),
-            turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms,
+            turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
         )
+
+    def pings(self) -> list[float | None]:
+        """Each seat's round trip in ms, as its connection measured it (None: no connection, or not yet)."""
+        return [self._meter(slot).ping_ms if self._meter(slot) is not None else None for slot in self.slots]
+
+    @staticmethod
+    def _meter(slot: SeatSlot):
+        return getattr(slot.receiver, "latency", None)
+
+    def _rtt(self, slot: SeatSlot) -> float | None:
+        meter = self._meter(slot)
+        return meter.rtt if meter is not None else None
 
     # ------------------------------------------------------------------ the arbiter task
 
@@ -437,21 +482,123 @@ class Table:
             if type(first) is Accepted:
                 first = msgspec.structs.replace(first, duplicate=True)
             return self._deliver(receiver, first)
-        answer, entries, turn = self._apply(slot.seat, message, intent.received - self._t0)
+        if self.held:
+            head = next((h for h in self.held if h.seat == slot.seat), None)
+            if head is not None:  # the seat's actions keep their order: this one goes right after its held one
+                if message.id is None or all(i.message.id != message.id for i in [head.intent, *head.followers]):
+                    head.followers.append(intent)  # (a resend of a held one is answered at its release)
+                return
+        if self._fair and self.started and self._contest(slot, intent):
+            return
+        self._answer(slot.seat, intent, intent.received - self._t0)
+
+    def _answer(self, seat: int, intent: Intent, time: float, fair: Fair | None = None,
+                lost: tuple[int, float, bool] | None = None) -> Accepted | Rejected:
+        """Apply a seat's action now, answer its sender (``lost``: the seat, reaction and lot of another
+        seat whose same action went first) and send everyone the update."""
+        message = intent.message
+        answer, entries, turn = self._apply(seat, message, time, fair, lost)
         if message.id is not None:
-            slot.answers[message.id] = answer
-        self._deliver(receiver, answer)
+            self.slots[seat].answers[message.id] = answer
+        self._deliver(intent.receiver, answer)
         if entries:
             self._broadcast(entries, turn)
+        return answer
 
-    def _apply(self, seat: int, message: Act, time: float) -> tuple[Accepted | Rejected, list, ToAct | None]:
+    # ------------------------------------------------------------------ fair ordering
+
+    def _contest(self, slot: SeatSlot, intent: Intent) -> bool:
+        """Take a contested action into fair ordering (True), or say it is not contested (False: apply it
+        now like any other). Held until its group is due; with no usable ``seen``, applied now in arrival
+        order, after everything held (which arrived before it)."""
+        message = intent.message
+        try:
+            action = self.game.to_action(message.action)
+        except msgspec.ValidationError:
+            return False  # refused as a bad action, at once
+        if not self.game.contested(self.session.state, action):
+            return False
+        arrival = intent.received - self._t0
+        sent = slot.sent.get(message.seen) if message.seen is not None else None
+        if sent is None:  # no seen, or an update this seat was never sent (or long ago): arrival order
+            self._release_held()
+            self._answer(slot.seat, intent, self._now(), Fair(rule="arrival", arrival=arrival, seen=message.seen))
+            return True
+        rtt = self._rtt(slot)
+        credit = credit_for(rtt, self._cap)
+        reaction = reaction_of(arrival, sent, rtt, self._cap)
+        until = hold_bound(arrival, rtt, self._cap)
+        others = [other.last_sent + credit_for(self._rtt(other), self._cap) for other in self.slots
+                  if other is not slot and other.receiver is not None and other.last_sent is not None]
+        # a quicker reaction from another seat arrives by the last update it was sent + its credit + this
+        # reaction; none can come later than the bound, and with no other seat none can come at all
+        until = min(until, max(reaction + max(others), arrival)) if others else arrival
+        fair = Fair(rule="reaction", arrival=arrival, seen=message.seen, sent=sent, rtt=rtt, reaction=reaction,
+                    until=until)
+        self.held.append(Held(intent, slot.seat, fair, arrival - credit))
+        if until <= self._now():
+            self._release_held()
+        return True
+
+    def _release_held(self, within: float | None = None) -> None:
+        """Apply the held actions as one group, in order of reaction (ties by seeded lot); ``within``: only
+        those whose virtual time is at most that (the photo-finish window closing), the rest stay held."""
+        if not self.held:
+            return
+        group = [h for h in self.held if within is None or h.virtual <= within]
+        if not group:
+            return
+        self.held = [h for h in self.held if h not in group]
+        self.groups += 1
+        order, lots = fair_order([h.fair.reaction for h in group], EPSILON, self._draw)
+        went_first: dict[Any, tuple[int, float, bool]] = {}  # action -> (seat, reaction, lot) of an accepted one
+        now = self._now()
+        for index in order:
+            held = group[index]
+            lot = lots.get(index)
+            fair = msgspec.structs.replace(held.fair, group=self.groups, rank=index, lot=lot,
+                                           rule="reaction" if lot is None else "lot")
+            try:
+                action = self.game.to_action(held.intent.message.action)
+            except msgspec.ValidationError:  # checked when it was taken in; kept for safety
+                action = None
+            first = went_first.get(action)
+            lost = first if first is not None and first[0] != held.seat else None
+            self._opening = held.virtual
+            answer = self._answer(held.seat, held.intent, now, fair, lost)
+            self._opening = None
+            if type(answer) is Accepted and action is not None:
+                went_first.setdefault(action, (held.seat, fair.reaction, lot is not None))
+            for follower in held.followers:
+                self._answer(held.seat, follower, now, Fair(rule="after", arrival=follower.received - self._t0,
+                                                             seen=follower.message.seen))
+
+    def skip_lots(self, count: int) -> None:
+        """A reopened table: advance the lot generator past the lots its log already drew."""
+        for _ in range(count):
+            self._draw([0])
+
+    def _apply(self, seat: int, message: Act, time: float, fair: Fair | None = None,
+               lost: tuple[int, float, bool] | None = None) -> tuple[Accepted | Rejected, list, ToAct | None]:
         """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed.
         Returns the answer, the new entries and who may act after them (None when refused)."""
         def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list, None]:
-            entry = self.log.append(time=time, actor=seat, action=action, accepted=False, code=code, ref=message.id)
+            logged = fair if lost is None else msgspec.structs.replace(fair, lost_to=lost[0])
+            entry = self.log.append(time=time, actor=seat, action=action, accepted=False, code=code, ref=message.id,
+                                    fair=logged)
             self._persist(Entry(seq=entry.seq, time=time, actor=seat, action=action, accepted=False, code=code,
-                                ref=message.id))
-            return Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq), [], None
+                                ref=message.id, fair=logged))
+            contest = None
+            if lost is not None:
+                winner, winner_reaction, by_lot = lost
+                contest = Contest(winner=winner, winner_reaction_ms=round(winner_reaction * 1000, 1),
+                                  reaction_ms=round(fair.reaction * 1000, 1), lot=by_lot)
+                name = self.slots[winner].name
+                text = (f"{text}: seat {winner}{f' ({name})' if name else ''} reacted first, in "
+                        f"{contest.winner_reaction_ms:g} ms against your {contest.reaction_ms:g} ms"
+                        + (" (a tie, decided by lot)" if by_lot else ""))
+            return (Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq,
+                             contest=contest), [], None)
 
         if not self.started:
             return refuse(message.action, "not_started", "the game starts when every seat is filled")
@@ -467,24 +614,26 @@ class Table:
             steps = self.session.act(seat, action)
         except RulesError as error:
             return refuse(action, error.code, error.message)
-        entries, turn = self._record(steps, time, broadcast=False, ref=message.id)
+        entries, turn = self._record(steps, time, broadcast=False, ref=message.id, fair=fair)
         return (Accepted(ref=message.id, table=self.id, seq=entries[0].seq, receipt=self._receipt(entries[0].seq)),
                 entries, turn)
 
     def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True,
-                ref: Any = None) -> tuple[list, ToAct]:
+                ref: Any = None, fair: Fair | None = None) -> tuple[list, ToAct]:
         """Append accepted steps to the log and re-arm the timers; returns the new entries and who may act
         after them (worked out once here: the log, the timers and the updates all need it)."""
         time = self._now() if time is None else time
         entries = [self.log.append(time=time, actor=s.actor, action=s.action, accepted=True, events=s.events,
-                                   ref=ref if i == 0 else None) for i, s in enumerate(steps)]
+                                   ref=ref if i == 0 else None, fair=fair if i == 0 else None)
+                   for i, s in enumerate(steps)]
         turn = self.session.to_act()
         if self.store is not None:
             checkpoint = turn.over or any(e.seq % self.digest_every == 0 for e in entries)
             for entry in entries:
                 final = entry is entries[-1] and checkpoint
                 self._persist(Entry(seq=entry.seq, time=time, actor=entry.actor, action=entry.action,
-                                    accepted=True, digest=self.session.digest() if final else None, ref=entry.ref))
+                                    accepted=True, digest=self.session.digest() if final else None, ref=entry.ref,
+                                    fair=entry.fair))
         self._arm_timers(turn)
         if broadcast and entries:
             self._broadcast(entries, turn)
@@ -509,6 +658,7 @@ class Table:
         receipts = {entry.seq: self._receipt(entry.seq) for entry in entries}
         if final_group:
             last, result = entries[-1], self.session.result()
+            pings = self.pings()
             seats = [seat for _, seat in receivers]
             views = iter(game.views(state, seats))
             legal = iter(game.legal_for(state, [seat for seat in seats if seat is not None]))
@@ -521,7 +671,7 @@ class Table:
                 deliver(receiver, Update(table=table, seq=last.seq, actor=last.actor, to_act=to_act,
                                          events=[redact(e, seat) for e in last.events], view=next(views),
                                          legal=next(legal) if seat is not None else None, result=result,
-                                         receipt=receipts[last.seq]))
+                                         receipt=receipts[last.seq], pings=pings))
         if final_group:
             self._check_over(result)
 
@@ -574,7 +724,7 @@ class Table:
                         to_act=list(self.session.to_act().seats),
                         legal=self.game.legal_actions(state, seat) if seat is not None else None,
                         result=self.session.result(), skipped=skipped, waiting_for=waiting,
-                        receipt=self._receipt(self.log.seq))
+                        receipt=self._receipt(self.log.seq), pings=self.pings())
 
     # ------------------------------------------------------------------ timers
 
@@ -599,8 +749,14 @@ class Table:
         now = trio.current_time()
         if turn.system and self.window_deadline is None:
             self.window_deadline = now + turn.system_delay_ms / 1000
+            if self._opening is not None:  # opened by a fair action: the window runs in reaction time, and
+                # closes once every action within it could have arrived (its virtual time + the window + the cap)
+                self.window_opened = self._opening
+                self.window_deadline = max(self.window_deadline, self._t0 + self._opening
+                                           + turn.system_delay_ms / 1000 + self._cap)
         elif not turn.system:
             self.window_deadline = None
+            self.window_opened = None
         if self.turn_time_ms and self.setup.mode == "lockstep" and turn.seats and not turn.over:
             self.turn_deadline = now + self.turn_time_ms / 1000
         else:
@@ -611,6 +767,8 @@ class Table:
         for due in (self.window_deadline, self.turn_deadline):
             if due is not None and due < deadline:
                 deadline = due
+        if self.held:
+            deadline = min(deadline, self._t0 + min(h.fair.until for h in self.held))
         for slot in self.slots:
             if slot.away_since is not None:
                 deadline = min(deadline, self._t0 + slot.away_since + self.grace_ms / 1000)
@@ -618,8 +776,12 @@ class Table:
 
     def _fire_timers(self) -> None:
         now = trio.current_time()
+        if self.held and now >= self._t0 + min(h.fair.until for h in self.held):
+            self._release_held()
         if self.window_deadline is not None and now >= self.window_deadline:
             self.window_deadline = None
+            if self.held and self.window_opened is not None:  # finishes within the window in reaction time
+                self._release_held(within=self.window_opened + self.session.to_act().system_delay_ms / 1000)
             system = self.game.legal_actions(self.session.state, SYSTEM)
             if system:
                 self._record(self.session.act(SYSTEM, system[0]))
@@ -687,9 +849,20 @@ class Table:
             self._hand_over(receiver, message)
 
     def _hand_over(self, receiver: Receiver, message: Any) -> None:
+        if self._fair and (type(message) is Update or type(message) is Snapshot):
+            self._stamp(receiver, message.seq)
         if not receiver.deliver(message):
             receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
             self._disconnect(receiver)
+
+    def _stamp(self, receiver: Receiver, seq: int) -> None:
+        """Fair tables: when update ``seq`` left for a seat (the last ``SENT_KEPT`` of them are kept)."""
+        slot = self._slot_of(receiver)
+        if slot is not None:
+            now = self._now()
+            slot.sent[seq] = slot.last_sent = now
+            if len(slot.sent) > SENT_KEPT:
+                del slot.sent[next(iter(slot.sent))]
 
     def _error(self, receiver: Receiver, ref: MessageId, code: str, text: str) -> None:
         self._deliver(receiver, Error(ref=ref, code=code, message=text))
@@ -738,4 +911,5 @@ class LocalBot:
             move = self.driver.next_action()
             if move is not None:
                 ref, action = move
-                await self.table.submit(Intent("act", self, Act(table=self.table.id, action=action, id=ref)))
+                await self.table.submit(Intent("act", self, Act(table=self.table.id, action=action, id=ref,
+                                                                seen=self.driver.seen)))

@@ -600,6 +600,15 @@ def standing(state: State) -> tuple[int, ...]:
     return places([total + score for total, score in zip(state.totals, current)])
 
 
+def contested(state: State, action: Action) -> bool:
+    """Challenge Mode: taking a discard card (two seats may ask for the same one) and playing the flag (two
+    seats may finish at once) conflict with other seats' actions; nothing else does, and nothing in Warm-up."""
+    if state.mode != "challenge":
+        return False
+    kind = type(action)
+    return kind is TakeDiscard or (kind is Play and action.card == FLAG)
+
+
 def timeout_action(state: State, seat: int) -> Action:
     return Timeout(seat=seat)
 

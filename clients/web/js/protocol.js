@@ -5,6 +5,8 @@
 // order. When the socket drops, the client reconnects with backoff, says hello again, resumes every seat with
 // its token (kept in localStorage, so a reload resumes too) and every watched table from the last seq it saw,
 // and resends unanswered requests with their first ids: the server answers a resent action once.
+// It answers the server's pings at once (the round trip a fair table credits), and each action says which
+// update it was chosen on (`seen`: the last one received from that table).
 
 const PROTOCOL = 1;
 const NO_RECONNECT = new Set(["replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"]);
@@ -110,7 +112,10 @@ export class Client {
     return watching;
   }
 
-  act(table, action) { return this.request({ type: "act", table, action }); }
+  act(table, action) {
+    const seen = this.lastSeq.get(table);
+    return this.request(seen === undefined ? { type: "act", table, action } : { type: "act", table, action, seen });
+  }
 
   // A tournament's state now, then `tournament` and (with a player's token) `your_table` pushes in onMessage;
   // followed again after a reconnect.
@@ -147,6 +152,9 @@ export class Client {
     switch (message.type) {
       case "batch":
         for (const inner of message.messages) this.take(inner, ws);
+        return;
+      case "ping":
+        ws.send(JSON.stringify({ type: "pong", ping: message.ping }));
         return;
       case "welcome":
         this.open = true;

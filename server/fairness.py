@@ -1,0 +1,79 @@
+"""Fair ordering of contested actions by reaction time: the arithmetic and the order, pure.
+
+The arbiter (``server/table.py``), ``photofinish replay`` and ``verify`` (``server/replay.py``) all decide
+through these functions, so a log's every ordering decision can be recomputed from what it records.
+
+- A seat's **reaction** to an update is ``arrival - sent - credit``: when its action reached the server,
+  less when the server sent it the update it had seen (``seen``), less its measured round trip, the
+  **credit**, capped at ``fair_ms``. A client that answers pings late to look farther gains at most the cap.
+- An action is **held** at most ``fair_ms - credit`` after its arrival (``hold_bound``): by then any action
+  with a quicker reaction from a seat with a credit under the cap has arrived.
+- The held actions released together (a **group**) go in order of reaction; reactions within ``EPSILON`` of
+  the first of a run are a tie, ordered by lots drawn from the table's seed (``lot_rng``), then by arrival.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable, Sequence
+
+from rules import Rng
+
+EPSILON = 0.001  # seconds: reactions closer than this are a tie (our clocks measure no finer on a LAN)
+LOT_RANGE = 2**32  # lots are drawn in [0, 2**32): below() never redraws (2**64 is a multiple)
+
+
+def credit(rtt: float | None, cap: float) -> float:
+    """The seat's round trip, capped at ``cap``; 0 before it was measured."""
+    return min(rtt, cap) if rtt is not None and rtt > 0 else 0.0
+
+
+def reaction(arrival: float, sent: float, rtt: float | None, cap: float) -> float:
+    """Seconds from the update reaching the seat to its action leaving it, as the server can tell."""
+    return arrival - sent - credit(rtt, cap)
+
+
+def hold_bound(arrival: float, rtt: float | None, cap: float) -> float:
+    """The latest an action may be held to: its arrival plus the cap, less its seat's credit."""
+    return arrival + cap - credit(rtt, cap)
+
+
+def lot_rng(seed: int) -> Rng:
+    """The generator of a table's tie-break lots: seeded from a hash of the table's seed, so the lots, which
+    are logged as they are drawn, give nothing away about the seed (and the deals) before the end reveals it."""
+    digest = hashlib.sha256(b"photofinish fair lots" + seed.to_bytes(8, "big")).digest()
+    return Rng(int.from_bytes(digest[:8], "big"))
+
+
+Draw = Callable[[list[int]], list[int]]
+
+
+def fair_order(reactions: Sequence[float], epsilon: float, draw: Draw) -> tuple[list[int], dict[int, int]]:
+    """The order in which to apply a group of held actions, given their reactions in arrival order (index 0
+    arrived first). Returns the indices in order and the lot of each index that was in a tie.
+
+    Sorted by reaction (then arrival); a run of reactions each within ``epsilon`` of the run's first is a tie:
+    ``draw(indices)`` gives one lot per index (the indices in arrival order), and the run goes by lot, then
+    arrival. The server draws from ``lot_rng``; a replay passes the logged lots back."""
+    ranked = sorted(range(len(reactions)), key=lambda i: (reactions[i], i))
+    order: list[int] = []
+    lots: dict[int, int] = {}
+    start = 0
+    while start < len(ranked):
+        end = start + 1
+        while end < len(ranked) and reactions[ranked[end]] - reactions[ranked[start]] <= epsilon:
+            end += 1
+        run = ranked[start:end]
+        if len(run) > 1:
+            by_arrival = sorted(run)
+            drawn = dict(zip(by_arrival, draw(by_arrival)))
+            lots.update(drawn)
+            run = sorted(run, key=lambda i: (drawn[i], i))
+        order += run
+        start = end
+    return order, lots
+
+
+def draw_from(rng: Rng) -> Draw:
+    """The server's ``draw``: one lot per index from the table's lot generator."""
+    return lambda indices: [rng.below(LOT_RANGE) for _ in indices]

@@ -1,0 +1,259 @@
+"""Fair ordering under unequal latency, in memory and in virtual time: seats at chosen distances from the
+server (their round trips set on their latency meters), reacting after chosen times to the same update."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from rules.flag_finish.game import DrawPile, Play
+from server.fairness import EPSILON, credit, fair_order
+from server.latency import LatencyMeter
+from server.lobby import Lobby
+from server.logfile import chain, GENESIS
+from server.protocol import Accepted, Act, CreateTable, Rejected, TakeSeat, Update
+from server.replay import check_log, verify_seed
+from server.table import Intent
+
+from tests.positions import plain
+
+from .helpers import SEQ_B, SEQ_R, Sink, force_state, new_table, settle
+
+TAKE_G5 = {"type": "take", "card": "G5"}
+
+
+class Seat(Sink):
+    """A seat ``delay`` seconds from the server each way: its meter has measured a round trip of twice that
+    (plus ``pong_delay``: a client answering pings late to look farther)."""
+
+    def __init__(self, delay: float, pong_delay: float = 0.0) -> None:
+        super().__init__()
+        self.delay = delay
+        self.latency = LatencyMeter()
+        for number in range(3):
+            self.latency.sent(number, 0.0)
+            self.latency.pong(number, 2 * delay + pong_delay)
+
+
+async def fair_table(nursery, seats: list[Seat], **kwargs):
+    table = new_table(seats=len(seats), **kwargs)
+    await nursery.start(table.run)
+    for index, seat in enumerate(seats):
+        await table.submit(Intent("take_seat", seat, TakeSeat(table=table.id, seat=index)))
+    await settle()
+    return table
+
+
+async def race(table, seats: list[Seat], reactions: list[float], action=TAKE_G5, seen: int | None = None) -> None:
+    """Each seat sees update ``seen`` (the newest by default) after its delay, reacts after its reaction time,
+    and its action reaches the server after its delay again."""
+    seen = table.log.seq if seen is None else seen
+    start = trio.current_time()
+
+    async def one(index: int) -> None:
+        seat = seats[index]
+        await trio.sleep_until(start + seat.delay + reactions[index] + seat.delay)
+        await table.submit(Intent("act", seat, Act(table=table.id, action=action, id=f"a{index}-{start}", seen=seen)))
+
+    async with trio.open_nursery() as racers:
+        for index in range(len(seats)):
+            racers.start_soon(one, index)
+    await trio.sleep(1)
+
+
+def contest_g5(table) -> None:
+    force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["G5", "P10"])
+
+
+def winner(table) -> int:
+    return next(seat for seat in range(2) if "G5" in table.session.state.hands[seat])
+
+
+async def test_with_equal_latencies_fair_ordering_gives_the_arrival_order(nursery, autojump_clock):
+    for first in (0, 1):
+        seats = [Seat(0.010), Seat(0.010)]
+        table = await fair_table(nursery, seats)
+        contest_g5(table)
+        reactions = [0.020, 0.020]
+        reactions[1 - first] = 0.027
+        await race(table, seats, reactions)
+        assert winner(table) == first
+        taken = next(e for e in table.log.entries if e.fair is not None and e.accepted)
+        assert taken.time - taken.fair.arrival < 1e-9, "equal distances: nothing to wait for"
+        await table.stop()
+
+
+async def test_a_farther_seat_that_reacted_faster_wins_the_card_that_arrived_later(nursery, autojump_clock):
+    near, far = Seat(0.001), Seat(0.021)  # 20 ms farther each way
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await race(table, [near, far], [0.030, 0.010])  # near arrives at 32 ms, far at 52 ms
+    assert winner(table) == 1
+    assert far.of(Accepted) and not far.of(Rejected)
+    lost = near.of(Rejected)[0]
+    assert lost.code == "card_not_in_discard" and lost.contest.winner == 1
+    assert lost.contest.winner_reaction_ms == 10.0 and lost.contest.reaction_ms == 30.0
+    assert "seat 1 reacted first, in 10 ms against your 30 ms" in lost.message
+    took, refused = [e for e in table.log.entries if e.fair is not None]
+    assert (took.actor, took.accepted, refused.actor, refused.accepted) == (1, True, 0, False)
+    assert refused.fair.lost_to == 1 and took.fair.group == refused.fair.group
+    assert abs(refused.fair.arrival - took.fair.arrival + 0.020) < 1e-9, "the near seat's take arrived first"
+    assert refused.time - refused.fair.arrival <= 0.050 - credit(near.latency.rtt, 0.050) + 1e-9
+
+
+async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autojump_clock):
+    for late_reaction, late_wins in ((0.065, False), (0.055, True)):
+        honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.400)  # the liar looks 200 ms away
+        table = await fair_table(nursery, [honest, liar])
+        assert liar.latency.rtt > 0.4
+        contest_g5(table)
+        await race(table, [honest, liar], [0.010, late_reaction])
+        # the liar's credit is 50 ms, not 402: 65 ms - 50 is slower than 10, 55 - 50 is quicker
+        assert winner(table) == (1 if late_wins else 0)
+        held = next(e for e in table.log.entries if e.fair is not None and e.actor == 0)
+        assert held.time - held.fair.arrival <= 0.050 - 0.002 + 1e-9, "nobody waits longer than the cap"
+        await table.stop()
+
+
+async def test_uncontested_actions_and_actions_without_seen_are_not_delayed(nursery, autojump_clock):
+    near, far = Seat(0.001), Seat(0.021)
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    seen = table.log.seq
+    await table.submit(Intent("act", near, Act(table="t1", action=TAKE_G5, id="held", seen=seen)))
+    await settle()
+    assert table.held and not near.of(Accepted), "a contested take waits for the farther seat"
+    await table.submit(Intent("act", far, Act(table="t1", action={"type": "draw"}, id="draw", seen=seen)))
+    await settle()
+    drew = table.log.entries[-1]
+    assert far.of(Accepted) and drew.action == DrawPile() and drew.fair is None
+    assert drew.time == trio.current_time() - table._t0, "a draw contests nothing: applied at once"
+    await trio.sleep(0.1)
+    assert near.of(Accepted) and not table.held
+    contest_g5(table)
+    table.session.state.drawn = [None, None]
+    await table.submit(Intent("act", far, Act(table="t1", action=TAKE_G5, id="blind")))  # no seen: arrival
+    await settle()
+    assert far.of(Accepted)[-1].ref == "blind" and table.log.entries[-1].fair.rule == "arrival"
+
+
+async def test_finishes_are_judged_in_reaction_time_within_the_photo_finish_window(nursery, autojump_clock):
+    for ordering in ("fair", "arrival"):
+        near, far = Seat(0.001), Seat(0.021)
+        table = await fair_table(nursery, [near, far], options={"window_ms": 10, "races": 1}, ordering=ordering)
+        force_state(table, [["F"], ["F"]], [SEQ_R, SEQ_B])
+        table.session.state.rows[1][0] = "B0"
+        # near arrives at 32 ms, far at 67 ms: 35 ms apart, far outside a 10 ms window by arrival; but far
+        # reacted 5 ms sooner, so it finished first and near within the window
+        await race(table, [near, far], [0.030, 0.025], action={"type": "play", "card": "F"})
+        state = table.session.state
+        finished = [e.actor for e in table.log.entries if e.action == Play("F") and e.accepted]
+        if ordering == "fair":
+            assert finished == [1, 0] and sorted(state.race_winners[0]) == [0, 1], "both within the window"
+            assert not near.of(Rejected) and not far.of(Rejected)
+        else:
+            assert finished == [0] and state.race_winners[0] == [0], "by arrival the far seat missed it"
+        await table.stop()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(reactions=st.lists(st.floats(0, 0.2), min_size=1, max_size=6), lots=st.randoms())
+def test_the_order_is_by_reaction_and_ties_go_by_lot(reactions, lots):
+    order, drawn = fair_order(reactions, EPSILON, lambda indices: [lots.randrange(4) for _ in indices])
+    assert sorted(order) == list(range(len(reactions)))
+    for before, after in zip(order, order[1:]):
+        assert reactions[before] <= reactions[after] + EPSILON, "never a reaction slower by more than epsilon first"
+        if reactions[after] < reactions[before]:
+            assert before in drawn and after in drawn, "only a lot puts a slower one first"
+    assert all(i in drawn for i in range(len(reactions)) for j in range(len(reactions))
+               if i != j and abs(reactions[i] - reactions[j]) <= EPSILON / 2)
+
+
+# ------------------------------------------------------------------ the log of a fair table
+
+
+REACTIONS = [(0.010, 0.010), (0.030, 0.010), (0.012, 0.040), (0.020, 0.0205), (0.025, 0.025), (0.050, 0.005)]
+
+
+def play_fair_game(folder: Path, seed: int) -> Path:
+    """A logged fair table where a near and a far seat race for the newest discard card again and again
+    (some reactions tied: lots decide), the winner discarding what it took, until a time limit ends it."""
+    async def run():
+        async with trio.open_nursery() as nursery:
+            lobby = Lobby(nursery, folder, "never")
+            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=seed,
+                                                   options={"races": 1}))
+            seats = [Seat(0.001), Seat(0.021)]
+            for index, seat in enumerate(seats):
+                await table.submit(Intent("take_seat", seat, TakeSeat(table=table.id, seat=index)))
+            await settle()
+            for number, reactions in enumerate(REACTIONS * 3):
+                card = table.session.state.discard[-1]
+                await race(table, seats, list(reactions), action={"type": "take", "card": card})
+                won = next(s for s in range(2) if table.session.state.drawn[s] is not None)
+                await table.submit(Intent("act", seats[won], Act(table=table.id, id=f"d{number}", seen=table.log.seq,
+                                                                 action={"type": "discard", "card": card})))
+                await settle()
+            await table.submit(Intent("halt", None, "time_limit"))
+            await table.over.wait()
+            await table.stop()
+            nursery.cancel_scope.cancel()
+            return table.store.path, table.log.entries
+
+    return trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def rewrite(path: Path, change) -> None:
+    """Apply ``change`` to each record (a dict) and write the log again with a fresh, valid hash chain: only
+    the recomputed decisions can catch the edit."""
+    prev, out = GENESIS, []
+    for line in path.read_bytes().splitlines():
+        record = json.loads(line[65:])
+        body = json.dumps(change(record), separators=(",", ":")).encode()
+        prev = chain(prev, body)
+        out.append(prev.encode() + b" " + body)
+    path.write_bytes(b"\n".join(out) + b"\n")
+
+
+def test_replay_of_a_fair_log_recomputes_every_decision_and_verify_checks_the_lots(tmp_path):
+    path, entries = play_fair_game(tmp_path, seed=5)
+    report = check_log(path)
+    assert report.ok and report.ended, report.problem
+    decided = [e for e in entries if e.fair is not None]
+    assert report.decisions == len(decided) > 10
+    assert any(e.fair.rule == "lot" for e in decided) and any(e.fair.lost_to is not None for e in decided)
+    assert verify_seed(report) is None
+    assert report.history == [(e.actor, e.action) for e in entries if e.accepted], "the same order, the same states"
+
+    def swap_a_tie(record):
+        if record.get("fair", {}).get("lot") is not None:
+            record["fair"]["lot"] ^= 1
+        return record
+
+    rewrite(path, swap_a_tie)
+    report = check_log(path)
+    assert report.ok, "the lots still order the same ties..."
+    assert "do not follow from the seed" in verify_seed(report), "... but they are not the seed's"
+
+    def faster(record):
+        fair = record.get("fair", {})
+        if fair.get("rule") in ("reaction", "lot"):
+            fair["reaction"] -= 0.001
+        return record
+
+    rewrite(path, faster)
+    assert "reaction time" in check_log(path).problem
+
+
+async def test_updates_and_the_table_info_carry_each_seats_ping(nursery, autojump_clock):
+    near, far = Seat(0.001), Seat(0.021)
+    table = await fair_table(nursery, [near, far])
+    assert [s.ping_ms for s in table.info().seats] == [2.0, 42.0]
+    assert table.info().ordering == "fair" and table.info().fair_ms == 50
+    await table.submit(Intent("act", near, Act(table="t1", action={"type": "draw"})))
+    await settle()
+    assert far.of(Update)[-1].pings == [2.0, 42.0]
