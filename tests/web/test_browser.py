@@ -184,3 +184,12 @@ def test_every_game_has_a_table_screen_with_moves_to_click(page, live_server, sh
     page.screenshot(path=shots / f"{game}.png", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=shots / f"{game}_phone.png", full_page=True)
+
+
+def test_the_seat_list_shows_each_seats_ping(page, live_server):
+    lobby(page, live_server)
+    create_table(page, mode="lockstep", seats=2, bots=(1,), delay=0)
+    page.wait_for_selector(".seats li .ping", timeout=10_000)  # measured by the server's pings, sent in updates
+    pings = page.locator(".seats li .ping").all_inner_texts()
+    assert len(pings) == 1 and pings[0].strip().endswith(" ms")  # the person's seat; the bot has no connection
+    assert int(pings[0].split()[0]) >= 0

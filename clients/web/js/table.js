@@ -99,6 +99,7 @@ export class TablePage {
       s.legal = message.legal || [];
       s.toAct = message.to_act;
       s.result = message.result || null;
+      if (message.pings) s.pings = message.pings; // each seat's round trip, measured by the server's pings
       if (s.info && (s.info.status === "waiting" || message.type === "snapshot")) this.refreshInfo().then(() => this.render(), () => {});
     }
     this.render();
@@ -194,17 +195,23 @@ export class TablePage {
         h("div", { class: "layout" },
           h("div", { class: "board" }, s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
           h("aside", { class: "side" },
-            info ? seatList(info, this.who, s.toAct) : null,
+            info ? seatList(info, this.who, s.toAct, s.pings) : null,
             h("h2", {}, "What happened"),
             h("ol", { class: "feed", reversed: true, "aria-label": "event feed" },
               s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq }, line.words)))))));
   }
 }
 
-function seatList(info, who, toAct) {
+// Each seat: who, its state, whether it may act, and its ping (the round trip the server measured; the
+// last update's, else the table info's; bots and empty seats have none).
+function seatList(info, who, toAct, pings) {
+  const ping = (seat) => {
+    const ms = pings && pings[seat.seat] != null ? pings[seat.seat] : seat.ping_ms;
+    return ms != null ? h("span", { class: "ping", title: "round trip to the server" }, ` ${Math.round(ms)} ms`) : null;
+  };
   return h("div", { class: "seats" }, h("h2", {}, "Seats"),
     h("ul", {}, info.seats.map((seat) => h("li", { class: toAct.includes(seat.seat) ? "acting" : "" },
-      `${who(seat.seat)}`, seat.state !== "taken" ? ` (${seat.state})` : "",
+      `${who(seat.seat)}`, seat.state !== "taken" ? ` (${seat.state})` : "", ping(seat),
       toAct.includes(seat.seat) ? " ◀" : ""))),
     h("p", { class: "spectators" }, `${info.spectators} watching`));
 }
