@@ -55,6 +55,7 @@ class CreateTable(ClientMessage, tag="create_table"):
     grace_ms: int = 60_000  # how long an away seat stays reserved for its token
     bot_delay_ms: int = 0  # server-side bots wait this long before each action (a watchable pace)
     seed: int | None = None  # None: the server draws one
+    placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
 
 
 class ListTables(ClientMessage, tag="list_tables"):
@@ -461,6 +462,16 @@ class Batch(ServerMessage, tag="batch"):
     messages: list[Any]
 
 
+class Redirect(ServerMessage, tag="redirect"):
+    """In a cluster: what you asked for (a seat, a resume, a watch, a tournament call, or a new table) is on
+    another node; send the same request to ``url``. Nothing was changed here."""
+
+    ref: MessageId
+    url: str
+    table: str | None = None
+    tournament: str | None = None
+
+
 class Closing(ServerMessage, tag="closing"):
     """The server is closing this connection, and why; sent just before the close."""
 
@@ -470,7 +481,7 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Ratings, Batch, Closing]
+                          TournamentState, YourTable, Ratings, Batch, Redirect, Closing]
 
 
 # ------------------------------------------------------------------ codecs
