@@ -113,6 +113,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.rate < math.inf:
         print("photofinish serve: --rate is messages a second per connection, more than 0", file=sys.stderr)
         return 2
+    if not 0.01 <= args.heartbeat <= 60:
+        print("photofinish serve: --heartbeat is 0.01..60 seconds", file=sys.stderr)
+        return 2
     if args.public_url and not args.cluster:
         print("photofinish serve: --public-url is for a cluster node: give --cluster redis://HOST:PORT too",
               file=sys.stderr)
@@ -127,7 +130,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
-                         limits, web_root, cluster_url=args.cluster, public_url=args.public_url))
+                         limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
+                         heartbeat=args.heartbeat))
     except (OSError, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if not isinstance(error, OSError):
@@ -464,6 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--public-url", type=checks.server_url, metavar="ws://HOST:PORT",
                        help="with --cluster: the URL other nodes send clients to for this node's tables "
                             "(default ws://HOST:PORT as it listens)")
+    serve.add_argument("--heartbeat", type=float, default=1.0, metavar="SECONDS",
+                       help="with --cluster: seconds between this node's heartbeats (default 1); a node silent "
+                            "for 5 heartbeats is taken for dead")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")

@@ -152,7 +152,7 @@ def print_join(urls: tuple[str, ...], qr: bool) -> None:
 
 async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
                              limits: Limits = Limits(), web_root: Path | None = None, cluster_url: str | None = None,
-                             public_url: str | None = None) -> None:
+                             public_url: str | None = None, heartbeat: float = 1.0) -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``cluster_url`` (a
     Redis), join that cluster as a node whose tables clients reach at ``public_url``."""
     if cluster_url is None:
@@ -160,7 +160,7 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
     from .redis_presence import open_redis_presence
 
     async with open_redis_presence(cluster_url) as presence:
-        config = ClusterConfig(presence, public_url)
+        config = ClusterConfig(presence, public_url, heartbeat=heartbeat, expiry=5 * heartbeat)
         await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, config)
 
 
