@@ -9,7 +9,7 @@ import platform
 import time
 from pathlib import Path
 
-from . import log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
+from . import cluster_bench, log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -36,7 +36,15 @@ def main() -> None:
     server = server_bench.run()
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json and server.json")
+    print()
+    missing = cluster_bench.redis_missing()
+    if missing:  # the cluster needs a real Redis; the rest of the benchmarks do not
+        print(f"cluster bench skipped: {missing}")
+    else:
+        cluster = cluster_bench.run()
+        cluster_bench.print_table(cluster)
+        (RESULTS / "cluster.json").write_text(json.dumps({**stamp, **cluster}, indent=2))
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, server.json and cluster.json")
 
 
 if __name__ == "__main__":
