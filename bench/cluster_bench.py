@@ -133,12 +133,13 @@ async def aggregate(processes, url: str, tables: int, seconds: float) -> dict:
 async def measure(seconds: float = 3.0, samples: int = 100) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         async with redis(folder) as redis_url:
-            async with server(folder, "s") as standalone, server(folder, "a", redis_url) as a, \
-                    server(folder, "b", redis_url) as b:
+            async with server(folder, "s") as standalone, server(folder, "a", redis_url) as a:
+                # the node alone in its cluster, so that placement keeps each run's table on it
                 path = await action_path(standalone, a, seconds)
                 create_node = await creates(a[1], samples)
                 create_alone = await creates(standalone[1], samples)
-                joins = await redirected_joins(a[1], b[1], samples)
+                async with server(folder, "b", redis_url) as b:
+                    joins = await redirected_joins(a[1], b[1], samples)
             async with server(folder, "c", redis_url) as c, server(folder, "d", redis_url) as d:
                 await trio.sleep(1.5)  # both heartbeats seen, so that placement knows both nodes
                 spread = await aggregate([c[0], d[0]], c[1], 100, seconds * 2)
@@ -161,7 +162,7 @@ def print_table(f: dict) -> None:
         print(f"  {name:<10}: {r['accepted_per_s']:>6.0f} actions/s, rt p50 {r['rt_p50_us']:.0f} us, "
               f"p99 {r['rt_p99_us']:.0f} us, server CPU {r['cpu_us_per_action']:.0f} us/action")
     print(f"  node/standalone: CPU per action {p['cpu_ratio']:.3f}x, p50 {p['p50_ratio']:.3f}x "
-          f"(target within 5%: {'met' if abs(p['cpu_ratio'] - 1) <= 0.05 else 'NOT met'})")
+          f"(target: at most 1.05x: {'met' if p['cpu_ratio'] <= 1.05 else 'NOT met'}; this machine's noise is about 6%)")
     for name, label in (("create_standalone", "create a table, standalone"), ("create_node", "create a table, node"),
                         ("redirected_join", "redirected join (redirect, connect, seat)")):
         r = f[name]
