@@ -122,14 +122,14 @@ class Cluster:
         was = self.online
         try:
             with trio.fail_after(max(self.heartbeat, 1.0) * 2):
-                if not was:
+                if not was or not await self._read_peers():  # away, or a Redis restarted empty forgot us
                     await self._join()
+                    await self._read_peers()
                 await self._lease_ahead()
                 await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
                 await self._reconcile("table", "tables", self._local_tables())
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
-                await self._read_peers()
             self.online = True
             if not was:
                 print(f"photofinish: in the cluster as node {self.node} ({self.url}); "
@@ -143,7 +143,8 @@ class Cluster:
 
     async def _join(self) -> None:
         """(Again) in the store: the registration, the id counter at least past our leases, everything
-        claimed and published anew (a Redis that restarted has forgotten it)."""
+        claimed and published anew (a Redis that restarted has forgotten it; a node notices at its next
+        heartbeat, from its registration being gone)."""
         await self.presence.hset(NODES, {self.node: self.url})
         if self.leases:
             current = await self.presence.incr(ID_BLOCK, 0)
@@ -202,11 +203,13 @@ class Cluster:
         name = f"{PREFIX}{kind}:{key}"
         return await self.presence.set(name, self.node, only_new=True) or await self.presence.get(name) == self.node
 
-    async def _read_peers(self) -> None:
+    async def _read_peers(self) -> bool:
+        """The other live nodes and their loads; returns whether this node is still registered."""
         nodes = await self.presence.hgetall(NODES)
         others = sorted(node for node in nodes if node != self.node)
         loads = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in others])
         self.peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
+        return self.node in nodes
 
     async def leave(self) -> None:
         """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back)."""
