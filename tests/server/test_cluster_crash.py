@@ -21,9 +21,17 @@ from tests.server.redis_server import redis_server
 HEARTBEAT = 0.1  # expiry: 5 heartbeats
 
 
-async def start_node(port: int, data, redis_url: str) -> trio.Process:
-    return await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", str(data),
-                                "--no-web", "--cluster", redis_url, "--heartbeat", str(HEARTBEAT)])
+async def start_node(port: int, data, redis_url: str, nursery) -> trio.Process:
+    process = await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data",
+                                   str(data), "--no-web", "--cluster", redis_url, "--heartbeat", str(HEARTBEAT)])
+    nursery.start_soon(echo, process, port)  # what it prints, read on so that a full pipe never stops it
+    return process
+
+
+async def echo(process: trio.Process, port: int) -> None:
+    while chunk := await process.stdout.receive_some():
+        for line in chunk.decode(errors="replace").splitlines():
+            print(f"[node {port}] {line}")
 
 
 async def stop(process: trio.Process) -> None:
@@ -42,11 +50,11 @@ async def status_at(url: str, table: str) -> str | None:
 
 
 async def test_kill_9_a_node_mid_game_its_table_goes_unavailable_comes_back_and_finishes(tmp_path):
-    async with redis_server(tmp_path) as redis:
+    async with redis_server(tmp_path) as redis, trio.open_nursery() as output:
         ports = free_port(), free_port()
         owner_url, other_url = (f"ws://127.0.0.1:{port}" for port in ports)
-        owner = await start_node(ports[0], tmp_path / "a", redis.url)
-        other = await start_node(ports[1], tmp_path / "b", redis.url)
+        owner = await start_node(ports[0], tmp_path / "a", redis.url, output)
+        other = await start_node(ports[1], tmp_path / "b", redis.url, output)
         try:
             async with open_client(owner_url) as admin:
                 info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 2},
@@ -77,12 +85,13 @@ async def test_kill_9_a_node_mid_game_its_table_goes_unavailable_comes_back_and_
                     while await status_at(other_url, info.table) != "unavailable":
                         await trio.sleep(HEARTBEAT)  # reading another process's directory: one heartbeat apart
                     assert trio.current_time() - killed_at < 5 * HEARTBEAT + 3  # the expiry, and some slack
-                    owner = await start_node(ports[0], tmp_path / "a", redis.url)
+                    owner = await start_node(ports[0], tmp_path / "a", redis.url, output)
                     while await status_at(other_url, info.table) in ("unavailable", None):
                         await trio.sleep(HEARTBEAT)
         finally:
             await stop(owner)
             await stop(other)
+            output.cancel_scope.cancel()
     report = check_log(tmp_path / "a" / "tables" / f"{info.table}.log")
     assert report.ok and report.ended, report.summary()
     assert report.result is not None and len(report.result.scores) == 3
