@@ -127,4 +127,7 @@ async def open_redis_presence(url: str, timeout: float = 2.0) -> AsyncIterator[R
         async with client:
             yield RedisPresence(client, timeout)
     except BaseExceptionGroup as group:  # coredis's task group wraps a failure of its own connections
-        raise PresenceError(f"Redis: {group.exceptions[0]}") from None
+        redis, rest = group.split((coredis.exceptions.RedisError, OSError))
+        if rest is not None or redis is None:
+            raise  # the server's own failure, not Redis's: it must show as it is
+        raise PresenceError(f"Redis: {redis.exceptions[0]}") from None
