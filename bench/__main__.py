@@ -10,7 +10,8 @@ import platform
 import time
 from pathlib import Path
 
-from . import browser_bench, fairness_bench, log_bench, round_start_bench, rules_bench, server_bench, tournament_bench
+from . import (browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench, server_bench,
+               tournament_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -42,11 +43,18 @@ def main() -> None:
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
     print()
+    missing = cluster_bench.redis_missing()
+    if missing:  # the cluster needs a real Redis; the rest of the benchmarks do not
+        print(f"cluster bench skipped: {missing}")
+    else:
+        cluster = cluster_bench.run()
+        cluster_bench.print_table(cluster)
+        (RESULTS / "cluster.json").write_text(json.dumps({**stamp, **cluster}, indent=2))
     browser = browser_bench.run()  # None, with a message saying why, where Chromium or playwright is missing
     browser_bench.print_table(browser)
     if browser is not None:
         (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json (and browser.json)")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json (and cluster.json, browser.json)")
 
 
 if __name__ == "__main__":

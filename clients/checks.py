@@ -26,6 +26,17 @@ def server_url(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def redis_url(text: str) -> str:
+    """``--cluster``: a Redis address, ``redis://HOST[:PORT][/DB]``."""
+    from server.redis_presence import parse_redis_url
+
+    try:
+        parse_redis_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _integer(text: str, low: int | None, high: int | None, what: str) -> int:
     try:
         value = int(text)

@@ -106,11 +106,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from server.app import serve_until_signal
     from server.gateway import Limits
+    from server.lan import WILDCARDS
 
     from .client import single_error
 
     if not 0 < args.rate < math.inf:
         print("photofinish serve: --rate is messages a second per connection, more than 0", file=sys.stderr)
+        return 2
+    if not 0.01 <= args.heartbeat <= 60:
+        print("photofinish serve: --heartbeat is 0.01..60 seconds", file=sys.stderr)
+        return 2
+    if args.public_url and not args.cluster:
+        print("photofinish serve: --public-url is for a cluster node: give --cluster redis://HOST:PORT too",
+              file=sys.stderr)
+        return 2
+    if args.cluster and not args.public_url and args.host in WILDCARDS:
+        print(f"photofinish serve: with --host {args.host} say which address other nodes send clients to: "
+              f"--public-url ws://THIS-HOST:{args.port}", file=sys.stderr)
         return 2
     checks.check_listen(args.host, args.port)  # before any table is reopened from the data directory
     checks.check_data_dir(args.data)
@@ -118,7 +130,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
-                         limits, web_root))
+                         limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
+                         heartbeat=args.heartbeat))
     except (OSError, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if not isinstance(error, OSError):
@@ -450,6 +463,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"messages a second one connection may send on average (default {Limits.rate:g}; "
                             "twice as many at once); more are dropped with a rate_limited error")
     serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
+    serve.add_argument("--cluster", type=checks.redis_url, metavar="redis://HOST:PORT",
+                       help="join the cluster whose lobby is kept in this Redis (see README, More than one process)")
+    serve.add_argument("--public-url", type=checks.server_url, metavar="ws://HOST:PORT",
+                       help="with --cluster: the URL other nodes send clients to for this node's tables "
+                            "(default ws://HOST:PORT as it listens)")
+    serve.add_argument("--heartbeat", type=float, default=1.0, metavar="SECONDS",
+                       help="with --cluster: seconds between this node's heartbeats (default 1); a node silent "
+                            "for 5 heartbeats is taken for dead")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")

@@ -7,7 +7,10 @@
             ...
         await client.act(table.table, action)    # returns Accepted, raises ActionRejected
 
-Requests carry ids and wait for the answer with the same ``ref``. If the connection drops, the client
+Requests carry ids and wait for the answer with the same ``ref``. In a cluster, a request for a table (or
+tournament, or a new table) that lives on another node is answered with a ``redirect``: the client opens a
+connection to that node (a peer, sharing this client's seats, messages and state) and sends the request
+there; from then on everything about that table goes over that connection. If the connection drops, the client
 reconnects (with backoff), says hello again, resumes every seat with its token and every watched table
 from the last sequence number it saw, and resends unanswered requests with their original ids: the server
 answers a resent action with its first answer and never applies it twice. Updates arrive once each, in order.
@@ -32,7 +35,7 @@ from trio_websocket import ConnectionClosed, ConnectionTimeout, HandshakeError, 
 
 from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
-                             ListGames, ListTables, Ping, Pong, Rejected, Resume, Seated, Snapshot,
+                             ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              StartTournament, TournamentState, WatchTournament, YourTable)
@@ -40,6 +43,7 @@ from server.sendpath import send_promptly
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://) and the websocket handshake
+MAX_REDIRECTS = 3  # a cluster sends a request on at most once or twice; more is a loop
 
 
 class BadUrl(ValueError):
@@ -145,11 +149,71 @@ class Client:
         self._closed = False
         self._gone = False  # the client stopped for good: no reconnect is coming
         self._send, self.messages = trio.open_memory_channel[Any](math.inf)
+        self.routes: dict[str, str] = {}  # table or tournament -> the URL of the node it lives on (a cluster's)
+        self._peers: dict[str, Client] = {}  # URL -> the connection to that node (this one for self.url)
+        self._nursery: trio.Nursery | None = None  # where peers run (open_client's)
+        self._home = self  # the client the caller holds; a peer shares its state
+
+    def _share(self, home: "Client") -> None:
+        """Become a peer of ``home``: one more connection, to another node, with the same seats and stream."""
+        for name in ("games", "seats", "watching", "tournaments", "last_seq", "receipts", "routes", "_ids",
+                     "_nonce", "_send", "messages", "_peers", "_nursery"):
+            setattr(self, name, getattr(home, name))
+        self._home = home
+
+    def _mine(self, key: str) -> bool:
+        """Whether table or tournament ``key`` is reached over this connection."""
+        return self.routes.get(key, self._home.url) == self.url
+
+    async def _peer(self, url: str) -> "Client":
+        """The connection to ``url``: this client's own, or a peer opened now (it reconnects like this one)."""
+        if url == self._home.url:
+            return self._home
+        peer = self._peers.get(url)
+        if peer is None:
+            peer = Client(url, encoding=self.codec.encoding, reconnect=self.reconnect, name=self.name)
+            peer._share(self._home)
+            self._peers[url] = peer
+            try:
+                await self._nursery.start(peer._run)
+            except BaseException:
+                del self._peers[url]
+                raise
+        await peer._connected.wait()
+        return peer
 
     # ------------------------------------------------------------------ requests
 
     async def request(self, message: Any) -> Any:
-        """Send a message with a fresh id and wait for the answer that refers to it."""
+        """Send a message with a fresh id and wait for the answer that refers to it, following a cluster's
+        redirects to the node that has what it asks for."""
+        key = getattr(message, "table", None) or getattr(message, "tournament", None)
+        link = await self._peer(self.routes[key]) if key in self.routes else self._home
+        for _ in range(MAX_REDIRECTS + 1):
+            answer = await link._call(message)
+            if type(answer) is not Redirect:
+                break
+            url = check_url(answer.url)
+            if key is not None:
+                self.routes[key] = url
+            if type(message) is CreateTable:
+                message = msgspec.structs.replace(message, placed=True)
+            link = await self._peer(url)
+        else:
+            raise ServerError("redirect_loop", f"sent on more than {MAX_REDIRECTS} times; the cluster is confused")
+        if link is not self._home:
+            if type(answer) is TableCreated:
+                self.routes[answer.table.table] = link.url
+            elif type(answer) in (Seated, Watching):
+                self.routes[answer.table] = link.url
+        if type(answer) is Error:
+            raise ServerError(answer.code, answer.message)
+        if type(answer) is Rejected:
+            raise ActionRejected(answer.code, answer.message, answer.contest)
+        return answer
+
+    async def _call(self, message: Any) -> Any:
+        """Send a message with a fresh id over this connection and return the answer that refers to it."""
         message = msgspec.structs.replace(message, id=f"{self._nonce}.{next(self._ids)}")
         pending = self._pending[message.id] = _Pending(message)  # registered first: a resync resends it
         await self._connected.wait()
@@ -163,12 +227,7 @@ class Client:
                 pass  # the reconnect's resync resends every unanswered request, this one included
         await pending.done.wait()
         del self._pending[message.id]
-        answer = pending.answer
-        if type(answer) is Error:
-            raise ServerError(answer.code, answer.message)
-        if type(answer) is Rejected:
-            raise ActionRejected(answer.code, answer.message, answer.contest)
-        return answer
+        return pending.answer
 
     async def list_games(self):
         return (await self.request(ListGames())).games
@@ -303,13 +362,19 @@ class Client:
 
     async def _resync(self, ws) -> None:
         """After a reconnect: resume seats and watches from the last seq seen, then resend what is unanswered."""
-        for table, seat in self.seats.items():
+        for table, seat in list(self.seats.items()):
+            if not self._mine(table):
+                continue
             await ws.send_message(self.codec.encode(Resume(id=f"resume-{table}", table=table, token=seat.token,
                                                            last_seq=self.last_seq.get(table, 0))))
-        for table in self.watching:
+        for table in list(self.watching):
+            if not self._mine(table):
+                continue
             await ws.send_message(self.codec.encode(Watch(id=f"watch-{table}", table=table,
                                                           last_seq=self.last_seq.get(table, 0))))
-        for tournament, token in self.tournaments.items():
+        for tournament, token in list(self.tournaments.items()):
+            if not self._mine(tournament):
+                continue
             await ws.send_message(self.codec.encode(WatchTournament(id=f"tournament-{tournament}",
                                                                     tournament=tournament, token=token)))
         for pending in list(self._pending.values()):
@@ -400,6 +465,9 @@ class Client:
         self._closed = True
         if self._ws is not None:
             await self._ws.aclose()
+        if self._home is self:
+            for peer in list(self._peers.values()):
+                await peer.aclose()
 
 
 @asynccontextmanager
@@ -409,11 +477,14 @@ async def open_client(url: str, *, encoding: str = "json", reconnect: bool = Tru
     client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay)
     try:
         async with trio.open_nursery() as nursery:
+            client._nursery = nursery
             await nursery.start(client._run)
             try:
                 yield client
             finally:
                 client._closed = True
+                for peer in client._peers.values():
+                    peer._closed = True
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         leaf = single_error(group)

@@ -11,7 +11,8 @@ seat's update) can be measured. Used by `photofinish load URL --tables N` and by
   server that falls behind its schedule shows it in the latency instead of hiding it.
 
 A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
-long as asked. Bounded: a run stops after ``seconds`` or after ``max_actions`` answers, whichever is first,
+long as asked. Against a cluster, a create or a seat answered with a ``redirect`` is sent again to the node
+named (a seat moves its connection there), as the client library does. Bounded: a run stops after ``seconds`` or after ``max_actions`` answers, whichever is first,
 and traffic goes only to the URL given.
 """
 
@@ -42,6 +43,7 @@ class _Seen(msgspec.Struct):
     table: Any = None
     code: str | None = None
     message: str = ""
+    url: str = ""  # a redirect's
     messages: "list[_Seen] | None" = None  # a batch frame
 
 
@@ -152,8 +154,12 @@ async def _hello(ws: WebSocketConnection, batch: bool) -> _Link:
 
 async def _create(link: _Link, kind, n: int) -> str:
     game, mode, seats, options = kind
-    answer = await link.request({"type": "create_table", "id": f"create-{n}", "game": game, "mode": mode,
-                                 "seats": seats, "options": options})
+    request = {"type": "create_table", "id": f"create-{n}", "game": game, "mode": mode, "seats": seats,
+               "options": options}
+    answer = await link.request(request)
+    if answer.type == "redirect":  # a cluster node sends the table to a less loaded one
+        async with open_websocket_url(answer.url) as ws:
+            answer = await (await _hello(ws, batch=False)).request({**request, "placed": True})
     if answer.type != "table_created":
         raise ServerError(answer.code or answer.type, f"no load table: {answer.message}")
     return answer.table["table"]
@@ -167,8 +173,11 @@ async def create_tables(url: str, count: int, seats: int = 3, table=FLAG_FINISH_
         return [await _create(link, (game, mode, seats, options), n) for n in range(count)]
 
 
-async def _sit(link: _Link, table: str, seat: int) -> None:
+async def _sit(link: _Link, table: str, seat: int) -> str | None:
+    """Take the seat; returns None, or the URL of the cluster node the table lives on (a redirect)."""
     answer = await link.request({"type": "take_seat", "id": f"sit-{table}", "table": table, "seat": seat})
+    if answer.type == "redirect":
+        return answer.url
     if answer.type != "seated":
         raise ServerError(answer.code or answer.type, f"no seat {seat} at {table}: {answer.message}")
 
@@ -212,15 +221,24 @@ async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
 
 
 async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
+    game = 0
+    while url is not None:  # a cluster may send the seat to another node, once per table
+        url, game = await _seat_on(url, slot, seat, run, rng, game)
+
+
+async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: int) -> tuple[str | None, int]:
+    """Play the slot's tables from ``game`` on over one connection to ``url``; returns (None, _) at the end, or
+    the node to move to (a redirect) and the game it is for."""
     stats = run.stats
     async with open_websocket_url(url) as ws:
         link = await _hello(ws, batch=True)
-        game = 0
-        table = _Table(slot.tables[0], stats)
-        await _sit(link, table.id, seat)
-        run.seated += 1
-        if run.seated == run.seats:
-            run.all_seated.set()
+        table = _Table(slot.tables[game], stats)
+        if (elsewhere := await _sit(link, table.id, seat)) is not None:
+            return elsewhere, game
+        if game == 0:
+            run.seated += 1
+            if run.seated == run.seats:
+                run.all_seated.set()
         await run.start.wait()
         counter = 0
         ready = time.perf_counter()  # when the seat last had something to do after having nothing
@@ -232,7 +250,8 @@ async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
                         stats.games += 1
                     game += 1
                     table = _Table(await slot.table(game, link), stats)
-                    await _sit(link, table.id, seat)
+                    if (elsewhere := await _sit(link, table.id, seat)) is not None:
+                        return elsewhere, game
                     continue
                 if table.legal is None:
                     table.take(await link.receive())
@@ -270,6 +289,7 @@ async def _seat(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng) -> None:
                 run.answered()
         except ConnectionClosed:
             pass
+    return None, game
 
 
 async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1,

@@ -11,6 +11,8 @@ from server.botdriver import BotDriver
 from .client import ActionRejected, ServerError, open_client
 from server.protocol import Closing, TableEnded
 
+RATE_PAUSE = 0.05  # s a bot waits after the server dropped its action for going over the rate limit
+
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
                     name: str = "", on_message=None, on_accepted=None, token: str | None = None,
@@ -59,6 +61,11 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
                     on_accepted(seated.seat, accepted)
             except ActionRejected:
                 driver.observe("rejected", ref=ref)
+            except ServerError as error:  # dropped by the server's rate limit: let the budget refill, go on
+                if error.code != "rate_limited":
+                    raise
+                driver.observe("rejected", ref=ref)
+                await trio.sleep(RATE_PAUSE)
         return seated.seat
 
 

@@ -12,16 +12,32 @@ from pathlib import Path
 
 import trio
 
+from rules import RulesError
+
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .http import load_site
 from .lan import WILDCARDS, join_urls
+from .cluster import Cluster, node_id
 from .lobby import Lobby
+from .presence import Presence
 from .protocol import BotSeat, CreateTable
 from .tournament.hub import TournamentHub
 
 DEMO_ALIAS = "demo"
 OPEN_ALIAS = "open"
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """How a server joins a cluster (`serve --cluster`): the shared ``presence``, the URL clients are sent
+    to for this node's tables, and the heartbeat (seconds between beats, and after which a silent node is
+    taken for dead)."""
+
+    presence: Presence
+    public_url: str | None = None  # None: ws://HOST:PORT as it listens (tests on loopback)
+    heartbeat: float = 1.0
+    expiry: float = 5.0
 
 
 @dataclass
@@ -41,6 +57,8 @@ class Running:
 
     async def shutdown(self) -> None:
         """Close every connection with a reason, stop every table, then stop serving."""
+        if self.lobby.cluster is not None:
+            await self.lobby.cluster.leave()
         await self.gateway.close_all("server_shutdown", "the server is shutting down")
         await self.lobby.stop_all()
         if self.lobby.tournaments is not None:
@@ -73,7 +91,12 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
     while True:
         table = lobby.tables.get(lobby.aliases.get(alias, ""))
         if table is None:
-            table = await lobby.create(request, alias=alias)
+            try:
+                table = await lobby.create(request, alias=alias)
+            except RulesError as error:  # a cluster node that cannot reach Redis yet: try again later
+                print(f"photofinish: no {alias} table for now: {error.message}", flush=True)
+                await trio.sleep(pause)
+                continue
         await table.over.wait()
         await trio.sleep(pause)
         await table.stop()
@@ -82,9 +105,11 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
 
 async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path | None = None, demo: bool = False,
                      limits: Limits = Limits(), durability: str = "batch", web_root: Path | None = None,
-                     task_status=trio.TASK_STATUS_IGNORED) -> None:
+                     cluster: ClusterConfig | None = None, task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Serve; with ``data_dir`` every table is logged there and unfinished tables are reopened first.
-    ``web_root``: the folder a browser's plain GET is served from (None: no files, only the protocol)."""
+    ``web_root``: the folder a browser's plain GET is served from (None: no files, only the protocol).
+    ``cluster``: be one node of a cluster (``server/cluster.py``); the node has joined (or tried once) when
+    this has started."""
     if data_dir is not None:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     async with trio.open_nursery() as nursery:
@@ -100,6 +125,12 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
             print(f"photofinish: reopened {len(tournaments)} tournament(s): {', '.join(tournaments)}", flush=True)
         gateway = Gateway(lobby, limits)
         port = await nursery.start(gateway.serve, host, port)
+        if cluster is not None:
+            lobby.cluster = Cluster(cluster.presence, lobby, node_id(data_dir),
+                                    cluster.public_url or f"ws://{host}:{port}", connections=lambda: len(gateway.connections), heartbeat=cluster.heartbeat,
+                                    expiry=cluster.expiry)
+            await nursery.start(lobby.cluster.run)
+            await lobby.cluster.first_beat.wait()
         urls = join_urls(host, port)
         gateway.site = load_site(web_root, urls if web_root is not None else ())
         if demo:
@@ -120,14 +151,31 @@ def print_join(urls: tuple[str, ...], qr: bool) -> None:
 
 
 async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
-                             limits: Limits = Limits(), web_root: Path | None = None) -> None:
-    """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly."""
+                             limits: Limits = Limits(), web_root: Path | None = None, cluster_url: str | None = None,
+                             public_url: str | None = None, heartbeat: float = 1.0) -> None:
+    """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``cluster_url`` (a
+    Redis), join that cluster as a node whose tables clients reach at ``public_url``."""
+    if cluster_url is None:
+        return await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, None)
+    from .redis_presence import open_redis_presence
+
+    async with open_redis_presence(cluster_url) as presence:
+        config = ClusterConfig(presence, public_url, heartbeat=heartbeat, expiry=5 * heartbeat)
+        await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, config)
+
+
+async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str, limits: Limits,
+                              web_root: Path | None, cluster: ClusterConfig | None) -> None:
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
-                                                           durability=durability, web_root=web_root))
+                                                           durability=durability, web_root=web_root,
+                                                           cluster=cluster))
             settle_gc()
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
+            if running.lobby.cluster is not None:
+                print(f"  a node of the cluster (node {running.lobby.cluster.node}, clients sent to "
+                      f"{running.lobby.cluster.url})", flush=True)
             if web_root is not None:
                 print_join(running.join_urls, qr=host in WILDCARDS)
             if demo:

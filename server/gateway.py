@@ -34,9 +34,9 @@ from .lobby import Lobby
 from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
-                       OpenPlayback, Ping, Pong, Ratings, Register, Registered, Resume, StartTournament, TableCreated,
-                       Tables, TakeSeat,
-                       TournamentCreated, Tournaments, Watch, WatchTournament, Welcome, decode_client)
+                       OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
+                       TableCreated, Tables, TakeSeat, TournamentCreated, Tournaments, Watch, WatchTournament, Welcome,
+                       decode_client)
 from . import frames
 from .tournament.model import TournamentError
 from .sendpath import send_promptly
@@ -171,17 +171,23 @@ class Connection:
         while True:
             frame = await self.ws.get_message()
             now = trio.current_time()
+            try:
+                message, problem = self._decode(frame), None
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                message, problem = None, str(error)
+            if type(message) is Pong:  # the answer to the server's own ping: never counted against the rate
+                self.latency.pong(message.ping, now)
+                continue
             if not self._allow(now):
                 self.refused += 1
                 if self.refused >= self.limits.flood:
                     return self._finish("flood", "too many messages; slow down and reconnect")
-                self.deliver(Error(ref=None, code="rate_limited",
+                # with the message's id, so that a request waiting for its answer gets one (and may send again)
+                self.deliver(Error(ref=getattr(message, "id", None), code="rate_limited",
                                    message=f"more than {self.limits.rate:g} messages a second: this one was dropped"))
                 continue
-            try:
-                message = self._decode(frame)
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                self.deliver(Error(ref=None, code="malformed", message=str(error)))
+            if message is None:
+                self.deliver(Error(ref=None, code="malformed", message=problem))
                 continue
             await self._dispatch(lobby, message, now)
 
@@ -198,10 +204,12 @@ class Connection:
             if kind is ListGames:
                 self.deliver(Games(ref=message.id, games=lobby.games()))
             elif kind is ListTables:
-                self.deliver(Tables(ref=message.id, tables=lobby.list()))
+                tables = lobby.list() if lobby.cluster is None else await lobby.cluster.list_tables(lobby.list())
+                self.deliver(Tables(ref=message.id, tables=tables))
             elif kind is CreateTable:
-                table = await lobby.create(message)
-                self.deliver(TableCreated(ref=message.id, table=table.info()))
+                table = await (lobby.create(message) if lobby.cluster is None else self._create_here(lobby, message))
+                if table is not None:
+                    self.deliver(TableCreated(ref=message.id, table=table.info()))
             elif kind is OpenPlayback:
                 table = await lobby.open_playback(message.log, message.speed)
                 self.deliver(TableCreated(ref=message.id, table=table.info()))
@@ -209,7 +217,13 @@ class Connection:
                 self.deliver(await trio.to_thread.run_sync(frames.answer, lobby.data_dir, message,
                                                            limiter=_replay_limiter()))
             else:
-                table = lobby.find(message.table)
+                try:
+                    table = lobby.find(message.table)
+                except RulesError:
+                    if lobby.cluster is None or kind is Act or kind is Leave:  # an action never leaves its node
+                        raise
+                    url = await lobby.cluster.locate("table", message.table)
+                    return self.deliver(Redirect(ref=message.id, url=url, table=message.table))
                 if kind is not Act:
                     self.tables.add(table)
                 if kind is TakeSeat or kind is Resume:
@@ -218,20 +232,46 @@ class Connection:
         except (RulesError, TournamentError) as error:
             self.deliver(Error(ref=message.id, code=error.code, message=error.message))
 
+    async def _create_here(self, lobby: Lobby, message: CreateTable) -> Table | None:
+        """In a cluster: send the create to a less loaded node (``redirect``, answered here; None), or claim
+        the new table's id for this node and open it."""
+        if not message.placed and (url := lobby.cluster.placement()) is not None:
+            self.deliver(Redirect(ref=message.id, url=url))
+            return None
+        lobby.check(message)  # a bad request claims nothing
+        table_id = lobby.new_table_id()
+        await lobby.cluster.claim("table", table_id)
+        try:
+            return await lobby.create(message, table_id=table_id)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await lobby.cluster.release("table", table_id)
+            raise
+
     async def _tournament_call(self, hub, message) -> None:
         """A tournament call: the director checks the secret or token and answers; refusals raise."""
         kind = type(message)
         if hub is None:
             raise TournamentError("no_tournaments", "this server runs no tournaments")
+        cluster = getattr(hub.lobby, "cluster", None)
         if kind is CreateTournament:
+            if cluster is not None:
+                cluster.require_online()  # tournaments open where they are asked for, while Redis is there
             director, secret = await hub.create(message)
             return self.deliver(TournamentCreated(ref=message.id, tournament=director.info(), secret=secret))
         if kind is ListTournaments:
-            return self.deliver(Tournaments(ref=message.id, tournaments=hub.list()))
+            tournaments = hub.list() if cluster is None else await cluster.list_tournaments(hub.list())
+            return self.deliver(Tournaments(ref=message.id, tournaments=tournaments))
         if kind is Leaderboard:
             rows = await hub.leaderboard(message.game, message.limit)
             return self.deliver(Ratings(ref=message.id, game=message.game, ratings=rows))
-        director = hub.find(message.tournament)
+        try:
+            director = hub.find(message.tournament)
+        except TournamentError:
+            if cluster is None:
+                raise
+            url = await cluster.locate("tournament", message.tournament)
+            return self.deliver(Redirect(ref=message.id, url=url, tournament=message.tournament))
         if kind is Register:
             player, token = await director.register(message.name)
             return self.deliver(Registered(ref=message.id, tournament=director.id, player=player,

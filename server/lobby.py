@@ -40,15 +40,19 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
         self.tournaments = None  # the server's TournamentHub, once it has one
+        self.cluster = None  # the server's node in a cluster (server/cluster.py), with `serve --cluster`
         self._next = 0
 
     def new_table_id(self) -> str:
         """The next table id (a tournament names its round's tables in its log before it opens them); never
         one whose log is already in the data directory."""
         self._next += 1
-        while self.data_dir is not None and (self.data_dir / "tables" / f"t{self._next}.log").exists():
+        while True:
+            if self.cluster is not None:  # inside this node's own block of ids: never another node's
+                self._next = self.cluster.number(self._next)
+            if self.data_dir is None or not (self.data_dir / "tables" / f"t{self._next}.log").exists():
+                return f"t{self._next}"
             self._next += 1
-        return f"t{self._next}"
 
     def games(self) -> list[GameSummary]:
         return [game_summary(game.info) for game in GAMES.values()]

@@ -57,6 +57,7 @@ class CreateTable(ClientMessage, tag="create_table"):
     seed: int | None = None  # None: the server draws one
     ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
     fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
+    placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
 
 
 class ListTables(ClientMessage, tag="list_tables"):
@@ -557,6 +558,16 @@ class Batch(ServerMessage, tag="batch"):
     messages: list[Any]
 
 
+class Redirect(ServerMessage, tag="redirect"):
+    """In a cluster: what you asked for (a seat, a resume, a watch, a tournament call, or a new table) is on
+    another node; send the same request to ``url``. Nothing was changed here."""
+
+    ref: MessageId
+    url: str
+    table: str | None = None
+    tournament: str | None = None
+
+
 class Closing(ServerMessage, tag="closing"):
     """The server is closing this connection, and why; sent just before the close."""
 
@@ -566,7 +577,7 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Closing]
+                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing]
 
 
 # ------------------------------------------------------------------ codecs

@@ -95,6 +95,11 @@ CASES = [
     (["serve", "--rate", "0"], "--rate"),
     (["serve", "--rate", "inf"], "--rate"),
     (["serve", "--durability", "sometimes"], "invalid choice"),
+    (["serve", "--cluster", "http://127.0.0.1:6379"], "not a Redis address"),
+    (["serve", "--cluster", "redis://127.0.0.1:x"], "bad port"),
+    (["serve", "--public-url", "ws://127.0.0.1:8765"], "--cluster"),
+    (["serve", "--cluster", "redis://127.0.0.1:6379", "--host", "0.0.0.0"], "--public-url"),
+    (["serve", "--cluster", "redis://127.0.0.1:6379", "--heartbeat", "0"], "--heartbeat"),
     # create
     (["create", "127.0.0.1:8765"], "did you mean ws://127.0.0.1:8765"),
     (["create", "http://127.0.0.1:8765"], "ws://127.0.0.1:8765"),

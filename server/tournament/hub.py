@@ -106,6 +106,8 @@ class TournamentHub:
             raise TournamentError("too_many_tournaments", f"this server holds at most {MAX_TOURNAMENTS} tournaments")
         game, settings, options = self.settings_for(request)
         self._next += 1
+        if getattr(self.lobby, "cluster", None) is not None:  # inside this node's own block of ids
+            self._next = self.lobby.cluster.number(self._next)
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)

@@ -146,6 +146,23 @@ async def test_a_flood_is_rate_limited_then_closed(nursery):
     assert last["code"] in ("flood", "rate_limited") or last["type"] == "closing"
 
 
+async def test_a_request_dropped_by_the_rate_limit_is_answered_and_pongs_never_count(nursery):
+    running = await start(nursery, limits=Limits(rate=0.01, burst=1, flood=30))
+    async with open_client(running.url) as client:  # one message at once, then one every 100 s
+        await client.list_games()
+        with trio.fail_after(10), pytest.raises(ServerError) as dropped:
+            await client.list_tables()  # over the limit: refused with its own ref, so it does not wait forever
+        assert dropped.value.code == "rate_limited"
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message('{"type": "hello", "protocol": 1, "id": 0}')
+        await ws.get_message()
+        for _ in range(5):  # answers to pings: never rate-limited, never answered
+            await ws.send_message('{"type": "pong", "ping": 1}')
+        await ws.send_message('{"type": "list_tables", "id": 7}')
+        answer = msgspec.json.decode(await ws.get_message())
+    assert answer["type"] == "tables" and answer["ref"] == 7
+
+
 async def test_msgpack_frames_work_end_to_end(nursery):
     running = await start(nursery)
     async with open_client(running.url, encoding="msgpack") as client:

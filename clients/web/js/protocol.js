@@ -1,4 +1,5 @@
-// The protocol client: one websocket to the server that served this page, mirroring clients/client.py.
+// The protocol client: one websocket to the server that served this page, mirroring clients/client.py (in a
+// cluster, a `redirect` moves it to the node that has the table asked for).
 //
 // request(message) sends it with a fresh id and resolves with the answer whose ref is that id (rejects with a
 // ServerError for `error` and `rejected`). Updates and snapshots go to onMessage, each update once and in
@@ -148,6 +149,24 @@ export class Client {
     for (const pending of this.pending.values()) ws.send(JSON.stringify(pending.message));
   }
 
+  // A cluster node says the table (or a new table) is on another node: move this connection there (the lists
+  // are the whole cluster's on any node) and ask again; the resync after its hello resends the request.
+  redirect(pending, message) {
+    pending.hops = (pending.hops || 0) + 1;
+    if (pending.hops > 3) {
+      this.pending.delete(message.ref);
+      pending.reject(new ServerError("redirect_loop", "sent on too many times; the cluster is confused", message));
+      return;
+    }
+    if (pending.message.type === "create_table") pending.message = { ...pending.message, placed: true };
+    this.url = message.url;
+    const old = this.ws;
+    this.ws = null;
+    this.open = false;
+    if (old) { old.onclose = null; old.close(); }
+    this.connect();
+  }
+
   take(message, ws) {
     switch (message.type) {
       case "batch":
@@ -176,6 +195,7 @@ export class Client {
         return;
     }
     const pending = message.ref != null ? this.pending.get(message.ref) : undefined;
+    if (pending && message.type === "redirect") { this.redirect(pending, message); return; }
     if (pending) {
       this.pending.delete(message.ref);
       if (message.type === "error" || message.type === "rejected") {

@@ -1,0 +1,321 @@
+"""One node of a cluster: several `photofinish serve` processes that share one lobby through a ``Presence``.
+
+What it owns, and the keys it keeps (all under ``photofinish:``):
+
+- **Registration and heartbeat.** ``nodes`` (a hash: node id -> public URL) says who has ever joined;
+  ``alive:<node>`` (a ``NodeLoad``) expires ``expiry`` seconds after the node's last heartbeat, so a dead node
+  drops out of the directory within that time. The node id is kept in the data directory (``node.id``), so a
+  node restarted on the same data directory is the same node and its tables are its own again.
+- **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
+  claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
+  restart is reclaimed (the claim already names this node). Ids never collide: each node leases blocks of
+  ``BLOCK`` numbers from the ``id_block`` counter and numbers its tables and tournaments inside them.
+- **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
+  ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed. Every node's lists
+  are its own tables live and the others' from these hashes; a table whose node is not alive is listed with
+  status ``unavailable``.
+- **Load and placement.** A node's load is its open tables plus its connections / 3 (a table's usual seats);
+  a ``create_table`` is sent (``redirect``) to the least loaded live node when that node's load is lower by
+  more than 1, else the table opens here. A redirected create comes back ``placed`` and always opens where it
+  lands, so a create moves at most once.
+
+Nothing on an action's path comes here: only creating, finding (``locate``: for a seat, a resume or a watch of
+a table that is not on this node) and listing do. When the presence store cannot be reached the node keeps
+running its tables, lists only its own, and refuses new tables (``cluster_unavailable``) until it is back;
+its next heartbeat then registers it again, reclaims its tables and republishes its directory.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Callable
+
+import msgspec
+import trio
+
+from rules import RulesError
+
+from .presence import Presence, PresenceError
+from .protocol import TableInfo, TournamentInfo
+
+PREFIX = "photofinish:"
+NODES = PREFIX + "nodes"
+ID_BLOCK = PREFIX + "id_block"
+BLOCK = 100_000  # ids a lease holds: node leases are t100001..t200000, t200001..
+SEATS_PER_TABLE = 3  # connections that count as one table's load
+
+
+class NodeLoad(msgspec.Struct, frozen=True):
+    """What a node publishes with each heartbeat (the value of ``alive:<node>``)."""
+
+    url: str
+    tables: int
+    connections: int
+
+    @property
+    def load(self) -> float:
+        return self.tables + self.connections / SEATS_PER_TABLE
+
+
+_encode = msgspec.json.Encoder().encode
+_decode_load = msgspec.json.Decoder(NodeLoad).decode
+_decode_table = msgspec.json.Decoder(TableInfo).decode
+_decode_tournament = msgspec.json.Decoder(TournamentInfo).decode
+
+
+def node_id(data_dir: Path | None) -> str:
+    """This node's id: kept in ``data_dir/node.id`` (made on first use), so a restarted node is the same node."""
+    if data_dir is None:
+        return "n" + secrets.token_hex(6)
+    path = Path(data_dir) / "node.id"
+    if path.exists():
+        text = path.read_text().strip()
+        if text:
+            return text
+    text = "n" + secrets.token_hex(6)
+    path.write_text(text + "\n")
+    return text
+
+
+class Cluster:
+    """``lobby``'s node in the cluster whose directory is ``presence``. ``connections`` counts this node's
+    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds."""
+
+    def __init__(self, presence: Presence, lobby, node: str, public_url: str,
+                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0) -> None:
+        self.presence = presence
+        self.lobby = lobby
+        self.node = node
+        self.url = public_url
+        self.connections = connections
+        self.heartbeat = heartbeat
+        self.expiry = expiry
+        self.online = False  # the last heartbeat reached the store
+        self.leases: list[int] = []  # id blocks this node holds (each BLOCK numbers)
+        self.peers: dict[str, NodeLoad] = {}  # the other live nodes, as of the last heartbeat
+        self.claimed: dict[str, set[str]] = {"table": set(), "tournament": set()}
+        self.conflicts: set[str] = set()  # ids another node holds (reported once)
+        self.published: dict[str, dict[str, bytes]] = {"tables": {}, "tournaments": {}}
+        self.beats = 0
+        self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
+        self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
+
+    # ------------------------------------------------------------------ the heartbeat
+
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()
+        while True:
+            await self.beat()
+            self.first_beat.set()
+            self.pulse.set()
+            self.pulse = trio.Event()
+            await trio.sleep(self.heartbeat)
+
+    async def next_beat(self) -> None:
+        """Wait until a whole heartbeat begun after this call has been given (tests)."""
+        for _ in range(2):
+            await self.pulse.wait()
+
+    async def beat(self) -> None:
+        """One heartbeat: register again if the store was away, claim and publish, read the other nodes."""
+        was = self.online
+        try:
+            with trio.fail_after(max(self.heartbeat, 1.0) * 2):
+                if not was or not await self._read_peers():  # away, or a Redis restarted empty forgot us
+                    await self._join()
+                    await self._read_peers()
+                await self._lease_ahead()
+                await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
+                                        ttl_ms=int(self.expiry * 1000))
+                await self._reconcile("table", "tables", self._local_tables())
+                await self._reconcile("tournament", "tournaments", self._local_tournaments())
+            self.online = True
+            if not was:
+                print(f"photofinish: in the cluster as node {self.node} ({self.url}); "
+                      f"{len(self.peers)} other node(s) alive", flush=True)
+        except (PresenceError, trio.TooSlowError) as error:
+            self.online = False
+            if was or self.beats == 0:
+                print(f"photofinish: cannot reach the cluster's Redis ({error}): running tables go on, no new "
+                      "ones until it is back", flush=True)
+        self.beats += 1
+
+    async def _join(self) -> None:
+        """(Again) in the store: the registration, the id counter at least past our leases, everything
+        claimed and published anew (a Redis that restarted has forgotten it; a node notices at its next
+        heartbeat, from its registration being gone)."""
+        await self.presence.hset(NODES, {self.node: self.url})
+        if self.leases:
+            current = await self.presence.incr(ID_BLOCK, 0)
+            if current < max(self.leases):
+                await self.presence.incr(ID_BLOCK, max(self.leases) - current)
+        else:
+            self.leases.append(await self.presence.incr(ID_BLOCK))
+        for kind in self.claimed:
+            self.claimed[kind] = set()
+        self.published = {"tables": {}, "tournaments": {}}
+        await self.presence.delete(f"{PREFIX}tables:{self.node}", f"{PREFIX}tournaments:{self.node}")
+
+    async def _lease_ahead(self) -> None:
+        """A new block before the newest one runs out (tables are numbered synchronously)."""
+        newest = max(self.leases)
+        if self.lobby._next >= newest * BLOCK + BLOCK * 9 // 10 and self.lobby._next <= (newest + 1) * BLOCK:
+            self.leases.append(await self.presence.incr(ID_BLOCK))
+
+    def _load(self) -> NodeLoad:
+        tables = sum(1 for table in self.lobby.tables.values() if not table.over.is_set())
+        return NodeLoad(url=self.url, tables=tables, connections=self.connections())
+
+    def _local_tables(self) -> dict[str, bytes]:
+        return {info.table: _encode(info) for info in (t.info() for t in self.lobby.tables.values())
+                if not info.table.startswith("p")}  # playbacks are this node's own read-only copies
+
+    def _local_tournaments(self) -> dict[str, bytes]:
+        hub = self.lobby.tournaments
+        return {} if hub is None else {info.tournament: _encode(info) for info in hub.list()}
+
+    async def _reconcile(self, kind: str, directory: str, local: dict[str, bytes]) -> None:
+        """Claim what is new here, release what is gone, publish what changed."""
+        claimed = self.claimed[kind]
+        for key in local.keys() - claimed:
+            if key in self.conflicts:
+                continue
+            if await self._claim(kind, key):
+                claimed.add(key)
+            else:
+                self.conflicts.add(key)
+                print(f"photofinish: {kind} {key} is claimed by another node; not listed from here", flush=True)
+        gone = claimed - local.keys()
+        if gone:
+            await self.presence.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))
+            claimed -= gone
+        published = self.published[directory]
+        changed = {key: value.decode() for key, value in local.items()
+                   if key in claimed and published.get(key) != value}
+        removed = [key for key in published if key not in claimed]
+        hash_key = f"{PREFIX}{directory}:{self.node}"
+        await self.presence.hset(hash_key, changed)
+        await self.presence.hdel(hash_key, *removed)
+        self.published[directory] = {key: value for key, value in local.items() if key in claimed}
+
+    async def _claim(self, kind: str, key: str) -> bool:
+        name = f"{PREFIX}{kind}:{key}"
+        return await self.presence.set(name, self.node, only_new=True) or await self.presence.get(name) == self.node
+
+    async def _read_peers(self) -> bool:
+        """The other live nodes and their loads; returns whether this node is still registered."""
+        nodes = await self.presence.hgetall(NODES)
+        others = sorted(node for node in nodes if node != self.node)
+        loads = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in others])
+        self.peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
+        return self.node in nodes
+
+    async def leave(self) -> None:
+        """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back)."""
+        try:
+            with trio.move_on_after(1.0):
+                await self.presence.delete(f"{PREFIX}alive:{self.node}")
+        except PresenceError:
+            pass
+
+    # ------------------------------------------------------------------ ids
+
+    def number(self, candidate: int) -> int:
+        """The first number from ``candidate`` on inside a block this node leased (for a table or tournament
+        id), or ``RulesError`` ``cluster_unavailable`` before the node has ever reached the store."""
+        for lease in sorted(self.leases):
+            low, high = lease * BLOCK + 1, (lease + 1) * BLOCK
+            if candidate <= high:
+                return max(candidate, low)
+        raise RulesError("cluster_unavailable", "this node has not reached the cluster's Redis yet: no new "
+                         "tables until it has")
+
+    # ------------------------------------------------------------------ creating, finding, listing
+
+    def require_online(self) -> None:
+        if not self.online:
+            raise RulesError("cluster_unavailable", "this node cannot reach the cluster's Redis: its tables go on, "
+                             "but it opens no new ones until Redis is back")
+
+    def placement(self) -> str | None:
+        """The URL of a live node to send a new table to (less loaded than this one by more than 1), or None:
+        open it here."""
+        self.require_online()
+        if not self.peers:
+            return None
+        node, best = min(self.peers.items(), key=lambda item: (item[1].load, item[0]))
+        if best.load < self._load().load - 1:
+            self.peers[node] = msgspec.structs.replace(best, tables=best.tables + 1)  # until its next heartbeat
+            return best.url
+        return None
+
+    async def claim(self, kind: str, key: str) -> None:
+        """Claim ``key`` for this node before it opens (``RulesError`` if the store is away or another node
+        has it)."""
+        self.require_online()
+        try:
+            ours = await self._claim(kind, key)
+        except PresenceError:
+            self.online = False
+            self.require_online()
+        if not ours:
+            raise RulesError(f"{kind}_exists", f"{kind} {key} exists on another node")
+        # not in self.claimed until the table is open: a heartbeat in between must not release it
+
+    async def release(self, kind: str, key: str) -> None:
+        """Give up a claim made for a table that did not open after all."""
+        try:
+            await self.presence.delete(f"{PREFIX}{kind}:{key}")
+        except PresenceError:
+            pass
+
+    async def locate(self, kind: str, key: str) -> str:
+        """The public URL of the live node ``key`` lives on; ``RulesError`` ``no_table``/``no_tournament`` when
+        no node has it, ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
+        missing = RulesError(f"no_{kind}", f"no {kind} {key!r}")
+        try:
+            owner = await self.presence.get(f"{PREFIX}{kind}:{key}")
+            if owner is None or owner == self.node:
+                raise missing
+            alive = await self.presence.get(f"{PREFIX}alive:{owner}")
+        except PresenceError:
+            raise RulesError("cluster_unavailable", f"no {kind} {key!r} on this node, and the cluster's Redis "
+                             "cannot be reached to find it") from None
+        if alive is None:
+            raise RulesError(f"{kind}_unavailable", f"{kind} {key} lives on a node that is down; it comes back "
+                             "when that node restarts")
+        return _decode_load(alive).url
+
+    async def _directory(self, directory: str) -> list[tuple[bool, dict[str, str]]]:
+        """Every other node's published ``directory`` hash, with whether that node is alive."""
+        nodes = sorted(node for node in await self.presence.hgetall(NODES) if node != self.node)
+        alive = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in nodes])
+        hashes = await self.presence.hgetall_many([f"{PREFIX}{directory}:{node}" for node in nodes])
+        return [(raw is not None, entries) for raw, entries in zip(alive, hashes)]
+
+    async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
+        """This node's tables as they are, then every other node's (``unavailable`` where its node is down);
+        only this node's while the store cannot be reached."""
+        tables = list(local)
+        try:
+            directory = await self._directory("tables")
+        except PresenceError:
+            return tables
+        for alive, entries in directory:
+            for raw in entries.values():
+                info = _decode_table(raw)
+                tables.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
+        return tables
+
+    async def list_tournaments(self, local: list[TournamentInfo]) -> list[TournamentInfo]:
+        tournaments = list(local)
+        try:
+            directory = await self._directory("tournaments")
+        except PresenceError:
+            return tournaments
+        for alive, entries in directory:
+            for raw in entries.values():
+                info = _decode_tournament(raw)
+                tournaments.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
+        return tournaments

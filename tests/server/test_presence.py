@@ -1,0 +1,103 @@
+"""The Presence interface: the in-process store and Redis answer the same calls the same way (the Redis half
+against a real redis-server on loopback), and the cluster's id leases never overlap."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+import pytest
+import trio
+
+from server.cluster import BLOCK, Cluster
+from server.presence import LocalPresence, PresenceError
+from tests.server.redis_server import redis_server
+
+
+@asynccontextmanager
+async def presence_of(kind: str, tmp_path):
+    if kind == "local":
+        yield LocalPresence()
+        return
+    from server.redis_presence import open_redis_presence
+
+    async with redis_server(tmp_path) as redis, open_redis_presence(redis.url) as presence:
+        yield presence
+
+
+@pytest.mark.parametrize("kind", ["local", "redis"])
+async def test_both_stores_answer_the_interface_alike(kind, tmp_path):
+    with trio.fail_after(20):
+        async with presence_of(kind, tmp_path) as presence:
+            assert await presence.set("claim", "n1", only_new=True)
+            assert not await presence.set("claim", "n2", only_new=True)  # claimed once, atomically
+            assert await presence.get("claim") == "n1"
+            assert await presence.get_many(["claim", "none"]) == ["n1", None]
+            assert await presence.incr("counter") == 1 and await presence.incr("counter", 5) == 6
+            await presence.hset("h", {"a": "1", "b": "2"})
+            await presence.hdel("h", "a")
+            assert await presence.hgetall("h") == {"b": "2"}
+            assert await presence.hgetall_many(["h", "none"]) == [{"b": "2"}, {}]
+            await presence.delete("claim", "h")
+            assert await presence.get("claim") is None and await presence.hgetall("h") == {}
+            async with presence.subscribe("events") as messages:
+                await presence.publish("events", "one")
+                await presence.publish("events", "two")
+                with trio.fail_after(5):
+                    got = [await messages.__anext__(), await messages.__anext__()]
+            assert got == ["one", "two"]
+
+
+async def test_a_key_with_an_expiry_is_gone_after_it(autojump_clock):
+    presence = LocalPresence()
+    await presence.set("alive:n1", "x", ttl_ms=5000)
+    await trio.sleep(4.9)
+    assert await presence.get("alive:n1") == "x"
+    await trio.sleep(0.2)
+    assert await presence.get("alive:n1") is None
+
+
+async def test_a_store_that_is_down_raises_and_changes_nothing():
+    presence = LocalPresence()
+    await presence.set("k", "v")
+    presence.down = True
+    with pytest.raises(PresenceError):
+        await presence.set("k", "w")
+    presence.down = False
+    assert await presence.get("k") == "v"
+
+
+async def test_redis_that_is_not_there_is_a_presence_error_not_a_hang(tmp_path):
+    from bench.server_bench import free_port
+    from server.redis_presence import open_redis_presence
+
+    with trio.fail_after(10):
+        async with open_redis_presence(f"redis://127.0.0.1:{free_port()}", timeout=1.0) as presence:
+            with pytest.raises(PresenceError):
+                await presence.get("anything")
+
+
+class _Lobby:
+    def __init__(self) -> None:
+        self.tables: dict = {}
+        self.tournaments = None
+        self._next = 0
+
+
+async def test_nodes_lease_blocks_of_ids_that_never_overlap():
+    presence = LocalPresence()
+    nodes = [Cluster(presence, _Lobby(), f"n{i}", f"ws://127.0.0.1:{9000 + i}") for i in range(3)]
+    for node in nodes:
+        await node.beat()
+    ranges = []
+    for node in nodes:
+        first = node.number(1)
+        assert first == node.leases[0] * BLOCK + 1
+        ranges.append(range(first, first + BLOCK))
+    assert len({r.start for r in ranges}) == 3
+    assert all(a.stop <= b.start or b.stop <= a.start for a in ranges for b in ranges if a is not b)
+    presence.values.clear()  # Redis restarted empty: the counter starts again below the leases held
+    for node in nodes:
+        await node.beat()
+    fresh = Cluster(presence, _Lobby(), "n9", "ws://127.0.0.1:9009")
+    await fresh.beat()
+    assert fresh.leases[0] > max(max(node.leases) for node in nodes)
