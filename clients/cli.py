@@ -190,7 +190,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             info = await client.create_table(
                 game=args.game, mode=mode, seats=args.seats, options=dict(args.option), name=args.name,
                 bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
-                turn_time_ms=args.turn_time_ms,
+                turn_time_ms=args.turn_time_ms, ordering=args.ordering, fair_ms=args.fair_ms,
                 bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
         print(info.table)
         print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
@@ -489,6 +489,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None,
                         help="server bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
+    create.add_argument("--ordering", default=None, choices=("arrival", "fair"),
+                        help="how simultaneous contested actions are ordered (default: fair in Challenge Mode)")
+    create.add_argument("--fair-ms", type=checks.milliseconds, default=50,
+                        help="fair ordering: the most a seat's round trip is credited (default 50)")
     create.set_defaults(run=cmd_create)
 
     tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")

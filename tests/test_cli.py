@@ -189,3 +189,17 @@ async def test_tables_lists_every_table_with_its_seats_names_and_states(nursery,
     assert lines[0].startswith(f"{waiting.id}  waiting  Flush (flush, lockstep)")
     assert "seats: 0 alice, 1 free, 2 random bot" in lines[0] and "1 watching" in lines[0]
     assert "'evening game'" in lines[0]
+
+
+async def test_create_sets_a_tables_ordering(nursery, capsys):
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    for extra, ordering, fair_ms in (([], "fair", 50), (["--ordering", "arrival"], "arrival", 50),
+                                     (["--fair-ms", "80"], "fair", 80)):
+        created = await trio.to_thread.run_sync(main, [
+            "create", running.url, "--mode", "challenge", "--bot", "1", *extra])
+        table = running.lobby.find(capsys.readouterr().out.strip())
+        assert created == 0 and (table.ordering, table.fair_ms) == (ordering, fair_ms)

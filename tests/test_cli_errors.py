@@ -111,6 +111,8 @@ CASES = [
     (["create", "{closed}", "--bot", "one"], "SEAT or SEAT:POLICY"),
     (["create", "{closed}", "--option", "races"], "NAME=VALUE"),
     (["create", "{closed}", "--turn-time-ms", "-5"], "0 or more"),
+    (["create", "{closed}", "--ordering", "fastest"], "invalid choice"),
+    (["create", "{closed}", "--fair-ms", "-1"], "0 or more"),
     (["create", "{closed}", "--game", "checkered_flag", "--track", "{missing}"], "cannot read"),
     (["create", "{closed}", "--game", "checkered_flag", "--track", "{empty}"], "is empty"),
     (["create", "{closed}", "--game", "checkered_flag", "--track", "{blank}"], "is empty"),
