@@ -217,8 +217,7 @@ async def test_a_restarted_server_reopens_a_table_with_the_lines_only_the_journa
             lobby = Lobby(dying, tmp_path, "batch")
             table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
                                                    bots=[BotSeat(0), BotSeat(1)], options={"races": 3}))
-            while table.store.durable < 20:
-                await trio.sleep(0.01)
+            await table.store.wait_durable(20)  # the bots have played 20 lines onto the disk
             dying.cancel_scope.cancel()  # the server dies: no clean stop, so no checkpoint, the journal stays
     log = table.store.path
     whole = log.read_bytes()
