@@ -184,6 +184,7 @@ class Journal:
         self.rounds = 0
         self.inline_rounds = 0  # rounds whose sync ran on the event loop's thread
         self.checkpoints = 0
+        self.checkpointed = trio.Event()  # set (and replaced) each time an old journal is retired
         self.error: OSError | None = None  # the failed write or sync that stopped the journal, for good
         self.folder = journal_folder(self.data_dir)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -359,3 +360,5 @@ class Journal:
             return
         self.checkpoints += 1
         await trio.to_thread.run_sync(path.unlink)
+        self.checkpointed.set()
+        self.checkpointed = trio.Event()

@@ -138,7 +138,7 @@ async def test_a_checkpoint_starts_the_journal_again_and_a_clean_stop_leaves_non
             for n in range(1, 40):
                 await log.wait_durable(log.append(entry(n)))
             while journal.checkpoints == 0:
-                await trio.sleep(0.01)
+                await journal.checkpointed.wait()
             assert journal.generation > 1 and not first.exists(), "the old journal was retired"
             assert journal.path.stat().st_size < 2000 + 300
             await journal.aclose()
