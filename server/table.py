@@ -323,6 +323,7 @@ class Table:
             for _ in range(MAX_BATCH):
                 if intent.kind == "stop":
                     stopping = True
+                    self._release_held()  # held actions arrived before the stop: apply and answer them
                     break
                 self._handle(intent)
                 try:
@@ -498,9 +499,14 @@ class Table:
         seat whose same action went first) and send everyone the update."""
         message = intent.message
         answer, entries, turn = self._apply(seat, message, time, fair, lost)
+        slot = self.slots[seat]
         if message.id is not None:
-            self.slots[seat].answers[message.id] = answer
-        self._deliver(intent.receiver, answer)
+            slot.answers[message.id] = answer
+        receiver = intent.receiver
+        if slot.receiver is not receiver:  # resumed elsewhere while it was held: the seat's connection now
+            receiver = slot.receiver if slot.state == "taken" else None  # (away or a stand-in: a resend gets it)
+        if receiver is not None:
+            self._deliver(receiver, answer)
         if entries:
             self._broadcast(entries, turn)
         return answer
@@ -811,6 +817,9 @@ class Table:
         """End the table now, before the game's own end (a tournament round's time ran out): every seat is
         placed as the game stands (``game.standing``), logged in the end record, and no action is taken after."""
         if self.over.is_set() or not self.started:
+            return
+        self._release_held()  # held actions arrived before the halt: they count
+        if self.over.is_set():
             return
         places = list(self.game.standing(self.session.state))
         self.halted = (reason, places)

@@ -15,7 +15,7 @@ from server.fairness import EPSILON, credit, fair_order
 from server.latency import LatencyMeter
 from server.lobby import Lobby
 from server.logfile import chain, GENESIS
-from server.protocol import Accepted, Act, CreateTable, Rejected, TakeSeat, Update
+from server.protocol import Accepted, Act, CreateTable, Rejected, Resume, Seated, TakeSeat, Update
 from server.replay import check_log, verify_seed
 from server.table import Intent
 
@@ -141,6 +141,47 @@ async def test_uncontested_actions_and_actions_without_seen_are_not_delayed(nurs
     assert far.of(Accepted)[-1].ref == "blind" and table.log.entries[-1].fair.rule == "arrival"
 
 
+async def hold_a_take(nursery):
+    """A near seat's contested take, held while the far seat could still react faster."""
+    near, far = Seat(0.001), Seat(0.021)
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await table.submit(Intent("act", near, Act(table="t1", action=TAKE_G5, id="held", seen=table.log.seq)))
+    await settle()
+    assert table.held and not near.of(Accepted)
+    return table, near, far
+
+
+async def test_a_held_action_is_applied_and_answered_when_the_table_stops(nursery, autojump_clock):
+    table, near, _ = await hold_a_take(nursery)
+    await table.stop()
+    assert [a.ref for a in near.of(Accepted)] == ["held"], "it arrived before the stop: it counts"
+    assert winner(table) == 0 and not table.held
+
+
+async def test_a_held_action_is_applied_before_a_halt_ends_the_table(nursery, autojump_clock):
+    table, near, _ = await hold_a_take(nursery)
+    await table.submit(Intent("halt", None, "time_limit"))
+    await settle()
+    assert table.over.is_set() and [a.ref for a in near.of(Accepted)] == ["held"]
+    assert winner(table) == 0, "the take is in the standing the halt recorded"
+    await table.stop()
+
+
+async def test_a_seat_resumed_on_a_new_connection_while_its_action_is_held_gets_the_answer_there(
+        nursery, autojump_clock):
+    table, near, _ = await hold_a_take(nursery)
+    token = near.of(Seated)[0].token
+    again = Seat(0.001)
+    await table.submit(Intent("resume", again, Resume(table="t1", token=token, last_seq=table.log.seq)))
+    await settle()
+    assert near.closed is not None and near.closed[0] == "replaced"
+    await trio.sleep(0.1)
+    assert [a.ref for a in again.of(Accepted)] == ["held"], "the answer follows the seat to its new connection"
+    assert not near.of(Accepted)
+    await table.stop()
+
+
 async def test_finishes_are_judged_in_reaction_time_within_the_photo_finish_window(nursery, autojump_clock):
     for ordering in ("fair", "arrival"):
         near, far = Seat(0.001), Seat(0.021)
@@ -257,3 +298,39 @@ async def test_updates_and_the_table_info_carry_each_seats_ping(nursery, autojum
     await table.submit(Intent("act", near, Act(table="t1", action={"type": "draw"})))
     await settle()
     assert far.of(Update)[-1].pings == [2.0, 42.0]
+
+
+async def test_a_fair_table_reopened_after_a_restart_orders_by_reaction_and_its_log_still_verifies(
+        tmp_path, autojump_clock):
+    async with trio.open_nursery() as first:
+        lobby = Lobby(first, tmp_path, "never")
+        table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=3, fair_ms=40,
+                                               options={"races": 1}))
+        seats = [Seat(0.001), Seat(0.015)]
+        for index, seat in enumerate(seats):
+            await table.submit(Intent("take_seat", seat, TakeSeat(table=table.id, seat=index)))
+        await settle()
+        await race(table, seats, [0.020, 0.010], action={"type": "take", "card": table.session.state.discard[-1]})
+        first.cancel_scope.cancel()  # the server dies
+    tokens = [seat.of(Seated)[0].token for seat in seats]
+    async with trio.open_nursery() as second:
+        lobby = Lobby(second, tmp_path, "never")
+        assert await lobby.recover() == [table.id]
+        reopened = lobby.find(table.id)
+        assert (reopened.info().ordering, reopened.info().fair_ms) == ("fair", 40)
+        back = [Seat(0.001), Seat(0.015)]
+        for seat, token in zip(back, tokens):
+            await reopened.submit(Intent("resume", seat, Resume(table=table.id, token=token)))
+        await settle()
+        won = next(s for s in range(2) if reopened.session.state.drawn[s] is not None)
+        card = reopened.session.state.drawn[won]
+        await reopened.submit(Intent("act", back[won], Act(table=table.id, action={"type": "discard", "card": card},
+                                                            id="d", seen=reopened.log.seq)))
+        await settle()
+        await race(reopened, back, [0.025, 0.005], action={"type": "take", "card": card})
+        took = next(e for e in reversed(reopened.log.entries) if e.fair is not None and e.accepted)
+        assert (took.actor, took.fair.rule) == (1, "reaction"), "the far seat reacted first, after the restart too"
+        second.cancel_scope.cancel()
+    report = check_log(table.store.path)
+    assert report.ok, report.problem
+    assert report.decisions == len([e for e in reopened.log.entries if e.fair is not None]) >= 3
