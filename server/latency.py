@@ -11,6 +11,7 @@ ordering caps (``server/fairness.py``).
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable
 
 KEEP = 8  # samples the estimate looks at: the last 8 s at one ping a second
 OUTSTANDING = 4  # pings awaiting their pong; older ones are forgotten (their pongs will be ignored)
@@ -21,6 +22,7 @@ class LatencyMeter:
         self.samples: deque[float] = deque(maxlen=keep)
         self._sent: dict[int, float] = {}
         self._next = 0
+        self.on_sample: Callable[[], None] | None = None  # called after each new sample (tests wait on it)
 
     def ping(self) -> int:
         """A new ping's number (stamp it with ``sent`` when it actually leaves)."""
@@ -39,6 +41,8 @@ class LatencyMeter:
         if sent is None or now < sent:
             return False
         self.samples.append(now - sent)
+        if self.on_sample is not None:
+            self.on_sample()
         return True
 
     @property
