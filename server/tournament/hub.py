@@ -22,6 +22,7 @@ from ..logstore import FileLog, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
 from .model import Settings, Sizes, TournamentError
+from .remote import TableHost
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
@@ -33,8 +34,11 @@ TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_dela
 
 
 class TournamentHub:
-    def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch") -> None:
+    def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch",
+                 clustered: bool = False) -> None:
         self.nursery = nursery
+        self.clustered = clustered  # a cluster node: reopened tables that are not here are placed once it joins
+        self.in_cluster = trio.Event()  # set by join_cluster
         self.lobby = lobby
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
@@ -57,6 +61,12 @@ class TournamentHub:
         if self.store is not None:
             await trio.to_thread.run_sync(self.store.store.close, limiter=self.store.limiter)
             self.store = None
+
+    def join_cluster(self) -> None:
+        """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
+        tables other nodes' directors ask of it, and place the tables reopened tournaments could not find here."""
+        self.nursery.start_soon(TableHost(self.lobby, self.nursery).run)
+        self.in_cluster.set()
 
     def find(self, tid: str) -> Director:
         director = self.directors.get(tid)
@@ -187,6 +197,8 @@ class TournamentHub:
             table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
                 await self._result_from_log(director, table_log, round_no, players)
+            elif self.clustered:  # another node's, or never opened: found (or opened) once the node joins
+                director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
                 await director._open_table(table_id, round_no, players)
         async with director.lock:
@@ -196,6 +208,8 @@ class TournamentHub:
                 if state.round:
                     self.nursery.start_soon(director._arena_clock)
             await director._maybe_advance()
+        if director.unplaced:
+            self.nursery.start_soon(director.place_unplaced)
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
