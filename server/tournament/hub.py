@@ -22,12 +22,11 @@ from ..logstore import FileLog, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
 from .model import Settings, Sizes, TournamentError
-from .remote import TableHost
+from .remote import TableHost, outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
 from .tlog import Created, TableFinished, read_tournament_log
-from .verify import end_line_hash
 
 MAX_TOURNAMENTS = 200
 TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms")
@@ -213,22 +212,11 @@ class TournamentHub:
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
-        from ..replay import check_log
-
-        report = await trio.to_thread.run_sync(check_log, path)
-        read = report.read
-        end = read.end if read is not None else None
-        if not report.ok or end is None or end.places is None:
-            raise ValueError(f"table {path.stem} of the tournament has neither an end nor a live table "
-                             f"({report.problem or 'no end record'})")
-        stand_ins = [False] * len(players)
-        for record in read.records:
-            if type(record).__name__ == "StandIn":
-                stand_ins[record.seat] = True
-        record = TableFinished(round=round_no, table=path.stem, players=players, places=tuple(end.places),
-                               scores=tuple(end.scores or (0,) * len(players)), log_hash=end_line_hash(path),
-                               lower_is_better=report.result.lower_is_better if report.result else True,
-                               stand_ins=tuple(stand_ins), time=director._now())
+        outcome = await trio.to_thread.run_sync(outcome_from_log, path)
+        record = TableFinished(round=round_no, table=path.stem, players=players, places=outcome.places,
+                               scores=outcome.scores, log_hash=outcome.log_hash,
+                               lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
+                               time=director._now())
         async with director.lock:
             await director._record(record)
             await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)
