@@ -118,7 +118,7 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         if reopened:
             print(f"photofinish: reopened {len(reopened)} unfinished table(s) from {data_dir}: "
                   f"{', '.join(reopened)}", flush=True)
-        lobby.tournaments = TournamentHub(nursery, lobby, data_dir, durability)
+        lobby.tournaments = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
         await lobby.tournaments.open()
         tournaments = await lobby.tournaments.recover()
         if tournaments:
@@ -131,6 +131,7 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
                                     expiry=cluster.expiry)
             await nursery.start(lobby.cluster.run)
             await lobby.cluster.first_beat.wait()
+            lobby.tournaments.join_cluster()
         urls = join_urls(host, port)
         gateway.site = load_site(web_root, urls if web_root is not None else ())
         if demo:

@@ -98,6 +98,7 @@ class Cluster:
         self.conflicts: set[str] = set()  # ids another node holds (reported once)
         self.published: dict[str, dict[str, bytes]] = {"tables": {}, "tournaments": {}}
         self.beats = 0
+        self.joins = 0  # times this node (re)joined the store: a Redis restarted empty forgot what it held
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
         self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
 
@@ -156,6 +157,7 @@ class Cluster:
             self.claimed[kind] = set()
         self.published = {"tables": {}, "tournaments": {}}
         await self.presence.delete(f"{PREFIX}tables:{self.node}", f"{PREFIX}tournaments:{self.node}")
+        self.joins += 1
 
     async def _lease_ahead(self) -> None:
         """A new block before the newest one runs out (tables are numbered synchronously)."""
@@ -249,6 +251,11 @@ class Cluster:
             self.peers[node] = msgspec.structs.replace(best, tables=best.tables + 1)  # until its next heartbeat
             return best.url
         return None
+
+    def loads(self) -> dict[str, float]:
+        """Each live node's load, this node's first, as of the last heartbeat (a tournament spreads its
+        round's tables by them)."""
+        return {self.node: self._load().load, **{node: peer.load for node, peer in self.peers.items()}}
 
     async def claim(self, kind: str, key: str) -> None:
         """Claim ``key`` for this node before it opens (``RulesError`` if the store is away or another node

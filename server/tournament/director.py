@@ -14,6 +14,11 @@ end line), never from what a player says. When every table of a round is over th
 and round robin), or, in an arena, each finished table's players are seated again with whoever is waiting,
 until the arena's time is up. With ``round_time_ms``, tables still playing when it runs out are halted and
 placed as they stand. After the last round the seed is revealed in the ``ended`` record.
+
+On a cluster (``server/cluster.py``) a round's tables are spread over the live nodes by load: each is asked of
+its node through Redis (``remote.py``), which opens it and, at its end, writes its result (from the table's own
+end) where the director reads it; the result is logged here exactly as a local table's is. A table opens here
+only once this node holds its claim, so a table is never open on two nodes.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, 
 from ..table import Reservation, Table, token_hash
 from .model import TournamentError
 from .ratings import rate_table
+from .remote import OpenRequest, RemoteTables, TableOutcome, outcome_of, spread
 from .state import Tournament
 from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, SeatedTable, TableFinished
@@ -57,7 +63,9 @@ class Director:
         self.game = get_game(request.game)
         self.lock = trio.Lock()
         self.watchers: dict[Any, str | None] = {}  # receiver -> the player it follows (None: a spectator)
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, Table] = {}  # the tables open on this node
+        self.remote: RemoteTables | None = None  # on a cluster: the tables other nodes run for it
+        self.unplaced: list[tuple[str, int, tuple[str, ...]]] = []  # reopened on a cluster: seated, not open here
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
         self.arena_over = False
         self.over = trio.Event()
@@ -239,10 +247,11 @@ class Director:
         await self._record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
                                        time=self._now()))
         await self._store(Store.add_round, self.id, round_no, {t.table: t.players for t in tables}, seating.byes)
+        nodes = self._placement(len(tables))
         try:
-            async with trio.open_nursery() as opening:  # at once: each waits on its own files
-                for seated in tables:
-                    opening.start_soon(self._open_table, seated.table, round_no, seated.players)
+            async with trio.open_nursery() as opening:  # at once: each waits on its own files (or node)
+                for seated, node in zip(tables, nodes):
+                    opening.start_soon(self._open_table, seated.table, round_no, seated.players, node)
         except BaseExceptionGroup as group:
             failed = group.subgroup((RulesError, TournamentError))
             if failed is None:
@@ -256,7 +265,28 @@ class Director:
         if self.request.round_time_ms and self.state.settings.format != "arena":
             self.hub.nursery.start_soon(self._round_clock, round_no, [t.table for t in tables])
 
-    async def _open_table(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
+    def _cluster(self):
+        return getattr(self.hub.lobby, "cluster", None)
+
+    def _placement(self, count: int) -> list[str | None]:
+        """The node each of a round's ``count`` tables opens on (None: here): on a cluster, the least loaded
+        live nodes (``remote.spread``); an arena, which seats a table at a time, keeps its tables here."""
+        cluster = self._cluster()
+        if cluster is None or not cluster.online or not cluster.peers or self.state.settings.format == "arena":
+            return [None] * count
+        return [None if node == cluster.node else node for node in spread(cluster.loads(), count)]
+
+    def _remote(self) -> RemoteTables:
+        if self.remote is None:
+            self.remote = RemoteTables(self._cluster(), self.hub.nursery, self.id, self._remote_result)
+            self.remote.start()
+        return self.remote
+
+    async def _open_table(self, table_id: str, round_no: int, players: tuple[str, ...],
+                          node: str | None = None) -> None:
+        """Open a seated table here, or on ``node`` of the cluster. On a cluster a table opens here only once
+        this node holds its claim: if the node asked (or, after a restart, any node) has it, it is followed
+        there."""
         request = self.request
         lockstep = request.mode == "lockstep"
         create = CreateTable(game=request.game, mode=request.mode, seats=len(players), options=dict(request.options),
@@ -265,29 +295,80 @@ class Director:
                              bot_delay_ms=request.bot_delay_ms)
         digests = {player: digest for digest, player in self.tokens.items()}
         reserved = [Reservation(seat, self.state.names[p], digests[p]) for seat, p in enumerate(players)]
+        cluster = self._cluster()
+        if cluster is not None:
+            remote = self._remote()
+            if node is not None:
+                asked = OpenRequest(tournament=self.id, director=cluster.node, round=round_no, table=table_id,
+                                    create=create, reserved=[(r.seat, r.name, r.token_hash) for r in reserved],
+                                    stand_in=STAND_IN,
+                                    halt_after_ms=request.round_time_ms if request.format != "arena" else 0)
+                if await remote.open(node, asked):
+                    return self._follow_remote(table_id, round_no, players)
+            holder = await remote.holder(table_id)
+            if holder is not None and holder != cluster.node:
+                return self._follow_remote(table_id, round_no, players)
         table = await self.hub.lobby.create(create, reserved=reserved, stand_in=STAND_IN,
                                             tags={"tournament": self.id, "round": round_no}, table_id=table_id)
         self._follow(table, round_no, players)
 
-    def _follow(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
-        self.tables[table.id] = table
+    def _follow_remote(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
+        """A table another node runs: its players are told (their seat redirects them there); its result
+        comes through ``self.remote``."""
+        self._tell_players(table_id, round_no, players)
+
+    def _tell_players(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
         for receiver, player in list(self.watchers.items()):
             if player in players:
-                receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table.id,
+                receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table_id,
                                            seat=players.index(player)))
+
+    async def place_unplaced(self) -> None:
+        """After a restart on a cluster: the tables seated in the log that are neither open here nor logged
+        here are another node's (followed there: asked again, in case that node lost the request) or were
+        never opened (opened now, here or on the node that claims them meanwhile)."""
+        await self.hub.in_cluster.wait()
+        remote = self._remote()
+        pending, self.unplaced = self.unplaced, []
+        owners = [await remote.owner(table_id) for table_id, _, _ in pending]
+        async with self.lock:
+            async with trio.open_nursery() as opening:
+                for (table_id, round_no, players), owner in zip(pending, owners):
+                    if table_id not in self.state.results:
+                        node = owner if owner is not None and owner != remote.cluster.node else None
+                        opening.start_soon(self._open_table, table_id, round_no, players, node)
+            self._push()
+            await self._maybe_advance()
+
+    def _follow(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
+        self.tables[table.id] = table
+        self._tell_players(table.id, round_no, players)
         self.hub.nursery.start_soon(self._await_result, table, round_no, players)
 
     async def _await_result(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
         await table.over.wait()
         await table.wait_end_durable()
-        result = self.game.result(table.session.state)
-        places = table.places()
-        scores = tuple(result.scores) if result is not None else (0,) * len(players)
-        lower = result.lower_is_better if result is not None else True
+        await self._finished(round_no, table.id, players, outcome_of(self.game, table))
+
+    async def _remote_result(self, table_id: str, outcome: TableOutcome) -> None:
+        """A result another node wrote for one of our tables: logged as a local table's is, once."""
+        seated = self.state.tables.get(table_id)
+        if seated is None or table_id in self.state.results:
+            return
+        try:
+            await self._finished(seated[0], table_id, seated[1], outcome)
+        except TournamentError as error:  # a result that does not fit its seating: refused, nothing changed
+            print(f"photofinish: tournament {self.id}: the result of table {table_id} is refused: {error.message}",
+                  flush=True)
+
+    async def _finished(self, round_no: int, table_id: str, players: tuple[str, ...], outcome: TableOutcome) -> None:
         async with self.lock:
-            record = TableFinished(round=round_no, table=table.id, players=players, places=tuple(places),
-                                   scores=scores, log_hash=table.end_hash or "", lower_is_better=lower,
-                                   stand_ins=tuple(slot.stood_in for slot in table.slots), time=self._now())
+            if table_id in self.state.results:  # heard twice (a cluster's result, written again): logged once
+                return
+            record = TableFinished(round=round_no, table=table_id, players=players, places=outcome.places,
+                                   scores=outcome.scores, log_hash=outcome.log_hash,
+                                   lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
+                                   time=self._now())
             await self._record(record)
             finished = record.result()
             await self._store(Store.add_result, self.id, round_no, finished, record.log_hash)
@@ -369,3 +450,5 @@ class Director:
         await self._store(Store.set_state, self.id, "ended", self.state.seed)
         self._push()
         self.over.set()
+        if self.remote is not None:
+            await self.remote.stop()

@@ -22,19 +22,22 @@ from ..logstore import FileLog, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
 from .model import Settings, Sizes, TournamentError
+from .remote import TableHost, outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
 from .tlog import Created, TableFinished, read_tournament_log
-from .verify import end_line_hash
 
 MAX_TOURNAMENTS = 200
 TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms")
 
 
 class TournamentHub:
-    def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch") -> None:
+    def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch",
+                 clustered: bool = False) -> None:
         self.nursery = nursery
+        self.clustered = clustered  # a cluster node: reopened tables that are not here are placed once it joins
+        self.in_cluster = trio.Event()  # set by join_cluster
         self.lobby = lobby
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
@@ -57,6 +60,12 @@ class TournamentHub:
         if self.store is not None:
             await trio.to_thread.run_sync(self.store.store.close, limiter=self.store.limiter)
             self.store = None
+
+    def join_cluster(self) -> None:
+        """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
+        tables other nodes' directors ask of it, and place the tables reopened tournaments could not find here."""
+        self.nursery.start_soon(TableHost(self.lobby, self.nursery).run)
+        self.in_cluster.set()
 
     def find(self, tid: str) -> Director:
         director = self.directors.get(tid)
@@ -187,6 +196,8 @@ class TournamentHub:
             table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
                 await self._result_from_log(director, table_log, round_no, players)
+            elif self.clustered:  # another node's, or never opened: found (or opened) once the node joins
+                director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
                 await director._open_table(table_id, round_no, players)
         async with director.lock:
@@ -196,25 +207,16 @@ class TournamentHub:
                 if state.round:
                     self.nursery.start_soon(director._arena_clock)
             await director._maybe_advance()
+        if director.unplaced:
+            self.nursery.start_soon(director.place_unplaced)
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
-        from ..replay import check_log
-
-        report = await trio.to_thread.run_sync(check_log, path)
-        read = report.read
-        end = read.end if read is not None else None
-        if not report.ok or end is None or end.places is None:
-            raise ValueError(f"table {path.stem} of the tournament has neither an end nor a live table "
-                             f"({report.problem or 'no end record'})")
-        stand_ins = [False] * len(players)
-        for record in read.records:
-            if type(record).__name__ == "StandIn":
-                stand_ins[record.seat] = True
-        record = TableFinished(round=round_no, table=path.stem, players=players, places=tuple(end.places),
-                               scores=tuple(end.scores or (0,) * len(players)), log_hash=end_line_hash(path),
-                               lower_is_better=report.result.lower_is_better if report.result else True,
-                               stand_ins=tuple(stand_ins), time=director._now())
+        outcome = await trio.to_thread.run_sync(outcome_from_log, path)
+        record = TableFinished(round=round_no, table=path.stem, players=players, places=outcome.places,
+                               scores=outcome.scores, log_hash=outcome.log_hash,
+                               lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
+                               time=director._now())
         async with director.lock:
             await director._record(record)
             await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)

@@ -1,0 +1,176 @@
+"""A tournament on a cluster: its director runs on the node that created it, its rounds' tables open across the
+nodes, and their results come back through the presence store, logged as a local table's are.
+
+Two (or one) ``run_server`` nodes in one trio run share an in-process ``LocalPresence`` on trio's autojump
+clock. Every seat is left to its stand-in bot (``no_show_ms``), so whole tournaments play in virtual time;
+the real-process test with bots over websockets and a real Redis is ``test_cluster_tournament_nodes.py``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import msgspec
+import trio
+from hypothesis import given, strategies as st
+
+from server.app import ClusterConfig, run_server
+from server.cluster import NODES, PREFIX, NodeLoad
+from server.presence import LocalPresence
+from server.protocol import CreateTournament
+from server.tournament.remote import open_key, spread, tourney_key
+from server.tournament.verify import verify_tournament
+
+HEARTBEAT = 0.05
+EXPIRY = 0.5
+PLAYERS = 6  # at 3 seats: two tables a round
+
+
+async def start_node(nursery, presence, data_dir):
+    config = ClusterConfig(presence, heartbeat=HEARTBEAT, expiry=EXPIRY)
+    return await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=data_dir, durability="never",
+                                                              cluster=config, task_status=task_status))
+
+
+async def beats(*nodes) -> None:
+    for node in nodes:
+        await node.lobby.cluster.next_beat()
+
+
+async def tournament(node, rounds: int = 2):
+    """A started Swiss of ``PLAYERS`` players, created on ``node``; every seat is played by its stand-in."""
+    hub = node.lobby.tournaments
+    director, secret = await hub.create(CreateTournament(name="cup", game="flag_finish", mode="challenge", seats=3,
+                                                         rounds=rounds, options={"races": 1}, no_show_ms=1000,
+                                                         seed=7))
+    for index in range(PLAYERS):
+        await director.register(f"player {index + 1}")
+    await director.start(secret, next_round=False)
+    return director
+
+
+def tables_of(director, node) -> set[str]:
+    return set(director.state.tables) & set(node.lobby.tables)
+
+
+def verify(tmp_path, director, *data_dirs):
+    """The tournament's log checked against its tables' logs, wherever each table ran."""
+    merged = tmp_path / "all-tables"
+    merged.mkdir(exist_ok=True)
+    for data in data_dirs:
+        for path in (data / "tables").glob("t*.log"):
+            shutil.copy(path, merged / path.name)
+    return verify_tournament(data_dirs[0] / "tournaments" / f"{director.id}.log", merged)
+
+
+async def test_a_tournaments_tables_spread_over_two_nodes_and_it_ends_with_the_standings_its_log_recomputes(
+        autojump_clock, tmp_path):
+    presence = LocalPresence()
+    async with trio.open_nursery() as nursery:
+        home = await start_node(nursery, presence, tmp_path / "home")
+        other = await start_node(nursery, presence, tmp_path / "other")
+        await beats(home, other, home)
+        director = await tournament(home)
+        round_one = set(director.state.tables)
+        assert len(tables_of(director, home)) == 1 and len(tables_of(director, other)) == 1  # one on each node
+        with trio.fail_after(600):
+            await director.over.wait()
+        assert len(director.state.tables) == 4 and len(director.state.results) == 4
+        assert round_one <= set(director.state.results)
+        assert tables_of(director, other)  # the other node ran some of them
+        assert not any(t in other.lobby.tables for t in tables_of(director, home))  # and never the same one twice
+        assert await presence.hgetall(open_key(other.lobby.cluster.node)) == {}  # every request answered
+        assert await presence.hgetall(tourney_key(director.id)) == {}  # every result logged, the hash cleared
+        for node in (home, other):
+            await node.shutdown()
+    report = verify(tmp_path, director, tmp_path / "home", tmp_path / "other")
+    assert report.ok, report.problem
+    assert report.results == 4 and report.table_logs == 4
+    assert [s.player for s in report.standings] == [row.player for row in director.state.standings()]
+
+
+async def test_a_node_that_never_answers_has_its_tables_opened_at_home(autojump_clock, tmp_path):
+    presence = LocalPresence()
+    async with trio.open_nursery() as nursery:
+        home = await start_node(nursery, presence, tmp_path / "home")
+        # a node that is listed alive and idle but does nothing (frozen): the director's requests go unanswered
+        await presence.hset(NODES, {"ghost": "ws://127.0.0.1:9"})
+        ghost = NodeLoad(url="ws://127.0.0.1:9", tables=0, connections=0)
+        await presence.set(f"{PREFIX}alive:ghost", msgspec.json.encode(ghost).decode(), ttl_ms=3_600_000)
+        await beats(home, home)
+        assert "ghost" in home.lobby.cluster.peers
+        started = trio.current_time()
+        director = await tournament(home, rounds=1)
+        assert trio.current_time() - started >= 3.0  # it waited for the ghost's answer, then gave up
+        assert tables_of(director, home) == set(director.state.tables)  # both tables opened here
+        assert await presence.get(f"{PREFIX}table:{sorted(director.state.tables)[0]}") == home.lobby.cluster.node
+        with trio.fail_after(600):
+            await director.over.wait()
+        await home.shutdown()
+    report = verify(tmp_path, director, tmp_path / "home")
+    assert report.ok and report.results == 2, report.problem
+
+
+async def test_the_directors_node_restarted_mid_round_hears_the_other_nodes_results_and_finishes(
+        autojump_clock, tmp_path):
+    presence = LocalPresence()
+    async with trio.open_nursery() as nursery:
+        home = await start_node(nursery, presence, tmp_path / "home")
+        other = await start_node(nursery, presence, tmp_path / "other")
+        await beats(home, other, home)
+        director = await tournament(home)
+        [away] = tables_of(director, other)
+        tid = director.id
+        await home.shutdown()  # the director's node stops mid-round; the other node's table plays on
+        with trio.fail_after(600):
+            await other.lobby.tables[away].over.wait()
+            await beats(other, other)
+        assert f"result:{away}" in await presence.hgetall(tourney_key(tid))  # waiting for the director
+        home = await start_node(nursery, presence, tmp_path / "home")  # same data directory: the same node
+        director = home.lobby.tournaments.find(tid)
+        with trio.fail_after(600):
+            await director.over.wait()
+        assert away in director.state.results and len(director.state.results) == 4
+        for node in (home, other):
+            await node.shutdown()
+    report = verify(tmp_path, director, tmp_path / "home", tmp_path / "other")
+    assert report.ok, report.problem
+    assert report.results == 4
+
+
+async def test_without_the_presence_store_the_tables_play_on_and_the_round_ends_once_it_is_back(
+        autojump_clock, tmp_path):
+    presence = LocalPresence()
+    async with trio.open_nursery() as nursery:
+        home = await start_node(nursery, presence, tmp_path / "home")
+        other = await start_node(nursery, presence, tmp_path / "other")
+        await beats(home, other, home)
+        director = await tournament(home, rounds=1)
+        [away] = tables_of(director, other)
+        presence.down = True
+        with trio.fail_after(600):
+            await other.lobby.tables[away].over.wait()
+            for _ in range(20):
+                await beats(home, other)
+        assert away not in director.state.results  # the result waits on its node for the store
+        assert not director.over.is_set()
+        presence.down = False
+        with trio.fail_after(600):
+            await director.over.wait()
+        assert away in director.state.results
+        for node in (home, other):
+            await node.shutdown()
+    assert verify(tmp_path, director, tmp_path / "home", tmp_path / "other").ok
+
+
+@given(st.lists(st.integers(0, 20), min_size=1, max_size=5), st.integers(0, 40))
+def test_each_table_goes_to_a_node_with_the_least_load(initial, count):
+    loads = {f"n{i}": float(load) for i, load in enumerate(initial)}
+    placed = spread(loads, count)
+    assert len(placed) == count and set(placed) <= loads.keys()
+    final = {node: loads[node] + placed.count(node) for node in loads}
+    lowest = min(final.values())
+    for node in set(placed):  # it had the least load when it got its last table
+        assert final[node] <= lowest + 1
+    if count and len(set(initial)) == 1:
+        assert placed[0] == "n0"  # a tie goes to the first node: the director's own
