@@ -1,90 +1,160 @@
 """From a click to the page showing the answer, in headless Chromium over loopback, next to the floor.
 
-`python -m bench.browser_bench [CLICKS]` (default 300). One trio loop in a thread serves the photofinish web
-client (a Flag Finish Challenge table: the page's seat takes a discard card, then discards, and so on; the other
-seat is a server bot that waits a minute before each move) and a bare trio-websocket echo server; a tiny page
-(a button that sends a frame, the echo written into the page) is the floor. The page clicks the button itself
-(``button.click()``: the same click event and handler as a person's click) and times it, from the click to the
-first DOM change that shows the answer (the next move offered, nothing pending; on the echo page, the echoed
-count). Playwright only starts each run: its polling would hold the page's main thread between frames. Target: within 2 ms of the floor
-at p50. Needs Debian's Chromium (/usr/bin/chromium) and the playwright package; without them it says so and
-stops (it is not part of `make bench`).
+`python -m bench.browser_bench [CLICKS]` (default 300 a page). One trio loop in a thread runs two photofinish
+servers, each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
+takes a discard card, then discards, and so on; the other seat is a server bot that waits a minute before each
+move): one at the server's default durability (``batch``: each answer waits for its log line's fdatasync, in a
+temporary data folder: what a user gets) and one at ``never``. The floor is a bare echo page (a button that
+sends a frame, the echo written into the page) served the same way as the web client: plain HTTP and the
+websocket on one port, read by ``server/http.py`` and handed to trio-websocket, frames sent as photofinish
+sends them. Every page is loaded from its server by URL, in the same viewport.
+
+Each page clicks and times itself (``button.click()``: the same click event and handler as a person's click;
+no Playwright call between a click and its answer, whose polling would hold the page's main thread): from the
+click to the first DOM change that shows the answer (the next move offered and nothing pending; on the echo
+page, the echoed count). Before each click it waits until the browser has drawn what the last answer changed
+(an animation frame, then a task): a person clicks what they see, and a click made while the browser still
+lays out the last answer would time that work too. The pages take turns in a few rounds, so a shared machine's
+load falls on each alike. For each page it also reports when, after the click, the page sent its frame and the
+answer's frame came in (hooks on the page's WebSocket, installed before the page's own code), so the time
+splits into the way there and back (network, server) and the page handling the answer (parse, redraw).
+
+Target: within 2 ms of the floor at p50. Needs Debian's Chromium (/usr/bin/chromium) and the playwright
+package; without them it says so and stops.
 """
 
 from __future__ import annotations
 
 import queue
 import sys
+import tempfile
 import threading
+from functools import partial
 from pathlib import Path
 
 import trio
-from trio_websocket import ConnectionClosed, serve_websocket
+from trio_websocket import ConnectionClosed, wrap_server_stream
 
 from server.app import run_server
+from server.http import load_site, serve_http
 from server.protocol import BotSeat, CreateTable
 from server.sendpath import send_promptly
 
 CHROMIUM = Path("/usr/bin/chromium")
 WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web"
-WARM_UP = 20
+WARM_UP = 20  # clicks a page makes before it is measured
+ROUNDS = 3  # the pages take turns this many times
+VIEWPORT = {"width": 1100, "height": 900}
 
-# The page clicks and times itself (no Playwright call between a click and its answer, whose polling would
-# otherwise hold the page's main thread): for each step it clicks the first button matching ``click`` and waits
-# for the first DOM change after which ``answered`` matches and nothing is pending. Steps alternate.
+# Installed before the page's own scripts: when the page last sent a frame (not a pong: the answer to the
+# server's round-trip ping) and when the first frame after it came in (not a ping).
+HOOKS = """(() => {
+  const times = (window.__bench = { sent: 0, arrived: 0 });
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!String(data).includes('"type":"pong"')) { times.sent = performance.now(); times.arrived = 0; }
+    return send.call(this, data);
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (frame) => {
+        if (!times.arrived && !String(frame.data).startsWith('{"type":"ping"')) times.arrived = performance.now();
+      });
+    }
+  };
+})();"""
+
+# For each click: wait until the page has drawn the last answer, click the first button matching the step's
+# ``click``, and wait for the first DOM change after which ``answered`` matches and nothing is pending. Steps
+# alternate, counted across calls (``{n}`` is the page's click count), so rounds go on where the last stopped.
 HARNESS = """async ([steps, count]) => {
+  const drawn = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const answered = (selector) => new Promise((resolve) => {
     const done = () => document.querySelector(selector) && !document.querySelector(".pending");
     const observer = new MutationObserver(() => { if (done()) { observer.disconnect(); resolve(performance.now()); } });
     observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   });
   const samples = [];
-  for (let n = 0; n < count; n++) {
-    const [click, answer] = steps[n % steps.length].map((text) => text.replaceAll("{n}", String(n + 1)));
+  for (let i = 0; i < count; i++) {
+    const n = (window.__clicks = (window.__clicks || 0) + 1);
+    const [click, answer] = steps[(n - 1) % steps.length].map((text) => text.replaceAll("{n}", String(n)));
+    await drawn();
     const button = document.querySelector(click);
-    if (!button) throw new Error(`nothing to click at step ${n}: ${click}`);
+    if (!button) throw new Error(`nothing to click at click ${n}: ${click}`);
     const shown = answered(answer);
     const clicked = performance.now();
     button.click();
-    samples.push((await shown) - clicked);
+    const at = await shown;
+    const { sent, arrived } = window.__bench;
+    samples.push([at - clicked, sent - clicked, arrived - clicked, at - arrived]);
   }
   return samples;
 }"""
 
-ECHO_PAGE = """<!doctype html><meta charset="utf-8"><title>echo</title>
+ECHO_HTML = """<!doctype html><meta charset="utf-8"><title>echo</title>
 <button id="send">send</button> <span id="out">0</span>
-<script>
-  const ws = new WebSocket("ws://127.0.0.1:%d/");
-  let sent = 0;
-  ws.onmessage = (m) => { const out = document.getElementById("out"); out.textContent = m.data; out.dataset.n = m.data; };
-  document.getElementById("send").addEventListener("click", () => ws.send(String(++sent)));
-  window.ready = new Promise((resolve) => { ws.onopen = resolve; });
-</script>"""
+<script type="module" src="echo.js"></script>
+"""
+ECHO_JS = """const ws = new WebSocket(`ws://${location.host}/`);
+let sent = 0;
+ws.onmessage = (m) => { const out = document.getElementById("out"); out.textContent = m.data; out.dataset.n = m.data; };
+document.getElementById("send").addEventListener("click", () => ws.send(String(++sent)));
+window.ready = new Promise((resolve) => { ws.onopen = resolve; });
+"""
 
 
-async def echo(request) -> None:
-    ws = await request.accept()
-    send_promptly(ws)  # as photofinish sends (server/sendpath.py): the floor is the browser and the socket alone
-    try:
-        while True:
-            await ws.send_message(await ws.get_message())
-    except ConnectionClosed:
-        pass
+async def serve_echo(folder: Path, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """The floor's server: plain HTTP and a websocket echo on one port, the way the photofinish gateway serves
+    (``server/http.py`` reads the request, an upgrade goes to trio-websocket, frames go out promptly)."""
+    (folder / "index.html").write_text(ECHO_HTML)
+    (folder / "echo.js").write_text(ECHO_JS)
+    site = load_site(folder)
+
+    async def connection(stream: trio.SocketStream) -> None:
+        try:
+            upgrade = await serve_http(stream, site)
+            if upgrade is None:
+                return
+            async with trio.open_nursery() as nursery:
+                ws = await (await wrap_server_stream(nursery, upgrade)).accept()
+                send_promptly(ws)
+                try:
+                    while True:
+                        await ws.send_message(await ws.get_message())
+                except ConnectionClosed:
+                    pass
+                nursery.cancel_scope.cancel()
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionClosed):
+            pass  # the browser went away
+        finally:
+            await trio.aclose_forcefully(stream)
+
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(listeners[0].socket.getsockname()[1])
+    await trio.serve_listeners(connection, listeners)
 
 
-def start_servers() -> tuple[int, int, str, object, object]:
-    """The photofinish server and the echo server in one trio loop in a thread; their ports, a way to stop."""
+def start_servers(folder: Path) -> tuple[dict, object, object]:
+    """The echo server and a photofinish server per durability in one trio loop in a thread: {name: (port,
+    table or None)} and a way to stop them."""
     ready: queue.Queue = queue.Queue()
+
+    async def photofinish(durability: str, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        await run_server("127.0.0.1", 0, data_dir=folder / durability, durability=durability, web_root=WEB_ROOT,
+                         task_status=task_status)
 
     async def main():
         async with trio.open_nursery() as nursery:
-            running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, web_root=WEB_ROOT,
-                                                                         task_status=task_status))
-            listeners = await nursery.start(serve_websocket, echo, "127.0.0.1", 0, None)
-            table = await running.lobby.create(CreateTable(  # the bot keeps still (a minute a move) while we click
-                game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)], bot_delay_ms=60_000))
-            ready.put((running.port, listeners.port, table.id, nursery.cancel_scope,
-                       trio.lowlevel.current_trio_token()))
+            (folder / "echo").mkdir()
+            pages = {"echo": (await nursery.start(serve_echo, folder / "echo"), None)}
+            for durability in ("batch", "never"):
+                running = await nursery.start(partial(photofinish, durability))
+                table = await running.lobby.create(CreateTable(  # the bot keeps still (a minute a move)
+                    game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)], bot_delay_ms=60_000))
+                pages[durability] = (running.port, table.id)
+            ready.put((pages, nursery.cancel_scope, trio.lowlevel.current_trio_token()))
 
     thread = threading.Thread(target=trio.run, args=(main,), daemon=True)
     thread.start()
@@ -96,17 +166,17 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def measure_echo(browser, port: int, clicks: int) -> list[float]:
-    page = browser.new_page()
-    page.set_content(ECHO_PAGE % port)
+def open_echo(browser, port: int):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.add_init_script(HOOKS)
+    page.goto(f"http://127.0.0.1:{port}/")
     page.evaluate("() => window.ready")
-    samples = page.evaluate(HARNESS, [[["#send", "#out[data-n='{n}']"]], clicks + WARM_UP])
-    page.close()
-    return samples[WARM_UP:]
+    return page, [["#send", "#out[data-n='{n}']"]]
 
 
-def measure_photofinish(browser, port: int, table: str, clicks: int) -> list[float]:
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
+def open_photofinish(browser, port: int, table: str):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.add_init_script(HOOKS)
     page.goto(f"http://127.0.0.1:{port}/")
     page.wait_for_selector(f"[data-key='sit-{table}-0']")
     page.fill("#name", "bench")
@@ -114,9 +184,14 @@ def measure_photofinish(browser, port: int, table: str, clicks: int) -> list[flo
     page.wait_for_selector(".discard button.move[data-action^='take']")
     take = ".discard button.move[data-action^='take']:not(.pending)"
     discard = ".hand button.move[data-action^='discard']:not(.pending)"
-    samples = page.evaluate(HARNESS, [[[take, discard], [discard, take]], clicks + WARM_UP])
-    page.close()
-    return samples[WARM_UP:]
+    return page, [[take, discard], [discard, take]]
+
+
+def figures(samples: list[list[float]]) -> dict:
+    column = lambda i: [sample[i] for sample in samples]  # noqa: E731
+    return {"p50_ms": percentile(column(0), 0.5), "p99_ms": percentile(column(0), 0.99),
+            "sent_p50_ms": percentile(column(1), 0.5), "arrived_p50_ms": percentile(column(2), 0.5),
+            "handled_p50_ms": percentile(column(3), 0.5)}
 
 
 def run(clicks: int = 300) -> dict | None:
@@ -128,31 +203,44 @@ def run(clicks: int = 300) -> dict | None:
     if not CHROMIUM.exists():
         print(f"browser bench skipped: no Chromium at {CHROMIUM} (apt-get install -y chromium, as root)")
         return None
-    port, echo_port, table, cancel_scope, token = start_servers()
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                                 args=["--no-sandbox", "--disable-gpu"])
-            floor = measure_echo(browser, echo_port, clicks)
-            ours = measure_photofinish(browser, port, table, clicks)
-            browser.close()
-    finally:
-        trio.from_thread.run_sync(cancel_scope.cancel, trio_token=token)
-    return {"clicks": clicks,
-            "echo": {"p50_ms": percentile(floor, 0.5), "p99_ms": percentile(floor, 0.99)},
-            "photofinish": {"p50_ms": percentile(ours, 0.5), "p99_ms": percentile(ours, 0.99)}}
+    per_round = -(-clicks // ROUNDS // 2) * 2  # even: a photofinish round ends where the next one starts
+    with tempfile.TemporaryDirectory(prefix="browser-bench-") as folder:
+        servers, cancel_scope, token = start_servers(Path(folder))
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                                     args=["--no-sandbox", "--disable-gpu"])
+                pages = {"echo": open_echo(browser, servers["echo"][0])}
+                for durability in ("batch", "never"):
+                    pages[durability] = open_photofinish(browser, *servers[durability])
+                samples: dict[str, list] = {name: [] for name in pages}
+                for name, (page, steps) in pages.items():
+                    page.evaluate(HARNESS, [steps, WARM_UP])
+                for _ in range(ROUNDS):
+                    for name, (page, steps) in pages.items():
+                        samples[name] += page.evaluate(HARNESS, [steps, per_round])
+                browser.close()
+        finally:
+            trio.from_thread.run_sync(cancel_scope.cancel, trio_token=token)
+    return {"clicks": per_round * ROUNDS, "echo": figures(samples["echo"]),
+            "photofinish": figures(samples["batch"]), "photofinish_never": figures(samples["never"])}
 
 
-def print_table(figures: dict | None) -> None:
-    if figures is None:
+def print_table(result: dict | None) -> None:
+    if result is None:
         return
-    echo_, ours = figures["echo"], figures["photofinish"]
-    gap = ours["p50_ms"] - echo_["p50_ms"]
-    print(f"click -> answer shown, headless Chromium over loopback, {figures['clicks']} clicks each")
-    print(f"{'page':<34}{'p50 ms':>9}{'p99 ms':>9}")
-    print(f"{'bare websocket echo (the floor)':<34}{echo_['p50_ms']:>9.2f}{echo_['p99_ms']:>9.2f}")
-    print(f"{'photofinish (take / discard)':<34}{ours['p50_ms']:>9.2f}{ours['p99_ms']:>9.2f}")
-    print(f"p50 above the floor: {gap:.2f} ms (target: 2 ms or less: {'met' if gap <= 2 else 'NOT met'})")
+    echo, ours, never = result["echo"], result["photofinish"], result["photofinish_never"]
+    print(f"click -> answer shown, headless Chromium over loopback, {result['clicks']} clicks a page, "
+          f"taking turns in {ROUNDS} rounds")
+    print(f"{'page':<40}{'p50 ms':>8}{'p99 ms':>8}   p50 after the click: sent / answer in / shown after it")
+    rows = [("bare websocket echo (the floor)", echo), ("photofinish, durability batch (default)", ours),
+            ("photofinish, durability never", never)]
+    for label, row in rows:
+        print(f"{label:<40}{row['p50_ms']:>8.2f}{row['p99_ms']:>8.2f}   {row['sent_p50_ms']:.2f} / "
+              f"{row['arrived_p50_ms']:.2f} / +{row['handled_p50_ms']:.2f}")
+    gap = ours["p50_ms"] - echo["p50_ms"]
+    print(f"p50 above the floor: {gap:.2f} ms at the default durability (target: 2 ms or less: "
+          f"{'met' if gap <= 2 else 'NOT met'}); {never['p50_ms'] - echo['p50_ms']:.2f} ms at never")
 
 
 if __name__ == "__main__":

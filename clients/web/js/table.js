@@ -3,6 +3,7 @@
 // whose turn it is, the event feed in words, a refused move's reason, the turn clock and the result.
 
 import { h, mount } from "./dom.js";
+import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
 import { describeEvent, joinWords, resultWords } from "./words.js";
@@ -19,6 +20,7 @@ export class TablePage {
     };
     this.inbox = app.takeBacklog(table); // what came before this page: handled once the page has started
     this.started = false;
+    this.renderQueued = false;
     this.clock = setInterval(() => this.tick(), 500);
   }
 
@@ -102,30 +104,36 @@ export class TablePage {
       if (message.pings) s.pings = message.pings; // each seat's round trip, measured by the server's pings
       if (s.info && (s.info.status === "waiting" || message.type === "snapshot")) this.refreshInfo().then(() => this.render(), () => {});
     }
-    this.render();
+    this.renderSoon();
   }
 
   // ------------------------------------------------------------------ input out
 
   key(action) { return JSON.stringify(action); }
 
+  // A click sends at once and marks only the clicked move as pending (no redraw of the table: the browser
+  // would lay out and paint the whole page while the answer comes in, and the answer would wait for it).
   act(action) {
     const s = this.state;
     const key = this.key(action);
     if (s.pending.has(key)) return;
     s.pending.set(key, action);
-    s.notice = null;
-    const answered = this.client.act(s.table, action); // sent first: the redraw must not delay the click
-    this.render();
+    const answered = this.client.act(s.table, action);
+    for (const element of this.app.root.querySelectorAll(`[data-key="${CSS.escape(key)}"]`)) markPending(element);
+    if (s.notice) { // a refusal's reason goes with the next move
+      s.notice = null;
+      const notice = this.app.root.querySelector(".table-page .notice");
+      if (notice) notice.remove();
+    }
     answered.then(() => {
       s.pending.delete(key);
-      this.render();
+      this.renderSoon();
     }, (error) => {
       s.pending.delete(key);
       const screen = screenFor(s.game);
       s.notice = (screen.refusal && screen.refusal(action, error, this.context())) ||
         `Refused: ${error.reason || error.message}`;
-      this.render();
+      this.renderSoon();
     });
   }
 
@@ -167,6 +175,17 @@ export class TablePage {
   tick() {
     const clock = document.getElementById("turn-clock");
     if (clock) clock.textContent = this.clockText();
+  }
+
+  // One redraw for everything one frame from the server brings: an action's answer and the update that comes
+  // with it (a batch) are drawn together, once the frame is handled, not one after the other.
+  renderSoon() {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    queueMicrotask(() => {
+      this.renderQueued = false;
+      this.render();
+    });
   }
 
   render() {

@@ -4,7 +4,7 @@
 // track). Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
 
 import { h } from "../dom.js";
-import { actionButton } from "./generic.js";
+import { actionButton, markPending } from "./generic.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const GEARS = ["Neutral", "1st", "2nd", "3rd"];
@@ -216,16 +216,15 @@ function target(ctx, geo, track, position, action, kind) {
   const [x, y] = geo.point((lapSpace(track, position) - 0.5) * geo.cell, -WIDTH / 2 - 14);
   const label = kind === "brake" ? `Brake: stop on space ${lapSpace(track, position)}`
     : `Go on to space ${lapSpace(track, position)}`;
-  const pending = action && ctx.isPending(action);
   const mark = s("g", {
-    class: `cf-target ${kind}${action ? " move" : ""}${pending ? " pending" : ""}`,
+    class: `cf-target ${kind}${action ? " move" : ""}`,
     transform: `translate(${x.toFixed(1)},${y.toFixed(1)})`, "data-stop": position,
     role: action ? "button" : null, tabindex: action ? 0 : null, "aria-label": action ? label : null,
     "data-key": action ? ctx.key(action) : null,
     onclick: action ? () => ctx.act(action) : null,
     onkeydown: action ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.act(action); } } : null,
   }, s("title", {}, label), s("circle", { r: 9 }), s("text", { y: 3.5 }, kind === "brake" ? "B" : "▶"));
-  return mark;
+  return action && ctx.isPending(action) ? markPending(mark) : mark;
 }
 
 // ------------------------------------------------------------------ controls and panels

@@ -5,7 +5,7 @@
 // one of the listed moves. Only what the view holds is drawn; only the last update's legal actions act.
 
 import { h } from "../dom.js";
-import { actionButton } from "./generic.js";
+import { actionButton, markPending } from "./generic.js";
 
 const ROWS = 6, ROW_LENGTH = 8;
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
@@ -137,8 +137,7 @@ function choose(root, ctx, chosen, what, value) {
   const action = chosen.marker !== null && chosen.die !== null ? moveFor(ctx, chosen.marker, chosen.die) : null;
   if (action) {
     chosen.marker = chosen.die = null;
-    ctx.act(action);
-    return;
+    ctx.act(action); // marks the move pending; the event below lets go of the marker and die
   }
   root.dispatchEvent(new Event("fline-select"));
 }
@@ -254,9 +253,9 @@ function markerToken(ctx, seat, marker, moves, pickBy, chosen) {
                   "data-seat": seat, "data-marker": marker, title: label };
   const pick = pickBy.get(`${seat}:${marker}`);
   if (pick) {
-    return h("button", { ...attrs, type: "button", class: `${attrs.class} move pick${ctx.isPending(pick) ? " pending" : ""}`,
-                         "data-key": ctx.key(pick), "aria-label": `choose ${inner}`, onclick: () => ctx.act(pick) },
-      marker + 1);
+    const button = h("button", { ...attrs, type: "button", class: `${attrs.class} move pick`, "data-key": ctx.key(pick),
+                                 "aria-label": `choose ${inner}`, onclick: () => ctx.act(pick) }, marker + 1);
+    return ctx.isPending(pick) ? markPending(button) : button;
   }
   if (seat === ctx.seat && moves.some((a) => a.marker === marker)) {
     return h("button", { ...attrs, type: "button", "data-key": `fline-marker-${marker}`, "aria-label": `move ${inner}`,

@@ -17,10 +17,22 @@ export function moves(ctx, legal, label = describeAction) {
 }
 
 export function actionButton(ctx, action, text, attrs = {}) {
-  const pending = ctx.isPending(action);
-  return h("button", {
-    type: "button", class: `move${pending ? " pending" : ""} ${attrs.class || ""}`, "data-key": ctx.key(action),
-    "data-action": describeAction(action), "aria-busy": pending ? "true" : null, title: attrs.title,
+  const button = h("button", {
+    type: "button", class: `move ${attrs.class || ""}`, "data-key": ctx.key(action),
+    "data-action": describeAction(action), "data-pending-note": " (sent...)", title: attrs.title,
     onclick: () => ctx.act(action),
-  }, text, pending ? h("span", { class: "pending-mark" }, " (sent...)") : null);
+  }, text);
+  return ctx.isPending(action) ? markPending(button) : button;
+}
+
+// A move sent and not yet answered (any element with the move's data-key): shown the same whether a whole
+// render draws it or the click marks it at once (TablePage.act marks the clicked move alone: a click costs the
+// page no redraw of the table, which would hold the page's one thread while the answer comes in). A move whose
+// element has a data-pending-note says it in words too.
+export function markPending(element) {
+  element.classList.add("pending");
+  element.setAttribute("aria-busy", "true");
+  const note = element.dataset.pendingNote;
+  if (note && !element.querySelector(".pending-mark")) element.append(h("span", { class: "pending-mark" }, note));
+  return element;
 }
