@@ -97,6 +97,7 @@ class Cluster:
         self.claimed: dict[str, set[str]] = {"table": set(), "tournament": set()}
         self.conflicts: set[str] = set()  # ids another node holds (reported once)
         self.published: dict[str, dict[str, bytes]] = {"tables": {}, "tournaments": {}}
+        self.announced: dict[str, set[str]] = {"tables": set(), "tournaments": set()}  # published at creation
         self.beats = 0
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
         self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
@@ -178,6 +179,7 @@ class Cluster:
     async def _reconcile(self, kind: str, directory: str, local: dict[str, bytes]) -> None:
         """Claim what is new here, release what is gone, publish what changed."""
         claimed = self.claimed[kind]
+        announced = set(self.announced[directory])  # as of ``local``: a table announced later is not gone
         for key in local.keys() - claimed:
             if key in self.conflicts:
                 continue
@@ -186,18 +188,19 @@ class Cluster:
             else:
                 self.conflicts.add(key)
                 print(f"photofinish: {kind} {key} is claimed by another node; not listed from here", flush=True)
-        gone = claimed - local.keys()
+        gone = (claimed | announced) - local.keys()
         if gone:
             await self.presence.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))
             claimed -= gone
         published = self.published[directory]
         changed = {key: value.decode() for key, value in local.items()
                    if key in claimed and published.get(key) != value}
-        removed = [key for key in published if key not in claimed]
+        removed = [key for key in published.keys() | announced if key not in claimed]
         hash_key = f"{PREFIX}{directory}:{self.node}"
         await self.presence.hset(hash_key, changed)
         await self.presence.hdel(hash_key, *removed)
         self.published[directory] = {key: value for key, value in local.items() if key in claimed}
+        self.announced[directory] -= announced
 
     async def _claim(self, kind: str, key: str) -> bool:
         name = f"{PREFIX}{kind}:{key}"
@@ -262,6 +265,19 @@ class Cluster:
         if not ours:
             raise RulesError(f"{kind}_exists", f"{kind} {key} exists on another node")
         # not in self.claimed until the table is open: a heartbeat in between must not release it
+
+    async def announce(self, info: TableInfo | TournamentInfo) -> None:
+        """Put a table or tournament that has just opened here into the directory now, before its create is
+        answered (the heartbeat keeps it there from then on). Without this a node that died between answering
+        a create and its next heartbeat left a claimed table that no node's list showed, ever. Without the
+        store it is left to the heartbeat, as everything is."""
+        directory, key = (("tables", info.table) if isinstance(info, TableInfo)
+                          else ("tournaments", info.tournament))
+        try:
+            await self.presence.hset(f"{PREFIX}{directory}:{self.node}", {key: _encode(info).decode()})
+        except PresenceError:
+            return
+        self.announced[directory].add(key)  # the next heartbeat takes it over, or takes it out if it is gone
 
     async def release(self, kind: str, key: str) -> None:
         """Give up a claim made for a table that did not open after all."""
