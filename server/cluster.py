@@ -4,7 +4,8 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
 
 - **Registration and heartbeat.** ``nodes`` (a hash: node id -> public URL) says who has ever joined;
   ``alive:<node>`` (a ``NodeLoad``) expires ``expiry`` seconds after the node's last heartbeat, so a dead node
-  drops out of the directory within that time. The node id is kept in the data directory (``node.id``), so a
+  drops out of the directory within that time; ``known:<node>`` expires ``forget_after`` seconds after that:
+  while it lasts the dead node's tables are listed ``unavailable``, after it they are not listed at all. The node id is kept in the data directory (``node.id``), so a
   node restarted on the same data directory is the same node and its tables are its own again.
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
@@ -13,7 +14,8 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
   ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed. Every node's lists
   are its own tables live and the others' from these hashes; a table whose node is not alive is listed with
-  status ``unavailable``.
+  status ``unavailable`` until the node is forgotten (dead for ``forget_after`` seconds: a node that never
+  comes back); a forgotten node that comes back on its data directory publishes its tables again.
 - **Load and placement.** A node's load is its open tables plus its connections / 3 (a table's usual seats);
   a ``create_table`` is sent (``redirect``) to the least loaded live node when that node's load is lower by
   more than 1, else the table opens here. A redirected create comes back ``placed`` and always opens where it
@@ -80,10 +82,12 @@ def node_id(data_dir: Path | None) -> str:
 
 class Cluster:
     """``lobby``'s node in the cluster whose directory is ``presence``. ``connections`` counts this node's
-    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds."""
+    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent
+    for ``expiry`` seconds it is dead, and ``forget_after`` seconds later its tables are no longer listed."""
 
     def __init__(self, presence: Presence, lobby, node: str, public_url: str,
-                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0) -> None:
+                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0,
+                 forget_after: float = 600.0) -> None:
         self.presence = presence
         self.lobby = lobby
         self.node = node
@@ -91,6 +95,7 @@ class Cluster:
         self.connections = connections
         self.heartbeat = heartbeat
         self.expiry = expiry
+        self.forget_after = forget_after
         self.online = False  # the last heartbeat reached the store
         self.leases: list[int] = []  # id blocks this node holds (each BLOCK numbers)
         self.peers: dict[str, NodeLoad] = {}  # the other live nodes, as of the last heartbeat
@@ -129,6 +134,8 @@ class Cluster:
                 await self._lease_ahead()
                 await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
+                await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
+                                        ttl_ms=int((self.expiry + self.forget_after) * 1000))
                 await self._reconcile("table", "tables", self._local_tables())
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
             self.online = True
@@ -215,10 +222,13 @@ class Cluster:
         return self.node in nodes
 
     async def leave(self) -> None:
-        """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back)."""
+        """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back,
+        or for ``forget_after`` seconds)."""
         try:
             with trio.move_on_after(1.0):
                 await self.presence.delete(f"{PREFIX}alive:{self.node}")
+                await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
+                                        ttl_ms=max(1, int(self.forget_after * 1000)))
         except PresenceError:
             pass
 
@@ -304,11 +314,16 @@ class Cluster:
         return _decode_load(alive).url
 
     async def _directory(self, directory: str) -> list[tuple[bool, dict[str, str]]]:
-        """Every other node's published ``directory`` hash, with whether that node is alive."""
+        """Every other node's published ``directory`` hash, with whether that node is alive; a node neither
+        alive nor known (dead for longer than its ``forget_after``) is left out."""
         nodes = sorted(node for node in await self.presence.hgetall(NODES) if node != self.node)
-        alive = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in nodes])
-        hashes = await self.presence.hgetall_many([f"{PREFIX}{directory}:{node}" for node in nodes])
-        return [(raw is not None, entries) for raw, entries in zip(alive, hashes)]
+        states = await self.presence.get_many([f"{PREFIX}{state}:{node}" for state in ("alive", "known")
+                                               for node in nodes])
+        alive = states[:len(nodes)]
+        listed = [(node, raw is not None) for node, raw, known in zip(nodes, alive, states[len(nodes):])
+                  if raw is not None or known is not None]
+        hashes = await self.presence.hgetall_many([f"{PREFIX}{directory}:{node}" for node, _ in listed])
+        return [(live, entries) for (_, live), entries in zip(listed, hashes)]
 
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
         """This node's tables as they are, then every other node's (``unavailable`` where its node is down);
