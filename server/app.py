@@ -16,7 +16,7 @@ from rules import RulesError
 
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
-from .http import load_site
+from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
 from .cluster import Cluster, node_id
 from .lobby import Lobby
@@ -133,7 +133,8 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
             await nursery.start(lobby.cluster.run)
             await lobby.cluster.first_beat.wait()
         urls = join_urls(host, port)
-        gateway.site = load_site(web_root, urls if web_root is not None else ())
+        gateway.site = load_site(web_root, urls if web_root is not None else (),
+                                 connect_src="'self'" if cluster is None else CLUSTER_CONNECT_SRC)
         if demo:
             nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
             nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
