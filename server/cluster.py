@@ -5,17 +5,19 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
 - **Registration and heartbeat.** ``nodes`` (a hash: node id -> public URL) says who has ever joined;
   ``alive:<node>`` (a ``NodeLoad``) expires ``expiry`` seconds after the node's last heartbeat, so a dead node
   drops out of the directory within that time; ``known:<node>`` expires ``forget_after`` seconds after that:
-  while it lasts the dead node's tables are listed ``unavailable``, after it they are not listed at all. The node id is kept in the data directory (``node.id``), so a
-  node restarted on the same data directory is the same node and its tables are its own again.
+  while it lasts the dead node's tables are listed ``unavailable``, after it they are not listed at all. The
+  node id is kept in the data directory (``node.id``), so a node restarted on the same data directory is the
+  same node and its tables are its own again.
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
   restart is reclaimed (the claim already names this node). Ids never collide: each node leases blocks of
   ``BLOCK`` numbers from the ``id_block`` counter and numbers its tables and tournaments inside them.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
-  ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed. Every node's lists
-  are its own tables live and the others' from these hashes; a table whose node is not alive is listed with
-  status ``unavailable`` until the node is forgotten (dead for ``forget_after`` seconds: a node that never
-  comes back); a forgotten node that comes back on its data directory publishes its tables again.
+  ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed (and a new one at
+  once, before its create is answered: ``announce``). Every node's lists are its own tables live and the
+  others' from these hashes; a table whose node is not alive is listed with status ``unavailable`` until the
+  node is forgotten (dead for ``forget_after`` seconds: a node that never comes back); a forgotten node that
+  comes back on its data directory publishes its tables again.
 - **Load and placement.** A node's load is its open tables plus its connections / 3 (a table's usual seats);
   a ``create_table`` is sent (``redirect``) to the least loaded live node when that node's load is lower by
   more than 1, else the table opens here. A redirected create comes back ``placed`` and always opens where it
