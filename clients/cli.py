@@ -116,6 +116,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0.01 <= args.heartbeat <= 60:
         print("photofinish serve: --heartbeat is 0.01..60 seconds", file=sys.stderr)
         return 2
+    if not 0 <= args.forget_after <= 30 * 86400:
+        print("photofinish serve: --forget-after is 0..2592000 seconds (30 days)", file=sys.stderr)
+        return 2
     if args.public_url and not args.cluster:
         print("photofinish serve: --public-url is for a cluster node: give --cluster redis://HOST:PORT too",
               file=sys.stderr)
@@ -131,7 +134,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
                          limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
-                         heartbeat=args.heartbeat))
+                         heartbeat=args.heartbeat, forget_after=args.forget_after))
     except (OSError, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if not isinstance(error, OSError):
@@ -471,6 +474,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--heartbeat", type=float, default=1.0, metavar="SECONDS",
                        help="with --cluster: seconds between this node's heartbeats (default 1); a node silent "
                             "for 5 heartbeats is taken for dead")
+    serve.add_argument("--forget-after", type=float, default=600.0, metavar="SECONDS",
+                       help="with --cluster: seconds a dead node's tables stay listed as unavailable before they "
+                            "leave every node's lists (default 600); if it comes back, they are listed again")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")

@@ -16,7 +16,7 @@ from rules import RulesError
 
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
-from .http import load_site
+from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
 from .cluster import Cluster, node_id
 from .lobby import Lobby
@@ -32,12 +32,13 @@ OPEN_ALIAS = "open"
 class ClusterConfig:
     """How a server joins a cluster (`serve --cluster`): the shared ``presence``, the URL clients are sent
     to for this node's tables, and the heartbeat (seconds between beats, and after which a silent node is
-    taken for dead)."""
+    taken for dead); a node dead for ``forget_after`` seconds more is forgotten: its tables leave the lists."""
 
     presence: Presence
     public_url: str | None = None  # None: ws://HOST:PORT as it listens (tests on loopback)
     heartbeat: float = 1.0
     expiry: float = 5.0
+    forget_after: float = 600.0
 
 
 @dataclass
@@ -128,12 +129,13 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         if cluster is not None:
             lobby.cluster = Cluster(cluster.presence, lobby, node_id(data_dir),
                                     cluster.public_url or f"ws://{host}:{port}", connections=lambda: len(gateway.connections), heartbeat=cluster.heartbeat,
-                                    expiry=cluster.expiry)
+                                    expiry=cluster.expiry, forget_after=cluster.forget_after)
             await nursery.start(lobby.cluster.run)
             await lobby.cluster.first_beat.wait()
             lobby.tournaments.join_cluster()
         urls = join_urls(host, port)
-        gateway.site = load_site(web_root, urls if web_root is not None else ())
+        gateway.site = load_site(web_root, urls if web_root is not None else (),
+                                 connect_src="'self'" if cluster is None else CLUSTER_CONNECT_SRC)
         if demo:
             nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
             nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
@@ -153,7 +155,8 @@ def print_join(urls: tuple[str, ...], qr: bool) -> None:
 
 async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
                              limits: Limits = Limits(), web_root: Path | None = None, cluster_url: str | None = None,
-                             public_url: str | None = None, heartbeat: float = 1.0) -> None:
+                             public_url: str | None = None, heartbeat: float = 1.0,
+                             forget_after: float = 600.0) -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``cluster_url`` (a
     Redis), join that cluster as a node whose tables clients reach at ``public_url``."""
     if cluster_url is None:
@@ -161,7 +164,8 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
     from .redis_presence import open_redis_presence
 
     async with open_redis_presence(cluster_url) as presence:
-        config = ClusterConfig(presence, public_url, heartbeat=heartbeat, expiry=5 * heartbeat)
+        config = ClusterConfig(presence, public_url, heartbeat=heartbeat, expiry=5 * heartbeat,
+                               forget_after=forget_after)
         await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, config)
 
 

@@ -4,16 +4,20 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
 
 - **Registration and heartbeat.** ``nodes`` (a hash: node id -> public URL) says who has ever joined;
   ``alive:<node>`` (a ``NodeLoad``) expires ``expiry`` seconds after the node's last heartbeat, so a dead node
-  drops out of the directory within that time. The node id is kept in the data directory (``node.id``), so a
-  node restarted on the same data directory is the same node and its tables are its own again.
+  drops out of the directory within that time; ``known:<node>`` expires ``forget_after`` seconds after that:
+  while it lasts the dead node's tables are listed ``unavailable``, after it they are not listed at all. The
+  node id is kept in the data directory (``node.id``), so a node restarted on the same data directory is the
+  same node and its tables are its own again.
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
   restart is reclaimed (the claim already names this node). Ids never collide: each node leases blocks of
   ``BLOCK`` numbers from the ``id_block`` counter and numbers its tables and tournaments inside them.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
-  ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed. Every node's lists
-  are its own tables live and the others' from these hashes; a table whose node is not alive is listed with
-  status ``unavailable``.
+  ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed (and a new one at
+  once, before its create is answered: ``announce``). Every node's lists are its own tables live and the
+  others' from these hashes; a table whose node is not alive is listed with status ``unavailable`` until the
+  node is forgotten (dead for ``forget_after`` seconds: a node that never comes back); a forgotten node that
+  comes back on its data directory publishes its tables again.
 - **Load and placement.** A node's load is its open tables plus its connections / 3 (a table's usual seats);
   a ``create_table`` is sent (``redirect``) to the least loaded live node when that node's load is lower by
   more than 1, else the table opens here. A redirected create comes back ``placed`` and always opens where it
@@ -80,10 +84,12 @@ def node_id(data_dir: Path | None) -> str:
 
 class Cluster:
     """``lobby``'s node in the cluster whose directory is ``presence``. ``connections`` counts this node's
-    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds."""
+    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent
+    for ``expiry`` seconds it is dead, and ``forget_after`` seconds later its tables are no longer listed."""
 
     def __init__(self, presence: Presence, lobby, node: str, public_url: str,
-                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0) -> None:
+                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0,
+                 forget_after: float = 600.0) -> None:
         self.presence = presence
         self.lobby = lobby
         self.node = node
@@ -91,12 +97,14 @@ class Cluster:
         self.connections = connections
         self.heartbeat = heartbeat
         self.expiry = expiry
+        self.forget_after = forget_after
         self.online = False  # the last heartbeat reached the store
         self.leases: list[int] = []  # id blocks this node holds (each BLOCK numbers)
         self.peers: dict[str, NodeLoad] = {}  # the other live nodes, as of the last heartbeat
         self.claimed: dict[str, set[str]] = {"table": set(), "tournament": set()}
         self.conflicts: set[str] = set()  # ids another node holds (reported once)
         self.published: dict[str, dict[str, bytes]] = {"tables": {}, "tournaments": {}}
+        self.announced: dict[str, set[str]] = {"tables": set(), "tournaments": set()}  # published at creation
         self.beats = 0
         self.joins = 0  # times this node (re)joined the store: a Redis restarted empty forgot what it held
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
@@ -129,6 +137,8 @@ class Cluster:
                 await self._lease_ahead()
                 await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
+                await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
+                                        ttl_ms=int((self.expiry + self.forget_after) * 1000))
                 await self._reconcile("table", "tables", self._local_tables())
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
             self.online = True
@@ -180,6 +190,7 @@ class Cluster:
     async def _reconcile(self, kind: str, directory: str, local: dict[str, bytes]) -> None:
         """Claim what is new here, release what is gone, publish what changed."""
         claimed = self.claimed[kind]
+        announced = set(self.announced[directory])  # as of ``local``: a table announced later is not gone
         for key in local.keys() - claimed:
             if key in self.conflicts:
                 continue
@@ -188,18 +199,19 @@ class Cluster:
             else:
                 self.conflicts.add(key)
                 print(f"photofinish: {kind} {key} is claimed by another node; not listed from here", flush=True)
-        gone = claimed - local.keys()
+        gone = (claimed | announced) - local.keys()
         if gone:
             await self.presence.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))
             claimed -= gone
         published = self.published[directory]
         changed = {key: value.decode() for key, value in local.items()
                    if key in claimed and published.get(key) != value}
-        removed = [key for key in published if key not in claimed]
+        removed = [key for key in published.keys() | announced if key not in claimed]
         hash_key = f"{PREFIX}{directory}:{self.node}"
         await self.presence.hset(hash_key, changed)
         await self.presence.hdel(hash_key, *removed)
         self.published[directory] = {key: value for key, value in local.items() if key in claimed}
+        self.announced[directory] -= announced
 
     async def _claim(self, kind: str, key: str) -> bool:
         name = f"{PREFIX}{kind}:{key}"
@@ -214,10 +226,13 @@ class Cluster:
         return self.node in nodes
 
     async def leave(self) -> None:
-        """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back)."""
+        """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back,
+        or for ``forget_after`` seconds)."""
         try:
             with trio.move_on_after(1.0):
                 await self.presence.delete(f"{PREFIX}alive:{self.node}")
+                await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
+                                        ttl_ms=max(1, int(self.forget_after * 1000)))
         except PresenceError:
             pass
 
@@ -270,6 +285,19 @@ class Cluster:
             raise RulesError(f"{kind}_exists", f"{kind} {key} exists on another node")
         # not in self.claimed until the table is open: a heartbeat in between must not release it
 
+    async def announce(self, info: TableInfo | TournamentInfo) -> None:
+        """Put a table or tournament that has just opened here into the directory now, before its create is
+        answered (the heartbeat keeps it there from then on). Without this a node that died between answering
+        a create and its next heartbeat left a claimed table that no node's list showed, ever. Without the
+        store it is left to the heartbeat, as everything is."""
+        directory, key = (("tables", info.table) if isinstance(info, TableInfo)
+                          else ("tournaments", info.tournament))
+        try:
+            await self.presence.hset(f"{PREFIX}{directory}:{self.node}", {key: _encode(info).decode()})
+        except PresenceError:
+            return
+        self.announced[directory].add(key)  # the next heartbeat takes it over, or takes it out if it is gone
+
     async def release(self, kind: str, key: str) -> None:
         """Give up a claim made for a table that did not open after all."""
         try:
@@ -295,11 +323,16 @@ class Cluster:
         return _decode_load(alive).url
 
     async def _directory(self, directory: str) -> list[tuple[bool, dict[str, str]]]:
-        """Every other node's published ``directory`` hash, with whether that node is alive."""
+        """Every other node's published ``directory`` hash, with whether that node is alive; a node neither
+        alive nor known (dead for longer than its ``forget_after``) is left out."""
         nodes = sorted(node for node in await self.presence.hgetall(NODES) if node != self.node)
-        alive = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in nodes])
-        hashes = await self.presence.hgetall_many([f"{PREFIX}{directory}:{node}" for node in nodes])
-        return [(raw is not None, entries) for raw, entries in zip(alive, hashes)]
+        states = await self.presence.get_many([f"{PREFIX}{state}:{node}" for state in ("alive", "known")
+                                               for node in nodes])
+        alive = states[:len(nodes)]
+        listed = [(node, raw is not None) for node, raw, known in zip(nodes, alive, states[len(nodes):])
+                  if raw is not None or known is not None]
+        hashes = await self.presence.hgetall_many([f"{PREFIX}{directory}:{node}" for node, _ in listed])
+        return [(live, entries) for (_, live), entries in zip(listed, hashes)]
 
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
         """This node's tables as they are, then every other node's (``unavailable`` where its node is down);

@@ -242,11 +242,13 @@ class Connection:
         table_id = lobby.new_table_id()
         await lobby.cluster.claim("table", table_id)
         try:
-            return await lobby.create(message, table_id=table_id)
+            table = await lobby.create(message, table_id=table_id)
         except BaseException:
             with trio.CancelScope(shield=True):
                 await lobby.cluster.release("table", table_id)
             raise
+        await lobby.cluster.announce(table.info())  # listed everywhere once answered, even if this node dies
+        return table
 
     async def _tournament_call(self, hub, message) -> None:
         """A tournament call: the director checks the secret or token and answers; refusals raise."""
@@ -258,6 +260,8 @@ class Connection:
             if cluster is not None:
                 cluster.require_online()  # tournaments open where they are asked for, while Redis is there
             director, secret = await hub.create(message)
+            if cluster is not None:
+                await cluster.announce(director.info())
             return self.deliver(TournamentCreated(ref=message.id, tournament=director.info(), secret=secret))
         if kind is ListTournaments:
             tournaments = hub.list() if cluster is None else await cluster.list_tournaments(hub.list())

@@ -35,13 +35,21 @@ CONTENT_TYPES = {
     ".txt": "text/plain; charset=utf-8",
     ".woff2": "font/woff2",
 }
-# Nothing the page loads may come from anywhere but this server (a LAN often has no internet).
-SECURITY_HEADERS = [
-    ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
-                                "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
-    ("X-Content-Type-Options", "nosniff"),
-    ("Referrer-Policy", "no-referrer"),
-]
+
+
+def security_headers(connect_src: str = "'self'") -> list[tuple[str, str]]:
+    """Nothing the page loads may come from anywhere but this server (a LAN often has no internet); its
+    websocket goes to ``connect_src`` (a cluster node's page follows redirects to the other nodes)."""
+    return [
+        ("Content-Security-Policy", f"default-src 'self'; img-src 'self' data:; connect-src {connect_src}; "
+                                    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+    ]
+
+
+SECURITY_HEADERS = security_headers()
+CLUSTER_CONNECT_SRC = "'self' ws: wss:"  # any node of the cluster, whose nodes come and go
 MAX_SITE_BYTES = 8 * 1024 * 1024  # a web folder larger than this is a mistake (the client is ~100 KiB)
 
 
@@ -66,6 +74,7 @@ class Site:
 
     files: dict[str, StaticFile] = field(default_factory=dict)
     join_urls: tuple[str, ...] = ()
+    security: list[tuple[str, str]] = field(default_factory=lambda: SECURITY_HEADERS)
 
     def find(self, path: str) -> StaticFile | None:
         return self.files.get(path)
@@ -75,14 +84,16 @@ def _static(body: bytes, content_type: str) -> StaticFile:
     return StaticFile(body, content_type, '"' + hashlib.sha256(body).hexdigest()[:20] + '"')
 
 
-def load_site(root: Path | None, join_urls: tuple[str, ...] = ()) -> Site:
+def load_site(root: Path | None, join_urls: tuple[str, ...] = (), connect_src: str = "'self'") -> Site:
     """Read every file under ``root`` (not hidden ones, not ``__pycache__``); ``root`` None serves no files.
 
     The join URLs become ``join.json`` and ``join.svg`` (a QR code of the first), where there is a folder.
+    ``connect_src``: where the page may open its websocket (``CLUSTER_CONNECT_SRC`` on a cluster node).
     """
     files: dict[str, StaticFile] = {}
+    security = security_headers(connect_src)
     if root is None:
-        return Site(files, tuple(join_urls))
+        return Site(files, tuple(join_urls), security)
     root = Path(root).resolve()
     total = 0
     for path in sorted(root.rglob("*")):
@@ -100,7 +111,7 @@ def load_site(root: Path | None, join_urls: tuple[str, ...] = ()) -> Site:
         info = JoinInfo(url=join_urls[0], urls=list(join_urls))
         files["join.json"] = _static(msgspec.json.encode(info), CONTENT_TYPES[".json"])
         files["join.svg"] = _static(qr_svg(join_urls[0]), CONTENT_TYPES[".svg"])
-    return Site(files, tuple(join_urls))
+    return Site(files, tuple(join_urls), security)
 
 
 def qr_svg(text: str) -> bytes:
@@ -190,9 +201,9 @@ def respond(site: Site, request: h11.Request) -> tuple[int, list[tuple[str, str]
 
 
 async def _send(conn: h11.Connection, stream: trio.abc.Stream, status: int, headers: list[tuple[str, str]],
-                body: bytes, head_only: bool) -> None:
+                body: bytes, head_only: bool, security: list[tuple[str, str]] = SECURITY_HEADERS) -> None:
     length = [] if status == 304 else [("Content-Length", str(len(body)))]
-    data = conn.send(h11.Response(status_code=status, headers=headers + length + SECURITY_HEADERS,
+    data = conn.send(h11.Response(status_code=status, headers=headers + length + security,
                                   reason=HTTPStatus(status).phrase))
     if body and not head_only:
         data += conn.send(h11.Data(data=body))
@@ -241,7 +252,7 @@ async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = H
         status, headers, body = respond(site, request)
         try:
             with trio.move_on_after(limits.send_timeout) as sending:
-                await _send(conn, stream, status, headers, body, request.method == b"HEAD")
+                await _send(conn, stream, status, headers, body, request.method == b"HEAD", site.security)
         except (trio.BrokenResourceError, trio.ClosedResourceError, h11.LocalProtocolError):
             return None
         if sending.cancelled_caught or conn.our_state is not h11.DONE or status == 405:

@@ -100,6 +100,8 @@ CASES = [
     (["serve", "--public-url", "ws://127.0.0.1:8765"], "--cluster"),
     (["serve", "--cluster", "redis://127.0.0.1:6379", "--host", "0.0.0.0"], "--public-url"),
     (["serve", "--cluster", "redis://127.0.0.1:6379", "--heartbeat", "0"], "--heartbeat"),
+    (["serve", "--cluster", "redis://127.0.0.1:6379", "--forget-after", "-1"], "--forget-after"),
+    (["serve", "--cluster", "redis://127.0.0.1:6379", "--forget-after", "nan"], "--forget-after"),
     # create
     (["create", "127.0.0.1:8765"], "did you mean ws://127.0.0.1:8765"),
     (["create", "http://127.0.0.1:8765"], "ws://127.0.0.1:8765"),

@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 
 from clients.client import open_client
 from server.app import run_server
-from server.http import HttpLimits, Site, load_site, serve_http, site_path
+from server.http import CLUSTER_CONNECT_SRC, HttpLimits, Site, load_site, serve_http, site_path
 from server.lan import join_urls, lan_addresses
 from server.protocol import JoinInfo
 
@@ -92,6 +92,16 @@ async def test_the_lobby_page_its_scripts_and_styles_have_their_content_types_an
     assert body == (WEB_ROOT / "index.html").read_bytes()
     assert header(index, "etag") and header(index, "cache-control") == "no-cache"
     assert "default-src 'self'" in header(index, "content-security-policy")
+
+
+async def test_a_page_connects_only_to_its_server_unless_it_is_a_cluster_nodes_that_redirects(site):
+    data, _ = await exchange(site, request_bytes("/"))
+    [(alone, _)] = parse_responses(data, ["GET"])
+    assert "connect-src 'self';" in header(alone, "content-security-policy")
+    data, _ = await exchange(load_site(WEB_ROOT, JOIN, connect_src=CLUSTER_CONNECT_SRC), request_bytes("/"))
+    [(node, _)] = parse_responses(data, ["GET"])
+    policy = header(node, "content-security-policy")
+    assert "connect-src 'self' ws: wss:;" in policy and "default-src 'self';" in policy  # websockets only
 
 
 async def test_a_known_etag_gets_304_without_a_body(site):
