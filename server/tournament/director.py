@@ -310,6 +310,8 @@ class Director:
                 return self._follow_remote(table_id, round_no, players)
         table = await self.hub.lobby.create(create, reserved=reserved, stand_in=STAND_IN,
                                             tags={"tournament": self.id, "round": round_no}, table_id=table_id)
+        if self.hub.lobby.cluster is not None:  # listed everywhere at once, even if this node dies before its beat
+            await self.hub.lobby.cluster.announce(table.info())
         self._follow(table, round_no, players)
 
     def _follow_remote(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:

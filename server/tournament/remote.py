@@ -342,6 +342,7 @@ class TableHost:
                 await self.cluster.release("table", request.table)
                 await self._refuse(request, error.message)
                 return None
+            await self.cluster.announce(table.info())  # listed everywhere before the director hears it opened
         await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
         return table
 
