@@ -199,6 +199,8 @@ class Journal:
         self._touched: dict[Path, FileLog] = {}  # log files with lines in the current journal file
         self._names: dict[FileLog, bytes] = {}
         self._wake = trio.Event()
+        self._grouping = 0  # > 0 inside a group (``begin_group``): marks wake no round until it ends
+        self._in_round = False  # the journal's task is in a round (its sync may be in a worker thread)
         self._closing = False
         self._closed = False  # the last round is over: nothing more is written
         self._done = trio.Event()
@@ -224,7 +226,30 @@ class Journal:
             name = self._names[log] = os.path.relpath(log.path, self.data_dir).encode()
         self._chunks.append(encode_record(name, offset, line))
         self._counts[log] = log.written
-        self._wake.set()
+        if not self._grouping:
+            self._wake.set()
+
+    def begin_group(self) -> None:
+        """Lines marked from now until ``end_group`` start no round (a table's arbiter batch: its lines go
+        together, and its answers are released together)."""
+        self._grouping += 1
+
+    def end_group(self) -> None:
+        """The group's lines are marked. If nothing else is ready to run on the event loop and no round is
+        under way, write and sync them here and now: the round the journal's task would run next, without the
+        task switch and scheduler pass to get there (the one-table case). Otherwise the journal's task runs it."""
+        self._grouping -= 1
+        if self._grouping or not self._chunks:
+            return
+        if (not self._in_round and self.error is None and not self._closed and self.inline != "never"
+                and (self.inline == "always" or trio.lowlevel.current_statistics().tasks_runnable == 0)):
+            chunks, counts = self._take()
+            self.inline_rounds += 1
+            self._finish(counts, self._write_and_sync(chunks))
+            if self._size >= self.limit:
+                self._wake.set()  # the journal's task starts the checkpoint
+        else:
+            self._wake.set()
 
     def forget(self, log: FileLog) -> None:
         """``log`` is closed: its name is no longer needed (its pending lines are still written)."""
@@ -248,10 +273,10 @@ class Journal:
                     self._wake = trio.Event()
                     if self._chunks:
                         await self._round()
-                        if self._size >= self.limit and self.error is None and self._checkpoint_done is None:
-                            nursery.start_soon(self._checkpoint, *self._switch())
                     elif self._closing:
                         break
+                    if self._size >= self.limit and self.error is None and self._checkpoint_done is None:
+                        nursery.start_soon(self._checkpoint, *self._switch())
             self._closed = True
             if self.error is None:  # a clean stop: every log file synced, no journal left to replay
                 await self._checkpoint(self.path, self._fd, self._touched)
@@ -272,6 +297,13 @@ class Journal:
         return chunks, counts
 
     async def _round(self) -> None:
+        self._in_round = True
+        try:
+            await self._round_in()
+        finally:
+            self._in_round = False
+
+    async def _round_in(self) -> None:
         inline = self.inline == "always"
         if self.inline == "auto":
             if trio.lowlevel.current_statistics().tasks_runnable:

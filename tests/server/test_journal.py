@@ -127,6 +127,45 @@ async def test_an_idle_server_syncs_the_journal_on_its_own_thread(tmp_path, nurs
     assert fake.threads == [threading.main_thread().name]
 
 
+async def test_an_idle_server_syncs_a_batchs_lines_once_as_the_batch_ends_without_a_task_switch(tmp_path, nursery):
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake)  # inline="auto"
+    nursery.start_soon(journal.run)
+    logs = [FileLog(tmp_path / f"t{n}.log", "batch", syncer=journal) for n in (1, 2)]
+    released = []
+    logs[0].on_durable = lambda: released.append(logs[0].durable)
+    await trio.testing.wait_all_tasks_blocked()
+    journal.begin_group()  # a table's arbiter batch
+    for log in logs:
+        log.append(entry(1))
+        log.append(entry(2))
+    assert fake.sizes == [] and [log.durable for log in logs] == [0, 0], "no round inside the batch"
+    journal.end_group()  # no await: the round ran right here, on the event loop's thread
+    assert len(fake.sizes) == 1 and fake.threads == [threading.main_thread().name]
+    assert [log.durable for log in logs] == [2, 2] and released == [2], "the batch's answers go out now"
+    records, problem = read_records(journal.path.read_bytes())
+    assert problem is None and len(records) == 4
+
+
+async def test_a_batch_ending_while_other_tasks_are_ready_leaves_its_round_to_the_journals_task(tmp_path, nursery):
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake)
+    nursery.start_soon(journal.run)
+    log = FileLog(tmp_path / "a.log", "batch", syncer=journal)
+    await trio.testing.wait_all_tasks_blocked()
+    ready = trio.Event()
+    nursery.start_soon(ready.wait)
+    await trio.testing.wait_all_tasks_blocked()
+    ready.set()  # another task is ready to run now: the batch must not block the loop with a sync
+    journal.begin_group()
+    log.append(entry(1))
+    journal.end_group()
+    assert fake.sizes == [] and log.durable == 0
+    with trio.fail_after(10):
+        await log.wait_durable(1)
+    assert journal.rounds == 1
+
+
 async def test_a_checkpoint_starts_the_journal_again_and_a_clean_stop_leaves_none(tmp_path):
     (tmp_path / "tables").mkdir()
     with trio.fail_after(20):
