@@ -39,7 +39,7 @@ from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Cl
                        decode_client)
 from . import frames
 from .tournament.model import TournamentError
-from .sendpath import send_promptly
+from .sendpath import plain_frames, send_frame, send_promptly
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
@@ -69,6 +69,7 @@ class Connection:
         self.ws = ws
         self.limits = limits
         self.codec = CODECS["json"]
+        self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
         self.outbox = Outbox(limits.outbox)
         self.tables: set[Table] = set()
         self.tournaments: set = set()  # the directors this connection watches
@@ -116,11 +117,11 @@ class Connection:
         try:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
                 message = Batch(messages=queued) if len(queued) > 1 else queued[0]
-                frame = self.codec.encode(message)
+                payload = self.codec.encoder.encode(message)  # bytes: text (UTF-8 JSON) or binary (msgpack)
                 if self._pings_queued:
                     self._stamp_pings(queued)
                 self.sending = True  # stays True if this send is cut off (see Gateway._close)
-                await self.ws.send_message(frame)
+                await send_frame(self.ws, self.frames, payload, self.codec.encoding == "json")
                 self.sending = False
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
