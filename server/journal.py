@@ -13,7 +13,9 @@ A record: ``@ <offset> <length> <crc32 hex> <path>\\n`` followed by the line's `
 written at byte ``offset`` of ``<path>`` (relative to the data directory); the crc32 covers the first line of
 the record and the bytes. Zeros follow the last record: a round writes ``PREALLOC`` bytes of them ahead
 whenever fewer than half are left, so that the rounds after it overwrite blocks the file already has and their
-fdatasync commits no new size (no file-system journal commit: one wait for the disk instead of two or three). At start (``replay``), before any log is read, every journal's records are checked
+fdatasync commits no new size (no file-system journal commit: two waits for the disk instead of three).
+
+At start (``replay``), before any log is read, every journal's records are checked
 in order up to the first torn or damaged one (the tail of a round the process did not finish: nothing in it
 was acknowledged), every line whose bytes are not in its log file at its offset is written there, the log
 files are fsynced and the journals deleted. So a log file always holds every line that was acknowledged.
