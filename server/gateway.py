@@ -44,6 +44,7 @@ from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
 MAX_BATCH = 64
+YIELD_EVERY = 16  # frames a writer sends at most before it lets other tasks run (a frame written whole never yields)
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
                     WatchTournament, Leaderboard}
@@ -114,6 +115,7 @@ class Connection:
 
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
+        unyielded = 0
         try:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
                 message = Batch(messages=queued) if len(queued) > 1 else queued[0]
@@ -123,6 +125,10 @@ class Connection:
                 self.sending = True  # stays True if this send is cut off (see Gateway._close)
                 await send_frame(self.ws, self.frames, payload, self.codec.encoding == "json")
                 self.sending = False
+                unyielded += 1
+                if unyielded == YIELD_EVERY:  # a long queue of frames each written at once: others run too
+                    unyielded = 0
+                    await trio.lowlevel.checkpoint()
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
 

@@ -20,11 +20,16 @@ a bytearray, each extension asked, a text payload encoded again from a ``str`` t
 msgspec's bytes (9.4 us for a 1,500-byte text frame, 0.3 us for the header). ``send_frame`` writes the header
 and the encoded bytes under the connection's send lock, as trio-websocket's own send does, while wsproto's
 side of the connection is open with no extension and no message half sent; otherwise (a closing connection,
-a client connection, a trio-websocket that stops matching) it goes through ``send_message``.
+a client connection, a trio-websocket that stops matching) it goes through ``send_message``. It writes to the
+socket's descriptor at once, and only what the socket does not take goes through trio's ``send_all``: trio's
+send yields after every write even when the whole frame went, a task step per frame that the writer spent
+only to come back and wait for its next message (the writer yields every ``YIELD_EVERY`` frames instead, see
+``server/gateway.py``).
 """
 
 from __future__ import annotations
 
+import os
 import struct
 from typing import Any
 
@@ -85,7 +90,8 @@ def plain_frames(ws: WebSocketConnection) -> Any:
     proto = getattr(connection, "_proto", None)
     if (proto is None or getattr(proto, "client", True) or getattr(proto, "extensions", None) != []
             or not hasattr(proto, "_outbound_opcode") or not isinstance(getattr(ws, "_stream_lock", None), PromptLock)
-            or not hasattr(ws, "_stream") or not hasattr(ws, "_close_reason") or not hasattr(ws, "_abort_web_socket")):
+            or not hasattr(ws, "_close_reason") or not hasattr(ws, "_abort_web_socket")
+            or not hasattr(getattr(getattr(ws, "_stream", None), "socket", None), "fileno")):
         return None
     return proto
 
@@ -109,7 +115,12 @@ async def send_frame(ws: WebSocketConnection, proto: Any, payload: bytes, text: 
     data = frame_header(len(payload), text) + payload
     async with ws._stream_lock:
         try:
-            await ws._stream.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            try:  # the descriptor as it is now (-1 once closed: an error here, never another socket)
+                sent = os.write(ws._stream.socket.fileno(), data)  # the usual case: all of it, no yield
+            except BlockingIOError:
+                sent = 0
+            if sent < len(data):
+                await ws._stream.send_all(memoryview(data)[sent:])  # the rest, waiting for the socket
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):  # OSError: the write itself
             await ws._abort_web_socket()
             raise ConnectionClosed(ws._close_reason) from None
