@@ -39,11 +39,12 @@ from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Cl
                        decode_client)
 from . import frames
 from .tournament.model import TournamentError
-from .sendpath import send_promptly
+from .sendpath import plain_frames, send_frame, send_promptly
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
 MAX_BATCH = 64
+YIELD_EVERY = 16  # frames a writer sends at most before it lets other tasks run (a frame written whole never yields)
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
                     WatchTournament, Leaderboard}
@@ -69,6 +70,7 @@ class Connection:
         self.ws = ws
         self.limits = limits
         self.codec = CODECS["json"]
+        self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
         self.outbox = Outbox(limits.outbox)
         self.tables: set[Table] = set()
         self.tournaments: set = set()  # the directors this connection watches
@@ -113,15 +115,20 @@ class Connection:
 
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
+        unyielded = 0
         try:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
                 message = Batch(messages=queued) if len(queued) > 1 else queued[0]
-                frame = self.codec.encode(message)
+                payload = self.codec.encoder.encode(message)  # bytes: text (UTF-8 JSON) or binary (msgpack)
                 if self._pings_queued:
                     self._stamp_pings(queued)
                 self.sending = True  # stays True if this send is cut off (see Gateway._close)
-                await self.ws.send_message(frame)
+                await send_frame(self.ws, self.frames, payload, self.codec.encoding == "json")
                 self.sending = False
+                unyielded += 1
+                if unyielded == YIELD_EVERY:  # a long queue of frames each written at once: others run too
+                    unyielded = 0
+                    await trio.lowlevel.checkpoint()
         except ConnectionClosed:
             self.scope.cancel()  # the client went away: stop reading too
 

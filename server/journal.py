@@ -11,7 +11,11 @@ old one, then deletes it; a clean shutdown does the same with the last one.
 
 A record: ``@ <offset> <length> <crc32 hex> <path>\\n`` followed by the line's ``length`` bytes exactly as
 written at byte ``offset`` of ``<path>`` (relative to the data directory); the crc32 covers the first line of
-the record and the bytes. At start (``replay``), before any log is read, every journal's records are checked
+the record and the bytes. Zeros follow the last record: a round writes ``PREALLOC`` bytes of them ahead
+whenever fewer than half are left, so that the rounds after it overwrite blocks the file already has and their
+fdatasync commits no new size (no file-system journal commit: two waits for the disk instead of three).
+
+At start (``replay``), before any log is read, every journal's records are checked
 in order up to the first torn or damaged one (the tail of a round the process did not finish: nothing in it
 was acknowledged), every line whose bytes are not in its log file at its offset is written there, the log
 files are fsynced and the journals deleted. So a log file always holds every line that was acknowledged.
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
 
 MAGIC = b"photofinish journal 1\n"
 LIMIT = 8 * 1024 * 1024  # a checkpoint starts a new journal file past this many bytes
+PREALLOC = 1024 * 1024  # zeros written ahead of the records, so that a round's fdatasync changes no metadata
 MAX_THREADS = 8  # log files a checkpoint fsyncs at once (the file system commits concurrent syncs together)
 INLINE = ("auto", "always", "never")
 
@@ -93,6 +98,8 @@ def read_records(data: bytes) -> tuple[list[Record], str | None]:
         return [], "not a photofinish journal" if data else None
     records, at = [], len(MAGIC)
     while at < len(data):
+        if data[at] == 0:  # the zeros written ahead of the records: the end, if nothing but zeros follows
+            return records, None if data.count(0, at) == len(data) - at else f"a damaged record at byte {at}"
         end = data.find(b"\n", at)
         if end < 0:
             return records, f"a record cut short at byte {at}"
@@ -174,12 +181,13 @@ class Journal:
     ``always`` / ``never`` force one way."""
 
     def __init__(self, data_dir: Path, sync: Callable[[int], None] | None = None, limit: int = LIMIT,
-                 inline: str = "auto") -> None:
+                 inline: str = "auto", prealloc: int = PREALLOC) -> None:
         if inline not in INLINE:
             raise ValueError(f"inline is one of {', '.join(INLINE)}, not {inline!r}")
         self.data_dir = Path(data_dir)
         self.sync = sync or sync_file
         self.limit = limit
+        self.prealloc = prealloc
         self.inline = inline
         self.rounds = 0
         self.inline_rounds = 0  # rounds whose sync ran on the event loop's thread
@@ -192,22 +200,29 @@ class Journal:
         self.generation = int(existing[-1].stem) + 1 if existing else 1
         self._kept: list[Path] = []  # journals a failed checkpoint could not retire (replayed at the next start)
         self.path, self._fd = self._create(self.generation)
-        self._size = len(MAGIC)
+        self._size = self._end = len(MAGIC)  # where the records end; where the zeros written ahead end
         self._new_file = True  # its directory entry is not yet durable: the first round syncs the folder too
         self._chunks: list[bytes] = []
         self._counts: dict[FileLog, int] = {}  # the lines of each log that the pending chunks hold
         self._touched: dict[Path, FileLog] = {}  # log files with lines in the current journal file
         self._names: dict[FileLog, bytes] = {}
         self._wake = trio.Event()
+        self._grouping = 0  # > 0 inside a group (``begin_group``): marks wake no round until it ends
+        self._in_round = False  # the journal's task is in a round (its sync may be in a worker thread)
         self._closing = False
         self._closed = False  # the last round is over: nothing more is written
         self._done = trio.Event()
         self._checkpoint_done: trio.Event | None = None
         self._writing = threading.Lock()  # one write-and-sync of the journal at a time, on either thread
 
+    @property
+    def size(self) -> int:
+        """Bytes of the current journal file up to the end of its last record (the zeros ahead not counted)."""
+        return self._size
+
     def _create(self, generation: int) -> tuple[Path, int]:
         path = self.folder / f"{generation:08d}.wal"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         os.write(fd, MAGIC)
         return path, fd
 
@@ -224,7 +239,30 @@ class Journal:
             name = self._names[log] = os.path.relpath(log.path, self.data_dir).encode()
         self._chunks.append(encode_record(name, offset, line))
         self._counts[log] = log.written
-        self._wake.set()
+        if not self._grouping:
+            self._wake.set()
+
+    def begin_group(self) -> None:
+        """Lines marked from now until ``end_group`` start no round (a table's arbiter batch: its lines go
+        together, and its answers are released together)."""
+        self._grouping += 1
+
+    def end_group(self) -> None:
+        """The group's lines are marked. If nothing else is ready to run on the event loop and no round is
+        under way, write and sync them here and now: the round the journal's task would run next, without the
+        task switch and scheduler pass to get there (the one-table case). Otherwise the journal's task runs it."""
+        self._grouping -= 1
+        if self._grouping or not self._chunks:
+            return
+        if (not self._in_round and self.error is None and not self._closed and self.inline != "never"
+                and (self.inline == "always" or trio.lowlevel.current_statistics().tasks_runnable == 0)):
+            chunks, counts = self._take()
+            self.inline_rounds += 1
+            self._finish(counts, self._write_and_sync(chunks))
+            if self._size >= self.limit:
+                self._wake.set()  # the journal's task starts the checkpoint
+        else:
+            self._wake.set()
 
     def forget(self, log: FileLog) -> None:
         """``log`` is closed: its name is no longer needed (its pending lines are still written)."""
@@ -248,10 +286,10 @@ class Journal:
                     self._wake = trio.Event()
                     if self._chunks:
                         await self._round()
-                        if self._size >= self.limit and self.error is None and self._checkpoint_done is None:
-                            nursery.start_soon(self._checkpoint, *self._switch())
                     elif self._closing:
                         break
+                    if self._size >= self.limit and self.error is None and self._checkpoint_done is None:
+                        nursery.start_soon(self._checkpoint, *self._switch())
             self._closed = True
             if self.error is None:  # a clean stop: every log file synced, no journal left to replay
                 await self._checkpoint(self.path, self._fd, self._touched)
@@ -272,6 +310,13 @@ class Journal:
         return chunks, counts
 
     async def _round(self) -> None:
+        self._in_round = True
+        try:
+            await self._round_in()
+        finally:
+            self._in_round = False
+
+    async def _round_in(self) -> None:
         inline = self.inline == "always"
         if self.inline == "auto":
             if trio.lowlevel.current_statistics().tasks_runnable:
@@ -296,17 +341,21 @@ class Journal:
             return self._write_and_sync_locked(data)
 
     def _write_and_sync_locked(self, data: bytes) -> OSError | None:
+        end = self._size + len(data)
+        if self._end - end < self.prealloc // 2:  # the zeros ahead run short: the next stretch, in this write
+            data += bytes(self.prealloc)
         try:
-            view = memoryview(data)
+            view, at = memoryview(data), self._size
             while view:
-                view = view[os.write(self._fd, view):]
+                written = os.pwrite(self._fd, view, at)
+                view, at = view[written:], at + written
             if self._new_file:
                 sync_folder(self.folder)
                 self._new_file = False
             self.sync(self._fd)
         except OSError as error:
             return error
-        self._size += len(data)
+        self._size, self._end = end, max(self._end, self._size + len(data))
         return None
 
     def _finish(self, counts: dict, error: OSError | None) -> None:
@@ -326,7 +375,8 @@ class Journal:
         old = (self.path, self._fd, self._touched)
         self.generation += 1
         self.path, self._fd = self._create(self.generation)
-        self._size, self._new_file, self._touched = len(MAGIC), True, {}
+        self._size = self._end = len(MAGIC)
+        self._new_file, self._touched = True, {}
         self._checkpoint_done = trio.Event()
         return old
 

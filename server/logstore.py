@@ -150,6 +150,18 @@ class FileLog:
             self.syncer.mark(self, offset, line)
         return self.written
 
+    def begin_group(self) -> None:
+        """Lines appended from now until ``end_group`` go to the shared group commit together (a table's
+        arbiter batch; see ``Journal.begin_group``). Without a journal, nothing changes."""
+        begin = getattr(self.syncer, "begin_group", None)
+        if begin is not None:
+            begin()
+
+    def end_group(self) -> None:
+        end = getattr(self.syncer, "end_group", None)
+        if end is not None:
+            end()
+
     def _synced(self, count: int, error: OSError | None) -> None:
         """A round ended for this log: lines up to ``count`` are durable, or the log failed for good."""
         if self.error is not None:

@@ -319,6 +319,8 @@ class Table:
         caused: each receiver gets its view and legal actions once, on the last update. True on "stop"."""
         self._defer = True
         stopping = False
+        if self._holding:
+            self.store.begin_group()  # the batch's lines go to the journal's next round together
         try:
             for _ in range(MAX_BATCH):
                 if intent.kind == "stop":
@@ -331,7 +333,11 @@ class Table:
                 except trio.WouldBlock:
                     break
         finally:
-            self._flush()
+            try:
+                self._flush()
+            finally:
+                if self._holding:
+                    self.store.end_group()  # an idle server syncs them here, then releases what they hold
         return stopping
 
     def _flush(self) -> None:

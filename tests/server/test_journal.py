@@ -14,7 +14,7 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from server.journal import MAGIC, Journal, encode_record, journal_files, read_records, replay
+from server.journal import MAGIC, PREALLOC, Journal, encode_record, journal_files, read_records, replay
 from server.lobby import Lobby
 from server.logfile import GENESIS, Entry, Header, encode_line, read_log
 from server.logstore import FileLog
@@ -24,9 +24,14 @@ from server.table import Intent
 from .helpers import Sink
 
 
+def records_end(fd: int) -> int:
+    """Where the records of the journal file open as ``fd`` end (the zeros written ahead not counted)."""
+    return len(Path(os.readlink(f"/proc/self/fd/{fd}")).read_bytes().rstrip(b"\0"))
+
+
 class GatedSync:
-    """A fake fdatasync of the journal: records the journal's size at each call and waits while the gate is
-    shut (in the journal's worker thread)."""
+    """A fake fdatasync of the journal: records the journal's size (up to its last record) at each call and
+    waits while the gate is shut (in the journal's worker thread)."""
 
     def __init__(self) -> None:
         self.sizes: list[int] = []
@@ -37,7 +42,7 @@ class GatedSync:
         self.fail = False
 
     def __call__(self, fd: int) -> None:
-        self.sizes.append(os.fstat(fd).st_size)
+        self.sizes.append(records_end(fd))
         self.threads.append(threading.current_thread().name)
         self.entered.release()
         if not self.gate.wait(timeout=10):
@@ -102,7 +107,7 @@ async def test_a_table_answers_an_action_only_after_its_round(tmp_path, nursery)
         await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="held")))
         while table.store.written == written:
             await trio.lowlevel.checkpoint()
-        while not [size for size in fake.sizes if size >= lobby._syncer.path.stat().st_size]:
+        while not [size for size in fake.sizes if size >= lobby._syncer.size]:
             await fake.wait_entered()  # the round that holds the action's line has started
         await trio.testing.wait_all_tasks_blocked(0.01)
         assert not [m for m in me.messages if getattr(m, "ref", None) == "held"], "answered before the disk"
@@ -127,6 +132,83 @@ async def test_an_idle_server_syncs_the_journal_on_its_own_thread(tmp_path, nurs
     assert fake.threads == [threading.main_thread().name]
 
 
+async def test_an_idle_server_syncs_a_batchs_lines_once_as_the_batch_ends_without_a_task_switch(tmp_path, nursery):
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake)  # inline="auto"
+    nursery.start_soon(journal.run)
+    logs = [FileLog(tmp_path / f"t{n}.log", "batch", syncer=journal) for n in (1, 2)]
+    released = []
+    logs[0].on_durable = lambda: released.append(logs[0].durable)
+    await trio.testing.wait_all_tasks_blocked()
+    journal.begin_group()  # a table's arbiter batch
+    for log in logs:
+        log.append(entry(1))
+        log.append(entry(2))
+    assert fake.sizes == [] and [log.durable for log in logs] == [0, 0], "no round inside the batch"
+    journal.end_group()  # no await: the round ran right here, on the event loop's thread
+    assert len(fake.sizes) == 1 and fake.threads == [threading.main_thread().name]
+    assert [log.durable for log in logs] == [2, 2] and released == [2], "the batch's answers go out now"
+    records, problem = read_records(journal.path.read_bytes())
+    assert problem is None and len(records) == 4
+
+
+async def test_a_batch_ending_while_other_tasks_are_ready_leaves_its_round_to_the_journals_task(tmp_path, nursery):
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake)
+    nursery.start_soon(journal.run)
+    log = FileLog(tmp_path / "a.log", "batch", syncer=journal)
+    await trio.testing.wait_all_tasks_blocked()
+    ready = trio.Event()
+    nursery.start_soon(ready.wait)
+    await trio.testing.wait_all_tasks_blocked()
+    ready.set()  # another task is ready to run now: the batch must not block the loop with a sync
+    journal.begin_group()
+    log.append(entry(1))
+    journal.end_group()
+    assert fake.sizes == [] and log.durable == 0
+    with trio.fail_after(10):
+        await log.wait_durable(1)
+    assert journal.rounds == 1
+
+
+async def test_rounds_overwrite_zeros_written_ahead_so_the_file_keeps_its_size(tmp_path, nursery):
+    journal = Journal(tmp_path)  # the default PREALLOC
+    nursery.start_soon(journal.run)
+    log = FileLog(tmp_path / "a.log", "batch", syncer=journal)
+    await log.wait_durable(log.append(entry(1)))
+    size = journal.path.stat().st_size
+    assert size >= journal.size + PREALLOC // 2, "the first round wrote zeros ahead"
+    for n in range(2, 30):
+        await log.wait_durable(log.append(entry(n)))
+    assert journal.path.stat().st_size == size, "later rounds only overwrite: no new blocks, no size to sync"
+    records, problem = read_records(journal.path.read_bytes())
+    assert problem is None and [r.line for r in records] == log.path.read_bytes().splitlines(keepends=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.integers(min_value=1, max_value=400), min_size=1, max_size=5), min_size=1, max_size=12),
+       st.sampled_from([0, 64, 512, 4096]))
+def test_after_every_round_the_zeros_ahead_last_and_the_records_read_back_whole(rounds, prealloc):
+    async def main(folder: Path) -> None:
+        journal = Journal(folder, prealloc=prealloc)
+        log = FileLog(folder / "a.log", "batch", syncer=journal)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(journal.run)
+            for lengths in rounds:
+                journal.begin_group()
+                for length in lengths:
+                    log.append(Entry(seq=1, time=0.0, actor=0, action={"x": "y" * length}, accepted=True))
+                journal.end_group()
+                await log.wait_durable(log.written)
+                assert journal.path.stat().st_size - journal.size >= prealloc // 2
+                records, problem = read_records(journal.path.read_bytes())
+                assert problem is None and b"".join(r.line for r in records) == log.path.read_bytes()
+            await journal.aclose()
+
+    with tempfile.TemporaryDirectory() as folder:
+        trio.run(main, Path(folder))
+
+
 async def test_a_checkpoint_starts_the_journal_again_and_a_clean_stop_leaves_none(tmp_path):
     (tmp_path / "tables").mkdir()
     with trio.fail_after(20):
@@ -140,7 +222,7 @@ async def test_a_checkpoint_starts_the_journal_again_and_a_clean_stop_leaves_non
             while journal.checkpoints == 0:
                 await journal.checkpointed.wait()
             assert journal.generation > 1 and not first.exists(), "the old journal was retired"
-            assert journal.path.stat().st_size < 2000 + 300
+            assert journal.size < 2000 + 300
             await journal.aclose()
     assert journal_files(tmp_path) == []
     assert log.path.read_bytes().count(b"\n") == 39 and log.durable == 39
@@ -196,6 +278,13 @@ def write_journal(data_dir: Path, name: str, lines: list[tuple[int, bytes]], gen
     return path
 
 
+def test_zeros_end_a_journal_but_anything_after_them_is_damage():
+    record = encode_record(b"tables/t1.log", 0, b"a line\n")
+    assert read_records(MAGIC + record + bytes(50)) == ([read_records(MAGIC + record)[0][0]], None)
+    records, problem = read_records(MAGIC + record + bytes(50) + record)
+    assert len(records) == 1 and problem == f"a damaged record at byte {len(MAGIC) + len(record)}"
+
+
 def test_recovery_writes_back_the_lines_a_log_file_lacks(tmp_path):
     (tmp_path / "tables").mkdir()
     log = tmp_path / "tables" / "t1.log"
@@ -246,10 +335,12 @@ def test_replay_restores_exactly_the_whole_records_of_a_torn_journal(count, data
         journal_bytes = journal.read_bytes()
         cut_journal = data.draw(st.integers(min_value=len(MAGIC), max_value=len(journal_bytes)), "journal cut")
         cut_log = data.draw(st.integers(min_value=0, max_value=len(whole)), "log cut")
-        journal.write_bytes(journal_bytes[:cut_journal])
+        zeros = data.draw(st.sampled_from([0, 1, 100]), "zeros written ahead, after the cut")
+        journal.write_bytes(journal_bytes[:cut_journal] + bytes(zeros))
         with open(log, "r+b") as handle:
             handle.truncate(cut_log)
         kept, _ = read_records(journal_bytes[:cut_journal])
+        assert read_records(journal_bytes[:cut_journal] + bytes(zeros))[0] == kept
         covered = max((r.offset + len(r.line) for r in kept), default=0)
         replay(data_dir)
         assert log.read_bytes() == whole[:max(cut_log, covered)]

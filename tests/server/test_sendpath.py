@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import trio
 import trio.testing
-from trio_websocket import open_websocket_url, serve_websocket
+from trio_websocket import ConnectionClosed, open_websocket_url, serve_websocket
 
 from clients.client import open_client
-from server.sendpath import PromptLock, send_promptly
+from server.gateway import YIELD_EVERY, Connection, Limits
+from server.protocol import Error
+from server.sendpath import PromptLock, plain_frames, send_frame, send_promptly
 from tests.server.test_gateway import start
 
 
@@ -112,4 +114,112 @@ async def test_both_ends_of_a_photofinish_connection_send_promptly():
             assert type(client._ws._stream_lock) is PromptLock
             (server_side,) = running.gateway.connections
             assert type(server_side.ws._stream_lock) is PromptLock
+            assert server_side.frames is not None, "the server frames its own messages (see send_frame)"
         nursery.cancel_scope.cancel()
+
+
+# payload lengths at and around each of the header's three length forms (RFC 6455 5.2), and a few others
+LENGTHS = [0, 1, 124, 125, 126, 127, 1500, 65535, 65536, 70001]
+
+
+async def test_frames_written_by_send_frame_reach_a_websocket_client_whole_in_either_encoding():
+    received, done = [], trio.Event()
+    expected = [("é" * (n // 2) + "x" * (n % 2)).encode() if text else bytes(range(256)) * (n // 256) + bytes(n % 256)
+                for n in LENGTHS for text in (True, False)]
+
+    async def serve(request):
+        ws = await request.accept()
+        send_promptly(ws)
+        proto = plain_frames(ws)
+        assert proto is not None
+        for index, payload in enumerate(expected):
+            await send_frame(ws, proto, payload, text=index % 2 == 0)
+        await send_frame(ws, None, b"through send_message", text=True)  # the fallback
+        await done.wait()
+
+    async with trio.open_nursery() as nursery:
+        listener = await nursery.start(serve_websocket, serve, "127.0.0.1", 0, None)
+        async with open_websocket_url(f"ws://127.0.0.1:{listener.port}", max_message_size=1 << 20) as ws:
+            assert plain_frames(ws) is None, "a client's frames are masked: never framed by hand"
+            with trio.fail_after(10):
+                for _ in range(len(expected) + 1):
+                    received.append(await ws.get_message())
+            done.set()
+        nursery.cancel_scope.cancel()
+    assert received[:-1] == [p.decode() if i % 2 == 0 else p for i, p in enumerate(expected)]
+    assert received[-1] == "through send_message"
+
+
+async def test_send_frame_on_a_closed_connection_raises_connection_closed_as_send_message_does():
+    outcome, tried = [], trio.Event()
+
+    async def serve(request):
+        ws = await request.accept()
+        send_promptly(ws)
+        proto = plain_frames(ws)
+        await ws.aclose()
+        try:
+            await send_frame(ws, proto, b"too late", text=True)
+        except ConnectionClosed:
+            outcome.append("closed")
+        tried.set()
+
+    async with trio.open_nursery() as nursery:
+        listener = await nursery.start(serve_websocket, serve, "127.0.0.1", 0, None)
+        async with open_websocket_url(f"ws://127.0.0.1:{listener.port}") as ws:
+            with trio.fail_after(10):
+                await tried.wait()
+        nursery.cancel_scope.cancel()
+    assert outcome == ["closed"]
+
+
+async def test_a_frame_larger_than_the_socket_takes_at_once_arrives_whole():
+    payload = bytes(range(256)) * (24 * 1024 * 1024 // 256)  # 24 MiB: the first write takes only part of it
+    got = []
+
+    async def serve(request):
+        ws = await request.accept()
+        send_promptly(ws)
+        await send_frame(ws, plain_frames(ws), payload, text=False)
+        await send_frame(ws, plain_frames(ws), b"next", text=True)
+
+    async with trio.open_nursery() as nursery:
+        listener = await nursery.start(serve_websocket, serve, "127.0.0.1", 0, None)
+        async with open_websocket_url(f"ws://127.0.0.1:{listener.port}", max_message_size=32 << 20) as ws:
+            with trio.fail_after(20):
+                got = [await ws.get_message(), await ws.get_message()]
+        nursery.cancel_scope.cancel()
+    assert got[0] == payload and got[1] == "next"
+
+
+async def test_a_writer_with_a_long_queue_lets_other_tasks_run_while_it_sends():
+    frames, turns, sent = 10 * YIELD_EVERY, [], trio.Event()
+
+    async def serve(request):
+        ws = await request.accept()
+        send_promptly(ws)
+        conn = Connection(ws, Limits())
+        for n in range(frames):  # one frame each: the client did not ask for batches
+            conn.deliver(Error(ref=n, code="x", message="y"))
+        conn.outbox.close()
+
+        async def other_task():
+            while not sent.is_set():
+                turns.append(len(conn.outbox._queue))
+                await trio.lowlevel.checkpoint()
+
+        async with trio.open_nursery() as tasks:
+            tasks.start_soon(other_task)
+            await conn.write_loop()
+            sent.set()
+
+    async with trio.open_nursery() as nursery:
+        listener = await nursery.start(serve_websocket, serve, "127.0.0.1", 0, None)
+        async with open_websocket_url(f"ws://127.0.0.1:{listener.port}") as ws:
+            with trio.fail_after(10):
+                for _ in range(frames):
+                    await ws.get_message()
+                await sent.wait()
+        nursery.cancel_scope.cancel()
+    assert len([left for left in turns if 0 < left < frames]) >= frames // YIELD_EVERY - 2, \
+        "the other task ran while the queue was being sent, not only before and after"
