@@ -64,6 +64,7 @@ class Director:
         self.lock = trio.Lock()
         self.watchers: dict[Any, str | None] = {}  # receiver -> the player it follows (None: a spectator)
         self.tables: dict[str, Table] = {}  # the tables open on this node
+        self.opened: set[str] = set()  # tables open (here or on another node) whose players were told
         self.remote: RemoteTables | None = None  # on a cluster: the tables other nodes run for it
         self.unplaced: list[tuple[str, int, tuple[str, ...]]] = []  # reopened on a cluster: seated, not open here
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
@@ -121,7 +122,8 @@ class Director:
         receiver.deliver(self.snapshot(ref))
         if player is not None:
             for table, (round_no, players) in self.state.tables.items():
-                if table not in self.state.results and player in players:
+                if table in self.opened and table not in self.state.results and player in players:
+                    # (a table seated in the log but still opening is told when it opens, not before)
                     receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table,
                                                seat=players.index(player)))
 
@@ -320,6 +322,7 @@ class Director:
         self._tell_players(table_id, round_no, players)
 
     def _tell_players(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
+        self.opened.add(table_id)
         for receiver, player in list(self.watchers.items()):
             if player in players:
                 receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table_id,

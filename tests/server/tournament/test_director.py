@@ -191,3 +191,42 @@ async def test_a_swiss_with_a_top_3_final_table_decides_the_first_three(nursery,
     assert set(top) == set(result.players)  # the final's players take 1st..3rd ...
     assert [place[p] for p in top] == sorted(place[p] for p in top)  # ... in the final's order
     assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
+
+
+async def test_a_player_who_watches_while_a_round_opens_is_sent_to_their_table_only_once_it_is_open(
+        nursery, tmp_path, monkeypatch):
+    from server.protocol import YourTable
+
+    running = await start_server(nursery, tmp_path)
+    lobby, opening, gate = running.lobby, trio.Event(), trio.Event()
+    create = lobby.create
+
+    async def slow_create(*args, **kwargs):  # the round is seated in the log; its table is still opening
+        opening.set()
+        await gate.wait()
+        return await create(*args, **kwargs)
+
+    monkeypatch.setattr(lobby, "create", slow_create)
+    async with open_client(running.url) as organiser, open_client(running.url) as player:
+        created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=3, rounds=1,
+                                                    options={"races": 1})
+        tid = created.tournament.tournament
+        tokens = [(await organiser.register(tid, name)).token for name in ("ann", "ben", "cat")]
+        nursery.start_soon(organiser.start_tournament, tid, created.secret)
+        with trio.fail_after(10):
+            await opening.wait()
+        await player.watch_tournament(tid, tokens[0])
+        await player.list_tables()  # answered after anything the watch sent
+        early = []
+        while True:
+            try:
+                early.append(player.messages.receive_nowait())
+            except trio.WouldBlock:
+                break
+        assert not [m for m in early if type(m) is YourTable], "told of a table that is not open yet"
+        gate.set()
+        with trio.fail_after(10):
+            async for message in player.messages:
+                if type(message) is YourTable:
+                    break
+        assert lobby.find(message.table).slots[message.seat].name == "ann", "her reserved seat, open to take"
