@@ -82,6 +82,19 @@ def play_to_the_end(page, choose, max_clicks=500) -> int:
     raise AssertionError(f"the game did not end after {clicks} clicks")
 
 
+def play_until_it_waits(page, clicks: int) -> None:
+    """Click ``clicks`` of the offered Flag Finish moves, each once the last is answered, then wait until the
+    bot has answered too and the table waits for the page's seat."""
+    for _ in range(clicks):
+        page.wait_for_selector(".board button.move:not(.pending)")
+        page.wait_for_selector("button.move.pending", state="detached")
+        button = next_flag_finish_click(page)
+        if button is not None:
+            button.click()
+    page.wait_for_selector("button.move.pending", state="detached")
+    page.wait_for_selector(".board button.move")
+
+
 def feed(page):
     return page.evaluate("window.photofinish.page.state.feed.map((line) => [line.seq, line.words])")
 
@@ -121,14 +134,7 @@ def test_a_refused_move_shows_its_reason_and_changes_nothing(page, live_server):
 def test_a_reload_mid_game_resumes_the_seat_with_no_event_lost_or_doubled(page, live_server):
     lobby(page, live_server)
     create_table(page, mode="lockstep", options={"races": 1})
-    for _ in range(4):
-        page.wait_for_selector(".board button.move:not(.pending)")
-        page.wait_for_selector("button.move.pending", state="detached")
-        button = next_flag_finish_click(page)
-        if button is not None:
-            button.click()
-    page.wait_for_selector("button.move.pending", state="detached")
-    page.wait_for_selector(".board button.move")  # the bot has answered: the table waits for us
+    play_until_it_waits(page, clicks=4)
     before = feed(page)
     hand = page.locator(".hand .card").all_text_contents()
     page.reload()

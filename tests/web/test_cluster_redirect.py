@@ -19,7 +19,7 @@ from server.app import ClusterConfig, run_server
 from server.redis_presence import open_redis_presence
 from tests.server.redis_server import need_redis, redis_server
 from tests.web.conftest import TIMEOUT_MS, WEB_ROOT
-from tests.web.test_browser import feed, next_flag_finish_click, play_to_the_end
+from tests.web.test_browser import feed, next_flag_finish_click, play_to_the_end, play_until_it_waits
 
 
 class TwoNodes:
@@ -107,14 +107,7 @@ def test_a_page_on_one_node_sits_resumes_and_watches_at_a_table_on_the_other(bro
     assert page.text_content(".you") == "You are Ana (seat 1)."
     assert page.evaluate("window.photofinish.client.url") == a.url  # followed the redirect to A
 
-    for _ in range(3):
-        page.wait_for_selector(".board button.move:not(.pending)")
-        page.wait_for_selector("button.move.pending", state="detached")
-        button = next_flag_finish_click(page)
-        if button is not None:
-            button.click()
-    page.wait_for_selector("button.move.pending", state="detached")
-    page.wait_for_selector(".board button.move")  # the bot has answered: the table waits for Ana
+    play_until_it_waits(page, clicks=3)  # and the bot has answered: the table waits for Ana
     before = feed(page)
     assert before
     page.reload()  # the page comes from B again: its resume is redirected to A
