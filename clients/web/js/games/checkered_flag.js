@@ -3,7 +3,7 @@
 // lost turns, the last spin, and the plan of a spun move (the spaces a brake may stop on, clickable on the
 // track). Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
 
-import { h } from "../dom.js";
+import { h, on } from "../dom.js";
 import { actionButton, markPending } from "./generic.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -22,7 +22,7 @@ function s(tag, attrs = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    if (name.startsWith("on")) on(element, name.slice(2), value);
     else element.setAttribute(name, String(value));
   }
   for (const child of children.flat(Infinity)) {

@@ -84,7 +84,7 @@ export function board(ctx) {
   const moves = legal.filter((a) => a.type === "move");
   const picks = legal.filter((a) => a.type === "pick");
   const chosen = selection(ctx);
-  const root = h("section", { class: "finish-line" },
+  const root = h("section", { class: "finish-line", "onfline-select": (e) => paint(e.currentTarget, ctx, chosen) },
     h("p", { class: "fline-status" }, `Turn ${view.turns + 1} (limit ${view.turn_limit})`,
       view.turn !== null && view.turn !== undefined ? ` · ${ctx.who(view.turn)} to play` : "",
       view.finished.length ? ` · home: ${view.finished.map((seat) => low(ctx.who(seat))).join(", ")}` : ""),
@@ -101,7 +101,6 @@ export function board(ctx) {
       h("span", { class: "fline-key wing" }, "wing / joker: safe"), " ",
       h("span", { class: "fline-key special" }, "★ special card"), " ",
       h("span", { class: "fline-key stop" }, "stop card"), " (a marker stops on the first card of the stop value it reaches)."));
-  root.addEventListener("fline-select", () => paint(root, ctx, chosen));
   paint(root, ctx, chosen);
   return root;
 }
