@@ -189,16 +189,19 @@ export class TablePage {
   }
 
   render() {
+    morph(this.app.root, this.tree()); // in place: only what changed is touched, and the focus stays where it was
+  }
+
+  // The whole page as a new tree, for render to match the live one to.
+  tree() {
     const s = this.state;
-    const root = this.app.root;
     const info = s.info;
     const screen = screenFor(s.game);
     const title = info ? `${info.name || info.table}` : s.table;
     const you = s.role === "play" && s.seat !== null
       ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
       : "You are watching as a spectator.";
-    morph(root, // in place: only what changed is touched, and the focus stays where it was
-      h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
+    return h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
         h("div", { class: "table-head" },
           h("a", { href: "#/", class: "back" }, "← Lobby"),
           h("h1", {}, title),
@@ -218,7 +221,7 @@ export class TablePage {
             h("h2", {}, "What happened"),
             h("ol", { class: "feed", reversed: true, "aria-label": "event feed" },
               s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq, "data-key": `line-${line.line}` },
-                line.words)))))));
+                line.words))))));
   }
 }
 
