@@ -14,6 +14,7 @@ const HTML = "http://www.w3.org/1999/xhtml";
 const SVG = "http://www.w3.org/2000/svg";
 const HANDLERS = Symbol("handlers");
 const STYLE = Symbol("style");
+const ATTRS = Symbol("attrs"); // the attributes a live element was last given (reading them back costs more)
 
 export function h(tag, attrs = {}, ...children) {
   return describe(tag, HTML, attrs, children);
@@ -49,17 +50,25 @@ function isDescription(node) {
   return node !== null && typeof node === "object" && typeof node.tag === "string" && !(node instanceof Node);
 }
 
-// Add a class (to a description, or to a live element).
+// Add a class (to a description, or to a live element: its next morph reads its attributes from the page).
 export function addClass(node, name) {
-  if (isDescription(node)) node.attrs.class = node.attrs.class ? `${node.attrs.class} ${name}` : name;
-  else node.classList.add(name);
+  if (isDescription(node)) {
+    node.attrs.class = node.attrs.class ? `${node.attrs.class} ${name}` : name;
+  } else {
+    node.classList.add(name);
+    node[ATTRS] = null;
+  }
   return node;
 }
 
-// Set an attribute (of a description, or of a live element).
+// Set an attribute (of a description, or of a live element, as addClass).
 export function setAttr(node, name, value) {
-  if (isDescription(node)) node.attrs[name] = String(value);
-  else node.setAttribute(name, String(value));
+  if (isDescription(node)) {
+    node.attrs[name] = String(value);
+  } else {
+    node.setAttribute(name, String(value));
+    node[ATTRS] = null;
+  }
   return node;
 }
 
@@ -80,6 +89,7 @@ export function create(node) {
   if (!isDescription(node)) return node;
   const element = node.ns === HTML ? document.createElement(node.tag) : document.createElementNS(node.ns, node.tag);
   for (const name in node.attrs) element.setAttribute(name, node.attrs[name]);
+  element[ATTRS] = node.attrs;
   if (node.style) setStyle(element, node.style);
   if (node.on) for (const type in node.on) on(element, type, node.on[type]);
   for (const child of node.children) element.append(create(child));
@@ -125,7 +135,8 @@ function refocus(container, key) {
 
 function liveKey(node) {
   if (node.nodeType !== 1) return null; // an element's key: its data-key, else its id; text has none
-  return node.getAttribute("data-key") ?? (node.id || null);
+  const attrs = node[ATTRS];
+  return attrs ? attrs["data-key"] ?? (attrs.id || null) : node.getAttribute("data-key") ?? (node.id || null);
 }
 
 function newKey(node) {
@@ -209,12 +220,17 @@ function patch(live, node) {
     return;
   }
   const attrs = node.attrs;
-  for (const name of live.getAttributeNames()) {
-    if (!(name in attrs) && name !== "style") live.removeAttribute(name);
+  const before = live[ATTRS];
+  if (before) { // as this page last drew it (an attribute a person changes, a details' open, stays so)
+    for (const name in before) if (!(name in attrs)) live.removeAttribute(name);
+    for (const name in attrs) if (before[name] !== attrs[name]) live.setAttribute(name, attrs[name]);
+  } else { // made or marked elsewhere: as it is in the page
+    for (const name of live.getAttributeNames()) {
+      if (!(name in attrs) && name !== "style") live.removeAttribute(name);
+    }
+    for (const name in attrs) if (live.getAttribute(name) !== attrs[name]) live.setAttribute(name, attrs[name]);
   }
-  for (const name in attrs) {
-    if (live.getAttribute(name) !== attrs[name]) live.setAttribute(name, attrs[name]);
-  }
+  live[ATTRS] = attrs;
   if (node.style || live[STYLE]) setStyle(live, node.style);
   if (node.on || live[HANDLERS]) {
     live[HANDLERS] = node.on;
