@@ -17,7 +17,9 @@ page, the echoed count). Before each click it waits until the browser has drawn 
 lays out the last answer would time that work too. The pages take turns in a few rounds, so a shared machine's
 load falls on each alike. For each page it also reports when, after the click, the page sent its frame and the
 answer's frame came in (hooks on the page's WebSocket, installed before the page's own code), so the time
-splits into the way there and back (network, server) and the page handling the answer (parse, redraw).
+splits into the way there and back (network, server) and the page handling the answer (parse, redraw); and
+the style and layout the answer's DOM change costs the browser, forced at once after it (it would come before
+the next paint anyway; not part of the click's time, which stops at the DOM change).
 
 Target: within 2 ms of the floor at p50. Needs Debian's Chromium (/usr/bin/chromium) and the playwright
 package; without them it says so and stops.
