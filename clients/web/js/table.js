@@ -2,7 +2,7 @@
 // a click -> a message out. The game's own screen (js/games/) draws the board; this page adds who you are,
 // whose turn it is, the event feed in words, a refused move's reason, the turn clock and the result.
 
-import { h, mount } from "./dom.js";
+import { h, morph } from "./dom.js";
 import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
@@ -16,7 +16,7 @@ export class TablePage {
     this.client = app.client;
     this.state = {
       table, role, info: null, game: null, seat: null, view: null, legal: [], toAct: [], result: null,
-      feed: [], notice: null, pending: new Map(), took: new Map(), turnSince: 0, error: null,
+      feed: [], lines: 0, notice: null, pending: new Map(), took: new Map(), turnSince: 0, error: null,
     };
     this.inbox = app.takeBacklog(table); // what came before this page: handled once the page has started
     this.started = false;
@@ -91,7 +91,7 @@ export class TablePage {
         if (screen.remember) screen.remember(event, s);
         if (event.type === "turn") continue; // shown as "whose turn", not as a line of the feed
         const words = (screen.event && screen.event(event, this.context())) || describeEvent(event, this.who);
-        s.feed.push({ seq: message.seq, words });
+        s.feed.push({ seq: message.seq, words, line: ++s.lines }); // line: its key in the page, kept by a redraw
       }
       if (s.feed.length > FEED_LINES) s.feed.splice(0, s.feed.length - FEED_LINES);
     }
@@ -189,16 +189,19 @@ export class TablePage {
   }
 
   render() {
+    morph(this.app.root, this.tree()); // in place: only what changed is touched, and the focus stays where it was
+  }
+
+  // The whole page as a new tree, for render to match the live one to.
+  tree() {
     const s = this.state;
-    const root = this.app.root;
     const info = s.info;
     const screen = screenFor(s.game);
     const title = info ? `${info.name || info.table}` : s.table;
     const you = s.role === "play" && s.seat !== null
       ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
       : "You are watching as a spectator.";
-    mount(root,
-      h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "" },
+    return h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
         h("div", { class: "table-head" },
           h("a", { href: "#/", class: "back" }, "← Lobby"),
           h("h1", {}, title),
@@ -217,7 +220,8 @@ export class TablePage {
             info ? seatList(info, this.who, s.toAct, s.pings) : null,
             h("h2", {}, "What happened"),
             h("ol", { class: "feed", reversed: true, "aria-label": "event feed" },
-              s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq }, line.words)))))));
+              s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq, "data-key": `line-${line.line}` },
+                line.words))))));
   }
 }
 

@@ -3,10 +3,9 @@
 // lost turns, the last spin, and the plan of a spun move (the spaces a brake may stop on, clickable on the
 // track). Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
 
-import { h } from "../dom.js";
+import { h, svg } from "../dom.js";
 import { actionButton, markPending } from "./generic.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const GEARS = ["Neutral", "1st", "2nd", "3rd"];
 const GEAR_HELP = [
   "stay put this turn",
@@ -17,20 +16,7 @@ const GEAR_HELP = [
 const CELL = 24; // length of one space along the track's middle line, in SVG units
 const WIDTH = 34; // the track's width
 
-// An SVG element from plain data, like dom.js's h() for HTML.
-function s(tag, attrs = {}, ...children) {
-  const element = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else element.setAttribute(name, String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === undefined || child === null || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return element;
-}
+const s = svg; // an SVG element, as dom.js's h() is an HTML one
 
 // ------------------------------------------------------------------ the track's geometry
 

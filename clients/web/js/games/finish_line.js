@@ -84,7 +84,7 @@ export function board(ctx) {
   const moves = legal.filter((a) => a.type === "move");
   const picks = legal.filter((a) => a.type === "pick");
   const chosen = selection(ctx);
-  const root = h("section", { class: "finish-line" },
+  return h("section", { class: "finish-line" },
     h("p", { class: "fline-status" }, `Turn ${view.turns + 1} (limit ${view.turn_limit})`,
       view.turn !== null && view.turn !== undefined ? ` · ${ctx.who(view.turn)} to play` : "",
       view.finished.length ? ` · home: ${view.finished.map((seat) => low(ctx.who(seat))).join(", ")}` : ""),
@@ -101,9 +101,6 @@ export function board(ctx) {
       h("span", { class: "fline-key wing" }, "wing / joker: safe"), " ",
       h("span", { class: "fline-key special" }, "★ special card"), " ",
       h("span", { class: "fline-key stop" }, "stop card"), " (a marker stops on the first card of the stop value it reaches)."));
-  root.addEventListener("fline-select", () => paint(root, ctx, chosen));
-  paint(root, ctx, chosen);
-  return root;
 }
 
 function ordinal(n) {
@@ -111,35 +108,28 @@ function ordinal(n) {
 }
 
 // The marker and die buttons mirror the selection: pressed, and offered only where a legal move remains.
-function paint(root, ctx, chosen) {
-  for (const button of root.querySelectorAll("button.fline-marker.mine:not(.pick)")) {
-    const marker = Number(button.dataset.marker);
-    const usable = DICE.some((die) => moveFor(ctx, marker, die) && (chosen.die === null || chosen.die === die));
-    button.setAttribute("aria-pressed", String(chosen.marker === marker));
-    button.disabled = !usable;
-  }
-  for (const button of root.querySelectorAll("button.fline-die")) {
-    const die = button.dataset.die;
-    const usable = [0, 1, 2].some((m) => moveFor(ctx, m, die) && (chosen.marker === null || chosen.marker === m));
-    button.setAttribute("aria-pressed", String(chosen.die === die));
-    button.disabled = !usable;
-  }
-  const hint = root.querySelector(".fline-hint");
-  if (hint) {
-    hint.textContent = chosen.marker !== null ? `Marker ${chosen.marker + 1} chosen: now click a die.`
-      : chosen.die !== null ? `The ${chosen.die} die chosen: now click one of your markers.`
-        : "Click one of your markers, then a die (or a die, then a marker), or a move below.";
-  }
+function markerUsable(ctx, chosen, marker) {
+  return DICE.some((die) => moveFor(ctx, marker, die) && (chosen.die === null || chosen.die === die));
 }
 
-function choose(root, ctx, chosen, what, value) {
+function dieUsable(ctx, chosen, die) {
+  return [0, 1, 2].some((m) => moveFor(ctx, m, die) && (chosen.marker === null || chosen.marker === m));
+}
+
+function hintWords(chosen) {
+  return chosen.marker !== null ? `Marker ${chosen.marker + 1} chosen: now click a die.`
+    : chosen.die !== null ? `The ${chosen.die} die chosen: now click one of your markers.`
+      : "Click one of your markers, then a die (or a die, then a marker), or a move below.";
+}
+
+function choose(ctx, chosen, what, value) {
   chosen[what] = chosen[what] === value ? null : value;
   const action = chosen.marker !== null && chosen.die !== null ? moveFor(ctx, chosen.marker, chosen.die) : null;
   if (action) {
     chosen.marker = chosen.die = null;
-    ctx.act(action); // marks the move pending; the event below lets go of the marker and die
+    ctx.act(action); // marks the move pending; the redraw below lets go of the marker and die
   }
-  root.dispatchEvent(new Event("fline-select"));
+  if (ctx.render) ctx.render();
 }
 
 function dicePanel(ctx, moves, chosen) {
@@ -152,13 +142,13 @@ function dicePanel(ctx, moves, chosen) {
       const face = [pips(view.dice[index]), h("span", { class: "fline-die-label" }, `${die} ${view.dice[index]}${used ? " · used" : ""}`)];
       return moves.length && !used
         ? h("button", { type: "button", class: `fline-die ${die}`, "data-die": die, "data-key": `fline-die-${die}`,
-                        "aria-label": `use the ${words}`,
-                        onclick: (e) => choose(e.currentTarget.closest(".finish-line"), ctx, chosen, "die", die) }, face)
+                        "aria-label": `use the ${words}`, "aria-pressed": String(chosen.die === die),
+                        disabled: !dieUsable(ctx, chosen, die), onclick: () => choose(ctx, chosen, "die", die) }, face)
         : h("span", { class: `fline-die ${die}${used ? " used" : ""}`, "aria-label": words, role: "img" }, face);
     }),
     view.phase === "over" ? h("p", { class: "fline-stop" }, "The last roll.") : h("p", { class: "fline-stop" }, h("strong", {}, `Stop value ${view.stop}`),
       ` (${view.dice[0]} + ${view.dice[1]}): a marker stops on any ${stopName(view.stop)} it reaches.`),
-    moves.length ? h("p", { class: "fline-hint", "aria-live": "polite" }) : null);
+    moves.length ? h("p", { class: "fline-hint", "aria-live": "polite" }, hintWords(chosen)) : null);
 }
 
 function stopName(stop) {
@@ -238,10 +228,9 @@ function grid(ctx, moves, picks, chosen) {
   return h("div", { class: "fline-board", role: "group", "aria-label": "the board" }, cells);
 }
 
-// A grid cell placed through the CSSOM (the page's Content-Security-Policy refuses style attributes).
+// A grid cell placed through the CSSOM (dom.js: the page's Content-Security-Policy refuses style attributes).
 function at(row, column, element) {
-  element.style.gridRow = String(row);
-  element.style.gridColumn = String(column);
+  element.style = { ...element.style, gridRow: String(row), gridColumn: String(column) };
   return element;
 }
 
@@ -259,7 +248,8 @@ function markerToken(ctx, seat, marker, moves, pickBy, chosen) {
   }
   if (seat === ctx.seat && moves.some((a) => a.marker === marker)) {
     return h("button", { ...attrs, type: "button", "data-key": `fline-marker-${marker}`, "aria-label": `move ${inner}`,
-                         onclick: (e) => choose(e.currentTarget.closest(".finish-line"), ctx, chosen, "marker", marker) },
+                         "aria-pressed": String(chosen.marker === marker), disabled: !markerUsable(ctx, chosen, marker),
+                         onclick: () => choose(ctx, chosen, "marker", marker) },
       marker + 1);
   }
   return h("span", { ...attrs, role: "img", "aria-label": label }, marker + 1);

@@ -22,11 +22,9 @@ function card(code, extra = "") {
 
 // A card that is also a move: a button with the card's face and the move's word.
 function cardButton(ctx, code, action, verb) {
-  const button = actionButton(ctx, action, [face(code), h("span", { class: "verb" }, verb)],
-                              { class: `card c-${code[0]}`, title: `${verb} ${cardName(code)}` });
-  button.dataset.card = code;
-  button.setAttribute("aria-label", `${verb} ${cardName(code)}`);
-  return button;
+  return actionButton(ctx, action, [face(code), h("span", { class: "verb" }, verb)],
+                      { class: `card c-${code[0]}`, title: `${verb} ${cardName(code)}`, "data-card": code,
+                        "aria-label": `${verb} ${cardName(code)}` });
 }
 
 export function board(ctx) {

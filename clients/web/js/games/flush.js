@@ -274,10 +274,9 @@ function mimicWords(view, release) {
 }
 
 function flipButton(ctx, flip) {
-  const button = actionButton(ctx, flip, "Flip Blind card", { class: "fl-flip",
-    title: `Flip the Blind card of Base ${flip.base + 1} onto the pile (nobody knows what it is)` });
-  button.setAttribute("aria-label", `Flip the Blind card of Base ${flip.base + 1}`);
-  return button;
+  return actionButton(ctx, flip, "Flip Blind card", { class: "fl-flip",
+    title: `Flip the Blind card of Base ${flip.base + 1} onto the pile (nobody knows what it is)`,
+    "aria-label": `Flip the Blind card of Base ${flip.base + 1}` });
 }
 
 function declarePanel(ctx, legal, releases, pick, chosen, exact, pickupOf) {

@@ -1,6 +1,6 @@
 // Any game without a screen of its own: its view as readable text and its legal moves as buttons.
 
-import { h } from "../dom.js";
+import { addClass, create, h, setAttr } from "../dom.js";
 import { describeAction, readable } from "../words.js";
 
 export function board(ctx) {
@@ -16,9 +16,10 @@ export function moves(ctx, legal, label = describeAction) {
     legal.map((action) => actionButton(ctx, action, label(action))));
 }
 
+// attrs: its class (besides "move"), title and any other attribute (a card's data-card, an aria-label).
 export function actionButton(ctx, action, text, attrs = {}) {
   const button = h("button", {
-    type: "button", class: `move ${attrs.class || ""}`, "data-key": ctx.key(action),
+    ...attrs, type: "button", class: `move ${attrs.class || ""}`, "data-key": ctx.key(action),
     "data-action": describeAction(action), "data-pending-note": " (sent...)", title: attrs.title,
     onclick: () => ctx.act(action),
   }, text);
@@ -28,11 +29,15 @@ export function actionButton(ctx, action, text, attrs = {}) {
 // A move sent and not yet answered (any element with the move's data-key): shown the same whether a whole
 // render draws it or the click marks it at once (TablePage.act marks the clicked move alone: a click costs the
 // page no redraw of the table, which would hold the page's one thread while the answer comes in). A move whose
-// element has a data-pending-note says it in words too.
+// element has a data-pending-note says it in words too. `element`: a live element or a description (dom.js).
 export function markPending(element) {
-  element.classList.add("pending");
-  element.setAttribute("aria-busy", "true");
-  const note = element.dataset.pendingNote;
-  if (note && !element.querySelector(".pending-mark")) element.append(h("span", { class: "pending-mark" }, note));
+  addClass(element, "pending");
+  setAttr(element, "aria-busy", "true");
+  if (!(element instanceof Node)) {
+    const note = element.attrs["data-pending-note"];
+    if (note) element.children.push(h("span", { class: "pending-mark" }, note));
+  } else if (element.dataset.pendingNote && !element.querySelector(".pending-mark")) {
+    element.append(create(h("span", { class: "pending-mark" }, element.dataset.pendingNote)));
+  }
   return element;
 }

@@ -188,11 +188,9 @@ function handPanel(ctx, legal) {
       const action = plays.get(c);
       if (!action || seen.has(c)) return card(c, action ? "" : plays.size ? "rf-unplayable" : "");
       seen.add(c); // Sidetracked and Suit Yourself come several times: one button per legal move
-      const button = actionButton(ctx, action, [face(c), h("span", { class: "verb" }, "play")],
-                                  { class: cardClass(c), title: `play ${cardName(c)}` });
-      button.dataset.card = c;
-      button.setAttribute("aria-label", `play ${cardName(c)}`);
-      return button;
+      return actionButton(ctx, action, [face(c), h("span", { class: "verb" }, "play")],
+                          { class: cardClass(c), title: `play ${cardName(c)}`, "data-card": c,
+                            "aria-label": `play ${cardName(c)}` });
     }) : h("span", { class: "empty" }, "no cards")));
 }
 
