@@ -355,21 +355,26 @@ class Director:
         await table.wait_end_durable()
         await self._finished(round_no, table.id, players, outcome_of(self.game, table))
 
-    async def _remote_result(self, table_id: str, outcome: TableOutcome) -> None:
-        """A result another node wrote for one of our tables: logged as a local table's is, once."""
+    async def _remote_result(self, table_id: str, outcome: TableOutcome) -> bool:
+        """A result another node wrote for one of our tables: logged as a local table's is, once. False when it
+        was not dealt with (the server is shutting down): it stays where it was written."""
         seated = self.state.tables.get(table_id)
         if seated is None or table_id in self.state.results:
-            return
+            return True
         try:
-            await self._finished(seated[0], table_id, seated[1], outcome)
+            return await self._finished(seated[0], table_id, seated[1], outcome)
         except TournamentError as error:  # a result that does not fit its seating: refused, nothing changed
             print(f"photofinish: tournament {self.id}: the result of table {table_id} is refused: {error.message}",
                   flush=True)
+            return True
 
-    async def _finished(self, round_no: int, table_id: str, players: tuple[str, ...], outcome: TableOutcome) -> None:
+    async def _finished(self, round_no: int, table_id: str, players: tuple[str, ...], outcome: TableOutcome) -> bool:
+        """Log a table's result (once); False when the server is shutting down and it was not logged."""
         async with self.lock:
+            if self.hub.closing:  # the store is closing: the table's log has the result for the next start
+                return False
             if table_id in self.state.results:  # heard twice (a cluster's result, written again): logged once
-                return
+                return True
             record = TableFinished(round=round_no, table=table_id, players=players, places=outcome.places,
                                    scores=outcome.scores, log_hash=outcome.log_hash,
                                    lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
@@ -382,6 +387,7 @@ class Director:
             if self.state.settings.format == "arena":
                 self.waiting.extend(p for p in players if p in set(self.state.active()))
             await self._maybe_advance()
+            return True
 
     async def _rate(self, result) -> None:
         """Ratings are by name across tournaments (a LAN player keeps their name); stand-ins are not rated."""

@@ -43,6 +43,7 @@ class TournamentHub:
         self.durability = durability
         self.store: AsyncStore | None = None
         self.directors: dict[str, Director] = {}
+        self.closing = False  # the server is shutting down: no result is logged from now on (see stop_all)
         self._next = 0
 
     def _folder(self) -> Path:
@@ -222,6 +223,15 @@ class TournamentHub:
             await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)
 
     async def stop_all(self) -> None:
+        """Shutting down: stop hearing other nodes' results (they stay in the store, heard again at the next
+        start), let a result being logged finish, log none after it, then close the store. A local table that
+        ends meanwhile is found ended in its log at the next start."""
+        self.closing = True
+        for director in self.directors.values():
+            if director.remote is not None:
+                director.remote.stop_listening()
+            async with director.lock:
+                pass
         await self.close()
 
 

@@ -147,23 +147,34 @@ async def poll(interval: float, read: Callable[[], Awaitable[None]]) -> None:
         await trio.sleep(interval)
 
 
+ANSWER_WAIT = 3.0  # seconds at least a director waits for a node to open a table it asked for
+
+
 class RemoteTables:
     """The director's side, one per tournament on a cluster node: asks nodes to open its tables, and hears their
-    answers and results (``on_result(table, outcome)``, which logs a result once however often it is heard)."""
+    answers and results (``on_result(table, outcome)``, which logs a result once however often it is heard, and
+    says False when it did not: the server is shutting down)."""
 
     def __init__(self, cluster: Any, nursery: trio.Nursery, tournament: str,
-                 on_result: Callable[[str, TableOutcome], Awaitable[None]]) -> None:
+                 on_result: Callable[[str, TableOutcome], Awaitable[bool]]) -> None:
         self.cluster = cluster
         self.presence = cluster.presence
         self.nursery = nursery
         self.tournament = tournament
         self.key = tourney_key(tournament)
         self.on_result = on_result
-        self.timeout = max(10 * cluster.heartbeat, 3.0)  # for a node's answer, then the table opens at home
+        self.timeout = max(10 * cluster.heartbeat, ANSWER_WAIT)  # for a node's answer, then the table opens at home
         self.waiting: dict[str, trio.Event] = {}
         self.answers: dict[str, OpenAnswer] = {}
         self.handling: set[str] = set()
         self.scope: trio.CancelScope | None = None
+        self.listening = True
+
+    def stop_listening(self) -> None:
+        """The server is shutting down: hear nothing more and leave every request and result in the store."""
+        self.listening = False
+        if self.scope is not None:
+            self.scope.cancel()
 
     def start(self) -> None:
         """Listen from now on (once)."""
@@ -252,7 +263,8 @@ class RemoteTables:
 
     async def _result(self, field: str, table: str, outcome: TableOutcome) -> None:
         try:
-            await self.on_result(table, outcome)
+            if not self.listening or not await self.on_result(table, outcome):
+                return  # not logged (shutting down): left in the store for the next start
             try:
                 await self.presence.hdel(self.key, field)  # logged: not needed any more
             except PresenceError:

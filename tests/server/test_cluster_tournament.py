@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 
 import msgspec
+import pytest
 import trio
 from hypothesis import given, strategies as st
 
@@ -18,12 +19,22 @@ from server.app import ClusterConfig, run_server
 from server.cluster import NODES, PREFIX, NodeLoad
 from server.presence import LocalPresence
 from server.protocol import CreateTournament
+from server.tournament import remote
 from server.tournament.remote import open_key, spread, tourney_key
 from server.tournament.verify import verify_tournament
 
 HEARTBEAT = 0.05
 EXPIRY = 0.5
 PLAYERS = 6  # at 3 seats: two tables a round
+
+
+@pytest.fixture(autouse=True)
+def patient_directors(request, monkeypatch):
+    """A director waits as long as it takes for the other node's answer (but in the test of a node that never
+    answers): on the autojump clock, virtual time races ahead while a node opens a table's files in a thread, and
+    a slow disk would otherwise run out the director's 3 virtual seconds and open the table at home."""
+    if "never_answers" not in request.node.name:
+        monkeypatch.setattr(remote, "ANSWER_WAIT", 3600.0)
 
 
 async def start_node(nursery, presence, data_dir):
