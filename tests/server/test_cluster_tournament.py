@@ -60,6 +60,14 @@ async def tournament(node, rounds: int = 2):
     return director
 
 
+async def two_nodes_and_a_tournament(nursery, presence, tmp_path, rounds: int = 2):
+    """A ``home`` and an ``other`` node that have seen each other, and a tournament started on ``home``."""
+    home = await start_node(nursery, presence, tmp_path / "home")
+    other = await start_node(nursery, presence, tmp_path / "other")
+    await beats(home, other, home)
+    return home, other, await tournament(home, rounds=rounds)
+
+
 def tables_of(director, node) -> set[str]:
     return set(director.state.tables) & set(node.lobby.tables)
 
@@ -78,10 +86,7 @@ async def test_a_tournaments_tables_spread_over_two_nodes_and_it_ends_with_the_s
         autojump_clock, tmp_path):
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
-        home = await start_node(nursery, presence, tmp_path / "home")
-        other = await start_node(nursery, presence, tmp_path / "other")
-        await beats(home, other, home)
-        director = await tournament(home)
+        home, other, director = await two_nodes_and_a_tournament(nursery, presence, tmp_path)
         round_one = set(director.state.tables)
         assert len(tables_of(director, home)) == 1 and len(tables_of(director, other)) == 1  # one on each node
         with trio.fail_after(600):
@@ -126,10 +131,7 @@ async def test_the_directors_node_restarted_mid_round_hears_the_other_nodes_resu
         autojump_clock, tmp_path):
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
-        home = await start_node(nursery, presence, tmp_path / "home")
-        other = await start_node(nursery, presence, tmp_path / "other")
-        await beats(home, other, home)
-        director = await tournament(home)
+        home, other, director = await two_nodes_and_a_tournament(nursery, presence, tmp_path)
         [away] = tables_of(director, other)
         tid = director.id
         await home.shutdown()  # the director's node stops mid-round; the other node's table plays on
@@ -153,10 +155,7 @@ async def test_without_the_presence_store_the_tables_play_on_and_the_round_ends_
         autojump_clock, tmp_path):
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
-        home = await start_node(nursery, presence, tmp_path / "home")
-        other = await start_node(nursery, presence, tmp_path / "other")
-        await beats(home, other, home)
-        director = await tournament(home, rounds=1)
+        home, other, director = await two_nodes_and_a_tournament(nursery, presence, tmp_path, rounds=1)
         [away] = tables_of(director, other)
         presence.down = True
         with trio.fail_after(600):
