@@ -13,9 +13,8 @@ import trio
 
 from bench.server_bench import free_port, start_process
 from clients.client import open_client
-from clients.remote_bots import play_seat
-from server.protocol import Update
 from server.replay import check_log, verify_seed
+from tests.server.bot_watch import BotWatch
 from tests.server.redis_server import redis_server
 
 HEARTBEAT = 0.1  # expiry: 5 heartbeats
@@ -60,28 +59,14 @@ async def test_kill_9_a_node_mid_game_its_table_goes_unavailable_comes_back_and_
                 info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 2},
                                                 placed=True)
             assert await status_at(other_url, info.table) == "waiting"  # in the directory once answered
-            acknowledged: set[int] = set()
-            updates = [0]
-            enough = trio.Event()
-
-            def count(seat, message):
-                if type(message) is Update:
-                    updates[0] += 1
-                    if updates[0] >= 90:
-                        enough.set()
-
-            def acked(seat, accepted):
-                acknowledged.add(accepted.seq)
-
+            watch = BotWatch()
             with trio.fail_after(120):
                 async with trio.open_nursery() as bots:
-                    for seat, policy in enumerate(["heuristic", "heuristic", "random"]):
-                        bots.start_soon(lambda s=seat, p=policy: play_seat(other_url, info.table, p, 100 + s, seat=s,
-                                                                           on_message=count, on_accepted=acked))
-                    await enough.wait()
+                    watch.start(bots, other_url, info.table)  # seated through the other node: redirected
+                    await watch.enough.wait()
                     owner.send_signal(signal.SIGKILL)
                     await owner.wait()
-                    before_restart = set(acknowledged)
+                    before_restart = set(watch.acknowledged)
                     with trio.fail_after(5 * HEARTBEAT + 3):  # the expiry, and some slack
                         while await status_at(other_url, info.table) != "unavailable":
                             await trio.sleep(HEARTBEAT)  # reading another process's directory: a beat apart

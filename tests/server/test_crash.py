@@ -10,9 +10,8 @@ import trio
 
 from bench.server_bench import free_port, start_process
 from clients.client import open_client
-from clients.remote_bots import play_seat
-from server.protocol import Update
 from server.replay import check_log, verify_seed
+from tests.server.bot_watch import BotWatch
 
 
 async def start_server(port: int, data) -> trio.Process:
@@ -25,29 +24,15 @@ async def test_sigkill_mid_match_then_restart_and_the_bots_finish(tmp_path):
     server = await start_server(port, tmp_path)
     async with open_client(url) as admin:
         info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 2})
-    acknowledged: set[int] = set()
-    updates = [0]
-    enough = trio.Event()
-
-    def count(seat, message):
-        if type(message) is Update:
-            updates[0] += 1
-            if updates[0] >= 90:
-                enough.set()
-
-    def acked(seat, accepted):
-        acknowledged.add(accepted.seq)
-
+    watch = BotWatch()
     try:
         with trio.fail_after(120):
             async with trio.open_nursery() as bots:
-                for seat, policy in enumerate(["heuristic", "heuristic", "random"]):
-                    bots.start_soon(lambda s=seat, p=policy: play_seat(url, info.table, p, 100 + s, seat=s,
-                                                                       on_message=count, on_accepted=acked))
-                await enough.wait()
+                watch.start(bots, url, info.table)
+                await watch.enough.wait()
                 server.send_signal(signal.SIGKILL)
                 await server.wait()
-                before_restart = set(acknowledged)
+                before_restart = set(watch.acknowledged)
                 server = await start_server(port, tmp_path)
     finally:
         server.send_signal(signal.SIGTERM)
