@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import trio
+import trio.testing
 
 from rules import get_game, make_setup
 from server.protocol import Act, BotSeat, Snapshot, TakeSeat, Update
@@ -72,3 +73,26 @@ def force_state(table: Table, hands, rows, discard=("P10",), turn: int = 0) -> N
 
 SEQ_R = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10"]
 SEQ_B = ["B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10"]
+
+
+async def answer_after_the_disk(table: Table, me: Sink, fake, round_started) -> Any:
+    """A seat's draw sent while ``fake`` (a gated fsync: ``gate``, a threading.Event it waits on, and
+    ``wait_entered()``) holds the disk shut: once ``round_started()`` says the sync covering its line has begun,
+    nothing may have answered it; then the gate opens and its answer (accepted or refused: logged either way) is
+    returned."""
+    def answer():
+        return next((m for m in me.messages if getattr(m, "ref", None) == "held"), None)
+
+    fake.gate.clear()
+    written = table.store.written
+    await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="held")))
+    while table.store.written == written:
+        await trio.lowlevel.checkpoint()
+    while not round_started():
+        await fake.wait_entered()
+    await trio.testing.wait_all_tasks_blocked(0.01)
+    assert answer() is None, "answered before the disk"
+    fake.gate.set()
+    while answer() is None:
+        await me.arrived.wait()
+    return answer()

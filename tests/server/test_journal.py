@@ -21,7 +21,7 @@ from server.logstore import FileLog
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected, Seated, TakeSeat
 from server.table import Intent
 
-from .helpers import Sink
+from .helpers import Sink, answer_after_the_disk
 
 
 def records_end(fd: int) -> int:
@@ -102,19 +102,8 @@ async def test_a_table_answers_an_action_only_after_its_round(tmp_path, nursery)
     with trio.fail_after(10):
         while not me.of(Seated):
             await me.arrived.wait()
-        fake.gate.clear()
-        written = table.store.written
-        await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="held")))
-        while table.store.written == written:
-            await trio.lowlevel.checkpoint()
-        while not [size for size in fake.sizes if size >= lobby._syncer.size]:
-            await fake.wait_entered()  # the round that holds the action's line has started
-        await trio.testing.wait_all_tasks_blocked(0.01)
-        assert not [m for m in me.messages if getattr(m, "ref", None) == "held"], "answered before the disk"
-        fake.gate.set()
-        while not [m for m in me.messages if getattr(m, "ref", None) == "held"]:
-            await me.arrived.wait()
-    answer = next(m for m in me.messages if getattr(m, "ref", None) == "held")
+        answer = await answer_after_the_disk(  # once the round that holds the action's line has started
+            table, me, fake, lambda: [size for size in fake.sizes if size >= lobby._syncer.size])
     assert type(answer) in (Accepted, Rejected)  # refused or not, it is logged, so it waits for the disk
     await lobby.stop_all()
     assert journal_files(tmp_path) == [], "a clean stop leaves no journal to replay"

@@ -13,10 +13,10 @@ import trio.testing
 from server.logfile import Entry
 from server.logstore import FileLog, Syncer
 from server.lobby import Lobby
-from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected, Seated, TakeSeat
+from server.protocol import Accepted, BotSeat, CreateTable, Rejected, Seated, TakeSeat
 from server.table import Intent
 
-from .helpers import Sink
+from .helpers import Sink, answer_after_the_disk
 
 
 class GatedSync:
@@ -105,19 +105,9 @@ async def test_a_table_acknowledges_an_action_only_after_its_round_and_then_at_o
             await me.arrived.wait()
         while table.store.durable < table.store.written:
             await me.arrived.wait()
-        fake.gate.clear()
         written = table.store.written
-        await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="held")))
-        while table.store.written == written:
-            await trio.lowlevel.checkpoint()
-        while not [fd for fd, size in fake.calls if size >= table.store.file.tell()]:
-            await fake.wait_entered()  # the round that covers the action's line has started
-        await trio.testing.wait_all_tasks_blocked(0.01)
-        assert not [m for m in me.messages if getattr(m, "ref", None) == "held"], "answered before the disk"
-        fake.gate.set()
-        while not [m for m in me.messages if getattr(m, "ref", None) == "held"]:
-            await me.arrived.wait()
-    answer = next(m for m in me.messages if getattr(m, "ref", None) == "held")
+        answer = await answer_after_the_disk(  # once the round that covers the action's line has started
+            table, me, fake, lambda: [fd for fd, size in fake.calls if size >= table.store.file.tell()])
     assert type(answer) in (Accepted, Rejected)  # refused or not, it is logged, so it waits for the disk
     assert table.store.durable >= written + 1
     await lobby.stop_all()
