@@ -1,7 +1,9 @@
 """From a click to the page showing the answer, in headless Chromium over loopback, next to the floor.
 
-`python -m bench.browser_bench [CLICKS]` (default 300 a page). One trio loop in a thread runs two photofinish
-servers, each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
+`python -m bench.browser_bench [CLICKS] [--one-process]` (default 300 a page). Three servers, each in a process
+of its own (``--serve NAME FOLDER``: as a user runs ``photofinish serve``; ``--one-process``: all three in one trio
+loop in a thread of this process, the setup before issue 18's last step, to compare): two photofinish servers,
+each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
 takes a discard card, then discards, and so on; the other seat is a server bot that waits a minute before each
 move): one at the server's default durability (``batch``: each answer waits for its log line's fdatasync, in a
 temporary data folder: what a user gets) and one at ``never``. The floor is a bare echo page (a button that
