@@ -1,7 +1,9 @@
 """From a click to the page showing the answer, in headless Chromium over loopback, next to the floor.
 
-`python -m bench.browser_bench [CLICKS]` (default 300 a page). One trio loop in a thread runs two photofinish
-servers, each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
+`python -m bench.browser_bench [CLICKS] [--one-process]` (default 300 a page). Three servers, each in a process
+of its own (``--serve NAME FOLDER``: as a user runs ``photofinish serve``; ``--one-process``: all three in one trio
+loop in a thread of this process, the setup before issue 18's last step, to compare): two photofinish servers,
+each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
 takes a discard card, then discards, and so on; the other seat is a server bot that waits a minute before each
 move): one at the server's default durability (``batch``: each answer waits for its log line's fdatasync, in a
 temporary data folder: what a user gets) and one at ``never``. The floor is a bare echo page (a button that
@@ -28,9 +30,11 @@ package; without them it says so and stops.
 from __future__ import annotations
 
 import queue
+import subprocess
 import sys
 import tempfile
 import threading
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -47,6 +51,7 @@ WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web"
 WARM_UP = 20  # clicks a page makes before it is measured
 ROUNDS = 3  # the pages take turns this many times
 VIEWPORT = {"width": 1100, "height": 900}
+SERVERS = ("echo", "batch", "never")
 
 # Installed before the page's own scripts: when the page last sent a frame (not a pong: the answer to the
 # server's round-trip ping) and when the first frame after it came in (not a ping).
@@ -144,29 +149,77 @@ async def serve_echo(folder: Path, task_status=trio.TASK_STATUS_IGNORED) -> None
     await trio.serve_listeners(connection, listeners)
 
 
-def start_servers(folder: Path) -> tuple[dict, object, object]:
-    """The echo server and a photofinish server per durability in one trio loop in a thread: {name: (port,
-    table or None)} and a way to stop them."""
-    ready: queue.Queue = queue.Queue()
+async def serve_one(name: str, folder: Path, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """One of the bench's servers: ``echo`` (the floor) or photofinish at the durability ``name`` with its
+    table (the bot keeps still: a minute a move); started with (port, table id or None)."""
+    async with trio.open_nursery() as nursery:
+        if name == "echo":
+            folder.mkdir()
+            task_status.started((await nursery.start(serve_echo, folder), None))
+            return
+        running = await nursery.start(partial(run_server, "127.0.0.1", 0, data_dir=folder, durability=name,
+                                              web_root=WEB_ROOT))
+        table = await running.lobby.create(CreateTable(
+            game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)], bot_delay_ms=60_000))
+        task_status.started((running.port, table.id))
 
-    async def photofinish(durability: str, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        await run_server("127.0.0.1", 0, data_dir=folder / durability, durability=durability, web_root=WEB_ROOT,
-                         task_status=task_status)
+
+def serve_main(name: str, folder: str) -> None:
+    """``--serve NAME FOLDER``: run one server in this process, print its port and table, stop when stdin
+    closes (the bench ended or died)."""
 
     async def main():
         async with trio.open_nursery() as nursery:
-            (folder / "echo").mkdir()
-            pages = {"echo": (await nursery.start(serve_echo, folder / "echo"), None)}
-            for durability in ("batch", "never"):
-                running = await nursery.start(partial(photofinish, durability))
-                table = await running.lobby.create(CreateTable(  # the bot keeps still (a minute a move)
-                    game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)], bot_delay_ms=60_000))
-                pages[durability] = (running.port, table.id)
+            port, table = await nursery.start(serve_one, name, Path(folder))
+            print(port, table or "-", flush=True)
+            await trio.to_thread.run_sync(sys.stdin.read)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
+@contextmanager
+def servers_apart(folder: Path):
+    """Each server in a process of its own, as a user runs ``photofinish serve``: {name: (port, table or
+    None)}."""
+    processes = {name: subprocess.Popen([sys.executable, "-m", "bench.browser_bench", "--serve", name,
+                                         str(folder / name)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, cwd=Path(__file__).resolve().parents[1])
+                 for name in SERVERS}
+    try:
+        pages = {}
+        for name, process in processes.items():
+            port, table = process.stdout.readline().split()
+            pages[name] = (int(port), None if table == "-" else table)
+        yield pages
+    finally:
+        for process in processes.values():
+            process.stdin.close()
+        for process in processes.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@contextmanager
+def servers_together(folder: Path):
+    """All the servers in one trio loop in a thread of this process (the bench's setup before issue 18's
+    last step, ``--one-process``: the page's answers then share the Playwright process with it)."""
+    ready: queue.Queue = queue.Queue()
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            pages = {name: await nursery.start(serve_one, name, folder / name) for name in SERVERS}
             ready.put((pages, nursery.cancel_scope, trio.lowlevel.current_trio_token()))
 
     thread = threading.Thread(target=trio.run, args=(main,), daemon=True)
     thread.start()
-    return ready.get(timeout=20)
+    pages, cancel_scope, token = ready.get(timeout=20)
+    try:
+        yield pages
+    finally:
+        trio.from_thread.run_sync(cancel_scope.cancel, trio_token=token)
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -202,7 +255,7 @@ def figures(samples: list[list[float]]) -> dict:
             "handled_p50_ms": percentile(column(3), 0.5), "layout_p50_ms": percentile(column(4), 0.5)}
 
 
-def run(clicks: int = 300) -> dict | None:
+def run(clicks: int = 300, apart: bool = True) -> dict | None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -213,8 +266,7 @@ def run(clicks: int = 300) -> dict | None:
         return None
     per_round = -(-clicks // ROUNDS // 2) * 2  # even: a photofinish round ends where the next one starts
     with tempfile.TemporaryDirectory(prefix="browser-bench-") as folder:
-        servers, cancel_scope, token = start_servers(Path(folder))
-        try:
+        with (servers_apart if apart else servers_together)(Path(folder)) as servers:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                                      args=["--no-sandbox", "--disable-gpu"])
@@ -228,8 +280,6 @@ def run(clicks: int = 300) -> dict | None:
                     for name, (page, steps) in pages.items():
                         samples[name] += page.evaluate(HARNESS, [steps, per_round])
                 browser.close()
-        finally:
-            trio.from_thread.run_sync(cancel_scope.cancel, trio_token=token)
     return {"clicks": per_round * ROUNDS, "echo": figures(samples["echo"]),
             "photofinish": figures(samples["batch"]), "photofinish_never": figures(samples["never"])}
 
@@ -253,4 +303,8 @@ def print_table(result: dict | None) -> None:
 
 
 if __name__ == "__main__":
-    print_table(run(int(sys.argv[1]) if len(sys.argv) > 1 else 300))
+    if sys.argv[1:2] == ["--serve"]:
+        serve_main(sys.argv[2], sys.argv[3])
+    else:
+        arguments = [argument for argument in sys.argv[1:] if argument != "--one-process"]
+        print_table(run(int(arguments[0]) if arguments else 300, apart="--one-process" not in sys.argv))
