@@ -96,3 +96,17 @@ async def answer_after_the_disk(table: Table, me: Sink, fake, round_started) -> 
     while answer() is None:
         await me.arrived.wait()
     return answer()
+
+
+async def seated_against_a_bot(lobby) -> tuple[Table, Sink]:
+    """A Flag Finish Challenge table of ``lobby`` with a server bot at seat 1 and a ``Sink`` seated at seat 0
+    (its ``seated`` received)."""
+    from server.protocol import BotSeat, CreateTable, Seated
+
+    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
+    me = Sink()
+    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    with trio.fail_after(10):
+        while not me.of(Seated):
+            await me.arrived.wait()
+    return table, me

@@ -18,10 +18,10 @@ from server.journal import MAGIC, PREALLOC, Journal, encode_record, journal_file
 from server.lobby import Lobby
 from server.logfile import GENESIS, Entry, Header, encode_line, read_log
 from server.logstore import FileLog
-from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected, Seated, TakeSeat
+from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected
 from server.table import Intent
 
-from .helpers import Sink, answer_after_the_disk
+from .helpers import answer_after_the_disk, seated_against_a_bot
 
 
 def records_end(fd: int) -> int:
@@ -96,12 +96,8 @@ async def test_a_table_answers_an_action_only_after_its_round(tmp_path, nursery)
     lobby = Lobby(nursery, tmp_path, "batch")
     lobby._syncer = Journal(tmp_path, fake, inline="never")
     nursery.start_soon(lobby._syncer.run)
-    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
-    me = Sink()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    table, me = await seated_against_a_bot(lobby)
     with trio.fail_after(10):
-        while not me.of(Seated):
-            await me.arrived.wait()
         answer = await answer_after_the_disk(  # once the round that holds the action's line has started
             table, me, fake, lambda: [size for size in fake.sizes if size >= lobby._syncer.size])
     assert type(answer) in (Accepted, Rejected)  # refused or not, it is logged, so it waits for the disk
@@ -224,12 +220,7 @@ async def test_a_failing_journal_stops_the_tables_it_holds_with_log_failed(tmp_p
     nursery.start_soon(lobby._syncer.run)
     tables, sinks = [], []
     for _ in range(2):
-        table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
-        me = Sink()
-        await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
-        with trio.fail_after(10):
-            while not me.of(Seated):
-                await me.arrived.wait()
+        table, me = await seated_against_a_bot(lobby)
         tables.append(table)
         sinks.append(me)
     fake.fail = True

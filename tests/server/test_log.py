@@ -20,7 +20,7 @@ from server.replay import check_log, verify_seed
 from server.table import Intent
 from clients.cli import main
 
-from .helpers import Sink, settle
+from .helpers import Sink, settle, seated_against_a_bot
 
 LOGGED = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                         HealthCheck.function_scoped_fixture])
@@ -277,12 +277,7 @@ async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp
     import server.logstore
 
     lobby = Lobby(nursery, tmp_path, durability)
-    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
-    me = Sink()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
-    with trio.fail_after(10):
-        while not me.of(Seated):
-            await me.arrived.wait()
+    table, me = await seated_against_a_bot(lobby)
 
     def failing_fsync(fd):
         raise OSError(5, "Input/output error")

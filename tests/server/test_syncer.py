@@ -13,10 +13,9 @@ import trio.testing
 from server.logfile import Entry
 from server.logstore import FileLog, Syncer
 from server.lobby import Lobby
-from server.protocol import Accepted, BotSeat, CreateTable, Rejected, Seated, TakeSeat
-from server.table import Intent
+from server.protocol import Accepted, Rejected
 
-from .helpers import Sink, answer_after_the_disk
+from .helpers import answer_after_the_disk, seated_against_a_bot
 
 
 class GatedSync:
@@ -97,12 +96,8 @@ async def test_a_table_acknowledges_an_action_only_after_its_round_and_then_at_o
     fake = GatedSync()
     monkeypatch.setattr(server.logstore, "sync_file", fake)
     lobby = Lobby(nursery, tmp_path, "always")
-    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
-    me = Sink()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    table, me = await seated_against_a_bot(lobby)
     with trio.fail_after(10):
-        while not me.of(Seated):
-            await me.arrived.wait()
         while table.store.durable < table.store.written:
             await me.arrived.wait()
         written = table.store.written
