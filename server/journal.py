@@ -48,15 +48,6 @@ def sync_file(fd: int) -> None:
     (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
 
-def sync_folder(folder: Path) -> None:
-    """Make a folder's entries (a file created or removed in it) durable."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def sync_path(path: Path) -> None:
     """fsync a file by its path (its log may be closed by now: fsync works on any descriptor of the file)."""
     fd = os.open(path, os.O_RDONLY)
@@ -64,6 +55,11 @@ def sync_path(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a folder's entries (a file created or removed in it) durable: its own fsync, by its path."""
+    sync_path(folder)
 
 
 def journal_folder(data_dir: Path) -> Path:
