@@ -6,6 +6,16 @@ import { seatStore } from "./protocol.js";
 
 const NAME = "photofinish.name";
 
+// A game's options as the create form holds them (strings, blank = the game's default), typed for the server.
+export function gameOptions(game, raw) {
+  const options = {};
+  for (const option of game.options) {
+    const value = raw[option.name];
+    if (value !== undefined && value !== "") options[option.name] = typeof option.default === "number" ? Number(value) : value;
+  }
+  return options;
+}
+
 export class LobbyPage {
   constructor(app) {
     this.app = app;
@@ -65,12 +75,7 @@ export class LobbyPage {
     event.preventDefault();
     const f = this.form;
     const game = this.app.gamesByName.get(f.game);
-    const options = {};
-    for (const option of game.options) {
-      const raw = f.options[option.name];
-      if (raw === undefined || raw === "") continue;
-      options[option.name] = typeof option.default === "number" ? Number(raw) : raw;
-    }
+    const options = gameOptions(game, f.options);
     const bots = Object.entries(f.bots).filter(([seat, policy]) => policy && Number(seat) < f.seats)
       .map(([seat, policy]) => ({ seat: Number(seat), policy }));
     try {

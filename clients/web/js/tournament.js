@@ -6,6 +6,7 @@
 // token in the seat store as the seat's token and opens the table page, which resumes the reserved seat with it.
 
 import { h, mount } from "./dom.js";
+import { gameOptions } from "./lobby.js";
 import { seatStore } from "./protocol.js";
 
 const PLAYERS = "photofinish.tournaments"; // {T: {player, name, token}}
@@ -322,11 +323,7 @@ class CreatePage {
     event.preventDefault();
     const f = this.form;
     const game = this.app.gamesByName.get(f.game);
-    const options = {};
-    for (const option of game.options) {
-      const raw = f.options[option.name];
-      if (raw !== undefined && raw !== "") options[option.name] = typeof option.default === "number" ? Number(raw) : raw;
-    }
+    const options = gameOptions(game, f.options);
     const numbers = ["seats", "rounds", "top", "round_time_ms", "turn_time_ms", "no_show_ms", "bot_delay_ms", "arena_ms",
                      "late_entry_rounds"];
     const message = { type: "create_tournament", name: f.name, game: f.game, mode: f.mode, format: f.format,
