@@ -9,12 +9,20 @@
 // descriptions, strings (text) or real nodes. Listeners live in the element's handler table, read by one
 // shared listener per event type: morph() hands a kept element the latest handlers (closures over the latest
 // state), never stale ones.
+//
+// A description may carry a `memo` (given as an attribute, never put in the page): a value that stands for
+// everything its subtree shows. When morph() keeps an element whose last memo and key equal the new ones, it
+// skips the element and all it holds (no attribute, listener or child is read or written): a redraw walks only
+// the parts of the table that changed. So a memo must change whenever anything in the subtree would, its
+// listeners included (they keep acting as when the memo was drawn). An element changed outside morph()
+// (addClass, setAttr, markPending) loses its memo and its ancestors' theirs: the next morph() patches it again.
 
 const HTML = "http://www.w3.org/1999/xhtml";
 const SVG = "http://www.w3.org/2000/svg";
 const HANDLERS = Symbol("handlers");
 const STYLE = Symbol("style");
 const ATTRS = Symbol("attrs"); // the attributes a live element was last given (reading them back costs more)
+const MEMO = Symbol("memo"); // the memo of the description a live element was last drawn from
 
 export function h(tag, attrs = {}, ...children) {
   return describe(tag, HTML, attrs, children);
@@ -25,11 +33,12 @@ export function svg(tag, attrs = {}, ...children) {
 }
 
 function describe(tag, ns, given, children) {
-  const node = { tag, ns, attrs: {}, style: null, on: null, children: [] };
+  const node = { tag, ns, attrs: {}, style: null, on: null, children: [], memo: undefined };
   for (const name in given) {
     const value = given[name];
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on")) (node.on || (node.on = {}))[name.slice(2)] = value;
+    if (name === "memo") node.memo = value;
+    else if (name.startsWith("on")) (node.on || (node.on = {}))[name.slice(2)] = value;
     else if (name === "style") node.style = value; // { gridRow: "2", ... }
     else node.attrs[name] = value === true ? "" : String(value);
   }
@@ -56,7 +65,7 @@ export function addClass(node, name) {
     node.attrs.class = node.attrs.class ? `${node.attrs.class} ${name}` : name;
   } else {
     node.classList.add(name);
-    node[ATTRS] = null;
+    changedOutside(node);
   }
   return node;
 }
@@ -67,9 +76,16 @@ export function setAttr(node, name, value) {
     node.attrs[name] = String(value);
   } else {
     node.setAttribute(name, String(value));
-    node[ATTRS] = null;
+    changedOutside(node);
   }
   return node;
+}
+
+// A live element changed outside morph(): its next morph reads its attributes from the page, and neither it
+// nor anything holding it is skipped for an unchanged memo.
+export function changedOutside(element) {
+  element[ATTRS] = null;
+  for (let at = element; at; at = at.parentNode) at[MEMO] = undefined;
 }
 
 // Listen for `type` on a live element through its handler table (one handler a type, as an on<event> attribute).
@@ -90,6 +106,7 @@ export function create(node) {
   const element = node.ns === HTML ? document.createElement(node.tag) : document.createElementNS(node.ns, node.tag);
   for (const name in node.attrs) element.setAttribute(name, node.attrs[name]);
   element[ATTRS] = node.attrs;
+  element[MEMO] = node.memo;
   if (node.style) setStyle(element, node.style);
   if (node.on) for (const type in node.on) on(element, type, node.on[type]);
   for (const child of node.children) element.append(create(child));
@@ -219,6 +236,7 @@ function patch(live, node) {
     if (live.nodeValue !== node) live.nodeValue = node;
     return;
   }
+  if (node.memo !== undefined && live[MEMO] === node.memo && liveKey(live) === newKey(node)) return; // as drawn
   const attrs = node.attrs;
   const before = live[ATTRS];
   if (before) { // as this page last drew it (an attribute a person changes, a details' open, stays so)
@@ -231,6 +249,7 @@ function patch(live, node) {
     for (const name in attrs) if (live.getAttribute(name) !== attrs[name]) live.setAttribute(name, attrs[name]);
   }
   live[ATTRS] = attrs;
+  live[MEMO] = node.memo;
   if (node.style || live[STYLE]) setStyle(live, node.style);
   if (node.on || live[HANDLERS]) {
     live[HANDLERS] = node.on;

@@ -201,11 +201,13 @@ export class TablePage {
     const you = s.role === "play" && s.seat !== null
       ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
       : "You are watching as a spectator.";
+    const gameTitle = this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "");
+    // memo (js/dom.js): a redraw skips the parts an answer leaves as they are (the head, the seats, old lines)
     return h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
-        h("div", { class: "table-head" },
+        h("div", { class: "table-head", memo: JSON.stringify([title, gameTitle, s.role]) },
           h("a", { href: "#/", class: "back" }, "← Lobby"),
           h("h1", {}, title),
-          h("span", { class: "game-title" }, this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "")),
+          h("span", { class: "game-title" }, gameTitle),
           s.role === "play" ? h("button", { type: "button", class: "leave", onclick: () => this.leave() },
             "Leave my seat") : null),
         h("p", { class: "you" }, you),
@@ -219,9 +221,9 @@ export class TablePage {
           h("aside", { class: "side" },
             info ? seatList(info, this.who, s.toAct, s.pings) : null,
             h("h2", {}, "What happened"),
-            h("ol", { class: "feed", reversed: true, "aria-label": "event feed" },
-              s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq, "data-key": `line-${line.line}` },
-                line.words))))));
+            h("ul", { class: "feed", "aria-label": "event feed" },
+              s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq, "data-key": `line-${line.line}`,
+                memo: line.words }, line.words))))));
   }
 }
 
@@ -232,7 +234,8 @@ function seatList(info, who, toAct, pings) {
     const ms = pings && pings[seat.seat] != null ? pings[seat.seat] : seat.ping_ms;
     return ms != null ? h("span", { class: "ping", title: "round trip to the server" }, ` ${Math.round(ms)} ms`) : null;
   };
-  return h("div", { class: "seats" }, h("h2", {}, "Seats"),
+  const memo = JSON.stringify([info.seats, info.spectators, toAct, pings, info.seats.map((seat) => who(seat.seat))]);
+  return h("div", { class: "seats", memo }, h("h2", {}, "Seats"),
     h("ul", {}, info.seats.map((seat) => h("li", { class: toAct.includes(seat.seat) ? "acting" : "" },
       `${who(seat.seat)}`, seat.state !== "taken" ? ` (${seat.state})` : "", ping(seat),
       toAct.includes(seat.seat) ? " ◀" : ""))),

@@ -20,11 +20,16 @@ function card(code, extra = "") {
   return h("span", { class: `card c-${code[0]} ${extra}`, title: cardName(code), "data-card": code }, face(code));
 }
 
-// A card that is also a move: a button with the card's face and the move's word.
-function cardButton(ctx, code, action, verb) {
+// A card of the discard pile or of your hand: the button of its move (take, play or discard), with the card's
+// face and the move's word, disabled while that move is not legal (drawn then as a plain card). So a card that
+// becomes a move, or stops being one, stays one element whose class and disabled change: at each take or
+// discard in Challenge Mode some twenty cards turn, and making and removing an element for each was most of
+// the page's redraw (bench/README.md, Browser). `small`: the card's size while it is not a move.
+function cardMove(ctx, code, action, offered, small = "") {
+  const verb = action.type;
   return actionButton(ctx, action, [face(code), h("span", { class: "verb" }, verb)],
-                      { class: `card c-${code[0]}`, title: `${verb} ${cardName(code)}`, "data-card": code,
-                        "aria-label": `${verb} ${cardName(code)}` });
+                      { class: `card c-${code[0]}${offered ? "" : small}`, title: cardName(code), "data-card": code,
+                        "aria-label": `${verb} ${cardName(code)}` }, offered);
 }
 
 export function board(ctx) {
@@ -38,6 +43,8 @@ export function board(ctx) {
     h("div", { class: "rows" }, view.rows.map((row, seat) => h("div", {
       class: `seat-row${view.to_act.includes(seat) ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}`,
       "data-seat": seat,
+      memo: JSON.stringify([row, view.to_act.includes(seat), seat === ctx.seat, ctx.who(seat), view.hand_counts[seat],
+                            view.totals[seat], view.finishers.includes(seat), view.must_discard[seat]]),
     },
       h("div", { class: "who" }, h("strong", {}, ctx.who(seat)),
         h("span", {}, ` · ${view.hand_counts[seat]} in hand · total ${view.totals[seat] ?? 0}`),
@@ -50,13 +57,13 @@ export function board(ctx) {
         draw ? actionButton(ctx, draw, `Draw (${view.draw_count} left)`, { class: "draw" })
           : h("span", { class: "card back" }, `${view.draw_count} cards`)),
       h("div", { class: "pile discard" }, h("h3", {}, `Discard pile (${view.discard.length}), open`),
-        h("div", { class: "cards", "aria-label": "discard pile" }, view.discard.map((c, i) =>
-          takes.has(c) ? cardButton(ctx, c, takes.get(c), "take") : card(c, "small"))))),
+        h("div", { class: "cards", "aria-label": "discard pile" }, view.discard.map((c) =>
+          cardMove(ctx, c, takes.get(c) || { type: "take", card: c }, takes.has(c), " small"))))),
     view.hand ? h("div", { class: "hand" },
       h("h3", {}, "Your hand" + (view.drawn ? ` (you took ${cardName(view.drawn)}: discard one)` : "")),
       h("div", { class: "cards", "aria-label": "your hand" }, view.hand.map((c) =>
-        plays.has(c) ? cardButton(ctx, c, plays.get(c), "play")
-          : discards.has(c) ? cardButton(ctx, c, discards.get(c), "discard") : card(c)))) : null,
+        cardMove(ctx, c, plays.get(c) || discards.get(c) || { type: "discard", card: c },
+                 plays.has(c) || discards.has(c))))) : null,
     view.race_scores.length ? h("p", { class: "race-scores" },
       "Races: " + view.race_scores.map((scores, i) => `#${i + 1} ` + scores.map((s, seat) => `${ctx.who(seat)} ${s}`)
         .join(", ")).join(" · ")) : null);

@@ -17,13 +17,15 @@ export function moves(ctx, legal, label = describeAction) {
 }
 
 // attrs: its class (besides "move"), title and any other attribute (a card's data-card, an aria-label).
-export function actionButton(ctx, action, text, attrs = {}) {
+// offered: false draws the same button disabled, not a move (a screen whose cards are moves now and then keeps
+// each card one element: turning it into a move and back changes its class and disabled, nothing else).
+export function actionButton(ctx, action, text, attrs = {}, offered = true) {
   const button = h("button", {
-    ...attrs, type: "button", class: `move ${attrs.class || ""}`, "data-key": ctx.key(action),
-    "data-action": describeAction(action), "data-pending-note": " (sent...)", title: attrs.title,
-    onclick: () => ctx.act(action),
+    ...attrs, type: "button", class: `${offered ? "move " : ""}${attrs.class || ""}`, disabled: !offered,
+    "data-key": ctx.key(action), "data-action": describeAction(action), "data-pending-note": " (sent...)",
+    title: attrs.title, onclick: () => ctx.act(action),
   }, text);
-  return ctx.isPending(action) ? markPending(button) : button;
+  return offered && ctx.isPending(action) ? markPending(button) : button;
 }
 
 // A move sent and not yet answered (any element with the move's data-key): shown the same whether a whole
