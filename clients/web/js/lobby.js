@@ -6,12 +6,15 @@ import { seatStore } from "./protocol.js";
 
 const NAME = "photofinish.name";
 
-// A game's options as the create form holds them (strings, blank = the game's default), typed for the server.
+// A game's options as the create form holds them (strings, a checkbox's true or false; blank = the game's
+// default), typed for the server: a number option as a number, a yes/no option as a boolean.
 export function gameOptions(game, raw) {
   const options = {};
   for (const option of game.options) {
     const value = raw[option.name];
-    if (value !== undefined && value !== "") options[option.name] = typeof option.default === "number" ? Number(value) : value;
+    if (value === undefined || value === "") continue;
+    options[option.name] = typeof option.default === "number" ? Number(value)
+      : typeof option.default === "boolean" ? value === true || value === "true" : value;
   }
   return options;
 }
@@ -169,6 +172,12 @@ function optionInput(option, form) {
   if (option.choices) {
     input = h("select", { name: option.name, "data-key": `opt-${option.name}`, onchange: change },
       option.choices.map((c) => h("option", { value: c, selected: (value || option.default) === c }, c)));
+  } else if (typeof option.default === "boolean") { // a yes/no option: a checkbox, never text to type
+    return h("label", { class: "option check", title: option.doc },
+      h("input", { type: "checkbox", name: option.name, "data-key": `opt-${option.name}`,
+                   checked: value === "" ? option.default : value,
+                   onchange: (e) => { form.options[option.name] = e.target.checked; } }),
+      ` ${option.name}`, h("small", {}, ` ${option.doc}`));
   } else if (typeof option.default === "number") {
     input = h("input", { type: "number", name: option.name, "data-key": `opt-${option.name}`, min: option.minimum,
                          max: option.maximum, placeholder: String(option.default), value, oninput: change });
