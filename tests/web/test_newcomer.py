@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import trio
 
+from server.http import load_site
+
+from .conftest import WEB_ROOT
 from .test_browser import create_table, lobby
 
 
@@ -37,3 +40,28 @@ def test_a_yes_no_game_option_is_a_checkbox_and_reaches_the_table(page, live_ser
     assert server_state(live_server, table).options["play_on"] is True
     table = create_with_a_yes_no_option(page, live_server, "flush", "double_last", True)
     assert server_state(live_server, table).options["double_last"] is False
+
+
+def test_the_join_box_offers_a_qr_code_only_for_an_address_other_devices_can_open(browser, page, live_server):
+    lobby(page, live_server)  # the test server listens on 127.0.0.1 only, as `make run` does
+    page.wait_for_selector(".join")
+    text = page.text_content(".join")
+    assert "only on this machine" in text and "--host 0.0.0.0" in text
+    assert page.text_content(".join-url") == live_server.url
+    assert page.locator(".join img").count() == 0  # no QR code of an address no phone can reach
+
+    gateway = live_server.running.gateway
+    loopback = gateway.site
+    lan = f"http://192.0.2.7:{live_server.running.port}/"  # what `serve --host 0.0.0.0` would find (a doc address)
+    gateway.site = load_site(WEB_ROOT, (lan,))
+    other = browser.new_context()  # new connections: a kept-alive one serves the site it started with
+    try:
+        phone = other.new_page()
+        lobby(phone, live_server)
+        phone.wait_for_selector(".join img")
+        phone.wait_for_function("document.querySelector('.join img').naturalWidth > 0")
+        assert phone.text_content(".join-url") == lan
+        assert "only on this machine" not in phone.text_content(".join")
+    finally:
+        gateway.site = loopback
+        other.close()

@@ -106,9 +106,7 @@ export class LobbyPage {
                          oninput: (e) => localStorage.setItem(NAME, e.target.value.trim()) })),
           h("div", { id: "tables" }, this.tableList()),
           this.createForm()),
-        this.join ? h("aside", { class: "join" }, h("h2", {}, "Join from another device"),
-          h("p", {}, h("a", { href: this.join.url, class: "join-url" }, this.join.url)),
-          h("img", { src: "join.svg", alt: `QR code of ${this.join.url}`, width: 164, height: 164 })) : null)));
+        this.join ? joinBox(this.join.url) : null)));
   }
 
   tableList() {
@@ -163,6 +161,27 @@ export class LobbyPage {
         onchange: (e) => { f.sit = e.target.checked; } }), " Take the first free seat myself"),
       h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create table"));
   }
+}
+
+// Where other devices join: the URL and its QR code; a server on a loopback address (serve's default) cannot
+// be reached from another device, so it says how to open it to the LAN instead of showing a QR code of it.
+function joinBox(url) {
+  if (isLoopback(url)) {
+    return h("aside", { class: "join local" }, h("h2", {}, "Join from another device"),
+      h("p", {}, "This server listens only on this machine (",
+        h("a", { href: url, class: "join-url" }, url), "), so phones and other computers cannot open it. To play ",
+        "over the LAN, start it with ", h("code", {}, "photofinish serve --host 0.0.0.0"),
+        ": this box then shows its LAN address and a QR code to scan."));
+  }
+  return h("aside", { class: "join" }, h("h2", {}, "Join from another device"),
+    h("p", {}, h("a", { href: url, class: "join-url" }, url)),
+    h("img", { src: "join.svg", alt: `QR code of ${url}`, width: 164, height: 164 }));
+}
+
+function isLoopback(url) {
+  let host;
+  try { host = new URL(url).hostname; } catch { return false; }
+  return host === "localhost" || host === "[::1]" || /^127\./.test(host);
 }
 
 function optionInput(option, form) {
