@@ -142,7 +142,7 @@ def test_a_person_plays_a_whole_finish_line_game_by_clicking(page, live_server, 
     assert page.locator(".board .move").count() == 0
     places = server_state(live_server, table).places
     ordinal = {1: "1st", 2: "2nd"}
-    assert page.text_content(".fline-places") == (f"Places: You {ordinal[places[0]]}, heuristic bot "
+    assert page.text_content(".fline-places") == (f"Places: You: {ordinal[places[0]]}, heuristic bot: "
                                                   f"{ordinal[places[1]]} (lower is better: 1st wins).")
     assert clicks > 0 and any(words.startswith("Game over") for _, words in feed(page))
 

@@ -6,6 +6,7 @@ Every wait is for a page element, with a timeout; nothing sleeps."""
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 from server.http import load_site
@@ -65,3 +66,24 @@ def test_the_join_box_offers_a_qr_code_only_for_an_address_other_devices_can_ope
     finally:
         gateway.site = loopback
         other.close()
+
+
+@pytest.mark.parametrize("game, options, show", [
+    ("flag_finish", {"races": 1}, str),
+    ("finish_line", {"turn_limit": 12}, lambda place: {1: "1st", 2: "2nd", 3: "3rd"}[place])])
+def test_scores_say_whose_they_are_when_seats_share_a_name(page, live_server, game, options, show):
+    """Three server bots are 'heuristic bot 1', '... 2', '... 3': 'heuristic bot 2 7' read as one number too many."""
+    lobby(page, live_server)
+    create_table(page, game=game, mode="lockstep" if game == "flag_finish" else None, seats=3, bots=(0, 1, 2),
+                 options=options, sit=False)
+    page.wait_for_selector(".result", timeout=30_000)
+    scores = page.evaluate("window.photofinish.page.state.result.scores")
+    listed = ", ".join(f"heuristic bot {seat + 1}: {score}" for seat, score in enumerate(scores))
+    assert f"Final scores: {listed} (" in page.text_content(".result")
+    if game == "flag_finish":  # the race's line in the feed and the races under the board
+        assert page.locator(".feed li", has_text=f"Scores {listed}.").count() == 1
+        assert page.text_content(".race-scores") == f"Races: #1 {listed}"
+    else:  # places, in the board's line and the feed's last line
+        places = ", ".join(f"heuristic bot {seat + 1}: {show(place)}" for seat, place in enumerate(scores))
+        assert page.text_content(".fline-places") == f"Places: {places} (lower is better: 1st wins)."
+        assert page.locator(".feed li", has_text=places).count() == 1

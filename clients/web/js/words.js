@@ -64,9 +64,15 @@ export function resultWords(result, who, mySeat) {
   const headline = winners.length === 0 ? "Nobody won."
     : winners.length === 1 ? (winners[0] === mySeat ? "You won!" : `${capital(names[0])} won.`)
     : `${capital(joinWords(names))} share the win.`;
-  const scores = (result.scores || []).map((score, seat) => `${who(seat)} ${score}`).join(", ");
+  const scores = scoreList(result.scores || [], who);
   const better = result.lower_is_better === false ? "higher is better" : "lower is better";
   return `${headline} Final scores: ${scores} (${better}).`;
+}
+
+// Each seat's value after its name and a colon: "You: 0, heuristic bot 2: 7" (two seats sharing a name are told
+// apart by their seat's number, and "heuristic bot 2 7" read as one number too many).
+export function scoreList(values, who, show = String) {
+  return values.map((value, seat) => `${who(seat)}: ${show(value)}`).join(", ");
 }
 
 export function joinWords(words) {

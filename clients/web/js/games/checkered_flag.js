@@ -4,6 +4,7 @@
 // track). Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
 
 import { h, svg } from "../dom.js";
+import { scoreList } from "../words.js";
 import { actionButton, markPending } from "./generic.js";
 
 const GEARS = ["Neutral", "1st", "2nd", "3rd"];
@@ -102,7 +103,7 @@ export function board(ctx) {
     view.winner !== null && view.winner !== undefined ? h("p", { class: "cf-winner" },
       view.positions[view.winner] > finishOf(track) ? `${ctx.who(view.winner)} crossed the finish line first. `
         : `${ctx.who(view.winner)} went furthest before the turn limit. `,
-      "Spaces reached: ", view.positions.map((p, seat) => `${ctx.who(seat)} ${p}`).join(", "), " (further is better).")
+      "Spaces reached: ", scoreList(view.positions, ctx.who), " (further is better).")
       : null,
     trackSvg(ctx, track, go, brakes),
     controls(ctx, track, shifts, go, brakes),

@@ -5,6 +5,7 @@
 // one of the listed moves. Only what the view holds is drawn; only the last update's legal actions act.
 
 import { h } from "../dom.js";
+import { scoreList } from "../words.js";
 import { actionButton, markPending } from "./generic.js";
 
 const ROWS = 6, ROW_LENGTH = 8;
@@ -89,7 +90,7 @@ export function board(ctx) {
       view.turn !== null && view.turn !== undefined ? ` · ${ctx.who(view.turn)} to play` : "",
       view.finished.length ? ` · home: ${view.finished.map((seat) => low(ctx.who(seat))).join(", ")}` : ""),
     view.places.length ? h("p", { class: "fline-places" }, "Places: ",
-      view.places.map((place, seat) => `${ctx.who(seat)} ${ordinal(place)}`).join(", "),
+      scoreList(view.places, ctx.who, ordinal),
       " (lower is better: 1st wins).") : null,
     h("div", { class: "fline-top" }, dicePanel(ctx, moves, chosen), choicePanel(ctx, picks)),
     grid(ctx, moves, picks, chosen),
@@ -297,7 +298,7 @@ export function event(e, ctx) {
       `place ${e.place}.`;
     case "timed_out": return `${who(e.seat)} ran out of time: the first legal move was made.`;
     case "game_ended": return `Game over${e.reason === "turn_limit" ? " (turn limit)" : ""}: ` +
-      e.places.map((place, seat) => `${low(who(seat))} ${ordinal(place)}`).join(", ") + " (lower is better).";
+      scoreList(e.places, (seat) => low(who(seat)), ordinal) + " (lower is better).";
     default: return null;
   }
 }

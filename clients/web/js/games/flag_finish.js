@@ -2,6 +2,7 @@
 // Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
 
 import { h } from "../dom.js";
+import { scoreList } from "../words.js";
 import { actionButton } from "./generic.js";
 
 const COLOURS = { G: "green", R: "red", B: "blue", Y: "yellow", O: "orange", P: "purple" };
@@ -65,8 +66,7 @@ export function board(ctx) {
         cardMove(ctx, c, plays.get(c) || discards.get(c) || { type: "discard", card: c },
                  plays.has(c) || discards.has(c))))) : null,
     view.race_scores.length ? h("p", { class: "race-scores" },
-      "Races: " + view.race_scores.map((scores, i) => `#${i + 1} ` + scores.map((s, seat) => `${ctx.who(seat)} ${s}`)
-        .join(", ")).join(" · ")) : null);
+      "Races: " + view.race_scores.map((scores, i) => `#${i + 1} ` + scoreList(scores, ctx.who)).join(" · ")) : null);
 }
 
 function phaseWords(phase) {
@@ -86,7 +86,7 @@ export function event(e, ctx) {
       (e.window_open ? " Photo-finish window open." : "");
     case "race_ended": return `Race ${e.race} over` + (e.reason === "action_limit" ? " (action limit)" : "") +
       `: ${e.winners.map(who).join(" and ") || "nobody"} won it. Scores ` +
-      e.scores.map((s, seat) => `${who(seat)} ${s}`).join(", ") + ".";
+      scoreList(e.scores, who) + ".";
     case "match_ended": return `Game over: ${e.winners.map(who).join(" and ")} won.`;
     default: return null;
   }

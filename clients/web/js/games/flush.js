@@ -5,7 +5,7 @@
 // the view or the legal list; a move that picks the pile up says so.
 
 import { h } from "../dom.js";
-import { joinWords } from "../words.js";
+import { joinWords, scoreList } from "../words.js";
 import { actionButton } from "./generic.js";
 
 const FLUSH = "F";
@@ -395,10 +395,10 @@ export function event(e, ctx) {
       const how = e.winner !== null && e.winner !== undefined
         ? `${who(e.winner)} went out first` + (e.bonus ? ` with ${e.bonus} Bonus card${e.bonus === 1 ? "" : "s"}` : "")
         : "the turn limit was reached, nobody went out";
-      const points = e.scores.map((s, seat) => `${who(seat)} ${s}`).join(", ");
-      const totals = e.totals.map((s, seat) => `${who(seat)} ${s}`).join(", ");
+      const points = scoreList(e.scores, who);
+      const totals = scoreList(e.totals, who);
       const out = e.eliminated.length ? ` Out of the game: ${joinWords(e.eliminated.map((s) => who(s)))}.` : "";
-      return `Round ${e.round} over: ${how}. Points ${points}; totals ${totals} (lower is better).${out}`;
+      return `Round ${e.round} over: ${how}. Points: ${points}; totals: ${totals} (lower is better).${out}`;
     }
     case "match_ended": {
       const winners = `${joinWords(e.winners.map((s) => who(s)))} ${e.winners.length > 1 ? "share the win" :
