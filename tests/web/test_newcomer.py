@@ -60,7 +60,7 @@ def test_the_join_box_offers_a_qr_code_only_for_an_address_other_devices_can_ope
         phone = other.new_page()
         lobby(phone, live_server)
         phone.wait_for_selector(".join img")
-        phone.wait_for_function("document.querySelector('.join img').naturalWidth > 0")
+        phone.wait_for_function("() => document.querySelector('.join img').naturalWidth > 0")
         assert phone.text_content(".join-url") == lan
         assert "only on this machine" not in phone.text_content(".join")
     finally:
@@ -87,3 +87,26 @@ def test_scores_say_whose_they_are_when_seats_share_a_name(page, live_server, ga
         places = ", ".join(f"heuristic bot {seat + 1}: {show(place)}" for seat, place in enumerate(scores))
         assert page.text_content(".fline-places") == f"Places: {places} (lower is better: 1st wins)."
         assert page.locator(".feed li", has_text=places).count() == 1
+
+
+ON_A_MOVE = "() => document.activeElement.matches('.board .move:not([disabled]):not(.pending)')"
+MY_LINES = "() => window.photofinish.page.state.feed.filter((line) => line.words.startsWith('You ')).length"
+
+
+def test_a_keyboard_player_tabs_to_a_move_once_then_plays_on_with_enter(page, live_server):
+    """The move a player pressed Enter on goes away (the draw taken, a card played): the focus goes to the next
+    move offered, not to the page's top, from where it took seven Tabs to come back each time."""
+    lobby(page, live_server)
+    create_table(page, mode="lockstep", options={"races": 1}, delay=0)
+    page.wait_for_selector(".board .move:not([disabled])")
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate(ON_A_MOVE):
+            break
+    else:
+        raise AssertionError("Tab never reached a move")
+    for _ in range(6):
+        mine = page.evaluate(MY_LINES)
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => ({MY_LINES})() > {mine}")  # the move was made
+        page.wait_for_function(ON_A_MOVE)  # and the focus waits on the next one (after the bot's turn)

@@ -21,6 +21,7 @@ export class TablePage {
     this.inbox = app.takeBacklog(table); // what came before this page: handled once the page has started
     this.started = false;
     this.renderQueued = false;
+    this.boardFocus = false; // the keyboard focus was last on the board (a move): kept there by render
     this.clock = setInterval(() => this.tick(), 500);
   }
 
@@ -189,7 +190,25 @@ export class TablePage {
   }
 
   render() {
+    const board = this.app.root.querySelector(".board");
+    if (board && board.contains(document.activeElement)) this.boardFocus = true;
     morph(this.app.root, this.tree()); // in place: only what changed is touched, and the focus stays where it was
+    if (this.boardFocus) this.keepFocusOnTheBoard();
+  }
+
+  // A keyboard player's focus stays on the board: when the move it was on goes away (the draw taken, a card
+  // played) it goes to the first move offered, now or, while none is (the others' turns), once one is. Focus
+  // the player moved elsewhere is left there.
+  keepFocusOnTheBoard() {
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active === this.app.root || active.disabled ||
+      !active.isConnected;
+    if (!lost) {
+      this.boardFocus = Boolean(active.closest(".board"));
+      return;
+    }
+    const next = this.app.root.querySelector(".board .move:not([disabled]):not(.pending), .board button:not([disabled])");
+    if (next) next.focus();
   }
 
   // The whole page as a new tree, for render to match the live one to.
