@@ -12,7 +12,8 @@ import trio
 from server.http import load_site
 
 from .conftest import WEB_ROOT
-from .test_browser import create_table, lobby
+from .logged_server import LoggedServer
+from .test_browser import create_table, lobby, next_flag_finish_click, play_to_the_end
 
 
 def server_state(live_server, table):
@@ -110,3 +111,30 @@ def test_a_keyboard_player_tabs_to_a_move_once_then_plays_on_with_enter(page, li
         page.keyboard.press("Enter")
         page.wait_for_function(f"() => ({MY_LINES})() > {mine}")  # the move was made
         page.wait_for_function(ON_A_MOVE)  # and the focus waits on the next one (after the bot's turn)
+
+
+@pytest.fixture
+def logged_server(tmp_path):
+    server = LoggedServer(tmp_path)  # with a data directory, as `serve` always has: finished tables replay
+    if isinstance(server.running, BaseException):
+        raise server.running
+    yield server
+    server.stop()
+
+
+def test_a_finished_table_in_the_lobby_offers_its_replay_and_no_seat(page, logged_server):
+    """A person who left a finished table frees the seat: the lobby offered 'Sit in seat 1' at a game that is
+    over, and no way to its replay."""
+    lobby(page, logged_server)
+    table = create_table(page, mode="lockstep", options={"races": 1})
+    play_to_the_end(page, next_flag_finish_click)
+    page.click("button.leave")
+    row = page.locator(f".table-item[data-table='{table}']")
+    row.wait_for()
+    page.wait_for_function(f"() => document.querySelector(\".table-item[data-table='{table}']\").textContent"
+                           ".match(/1: free|Sit in seat 1/)")  # the lobby's list once the seat is free
+    assert "· over ·" in row.text_content()
+    assert row.locator("button", has_text="Sit in seat").count() == 0
+    row.locator("a", has_text="Replay").click()
+    page.wait_for_selector(".replay-controls")  # the table's frames, loaded
+    assert page.url.endswith(f"#/replay/{table}") and f"table {table}" in page.text_content(".replay-page .game-title")

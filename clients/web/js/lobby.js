@@ -116,13 +116,14 @@ export class LobbyPage {
       h("ul", { class: "table-list" }, this.tables.map((t) => h("li", { class: "table-item", "data-table": t.table },
         h("div", { class: "table-title" }, h("strong", {}, t.name || t.table),
           ` · ${this.app.gameTitle(t.game)} · ${t.mode} · ${t.status} · ${t.spectators} watching`),
-        h("div", { class: "table-seats" }, t.seats.map((seat) => seat.state === "free" && !held[t.table]
+        h("div", { class: "table-seats" }, t.seats.map((seat) => seat.state === "free" && !held[t.table] && t.status !== "over"
           ? h("button", { type: "button", "data-key": `sit-${t.table}-${seat.seat}`,
                           onclick: () => this.sit(t.table, seat.seat) }, `Sit in seat ${seat.seat + 1}`)
           : h("span", { class: `seat ${seat.state}` }, `${seat.seat + 1}: ${seat.name || seat.state}`))),
         h("div", { class: "table-actions" },
           held[t.table] ? h("a", { href: `#/play/${t.table}`, class: "button" }, "Back to my seat") : null,
-          h("a", { href: `#/watch/${t.table}`, class: "button" }, "Watch"))))));
+          h("a", { href: `#/watch/${t.table}`, class: "button" }, "Watch"),
+          t.status === "over" ? h("a", { href: `#/replay/${t.table}`, class: "button" }, "Replay") : null)))));
   }
 
   createForm() {
