@@ -196,7 +196,7 @@ def test_a_flush_declaration_is_built_by_selecting_cards_in_any_order_then_confi
     page.wait_for_selector("button.move.pending", state="detached")
     line = next(words for words in feed(page) if words.startswith("You released"))
     assert line.startswith("You released 2 × 2: ") and "2 Skip" in line
-    assert "heuristic bot is skipped (a Skip card)." in feed(page)
+    assert "Heuristic bot is skipped (a Skip card)." in feed(page)
     left = shown_cards(page, ".fl-mine .hand")
     assert sum(left.values()) == len(hand) - 2 and left["2S"] == 0
 

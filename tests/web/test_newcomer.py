@@ -138,3 +138,13 @@ def test_a_finished_table_in_the_lobby_offers_its_replay_and_no_seat(page, logge
     row.locator("a", has_text="Replay").click()
     page.wait_for_selector(".replay-controls")  # the table's frames, loaded
     assert page.url.endswith(f"#/replay/{table}") and f"table {table}" in page.text_content(".replay-page .game-title")
+
+
+def test_every_line_of_the_feed_starts_as_a_sentence(page, live_server):
+    """Server bots are named 'heuristic bot': their lines read 'heuristic bot played green 0.'"""
+    lobby(page, live_server)
+    create_table(page, mode="lockstep", seats=3, bots=(1, 2), options={"races": 1})
+    play_to_the_end(page, next_flag_finish_click)
+    lines = page.locator(".feed li").all_text_contents()
+    assert any(line.startswith("Heuristic bot 2 ") for line in lines)
+    assert [line for line in lines if not line[0].isupper()] == []

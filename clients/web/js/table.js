@@ -6,7 +6,7 @@ import { h, morph } from "./dom.js";
 import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
-import { describeEvent, joinWords, resultWords } from "./words.js";
+import { capital, describeEvent, joinWords, resultWords } from "./words.js";
 
 const FEED_LINES = 200;
 
@@ -91,7 +91,7 @@ export class TablePage {
       for (const event of message.events) {
         if (screen.remember) screen.remember(event, s);
         if (event.type === "turn") continue; // shown as "whose turn", not as a line of the feed
-        const words = (screen.event && screen.event(event, this.context())) || describeEvent(event, this.who);
+        const words = capital((screen.event && screen.event(event, this.context())) || describeEvent(event, this.who));
         s.feed.push({ seq: message.seq, words, line: ++s.lines }); // line: its key in the page, kept by a redraw
       }
       if (s.feed.length > FEED_LINES) s.feed.splice(0, s.feed.length - FEED_LINES);
@@ -161,8 +161,8 @@ export class TablePage {
     if (!s.view) return s.info && s.info.status === "waiting" ? "Waiting for players to take the free seats." : "";
     if (!s.toAct.length) return "Waiting for the table...";
     const mine = s.toAct.includes(s.seat);
-    if (s.toAct.length > 1) return mine ? "Everyone races: your move whenever you like." : `${joinWords(s.toAct.map(this.who))} may move.`;
-    return mine ? "Your turn." : `${this.who(s.toAct[0])}'s turn.`;
+    if (s.toAct.length > 1) return mine ? "Everyone races: your move whenever you like." : `${capital(joinWords(s.toAct.map(this.who)))} may move.`;
+    return mine ? "Your turn." : `${capital(this.who(s.toAct[0]))}'s turn.`;
   }
 
   clockText() {
