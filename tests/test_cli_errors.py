@@ -88,8 +88,8 @@ CASES = [
     (["serve", "--port", "99999"], "0-65535"),
     (["serve", "--port", "-1"], "0-65535"),
     (["serve", "--port", "http"], "port"),
-    (["serve", "--data", "{empty}"], "is a file"),
-    (["serve", "--data", "{empty}/tables"], "cannot create the data directory"),
+    (["serve", "--port", "0", "--data", "{empty}"], "is a file"),  # port 0: the same with 8765 in use
+    (["serve", "--port", "0", "--data", "{empty}/tables"], "cannot create the data directory"),
     (["serve", "--host", "192.0.2.1", "--port", "0"], "cannot listen on 192.0.2.1"),
     (["serve", "--host", "", "--port", "0"], "--host"),
     (["serve", "--rate", "0"], "--rate"),
