@@ -60,6 +60,9 @@ def _from_file(data_dir: Path | None, log: str):
     game = get_game(header.game)
     setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
     names = [""] * header.seats
+    for bot in header.table_options.get("bots", []):  # named as the live table named them (server/table.py)
+        if isinstance(bot, dict) and 0 <= bot.get("seat", -1) < header.seats:
+            names[bot["seat"]] = f"{bot.get('policy', 'heuristic')} bot"
     for record in report.read.records:
         if type(record) is SeatTaken and record.name:
             names[record.seat] = record.name

@@ -81,7 +81,7 @@ async def test_a_replay_shows_exactly_what_the_seat_and_a_spectator_were_sent_li
                 assert replayed[seq] == view, f"frame {seq} as seat {seat} differs from what was sent live"
         assert all(view["hand"] is None for view in (await all_frames(ana, None, log=table)).values())
         names = (await ana.request(Replay(log=table, seat=0, count=1))).names
-        assert names[0] == "Ana"
+        assert names[0] == "Ana" and names[1] == "heuristic bot"  # the server's bot, named as at the table
 
 
 def exported_document(path: Path, **changes) -> ReplayLog:
@@ -203,7 +203,7 @@ def test_the_replay_page_steps_through_a_finished_table_as_a_seat_or_a_spectator
     # As seat 2: that seat's hand, exactly as the server's view of it at that step; never another's.
     page.select_option("select[name=seat]", "1")
     page.wait_for_selector(".hand")
-    assert step_text(page).startswith("Step 40 of ") and "seen by Seat 2" in step_text(page)
+    assert step_text(page).startswith("Step 40 of ") and "seen by heuristic bot 2" in step_text(page)  # by name
     shown = page.locator(".hand [data-card]").evaluate_all("(cards) => cards.map((c) => c.dataset.card)")
     frame = frame_view(logged_server.data_dir, table, 1, 40)
     assert sorted(shown) == sorted(frame["hand"]) and len(shown) > 0
@@ -235,6 +235,8 @@ def test_an_exported_log_loads_from_a_file_and_a_bad_file_says_why(page, logged_
     page.wait_for_selector(".replay-controls")
     page.click("[data-key=last]")
     assert page.locator(".result").count() == 1
+    seen_by = page.locator("select[name=seat] option").all_text_contents()  # the server's bots, by name
+    assert "heuristic bot 2 (seat 2)" in seen_by, seen_by
     page.screenshot(path=shots / "replay_file.png", full_page=True)
     bad = tmp_path / "bad.json"
     bad.write_text('{"header": {"game": "flag_finish"}, "records": []}')

@@ -151,7 +151,11 @@ export class ReplayPage {
 
   // ------------------------------------------------------------------ render
 
-  who = (seat) => this.state.names[seat] || `Seat ${seat + 1}`;
+  who = (seat) => { // as the live table names its seats: three "heuristic bot"s are "heuristic bot 2", ...
+    const name = this.state.names[seat];
+    if (!name) return `Seat ${seat + 1}`;
+    return this.state.names.some((other, i) => i !== seat && other === name) ? `${name} ${seat + 1}` : name;
+  };
 
   context(frame, screenState) {
     const s = this.state;
@@ -264,6 +268,12 @@ export function replayLog(exported, name) {
     throw { reason: `${name} is not an exported log (make one with photofinish export LOG --format json)` };
   }
   const names = [];
+  const bots = header.table_options && Array.isArray(header.table_options.bots) ? header.table_options.bots : [];
+  for (const bot of bots) { // named as the live table named them (server/table.py)
+    if (bot && Number.isInteger(bot.seat) && bot.seat >= 0 && bot.seat < header.seats) {
+      names[bot.seat] = `${bot.policy || "heuristic"} bot`;
+    }
+  }
   const entries = [];
   for (const record of exported.records) {
     if (record.kind === "entry" && record.accepted) {
