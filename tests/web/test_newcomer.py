@@ -1,7 +1,8 @@
 """What a newcomer at a LAN event meets in the web client, each found by using it as one (a real browser against a
 real server): yes/no game options set from the lobby's form, the join box of a server only this machine can open,
 finished tables in the lobby, score lists that say whose score is which when two seats share a name, feed lines
-that start as sentences, and the keyboard focus kept on the board after a move takes its button away.
+that start as sentences with verbs that agree ("You start", "Ana starts" in a replay), and the keyboard focus kept
+on the board after a move takes its button away.
 Every wait is for a page element, with a timeout; nothing sleeps."""
 
 from __future__ import annotations
@@ -148,3 +149,28 @@ def test_every_line_of_the_feed_starts_as_a_sentence(page, live_server):
     lines = page.locator(".feed li").all_text_contents()
     assert any(line.startswith("Heuristic bot 2 ") for line in lines)
     assert [line for line in lines if not line[0].isupper()] == []
+
+
+# Each game's opening line of the feed, as the table page words it for you (seat 0, "You") and as a replay does
+# (every seat by name, seen by seat 0): the verb agrees with its subject either way.
+OPENINGS = """async () => {
+  const games = { ff: await import("/js/games/flag_finish.js"), rf: await import("/js/games/race_to_the_finish.js"),
+                  fl: await import("/js/games/flush.js") };
+  const live = { seat: 0, who: (seat) => (seat === 0 ? "You" : "Ben"), state: {} };
+  const replay = { seat: 0, who: (seat) => ["Ana", "Ben"][seat], state: {} };
+  const lines = (ctx) => [
+    games.ff.event({ type: "race_dealt", race: 1, starter: 0 }, ctx),
+    games.rf.event({ type: "dealt", deal: 1, dealer: 1, leader: 0 }, ctx),
+    games.fl.event({ type: "round_dealt", round: 1, mimic: null, leader: 0 }, ctx),
+  ];
+  return { live: lines(live), replay: lines(replay) };
+}"""
+
+
+def test_the_feed_says_you_start_to_you_and_ana_starts_in_a_replay(page, live_server):
+    lobby(page, live_server)
+    said = page.evaluate(OPENINGS)
+    assert said["live"] == ["Race 1 dealt: You start.", "Deal 1: Ben dealt; you lead.",
+                            "Round 1 dealt. A Flush card was turned: no Mimic. You lead."]
+    assert said["replay"] == ["Race 1 dealt: Ana starts.", "Deal 1: Ben dealt; Ana leads.",
+                              "Round 1 dealt. A Flush card was turned: no Mimic. Ana leads."]

@@ -76,7 +76,7 @@ function phaseWords(phase) {
 export function event(e, ctx) {
   const who = ctx.who;
   switch (e.type) {
-    case "race_dealt": return `Race ${e.race} dealt: ${who(e.starter)} starts.`;
+    case "race_dealt": return `Race ${e.race} dealt: ${who(e.starter)} ${who(e.starter) === "You" ? "start" : "starts"}.`;
     case "misdealt": return `Race ${e.race} misdealt: no green came up; dealt again.`;
     case "drew": return e.card ? `${who(e.seat)} drew ${cardName(e.card)}.` : `${who(e.seat)} drew a card.`;
     case "took": return `${who(e.seat)} took ${cardName(e.card)}.`;

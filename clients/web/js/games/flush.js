@@ -352,7 +352,7 @@ function whom(ctx, seat) {
 }
 
 function verb(ctx, seat, you, other) {
-  return seat === ctx.seat ? you : other;
+  return ctx.who(seat) === "You" ? you : other; // (a replay names every seat, its own too)
 }
 
 function cardsWord(n) {

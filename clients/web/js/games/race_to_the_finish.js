@@ -213,7 +213,7 @@ function seatsPanel(ctx) {
 export function event(e, ctx) {
   const who = ctx.who;
   const view = ctx.view || { track: ["R", "B", "O", "G", "R", "B", "O", "G", "R", "B", "O", "G"], pieces: [] };
-  const verb = (seat, you, other) => (seat === ctx.seat ? you : other);
+  const verb = (seat, you, other) => (who(seat) === "You" ? you : other); // (a replay names every seat)
   switch (e.type) {
     case "cut": {
       const cuts = e.cards.map((c, i) => `${who(e.seats[i])} ${cardName(c)}`).join(", ");
@@ -222,7 +222,8 @@ export function event(e, ctx) {
         : `Cut: ${cuts}. Cut again.`;
     }
     case "dealt":
-      return `Deal ${e.deal}: ${who(e.dealer)} dealt; ${who(e.leader)} ${verb(e.leader, "lead", "leads")}.`;
+      return `Deal ${e.deal}: ${who(e.dealer)} dealt; ${who(e.leader) === "You" ? "you" : who(e.leader)} ` +
+        `${verb(e.leader, "lead", "leads")}.`;
     case "played":
       return `${who(e.seat)} played ${cardName(e.card)}.`;
     case "trick_won":
