@@ -13,8 +13,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# `make run ARGS="--host 0.0.0.0 --port 9000"`: any of serve's options (--host 0.0.0.0: open to the LAN)
 run: $(STAMP)
-	$(BIN)/photofinish serve --demo
+	$(BIN)/photofinish serve --demo $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
