@@ -164,6 +164,10 @@ class Director:
         if not 1 <= len(name) <= 40:
             raise TournamentError("bad_name", "a player's name is 1 to 40 characters")
         async with self.lock:
+            taken = next((p for p, known in self.state.names.items() if known.casefold() == name.casefold()), None)
+            if taken is not None:  # standings, seatings and ratings (by name) could not tell the two apart
+                raise TournamentError("name_taken", f"{self.state.names[taken]!r} is registered in {self.id} "
+                                                    f"already (player {taken}); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
             token = secrets.token_urlsafe(18)
             await self._record(Registered(player=player, name=name, time=self._now()))
