@@ -77,7 +77,9 @@ def add_parser(sub) -> None:
                         help="arena: how long it runs (default 10 minutes)")
     create.add_argument("--late-rounds", type=checks.seat, default=0, help="accept entries until this round starts")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
-    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=0, help="stand-in bots' pause before each action")
+    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None,
+                        help="stand-in bots' pause before each action (default: a pace a person can play against, "
+                             "2500 in Challenge Mode, 800 in lockstep)")
     create.add_argument("--name", default="")
     create.add_argument("--seed", type=checks.seed, default=None)
     create.set_defaults(run=cmd_create)
@@ -166,10 +168,13 @@ def _run(fn) -> int:
 
 def cmd_create(args: argparse.Namespace) -> int:
     from rules import get_game
+    from server.app import human_pace_ms
 
     from .client import open_client
 
     mode = args.mode or get_game(args.game).info.modes[0]
+    # a stand-in plays against the people at its table: at full speed it would end a Challenge race at once
+    bot_delay_ms = human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
@@ -178,7 +183,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 format=args.format, rounds=args.rounds, top=args.top, points=args.points,
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
-                check_in=args.check_in, bot_delay_ms=args.bot_delay_ms, seed=args.seed)
+                check_in=args.check_in, bot_delay_ms=bot_delay_ms, seed=args.seed)
         info = created.tournament
         print(info.tournament)
         print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "

@@ -203,3 +203,20 @@ async def test_create_sets_a_tables_ordering(nursery, capsys):
             "create", running.url, "--mode", "challenge", "--bot", "1", *extra])
         table = running.lobby.find(capsys.readouterr().out.strip())
         assert created == 0 and (table.ordering, table.fair_ms) == (ordering, fair_ms)
+
+
+async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):
+    """A stand-in plays a no-show's seat against the people at the table: at full speed it would end a
+    Challenge race a moment after it sat down, before they could play."""
+    import trio
+
+    from server.app import human_pace_ms, run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    for extra, mode, delay in ((["--mode", "challenge"], "challenge", human_pace_ms("challenge")),
+                               (["--mode", "lockstep"], "lockstep", human_pace_ms("lockstep")),
+                               (["--mode", "challenge", "--bot-delay-ms", "0"], "challenge", 0)):
+        created = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, *extra])
+        director = running.lobby.tournaments.find(capsys.readouterr().out.strip())
+        assert created == 0 and (director.request.mode, director.request.bot_delay_ms) == (mode, delay)
+    assert human_pace_ms("challenge") >= 1500
