@@ -101,7 +101,7 @@ def add_parser(sub) -> None:
     drop.add_argument("tournament")
     drop.add_argument("--token", default="")
     drop.add_argument("--secret", default="")
-    drop.add_argument("--player", default=None)
+    drop.add_argument("--player", default=None, help="with --secret: the player's name or id (T1p3)")
     drop.set_defaults(run=cmd_drop)
 
     start = cmds.add_parser("start", help="start the tournament (or, with --next-round, the next round now)")
@@ -227,7 +227,22 @@ def _simple(call):
 
 
 cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
-cmd_drop = _simple(lambda client, a: client.drop(a.tournament, token=a.token, secret=a.secret, player=a.player))
+async def _drop(client, args: argparse.Namespace):
+    player = args.player
+    if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana)
+        state = await client.watch_tournament(args.tournament)
+        player = next((p.player for p in state.players if p.player == player), None) or next(
+            (p.player for p in state.players if p.name.casefold() == player.strip().casefold()), player)
+    return await client.drop(args.tournament, token=args.token, secret=args.secret, player=player)
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    from . import checks
+
+    if not args.token and not (args.secret and args.player):  # said before connecting
+        raise checks.Refused("say who leaves: --token TOKEN (yourself), or --secret SECRET --player NAME "
+                             "(the organiser)")
+    return _simple(_drop)(args)
 cmd_start = _simple(lambda client, a: client.start_tournament(a.tournament, a.secret, a.next_round))
 cmd_correct = _simple(lambda client, a: client.correct_result(a.tournament, a.secret, a.table, a.places, a.reason))
 cmd_standings = _simple(lambda client, a: client.watch_tournament(a.tournament))

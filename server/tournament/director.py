@@ -196,6 +196,8 @@ class Director:
                 player = self._player(token)
             else:
                 self._organiser(secret)
+                if not player:
+                    raise TournamentError("unknown_player", f"say which player of {self.id} to drop")
                 if player not in self.state.names:
                     raise TournamentError("unknown_player", f"{player!r} is not registered in {self.id}")
             await self._record(Dropped(player=player, time=self._now()))
