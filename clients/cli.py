@@ -155,6 +155,8 @@ def _run_client(fn, *args, **kwargs) -> int:
         return trio.run(partial(fn, *args, **kwargs)) or 0
     except (ConnectionError, ServerError, BadUrl, HandshakeError, BaseExceptionGroup) as raised:
         error = single_error(raised)
+        if isinstance(error, BrokenPipeError):  # a ConnectionError too, but of our stdout (`| head`), not the server
+            raise error from None  # main stops quietly
         if isinstance(error, ConnectionError):
             print(f"photofinish: {error}", file=sys.stderr)
             return 1

@@ -332,7 +332,8 @@ class Client:
                 if not started:
                     raise
                 return
-            self._connected = trio.Event()
+            if self._connected.is_set():  # a new event only when the connection was up: a request made between
+                self._connected = trio.Event()  # failed reconnects waits on this one, set when one succeeds
             self._ws = None
             if self._closed or not self.reconnect:
                 self._send.send_nowait(Closing(code="disconnected", message="the connection is closed"))

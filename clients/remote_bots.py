@@ -16,10 +16,12 @@ RATE_PAUSE = 0.05  # s a bot waits after the server dropped its action for going
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
                     name: str = "", on_message=None, on_accepted=None, token: str | None = None,
-                    pace_ms: int = 0) -> int:
+                    pace_ms: int = 0, through_restarts: bool = False) -> int:
     """Take a seat at ``table`` (or, with ``token``, the seat it holds: a tournament's reserved seat) and play
     it with ``policy`` until the game is over; returns the seat. ``pace_ms``: a pause of about that long
-    (0.5x-1.5x, seeded) before each action, as server bots' ``bot_delay_ms``: a pace people can play against."""
+    (0.5x-1.5x, seeded) before each action, as server bots' ``bot_delay_ms``: a pace people can play against.
+    ``through_restarts``: a server shutting down is waited for (the client reconnects and resumes the seat, as
+    after a crash) instead of ending the bot: a tournament's bot keeps its seat when the server restarts."""
     async with open_client(url, name=name or f"{policy} bot") as client:
         seated = await (client.resume(table, token) if token else client.take_seat(table, seat=seat))
         driver = BotDriver(get_policy(seated.game, policy), Rng(seed))
@@ -28,6 +30,8 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
             """Take one message in; False when the seat is done (game over or connection gone)."""
             if on_message:
                 on_message(seated.seat, message)
+            if type(message) is Closing and message.code == "server_shutdown" and through_restarts:
+                return True
             if type(message) is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
                 return False
             if type(message) is TableEnded:

@@ -39,14 +39,14 @@ async def play_tournament(url: str, tournament: str, name: str, policy: str, see
                                        pace_ms)
                 elif type(message) is TournamentState and message.tournament.status == "over":
                     break
-                elif type(message) is Closing:
-                    break
+                elif type(message) is Closing and message.code != "server_shutdown":
+                    break  # (a server shutting down is waited for: the client reconnects, the tournament resumes)
             nursery.cancel_scope.cancel()
         return entry.player
 
 
 async def _play_table(url: str, table: str, policy: str, seed: int, name: str, token: str, pace_ms: int) -> None:
-    await play_seat(url, table, policy, seed, name=name, token=token, pace_ms=pace_ms)
+    await play_seat(url, table, policy, seed, name=name, token=token, pace_ms=pace_ms, through_restarts=True)
 
 
 async def fill_tournament(url: str, tournament: str, players: int, policy: str, seed: int,

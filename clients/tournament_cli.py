@@ -77,7 +77,9 @@ def add_parser(sub) -> None:
                         help="arena: how long it runs (default 10 minutes)")
     create.add_argument("--late-rounds", type=checks.seat, default=0, help="accept entries until this round starts")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
-    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=0, help="stand-in bots' pause before each action")
+    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None,
+                        help="stand-in bots' pause before each action (default: a pace a person can play against, "
+                             "2500 in Challenge Mode, 800 in lockstep)")
     create.add_argument("--name", default="")
     create.add_argument("--seed", type=checks.seed, default=None)
     create.set_defaults(run=cmd_create)
@@ -99,7 +101,7 @@ def add_parser(sub) -> None:
     drop.add_argument("tournament")
     drop.add_argument("--token", default="")
     drop.add_argument("--secret", default="")
-    drop.add_argument("--player", default=None)
+    drop.add_argument("--player", default=None, help="with --secret: the player's name or id (T1p3)")
     drop.set_defaults(run=cmd_drop)
 
     start = cmds.add_parser("start", help="start the tournament (or, with --next-round, the next round now)")
@@ -166,10 +168,13 @@ def _run(fn) -> int:
 
 def cmd_create(args: argparse.Namespace) -> int:
     from rules import get_game
+    from server.app import human_pace_ms
 
     from .client import open_client
 
     mode = args.mode or get_game(args.game).info.modes[0]
+    # a stand-in plays against the people at its table: at full speed it would end a Challenge race at once
+    bot_delay_ms = human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
@@ -178,7 +183,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 format=args.format, rounds=args.rounds, top=args.top, points=args.points,
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
-                check_in=args.check_in, bot_delay_ms=args.bot_delay_ms, seed=args.seed)
+                check_in=args.check_in, bot_delay_ms=bot_delay_ms, seed=args.seed)
         info = created.tournament
         print(info.tournament)
         print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "
@@ -222,7 +227,22 @@ def _simple(call):
 
 
 cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
-cmd_drop = _simple(lambda client, a: client.drop(a.tournament, token=a.token, secret=a.secret, player=a.player))
+async def _drop(client, args: argparse.Namespace):
+    player = args.player
+    if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana)
+        state = await client.watch_tournament(args.tournament)
+        player = next((p.player for p in state.players if p.player == player), None) or next(
+            (p.player for p in state.players if p.name.casefold() == player.strip().casefold()), player)
+    return await client.drop(args.tournament, token=args.token, secret=args.secret, player=player)
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    from . import checks
+
+    if not args.token and not (args.secret and args.player):  # said before connecting
+        raise checks.Refused("say who leaves: --token TOKEN (yourself), or --secret SECRET --player NAME "
+                             "(the organiser)")
+    return _simple(_drop)(args)
 cmd_start = _simple(lambda client, a: client.start_tournament(a.tournament, a.secret, a.next_round))
 cmd_correct = _simple(lambda client, a: client.correct_result(a.tournament, a.secret, a.table, a.places, a.reason))
 cmd_standings = _simple(lambda client, a: client.watch_tournament(a.tournament))

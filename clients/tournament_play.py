@@ -61,6 +61,8 @@ async def follow_tournament(url: str, tournament: str, token: str, *,
                 if state.tournament.status == "over":
                     out(f"{state.tournament.name} is over. Final standings:\n{standings_text(state)}")
                     break
+            elif type(message) is Closing and message.code == "server_shutdown":
+                out(f"{message.message}; the tournament goes on once it is back (Ctrl-C leaves)")
             elif type(message) is Closing:
                 out(f"the server closed the connection: {message.message}")
                 code = 1

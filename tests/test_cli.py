@@ -203,3 +203,41 @@ async def test_create_sets_a_tables_ordering(nursery, capsys):
             "create", running.url, "--mode", "challenge", "--bot", "1", *extra])
         table = running.lobby.find(capsys.readouterr().out.strip())
         assert created == 0 and (table.ordering, table.fair_ms) == (ordering, fair_ms)
+
+
+async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):
+    """A stand-in plays a no-show's seat against the people at the table: at full speed it would end a
+    Challenge race a moment after it sat down, before they could play."""
+    import trio
+
+    from server.app import human_pace_ms, run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    for extra, mode, delay in ((["--mode", "challenge"], "challenge", human_pace_ms("challenge")),
+                               (["--mode", "lockstep"], "lockstep", human_pace_ms("lockstep")),
+                               (["--mode", "challenge", "--bot-delay-ms", "0"], "challenge", 0)):
+        created = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, *extra])
+        director = running.lobby.tournaments.find(capsys.readouterr().out.strip())
+        assert created == 0 and (director.request.mode, director.request.bot_delay_ms) == (mode, delay)
+    assert human_pace_ms("challenge") >= 1500
+
+
+async def test_tournament_drop_takes_a_players_name_and_says_plainly_when_no_player_is_named(nursery, capsys):
+    import trio
+
+    from clients.client import open_client
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2)
+        tid = created.tournament.tournament
+        ana, ben = await client.register(tid, "Ana"), await client.register(tid, "Ben")
+    drop = ["tournament", "drop", running.url, tid, "--secret", created.secret]
+    assert await trio.to_thread.run_sync(main, drop) == 2
+    err = capsys.readouterr().err
+    assert "--player" in err and "None" not in err and "Traceback" not in err
+    assert await trio.to_thread.run_sync(main, [*drop, "--player", "ana"]) == 0
+    assert await trio.to_thread.run_sync(main, [*drop, "--player", ben.player]) == 0
+    players = {p.player: p for p in running.lobby.tournaments.find(tid).snapshot().players}
+    assert players[ana.player].dropped and players[ben.player].dropped

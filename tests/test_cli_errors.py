@@ -21,6 +21,7 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from clients.cli import main
+from clients.client import open_client
 from server.lobby import Lobby
 from server.protocol import BotSeat, CreateTable
 
@@ -375,6 +376,32 @@ def test_output_into_a_closed_pipe_stops_quietly():
     process.stdout.close()  # the reader went away before the first line
     _, err = process.communicate(timeout=20)
     assert process.returncode == 141 and not err.strip(), err.decode()
+
+
+class _ClosedPipe:
+    """A stdout whose reader went away, as `| head` leaves it once it has its lines."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+async def test_a_client_command_into_a_closed_pipe_stops_quietly_too(nursery, capsys, monkeypatch):
+    """`photofinish tables URL | head`, `tournament standings ... | head`: the closed pipe is our stdout's,
+    not the server's connection: nothing is said about it (exit 141, as `match | head`)."""
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2)
+        await client.create_table(game="flag_finish", mode="challenge", seats=2)
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    for argv in (["tables", running.url], ["tournament", "standings", running.url, created.tournament.tournament],
+                 ["tournament", "export", running.url, created.tournament.tournament]):
+        assert await trio.to_thread.run_sync(main, argv) == 141, argv
+        assert capsys.readouterr().err == "", argv
 
 
 # ------------------------------------------------------------------------------------ fuzzed arguments

@@ -164,6 +164,10 @@ class Director:
         if not 1 <= len(name) <= 40:
             raise TournamentError("bad_name", "a player's name is 1 to 40 characters")
         async with self.lock:
+            taken = next((p for p, known in self.state.names.items() if known.casefold() == name.casefold()), None)
+            if taken is not None:  # standings, seatings and ratings (by name) could not tell the two apart
+                raise TournamentError("name_taken", f"{self.state.names[taken]!r} is registered in {self.id} "
+                                                    f"already (player {taken}); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
             token = secrets.token_urlsafe(18)
             await self._record(Registered(player=player, name=name, time=self._now()))
@@ -192,6 +196,8 @@ class Director:
                 player = self._player(token)
             else:
                 self._organiser(secret)
+                if not player:
+                    raise TournamentError("unknown_player", f"say which player of {self.id} to drop")
                 if player not in self.state.names:
                     raise TournamentError("unknown_player", f"{player!r} is not registered in {self.id}")
             await self._record(Dropped(player=player, time=self._now()))

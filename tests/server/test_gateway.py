@@ -11,7 +11,7 @@ from trio_websocket import ConnectionClosed, open_websocket_url
 from clients.client import ActionRejected, ServerError, open_client
 from clients.remote_bots import play_seat
 from rules import GAMES, digest, replay
-from rules.flag_finish.game import Drew, RaceDealt
+from rules.flag_finish.game import DrawPile, Drew, RaceDealt
 from server.app import run_server
 from server.gateway import Connection, Limits
 from server.protocol import CODECS, Closing, Error, Snapshot, Update
@@ -290,6 +290,38 @@ async def test_a_request_on_a_dropped_connection_is_answered_after_the_reconnect
         with trio.fail_after(10):
             games = await client.list_games()
         assert client.reconnects >= 1 and games[0].name == "flag_finish"
+
+
+async def test_a_move_made_while_the_server_is_down_is_applied_once_it_is_back(nursery, tmp_path):
+    """A person types a move while the server is away (a crash, a restart): once it is back on its data, the
+    move is sent, applied once and answered, however many reconnects were refused in between."""
+    first = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, tmp_path, task_status=task_status))
+    async with open_client(first.url) as other, open_client(first.url) as client:
+        info = await other.create_table(game="flag_finish", mode="challenge", seats=2)
+        await other.take_seat(info.table, seat=1)
+        await client.take_seat(info.table, seat=0)
+        await first.shutdown()
+
+        async def refused(count: int) -> None:  # the server is away: each reconnect is refused
+            with trio.fail_after(20):
+                while client.reconnects < count:
+                    await trio.sleep(0.01)
+
+        await refused(2)
+        answered = []
+        with trio.fail_after(30):
+            async with trio.open_nursery() as typing:
+                typing.start_soon(lambda: _keep(answered, client.act(info.table, DrawPile())))
+                await refused(4)  # the move waits through more refused reconnects
+                back = await nursery.start(lambda task_status: run_server("127.0.0.1", first.port, tmp_path,
+                                                                          task_status=task_status))
+    table = back.lobby.find(info.table)
+    assert answered[0].table == info.table and not answered[0].duplicate
+    assert [e.action for e in table.log.entries if e.accepted and e.actor == 0] == [DrawPile()]
+
+
+async def _keep(into: list, call) -> None:
+    into.append(await call)
 
 
 async def test_a_request_without_reconnects_fails_plainly_when_the_connection_drops(nursery):

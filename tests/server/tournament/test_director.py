@@ -93,6 +93,22 @@ async def test_forged_secrets_and_tokens_are_refused_and_change_nothing(nursery,
         assert [p.dropped for p in state.players] == [False, False]
 
 
+async def test_a_name_registered_twice_is_refused_whatever_its_case_and_changes_nothing(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1)
+        tid = created.tournament.tournament
+        ana = await client.register(tid, "Ana")
+        for again in ("Ana", "ana", " ANA "):
+            with pytest.raises(ServerError) as refused:
+                await client.register(tid, again)
+            assert refused.value.code == "name_taken" and ana.player in refused.value.message
+        await client.register(tid, "Anabel")
+        state = await client.watch_tournament(tid)
+    assert [p.name for p in state.players] == ["Ana", "Anabel"]
+    assert sorted(row.name for row in state.standings) == ["Ana", "Anabel"]  # (unplayed: ordered by lot)
+
+
 async def test_a_no_show_is_played_by_a_stand_in_and_placed_last(nursery, tmp_path):
     running = await start_server(nursery, tmp_path)
     async with open_client(running.url) as client:

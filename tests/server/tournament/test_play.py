@@ -7,7 +7,7 @@ import pytest
 import trio
 
 from clients.client import open_client
-from clients.tournament_bots import fill_tournament
+from clients.tournament_bots import fill_tournament, play_tournament
 from clients.tournament_play import follow_tournament
 from server.app import run_server
 from tests.server.test_terminal import Person
@@ -45,3 +45,30 @@ def _ann_tables(final, player, running):
     for table, (round_no, players) in director.state.tables.items():
         if player in players:
             yield round_no, table, players.index(player)
+
+
+async def test_a_person_waits_through_a_server_restart_and_plays_the_round_it_seats(nursery, tmp_path):
+    """The organiser restarts the server before the start: `play --tournament` says so, waits, and is seated
+    once it is back, instead of ending."""
+    first = await nursery.start(partial(run_server, "127.0.0.1", 0, tmp_path / "data"))
+    async with open_client(first.url) as organiser:
+        created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1,
+                                                    options={"races": 1})
+        tid = created.tournament.tournament
+        ann = await organiser.register(tid, "ann")
+    person, said = Person(), []
+    async with trio.open_nursery() as inner:
+        inner.start_soon(lambda: follow_tournament(first.url, tid, ann.token, read_line=person.read_line,
+                                                   terminal=person.terminal, out=said.append))
+        with trio.fail_after(20):
+            while not said:  # ann is following before the restart
+                await trio.sleep(0.01)
+        await first.shutdown()
+        back = await nursery.start(partial(run_server, "127.0.0.1", first.port, tmp_path / "data"))
+        await nursery.start(partial(play_tournament, back.url, tid, "bot", "heuristic", 3))
+        async with open_client(back.url) as organiser:
+            await organiser.start_tournament(tid, created.secret)
+        with trio.fail_after(60):
+            await person.wait_for("Game over")
+    assert any("shutting down" in line and "goes on once it is back" in line for line in said)
+    assert any(line.startswith("round 1: your table is") for line in said) and person.typed
