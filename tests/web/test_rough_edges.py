@@ -7,8 +7,12 @@ Every wait is for a page element, with a timeout; nothing sleeps."""
 
 from __future__ import annotations
 
+import re
 
 import pytest
+import trio
+
+from .test_browser import create_table, lobby
 
 PHONE = {"width": 390, "height": 844}
 
@@ -87,3 +91,21 @@ def test_the_races_sidetracked_pieces_and_cards_are_readable_on_a_phone(page, li
     assert beside.count() == 1 and "sidetracked beside track card" in beside.get_attribute("aria-label")
     page.screenshot(path=shots / "race_sidetracked_phone.png", full_page=True)
     fits_the_phone(page)
+
+
+def test_a_seat_whose_browser_closed_mid_game_shows_as_away_in_the_lobby(browser, page, live_server, shots):
+    ana = browser.new_context()
+    ana_page = ana.new_page()
+    ana_page.set_default_timeout(10_000)
+    lobby(ana_page, live_server, name="Ana")
+    table = create_table(ana_page, mode="lockstep", seats=2, bots=(1,))
+    ana_page.wait_for_selector(".board button.move")
+    page.goto(live_server.url)
+    seats = f".table-item[data-table='{table}'] .table-seats"
+    page.wait_for_selector(f"{seats} .seat.taken")
+    assert page.locator(f"{seats} .seat").all_inner_texts() == ["1: Ana", "2: heuristic bot (bot)"]
+    ana.close()  # the browser goes away mid-game; the seat stays Ana's for the table's grace period
+    page.wait_for_selector(f"{seats} .seat.away", timeout=10_000)  # the lobby's list refreshes by itself
+    assert page.locator(f"{seats} .seat").all_inner_texts() == ["1: Ana (away)", "2: heuristic bot (bot)"]
+    page.screenshot(path=shots / "lobby_away_seat.png", full_page=True)
+    assert page.locator(f".table-item[data-table='{table}'] button").count() == 0  # held for Ana: no one else sits

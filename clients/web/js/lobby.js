@@ -119,7 +119,7 @@ export class LobbyPage {
         h("div", { class: "table-seats" }, t.seats.map((seat) => seat.state === "free" && !held[t.table] && t.status !== "over"
           ? h("button", { type: "button", "data-key": `sit-${t.table}-${seat.seat}`,
                           onclick: () => this.sit(t.table, seat.seat) }, `Sit in seat ${seat.seat + 1}`)
-          : h("span", { class: `seat ${seat.state}` }, `${seat.seat + 1}: ${seat.name || seat.state}`))),
+          : h("span", { class: `seat ${seat.state}` }, seatWords(seat)))),
         h("div", { class: "table-actions" },
           held[t.table] ? h("a", { href: `#/play/${t.table}`, class: "button" }, "Back to my seat") : null,
           h("a", { href: `#/watch/${t.table}`, class: "button" }, "Watch"),
@@ -162,6 +162,13 @@ export class LobbyPage {
         onchange: (e) => { f.sit = e.target.checked; } }), " Take the first free seat myself"),
       h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create table"));
   }
+}
+
+// A seat in the list: its number, who and, as the table page's seat list says it, its state unless taken
+// ("1: Ana (away)" once Ana's browser has gone, "2: heuristic bot (bot)", "3: free").
+function seatWords(seat) {
+  const state = seat.state !== "taken" ? ` (${seat.state})` : "";
+  return seat.name ? `${seat.seat + 1}: ${seat.name}${state}` : `${seat.seat + 1}: ${seat.state}`;
 }
 
 // Where other devices join: the URL and its QR code; a server on a loopback address (serve's default) cannot
