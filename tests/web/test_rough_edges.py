@@ -109,3 +109,35 @@ def test_a_seat_whose_browser_closed_mid_game_shows_as_away_in_the_lobby(browser
     assert page.locator(f"{seats} .seat").all_inner_texts() == ["1: Ana (away)", "2: heuristic bot (bot)"]
     page.screenshot(path=shots / "lobby_away_seat.png", full_page=True)
     assert page.locator(f".table-item[data-table='{table}'] button").count() == 0  # held for Ana: no one else sits
+
+
+def server_options(live_server, table):
+    return trio.from_thread.run_sync(lambda: dict(live_server.running.lobby.find(table).session.state.options),
+                                     trio_token=live_server.token)
+
+
+@pytest.mark.parametrize("game, option, default", [("flush", "double_last", True), ("finish_line", "play_on", False)])
+def test_a_tournaments_yes_no_game_options_are_checkboxes_and_reach_its_tables(page, live_server, shots, game, option,
+                                                                               default):
+    page.goto(f"{live_server.url}#/organise")
+    page.fill("input[name=name]", "Yes-no Cup")
+    page.select_option("select[name=game]", game)
+    page.fill("input[name=seats]", "2")
+    page.fill("input[name=no_show_ms]", "3600000")  # the players stay away: no stand-in plays while the suite runs
+    page.click("details summary")
+    box = page.locator(f"input[type=checkbox][name={option}]")
+    assert box.is_checked() is default  # the game's default
+    box.set_checked(not default)
+    page.screenshot(path=shots / f"tournament_form_{game}.png", full_page=True)
+    page.click("[data-key=create]")
+    page.wait_for_url(re.compile(r"#/organise/T\d+$"))
+    tournament = page.url.rsplit("/", 1)[1]
+    page.wait_for_selector(".organiser [data-key=start]")
+    page.evaluate("""async (tournament) => {
+      for (const name of ["Ana", "Ben"]) await window.photofinish.client.request({ type: "register", tournament, name });
+    }""", tournament)
+    page.click("[data-key=start]")
+    page.wait_for_selector(".round-tables .table-item")
+    tables = page.locator(".round-tables .table-item").evaluate_all("(items) => items.map((i) => i.dataset.table)")
+    assert len(tables) == 1
+    assert server_options(live_server, tables[0])[option] is (not default)

@@ -192,7 +192,9 @@ function isLoopback(url) {
   return host === "localhost" || host === "[::1]" || /^127\./.test(host);
 }
 
-function optionInput(option, form) {
+// One game option's input in a create form (the lobby's and the tournament's): a list of choices, a checkbox for
+// a yes/no option, a number, or text; what is set goes into form.options (read by gameOptions).
+export function optionInput(option, form) {
   const value = form.options[option.name] ?? "";
   const change = (e) => { form.options[option.name] = e.target.value; };  // no render: the form stays as typed
   let input;

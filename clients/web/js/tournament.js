@@ -6,7 +6,7 @@
 // token in the seat store as the seat's token and opens the table page, which resumes the reserved seat with it.
 
 import { h, mount } from "./dom.js";
-import { gameOptions } from "./lobby.js";
+import { gameOptions, optionInput } from "./lobby.js";
 import { seatStore } from "./protocol.js";
 
 const PLAYERS = "photofinish.tournaments"; // {T: {player, name, token}}
@@ -376,13 +376,8 @@ class CreatePage {
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "check_in", "data-key": "check_in",
           checked: f.check_in, onchange: set("check_in") }), " Players must check in"),
         h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),
-          game.options.filter((o) => o.choices || typeof o.default === "number").map((o) => h("label", { class: "option", title: o.doc },
-            `${o.name} `, o.choices
-              ? h("select", { name: o.name, onchange: (e) => { f.options[o.name] = e.target.value; } },
-                o.choices.map((c) => h("option", { value: c, selected: (f.options[o.name] || o.default) === c }, c)))
-              : h("input", { type: "number", name: o.name, min: o.minimum, max: o.maximum, placeholder: String(o.default),
-                             value: f.options[o.name] ?? "", oninput: (e) => { f.options[o.name] = e.target.value; } }),
-            h("small", {}, ` ${o.doc}`)))),
+          game.options.filter((o) => o.choices || typeof o.default === "number" || typeof o.default === "boolean")
+            .map((o) => optionInput(o, f))),
         h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create the tournament"))));
   }
 }
