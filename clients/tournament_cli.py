@@ -256,7 +256,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             infos = await client.list_tournaments()
         for info in infos:
             print(f"{info.tournament:<6} {info.name:<24} {info.game:<18} {info.format:<11} round {info.round}/"
-                  f"{info.rounds or '?'}  {info.players} players  {info.status}")
+                  f"{info.rounds or '?'}  {_count(info.players, 'player')}  {info.status}")
         if not infos:
             print("no tournaments on this server")
         return 0
@@ -282,20 +282,55 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def print_state(state) -> None:
+    print(state_text(state))
+
+
+def state_text(state) -> str:
+    """The tournament's header, its standings and the current round's tables, as `standings` prints them."""
     info = state.tournament
-    print(f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, round {info.round} of "
-          f"{info.rounds or '?'}, {info.status}, {info.players} players")
-    print(standings_text(state))
+    lines = [f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, round {info.round} of "
+             f"{info.rounds or '?'}, {info.status}, {_count(info.players, 'player')}", standings_text(state)]
     if state.seatings:
         names = {p.player: p.name for p in state.players}
-        print(f"\nround {info.round}:")
+        stand_ins = any(seating.stand_ins for seating in state.seatings)
+        lines.append(f"\nround {info.round}, each player's place at their table"
+                     + (" (a seat a stand-in played is placed last):" if stand_ins else ":"))
         for seating in state.seatings:
-            who = ", ".join(f"{names.get(p, p)}" + (f" ({place})" if seating.places else "")
-                            + (" [stand-in]" if i in seating.stand_ins else "")
-                            for i, (p, place) in enumerate(zip(seating.players, seating.places or [0] * 9)))
-            print(f"  {seating.table}: {who}" + ("" if seating.places else "  (playing)"))
+            lines.append(f"  {seating.table}: " + ", ".join(_seat_text(seating, names)))
         if state.byes:
-            print(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
+            lines.append(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
+    return "\n".join(lines)
+
+
+def _seat_text(seating, names: dict[str, str]) -> list[str]:
+    """Each player of a table: their name, and once it is over the place that scores (stand-ins last), with
+    the game's own place where that differs."""
+    if not seating.places:
+        return [", ".join(names.get(p, p) for p in seating.players) + "  (playing)"]
+    from server.tournament.model import TableResult
+    from server.tournament.standings import placed
+
+    n = len(seating.players)
+    stand_ins = tuple(i in seating.stand_ins for i in range(n))
+    scoring = placed(TableResult(table=seating.table, players=tuple(seating.players), places=tuple(seating.places),
+                                 scores=(0,) * n, stand_ins=stand_ins))
+    out = []
+    for i, (player, game_place, place) in enumerate(zip(seating.players, seating.places, scoring)):
+        tied = "tied " if scoring.count(place) > 1 else ""
+        text = f"{names.get(player, player)} {tied}{_ordinal(place)}"
+        if game_place != place:
+            text += f" ({_ordinal(game_place)} in the game)"
+        out.append(text + (" [stand-in]" if stand_ins[i] else ""))
+    return out
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
 
 
 def standings_text(state) -> str:
