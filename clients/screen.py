@@ -1,9 +1,10 @@
 """The terminal screen of `play` and `watch`: what the reader knows, and how it is laid out in 80x24.
 
 ``Seen`` is everything the reader has learnt from the server (the table's info, the newest view and legal
-moves, the event feed, the result, a refusal to keep on screen, the turn clock); ``compose`` lays it out as at
-most ``height`` lines of fewer than ``width`` characters: who you are, the table, what happened, your moves
-or the result, and the last refusal. Pure: the terminal module does the I/O.
+moves, the event feed, the result, a refusal to keep on screen, a lost connection until it is back, the turn
+clock); ``compose`` lays it out as at most ``height`` lines of fewer than ``width`` characters: who you are,
+the table, what happened, your moves or the result, the lost connection and the last refusal. Pure: the
+terminal module does the I/O.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Seen:
     result: Any = None
     feed: deque = field(default_factory=lambda: deque(maxlen=FEED_KEPT))
     note: str = ""  # a refusal or a typo's explanation: stays until the next line is typed
+    connection: str = ""  # the connection is lost (the server shuts down...): shown until the table is heard again
     deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
     greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
 
@@ -58,7 +60,9 @@ class Seen:
         return [seat.seat for seat in self.info.seats if seat.state in ("free", "away")]
 
     def take(self, message: Any) -> None:
-        """An update or snapshot from the server: the newest view, legal moves, events and result."""
+        """An update or snapshot from the server: the newest view, legal moves, events and result; and the
+        connection is up again, if it was lost (a reconnect's resume is answered with a snapshot)."""
+        self.connection = ""
         events = getattr(message, "events", None) or []
         self.feed.extend(feed_lines(self.game, events, self.seat))
         if message.view is not None and self.greeting:  # after the catch-up, which comes without views
@@ -127,6 +131,8 @@ def compose(seen: Seen, now: float = 0.0, height: int = 24, width: int = 80) -> 
     if seen.view is not None:
         top += render(seen.game, seen.view, seen.names).split("\n")
     bottom = _wrapped(status(seen), width)
+    if seen.connection:
+        bottom += _wrapped([f"! {seen.connection}"], width)[:2]
     if seen.note:
         bottom += _wrapped([f"! {seen.note}"], width)[:2]
     top = [line[:width - 1] for line in top]

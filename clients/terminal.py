@@ -128,7 +128,8 @@ class _Session:
                     seen.note = f"the server closed the connection: {message.message}"
                     self.draw()
                     return 1
-                seen.note = f"connection lost ({message.message}); reconnecting..."
+                # until it is back; a word on it from elsewhere (`play --tournament`'s) is kept: it says more
+                seen.connection = seen.connection or f"connection lost ({message.message}); reconnecting..."
                 self.draw()
                 continue
             if kind is Error:
@@ -137,8 +138,8 @@ class _Session:
                 continue
             if kind not in (Update, Snapshot) or message.table != seen.table:
                 continue
-            if seen.info is not None and seen.info.status == "waiting":
-                self.wake_info.set()  # the game has started: who sits where
+            if seen.connection or (seen.info is not None and seen.info.status == "waiting"):
+                self.wake_info.set()  # back after a reconnect, or the game has started: who sits where
             seen.take(message)
             if message.view is None:
                 continue
@@ -232,11 +233,14 @@ async def _sit(client: Client, url: str, table: str, seat: int | None, token: st
 
 
 async def play(url: str, table: str, seat: int | None = None, name: str = "", token: str | None = None, *,
-               read_line: Callable[[], Awaitable[str]] | None = None, terminal: Terminal | None = None) -> int:
+               read_line: Callable[[], Awaitable[str]] | None = None, terminal: Terminal | None = None,
+               notices: trio.MemoryReceiveChannel | None = None) -> int:
     """Sit at ``table`` as a human (or resume your seat): the table, what happened and your moves are shown;
-    type a move. ``q`` or Ctrl-C leaves quietly; `play` again resumes the seat."""
+    type a move. ``q`` or Ctrl-C leaves quietly; `play` again resumes the seat. ``notices``: news about the
+    connection from elsewhere (`play --tournament`'s: the server shuts down), shown on the screen as it comes,
+    until the table is heard from again."""
     try:
-        return await _play(url, table, seat, name, token, read_line=read_line, terminal=terminal)
+        return await _play(url, table, seat, name, token, read_line=read_line, terminal=terminal, notices=notices)
     except (KeyboardInterrupt, BaseExceptionGroup) as error:
         if not _interrupted(error):
             raise
@@ -247,7 +251,8 @@ async def play(url: str, table: str, seat: int | None = None, name: str = "", to
 
 
 async def _play(url: str, table: str, seat: int | None, name: str, token: str | None, *,
-                read_line: Callable[[], Awaitable[str]] | None, terminal: Terminal | None) -> int:
+                read_line: Callable[[], Awaitable[str]] | None, terminal: Terminal | None,
+                notices: trio.MemoryReceiveChannel | None = None) -> int:
     terminal = terminal or Terminal()
     read_line = read_line or read_stdin
     async with open_client(url, name=name or "human") as client:
@@ -289,11 +294,18 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                 else:
                     session.draw(full=True)  # the typed line scrolled the terminal: draw it all again
 
+        async def show_notices() -> None:
+            async for text in notices:
+                seen.connection = text
+                session.draw()
+
         code, left = 0, trio.Event()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(typing, nursery.cancel_scope)
                 nursery.start_soon(session.keep_info)
+                if notices is not None:
+                    nursery.start_soon(show_notices)
                 if terminal.tty:
                     nursery.start_soon(session.tick)
                 code = await session.follow()

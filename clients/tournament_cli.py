@@ -55,18 +55,28 @@ def add_parser(sub) -> None:
                                                "verify, bots")
     cmds = parser.add_subparsers(dest="tournament_command", required=True)
 
+    url_help = "the server, e.g. ws://127.0.0.1:8765"
+    tid_help = "the tournament's id, e.g. T1 (create prints it, list shows them)"
+
     create = cmds.add_parser("create", help="open a tournament; prints its id and the organiser's secret")
-    create.add_argument("url", type=checks.server_url)
-    create.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
+    create.add_argument("url", type=checks.server_url, help=url_help)
+    create.add_argument("--game", default="flag_finish", choices=sorted(GAMES),
+                        help="the game every table plays (default flag_finish; `photofinish games` lists them)")
     create.add_argument("--mode", default=None, help="lockstep or challenge (default: the game's first mode)")
-    create.add_argument("--seats", type=checks.positive, default=3, help="players per table (smaller tables when needed)")
-    create.add_argument("--format", default="swiss", choices=("swiss", "round_robin", "arena"))
-    create.add_argument("--rounds", type=checks.positive, default=3, help="swiss: the number of rounds")
-    create.add_argument("--top", type=checks.seat, default=0, help="swiss: a final table of the top N (0: none)")
+    create.add_argument("--seats", type=checks.positive, default=3, metavar="N",
+                        help="players per table (default 3; smaller tables when the count does not divide)")
+    create.add_argument("--format", default="swiss", choices=("swiss", "round_robin", "arena"),
+                        help="swiss (default): pairs by standings; round_robin: everyone meets everyone; "
+                             "arena: a new table as soon as enough players are free, for --arena-time")
+    create.add_argument("--rounds", type=checks.positive, default=3, metavar="N", help="swiss: the number of rounds (default 3)")
+    create.add_argument("--top", type=checks.seat, default=0, metavar="N",
+                        help="swiss: a final table of the top N after the rounds (default 0: none)")
     create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
                         help="a game option for every table, e.g. races=3 (repeatable)")
-    create.add_argument("--points", type=_points, default=None, help="placement points, best first (e.g. 3,1,0)")
-    create.add_argument("--bye-points", type=float, default=None, help="what a bye is worth (default: 1st place)")
+    create.add_argument("--points", type=_points, default=None, metavar="P1,P2,...",
+                        help="placement points, best first (default by table size: 3,0 / 3,1,0 / 5,3,1,0 ...)")
+    create.add_argument("--bye-points", type=float, default=None, metavar="POINTS",
+                        help="what a bye is worth (default: the points of 1st place)")
     create.add_argument("--round-time", type=_seconds, default=0, metavar="SECONDS",
                         help="end unfinished tables as they stand after this long (0: no limit)")
     create.add_argument("--turn-time", type=_seconds, default=60_000, metavar="SECONDS",
@@ -75,86 +85,99 @@ def add_parser(sub) -> None:
                         help="an absent player's seat is played by a stand-in bot after this long (default 60)")
     create.add_argument("--arena-time", type=_seconds, default=0, metavar="SECONDS",
                         help="arena: how long it runs (default 10 minutes)")
-    create.add_argument("--late-rounds", type=checks.seat, default=0, help="accept entries until this round starts")
+    create.add_argument("--late-rounds", type=checks.seat, default=0, metavar="N",
+                        help="accept entries until round N starts (default 0: only before the start)")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
-    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None,
+    create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None, metavar="MS",
                         help="stand-in bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
-    create.add_argument("--name", default="")
-    create.add_argument("--seed", type=checks.seed, default=None)
+    create.add_argument("--name", default="", help="the tournament's name, shown to everyone (default: its id)")
+    create.add_argument("--seed", type=checks.seed, default=None,
+                        help="the seating seed, a whole number (default: a fresh random one); only its hash is "
+                             "shown until the end")
     create.set_defaults(run=cmd_create)
 
     register = cmds.add_parser("register", help="enter a player; prints their id and secret token")
-    register.add_argument("url", type=checks.server_url)
-    register.add_argument("tournament")
-    register.add_argument("--name", required=True)
+    register.add_argument("url", type=checks.server_url, help=url_help)
+    register.add_argument("tournament", help=tid_help)
+    register.add_argument("--name", required=True, help="the player's name (a name already taken, in any case, "
+                                                        "is refused)")
     register.set_defaults(run=cmd_register)
 
     check_in = cmds.add_parser("check-in", help="a registered player says they are here")
-    check_in.add_argument("url", type=checks.server_url)
-    check_in.add_argument("tournament")
-    check_in.add_argument("--token", required=True)
+    check_in.add_argument("url", type=checks.server_url, help=url_help)
+    check_in.add_argument("tournament", help=tid_help)
+    check_in.add_argument("--token", required=True, help="the player's token, printed by register")
     check_in.set_defaults(run=cmd_check_in)
 
     drop = cmds.add_parser("drop", help="leave (with your --token) or drop a player (--secret and --player)")
-    drop.add_argument("url", type=checks.server_url)
-    drop.add_argument("tournament")
-    drop.add_argument("--token", default="")
-    drop.add_argument("--secret", default="")
+    drop.add_argument("url", type=checks.server_url, help=url_help)
+    drop.add_argument("tournament", help=tid_help)
+    drop.add_argument("--token", default="", help="a player leaving: their token, printed by register")
+    drop.add_argument("--secret", default="", help="the organiser dropping a player: the secret create printed")
     drop.add_argument("--player", default=None, help="with --secret: the player's name or id (T1p3)")
     drop.set_defaults(run=cmd_drop)
 
     start = cmds.add_parser("start", help="start the tournament (or, with --next-round, the next round now)")
-    start.add_argument("url", type=checks.server_url)
-    start.add_argument("tournament")
-    start.add_argument("--secret", required=True)
-    start.add_argument("--next-round", action="store_true")
+    start.add_argument("url", type=checks.server_url, help=url_help)
+    start.add_argument("tournament", help=tid_help)
+    start.add_argument("--secret", required=True, help="the organiser's secret, printed by create")
+    start.add_argument("--next-round", action="store_true",
+                       help="start the next round now, before every table of this one is over")
     start.set_defaults(run=cmd_start)
 
     correct = cmds.add_parser("correct", help="correct a table's result (each seat's place) with a reason")
-    correct.add_argument("url", type=checks.server_url)
-    correct.add_argument("tournament")
-    correct.add_argument("--secret", required=True)
-    correct.add_argument("--table", required=True)
-    correct.add_argument("--places", type=_places, required=True, help="places by seat, e.g. 2,1,3")
-    correct.add_argument("--reason", required=True)
+    correct.add_argument("url", type=checks.server_url, help=url_help)
+    correct.add_argument("tournament", help=tid_help)
+    correct.add_argument("--secret", required=True, help="the organiser's secret, printed by create")
+    correct.add_argument("--table", required=True, help="the table whose result is corrected, e.g. t5 "
+                                                         "(standings lists the round's tables)")
+    correct.add_argument("--places", type=_places, required=True, metavar="P,P,...",
+                         help="each seat's place, seat 0 first (1 = first), e.g. 2,1,3")
+    correct.add_argument("--reason", required=True, help="why, in words: it is kept in the tournament's log")
     correct.set_defaults(run=cmd_correct)
 
     standings = cmds.add_parser("standings", help="print the standings and the current round")
-    standings.add_argument("url", type=checks.server_url)
-    standings.add_argument("tournament")
+    standings.add_argument("url", type=checks.server_url, help=url_help)
+    standings.add_argument("tournament", help=tid_help)
     standings.set_defaults(run=cmd_standings)
 
     listing = cmds.add_parser("list", help="the server's tournaments")
-    listing.add_argument("url", type=checks.server_url)
+    listing.add_argument("url", type=checks.server_url, help=url_help)
     listing.set_defaults(run=cmd_list)
 
     export = cmds.add_parser("export", help="the standings as CSV or JSON")
-    export.add_argument("url", type=checks.server_url)
-    export.add_argument("tournament")
-    export.add_argument("--format", default="csv", choices=("csv", "json"))
-    export.add_argument("--output", "-o", default=None)
+    export.add_argument("url", type=checks.server_url, help=url_help)
+    export.add_argument("tournament", help=tid_help)
+    export.add_argument("--format", default="csv", choices=("csv", "json"),
+                        help="csv (default): one row per player; json: the whole tournament state")
+    export.add_argument("--output", "-o", default=None, metavar="FILE", help="write it here (default: stdout)")
     export.set_defaults(run=cmd_export)
 
     ratings = cmds.add_parser("leaderboard", help="a game's ratings across tournaments, best first")
-    ratings.add_argument("url", type=checks.server_url)
-    ratings.add_argument("--game", default="flag_finish", choices=sorted(GAMES))
-    ratings.add_argument("--limit", type=checks.positive, default=20)
+    ratings.add_argument("url", type=checks.server_url, help=url_help)
+    ratings.add_argument("--game", default="flag_finish", choices=sorted(GAMES),
+                         help="whose ratings (default flag_finish)")
+    ratings.add_argument("--limit", type=checks.positive, default=20, metavar="N",
+                         help="show the best N players (default 20)")
     ratings.set_defaults(run=cmd_leaderboard)
 
     bots = cmds.add_parser("bots", help="fill a tournament with bots over the wire and play it to the end")
-    bots.add_argument("url", type=checks.server_url)
-    bots.add_argument("tournament")
-    bots.add_argument("--players", type=checks.positive, default=12)
-    bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES)
-    bots.add_argument("--seed", type=checks.seed, default=None)
-    bots.add_argument("--pace-ms", type=checks.milliseconds, default=0,
+    bots.add_argument("url", type=checks.server_url, help=url_help)
+    bots.add_argument("tournament", help=tid_help)
+    bots.add_argument("--players", type=checks.positive, default=12, metavar="N",
+                      help="how many bots register, 1-300 (default 12)")
+    bots.add_argument("--policy", default="heuristic", choices=POLICY_NAMES,
+                      help="how they play (default heuristic)")
+    bots.add_argument("--seed", type=checks.seed, default=None,
+                      help="the bots' seed, a whole number: the same seed plays the same moves (default: random)")
+    bots.add_argument("--pace-ms", type=checks.milliseconds, default=0, metavar="MS",
                       help="a pause of about this long before each action (e.g. 2500 when people play too)")
     bots.add_argument("--secret", default="", help="the organiser's secret: start the tournament once all are in")
     bots.set_defaults(run=cmd_bots)
 
     verify = cmds.add_parser("verify", help="recompute every seating and standing from a tournament's log")
-    verify.add_argument("log")
+    verify.add_argument("log", help="the tournament's log, e.g. data/tournaments/T1.log")
     verify.add_argument("--tables", default=None, metavar="DIR",
                         help="where its tables' logs are (default: the tables folder beside the log's folder)")
     verify.set_defaults(run=cmd_verify)
@@ -256,7 +279,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             infos = await client.list_tournaments()
         for info in infos:
             print(f"{info.tournament:<6} {info.name:<24} {info.game:<18} {info.format:<11} round {info.round}/"
-                  f"{info.rounds or '?'}  {info.players} players  {info.status}")
+                  f"{info.rounds or '?'}  {_count(info.players, 'player')}  {info.status}")
         if not infos:
             print("no tournaments on this server")
         return 0
@@ -282,20 +305,55 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def print_state(state) -> None:
+    print(state_text(state))
+
+
+def state_text(state) -> str:
+    """The tournament's header, its standings and the current round's tables, as `standings` prints them."""
     info = state.tournament
-    print(f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, round {info.round} of "
-          f"{info.rounds or '?'}, {info.status}, {info.players} players")
-    print(standings_text(state))
+    lines = [f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, round {info.round} of "
+             f"{info.rounds or '?'}, {info.status}, {_count(info.players, 'player')}", standings_text(state)]
     if state.seatings:
         names = {p.player: p.name for p in state.players}
-        print(f"\nround {info.round}:")
+        stand_ins = any(seating.stand_ins for seating in state.seatings)
+        lines.append(f"\nround {info.round}, each player's place at their table"
+                     + (" (a seat a stand-in played is placed last):" if stand_ins else ":"))
         for seating in state.seatings:
-            who = ", ".join(f"{names.get(p, p)}" + (f" ({place})" if seating.places else "")
-                            + (" [stand-in]" if i in seating.stand_ins else "")
-                            for i, (p, place) in enumerate(zip(seating.players, seating.places or [0] * 9)))
-            print(f"  {seating.table}: {who}" + ("" if seating.places else "  (playing)"))
+            lines.append(f"  {seating.table}: " + ", ".join(_seat_text(seating, names)))
         if state.byes:
-            print(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
+            lines.append(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
+    return "\n".join(lines)
+
+
+def _seat_text(seating, names: dict[str, str]) -> list[str]:
+    """Each player of a table: their name, and once it is over the place that scores (stand-ins last), with
+    the game's own place where that differs."""
+    if not seating.places:
+        return [", ".join(names.get(p, p) for p in seating.players) + "  (playing)"]
+    from server.tournament.model import TableResult
+    from server.tournament.standings import placed
+
+    n = len(seating.players)
+    stand_ins = tuple(i in seating.stand_ins for i in range(n))
+    scoring = placed(TableResult(table=seating.table, players=tuple(seating.players), places=tuple(seating.places),
+                                 scores=(0,) * n, stand_ins=stand_ins))
+    out = []
+    for i, (player, game_place, place) in enumerate(zip(seating.players, seating.places, scoring)):
+        tied = "tied " if scoring.count(place) > 1 else ""
+        text = f"{names.get(player, player)} {tied}{_ordinal(place)}"
+        if game_place != place:
+            text += f" ({_ordinal(game_place)} in the game)"
+        out.append(text + (" [stand-in]" if stand_ins[i] else ""))
+    return out
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
 
 
 def standings_text(state) -> str:

@@ -3,7 +3,8 @@ terminal. It waits for each round's seating ("your table, your seat"), plays tha
 reserved for the player's token), shows the standings between rounds, and stops when the tournament is over.
 
 One task reads the keyboard for the whole tournament and hands lines to whichever table is being played, so
-no typed line is lost between tables.
+no typed line is lost between tables. While a table is played the tournament is still listened to: a shutdown
+it announces is shown on the table's screen as it comes; the rest is taken up after the table.
 """
 
 from __future__ import annotations
@@ -45,11 +46,19 @@ async def follow_tournament(url: str, tournament: str, token: str, *,
             f"{state.tournament.rounds or '?'}; you are registered. Waiting for your table (Ctrl-C leaves).")
         played: set[str] = set()
         code = 0
-        async for message in client.messages:
+        later: list = []  # what the tournament said while a table was played, taken in order after it
+        while True:
+            if later:
+                message = later.pop(0)
+            else:
+                try:
+                    message = await client.messages.receive()
+                except trio.EndOfChannel:
+                    break
             if type(message) is YourTable and message.table not in played:
                 played.add(message.table)
                 out(f"round {message.round}: your table is {message.table}, seat {message.seat}")
-                code = await play(url, message.table, token=token, read_line=lines_out.receive, terminal=terminal)
+                code = await _play_table(client, url, message.table, token, lines_out, terminal, later)
                 if code == 130:
                     break
                 if not await _table_over(client, message.table):
@@ -62,13 +71,37 @@ async def follow_tournament(url: str, tournament: str, token: str, *,
                     out(f"{state.tournament.name} is over. Final standings:\n{standings_text(state)}")
                     break
             elif type(message) is Closing and message.code == "server_shutdown":
-                out(f"{message.message}; the tournament goes on once it is back (Ctrl-C leaves)")
+                out(_shutting_down(message))
             elif type(message) is Closing:
                 out(f"the server closed the connection: {message.message}")
                 code = 1
                 break
         nursery.cancel_scope.cancel()
     return code
+
+
+async def _play_table(client, url: str, table: str, token: str, lines, terminal: Terminal | None,
+                      later: list) -> int:
+    """Play ``table`` while still listening to the tournament: a shutdown it announces is shown on the table's
+    screen at once; everything else it says is kept in ``later`` for after the table."""
+    notices_in, notices_out = trio.open_memory_channel[str](math.inf)
+
+    async def listen() -> None:
+        async for message in client.messages:
+            if type(message) is Closing and message.code == "server_shutdown":
+                notices_in.send_nowait(_shutting_down(message))
+            else:
+                later.append(message)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(listen)
+        code = await play(url, table, token=token, read_line=lines.receive, terminal=terminal, notices=notices_out)
+        nursery.cancel_scope.cancel()
+    return code
+
+
+def _shutting_down(message: Closing) -> str:
+    return f"{message.message}; the tournament goes on once it is back (Ctrl-C leaves)"
 
 
 async def _table_over(client, table: str) -> bool:

@@ -122,8 +122,8 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         lobby.tournaments = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
         await lobby.tournaments.open()
         tournaments = await lobby.tournaments.recover()
-        if tournaments:
-            print(f"photofinish: reopened {len(tournaments)} tournament(s): {', '.join(tournaments)}", flush=True)
+        for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
+            print(line, flush=True)
         gateway = Gateway(lobby, limits)
         port = await nursery.start(gateway.serve, host, port)
         if cluster is not None:
@@ -142,11 +142,56 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls))
 
 
+def tournaments_found(infos: list) -> list[str]:
+    """What `serve` says of the tournaments it found in its data directory: those that go on, each with where
+    it stands, then, apart, those already over (listed with their standings, never played on)."""
+    going = [info for info in infos if info.status != "over"]
+    over = [info for info in infos if info.status == "over"]
+    lines = []
+    if going:
+        where = ", ".join(f"{info.tournament} ({_stands(info)})" for info in going)
+        lines.append(f"photofinish: resumed {_count(len(going), 'tournament')} still going: {where}")
+    if over:
+        lines.append(f"photofinish: {_count(len(over), 'tournament')} already over, kept for their standings: "
+                     f"{', '.join(info.tournament for info in over)}")
+    return lines
+
+
+def _stands(info) -> str:
+    if info.status == "registration":
+        return "registration, not started"
+    return f"round {info.round}" + (f" of {info.rounds}" if info.rounds else "")
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
+HINT_WIDTH = 24  # the hints' labels: every URL and command `serve` prints starts in the same column
+
+
+def hint(label: str, text: str) -> str:
+    """One line of `serve`'s hints: a label, then the URL or command in the column they all share."""
+    return f"  {label:<{HINT_WIDTH}}{text}"
+
+
+def join_lines(urls: tuple[str, ...]) -> list[str]:
+    """The URLs to open in a browser, the first labelled, the others each an "or"."""
+    return [hint("in a browser:", urls[0]), *(hint(f"{'or':>{HINT_WIDTH - 2}}", url) for url in urls[1:])]
+
+
+def demo_lines(url: str) -> list[str]:
+    """With --demo: the commands that watch the demo race, play at the open table, or seat a bot there."""
+    return [hint("watch the demo race:", f".venv/bin/photofinish watch {url} {DEMO_ALIAS}"),
+            hint("play against two bots:", f".venv/bin/photofinish play {url} --table {OPEN_ALIAS}"),
+            hint("or seat a bot of yours:", f".venv/bin/photofinish bots {url} --table {OPEN_ALIAS} --seats 1 "
+                                            f"--policy heuristic")]
+
+
 def print_join(urls: tuple[str, ...], qr: bool) -> None:
     """The URLs to open in a browser, and (for a LAN) a QR code of the first one for phones to scan."""
-    print(f"  in a browser:          {urls[0]}", flush=True)
-    for url in urls[1:]:
-        print(f"                    or   {url}", flush=True)
+    for line in join_lines(urls):
+        print(line, flush=True)
     if qr:
         import segno
 
@@ -184,11 +229,8 @@ async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, 
             if web_root is not None:
                 print_join(running.join_urls, qr=host in WILDCARDS)
             if demo:
-                print(f"  watch the demo race:   .venv/bin/photofinish watch {running.url} {DEMO_ALIAS}", flush=True)
-                print(f"  play against two bots:  .venv/bin/photofinish play {running.url} --table {OPEN_ALIAS}",
-                      flush=True)
-                print(f"  or seat a bot of yours: .venv/bin/photofinish bots {running.url} --table {OPEN_ALIAS} "
-                      f"--seats 1 --policy heuristic", flush=True)
+                for line in demo_lines(running.url):
+                    print(line, flush=True)
             async for signum in signals:
                 print(f"photofinish: {signal.Signals(signum).name}, shutting down", flush=True)
                 break

@@ -53,11 +53,14 @@ def positions(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(position=positions(), note=st.sampled_from(["", "refused: " + "a long reason " * 12]))
-def test_every_games_screen_fits_80x24_at_any_point_of_play(position, note):
+@given(position=positions(), note=st.sampled_from(["", "refused: " + "a long reason " * 12]),
+       connection=st.sampled_from(["", "the server is shutting down; the tournament goes on once it is back "
+                                       "(Ctrl-C leaves)"]))
+def test_every_games_screen_fits_80x24_at_any_point_of_play(position, note, connection):
     name, game, session, seats, reader, events = position
     seen = Seen(game=name, table="t7", url="ws://127.0.0.1:8765", seat=reader, info=_info(name, seats),
-                title="a title", note=note, deadline=5.0 if reader is not None else None)
+                title="a title", note=note, connection=connection,
+                deadline=5.0 if reader is not None else None)
     seen.feed.extend(describe_event(name, game.redact(e, reader), reader) for e in events[-60:])
     seen.view = game.view(session.state, reader)
     seen.legal = game.legal_actions(session.state, reader) if reader is not None else []
@@ -71,6 +74,7 @@ def test_every_games_screen_fits_80x24_at_any_point_of_play(position, note):
     assert lines[1:1 + len(table)] == table, "the table did not fit whole"
     shown = [line for line in status(seen) if line]
     assert all(any(line[:40] in row for row in lines) for line in shown), "the moves or the result did not fit"
+    assert not connection or any(row.startswith(f"! {connection[:40]}") for row in lines), "the connection's state"
     if seen.result is not None:
         assert any(line.startswith("Game over.") for line in lines)
         assert not any(line.startswith("Waiting") for line in lines)
@@ -136,6 +140,16 @@ def test_updates_fill_the_feed_and_the_newest_view():
     seen.take(Update(table="t7", seq=5, actor=0, events=[Took(seat=0, card="G5")], to_act=[0, 1, 2]))
     seen.take(Snapshot(table="t7", seq=6, view=view, to_act=[0, 1, 2], legal=[]))
     assert list(seen.feed)[-1] == "seat 0 took G5 from the discard pile" and seen.seq == 6 and seen.legal == []
+
+
+def test_a_lost_connection_is_said_until_the_table_is_heard_from_again_and_a_refusal_stays():
+    seen = _flag_finish_seen(note="refused: card_not_in_discard",
+                             connection="connection lost (the server is shutting down); reconnecting...")
+    assert compose(seen)[-2:] == ["! connection lost (the server is shutting down); reconnecting...",
+                                  "! refused: card_not_in_discard"]
+    seen.take(Snapshot(table="t7", seq=6, view=seen.view, to_act=[0, 1, 2], legal=seen.legal))  # resumed
+    assert not any("connection lost" in line for line in compose(seen))
+    assert compose(seen)[-1] == "! refused: card_not_in_discard"
 
 
 def test_a_remembered_token_is_kept_per_server_and_table(tmp_path):

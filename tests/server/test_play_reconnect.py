@@ -1,0 +1,88 @@
+"""`play` through a server restart: the screen says the connection is lost while it is, and stops saying so
+once it is back; `play --tournament` shows the tournament's word on a shutdown at once, at the table."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+import trio
+
+from clients.client import open_client
+from clients.terminal import Terminal, play
+from clients.tournament_bots import play_tournament
+from clients.tournament_play import follow_tournament
+from server.app import run_server
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+class Screens:
+    """A terminal that is a pipe: keeps every screen drawn, and wakes whoever waits for one."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+        self.terminal = Terminal(write=self._write, tty=False)
+        self._new = trio.Event()
+
+    def _write(self, text: str) -> None:
+        self.frames.append(text)
+        self._new.set()
+        self._new = trio.Event()
+
+    async def wait_for(self, found, since: int = 0) -> int:
+        """The index of the first screen from ``since`` on for which ``found(screen)`` holds."""
+        while True:
+            for index in range(since, len(self.frames)):
+                if found(self.frames[index]):
+                    return index
+            since = len(self.frames)
+            await self._new.wait()
+
+
+async def test_play_stops_saying_the_connection_is_lost_once_it_is_back(nursery, tmp_path):
+    data = tmp_path / "data"
+    first = await nursery.start(partial(run_server, "127.0.0.1", 0, data))
+    screens = Screens()
+    async with open_client(first.url) as ben:
+        table = (await ben.create_table(game="flag_finish", mode="lockstep", seats=2)).table
+        await ben.take_seat(table, seat=0, name="ben")  # ben never moves: nothing but the reconnect redraws
+        async with trio.open_nursery() as inner:
+            inner.start_soon(partial(play, first.url, table, seat=1, name="ann", read_line=trio.sleep_forever,
+                                     terminal=screens.terminal))
+            with trio.fail_after(20):
+                await screens.wait_for(lambda screen: "You are seat 1" in screen)
+                await first.shutdown()
+                lost = await screens.wait_for(lambda screen: "connection lost" in screen)
+                assert "reconnecting..." in screens.frames[lost]
+                back = await nursery.start(partial(run_server, "127.0.0.1", first.port, data))
+                await screens.wait_for(lambda screen: "connection lost" not in screen, since=lost + 1)
+            inner.cancel_scope.cancel()
+    await back.shutdown()
+
+
+async def test_play_tournament_shows_a_shutdown_at_the_table_when_it_comes(nursery, tmp_path):
+    first = await nursery.start(partial(run_server, "127.0.0.1", 0, tmp_path / "data"))
+    async with open_client(first.url) as organiser:
+        created = await organiser.create_tournament(game="flag_finish", mode="lockstep", seats=2, rounds=1,
+                                                    options={"races": 1})
+        tid = created.tournament.tournament
+        ann = await organiser.register(tid, "ann")
+        screens, said = Screens(), []
+        async with trio.open_nursery() as inner:
+            await inner.start(partial(play_tournament, first.url, tid, "bot", "heuristic", 3))
+            inner.start_soon(partial(follow_tournament, first.url, tid, ann.token, read_line=trio.sleep_forever,
+                                     terminal=screens.terminal, out=said.append))
+            with trio.fail_after(20):
+                while not said:  # ann follows the tournament
+                    await trio.sleep(0.01)
+                await organiser.start_tournament(tid, created.secret)
+                await screens.wait_for(lambda screen: "You are seat" in screen)  # ann never moves: the table goes on
+                await first.shutdown()
+                await screens.wait_for(lambda screen: "the server is shutting down; the tournament goes on once it "
+                                                      "is back" in screen)
+            assert not any(line.startswith("table over") for line in said)
+            inner.cancel_scope.cancel()
