@@ -53,7 +53,10 @@ def main() -> None:
     browser = browser_bench.run()  # None, with a message saying why, where Chromium or playwright is missing
     browser_bench.print_table(browser)
     if browser is not None:
-        (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser}, indent=2))
+        print()  # then as on two machines: the servers on one CPU, the browser on another
+        apart = browser_bench.run(cores=True)
+        browser_bench.print_table(apart)
+        (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser, "cores_apart": apart}, indent=2))
     print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json (and cluster.json, browser.json)")
 
 

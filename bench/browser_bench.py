@@ -1,6 +1,6 @@
 """From a click to the page showing the answer, in headless Chromium over loopback, next to the floor.
 
-`python -m bench.browser_bench [CLICKS] [--one-process]` (default 300 a page). Three servers, each in a process
+`python -m bench.browser_bench [CLICKS] [--one-process] [--cores]` (default 300 a page). Three servers, each in a process
 of its own (``--serve NAME FOLDER``: as a user runs ``photofinish serve``; ``--one-process``: all three in one trio
 loop in a thread of this process, the setup before issue 18's last step, to compare): two photofinish servers,
 each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
@@ -23,12 +23,17 @@ splits into the way there and back (network, server) and the page handling the a
 the style and layout the answer's DOM change costs the browser, forced at once after it (it would come before
 the next paint anyway; not part of the click's time, which stops at the DOM change).
 
+``--cores``: the servers on CPU 0 and Chromium (all its processes) on CPU 1, as if the browser ran on another
+machine than the server (a player's laptop or phone at a LAN event); by default they share every core, and the
+browser's work on one page competes with the server's for the same two cores.
+
 Target: within 2 ms of the floor at p50. Needs Debian's Chromium (/usr/bin/chromium) and the playwright
 package; without them it says so and stops.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -164,9 +169,11 @@ async def serve_one(name: str, folder: Path, task_status=trio.TASK_STATUS_IGNORE
         task_status.started((running.port, table.id))
 
 
-def serve_main(name: str, folder: str) -> None:
-    """``--serve NAME FOLDER``: run one server in this process, print its port and table, stop when stdin
-    closes (the bench ended or died)."""
+def serve_main(name: str, folder: str, cpu: int | None = None) -> None:
+    """``--serve NAME FOLDER [CPU]``: run one server in this process (on CPU ``cpu`` alone, if given), print its
+    port and table, stop when stdin closes (the bench ended or died)."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
 
     async def main():
         async with trio.open_nursery() as nursery:
@@ -178,12 +185,22 @@ def serve_main(name: str, folder: str) -> None:
     trio.run(main)
 
 
+def chromium_on(cpu: int, folder: Path) -> Path:
+    """An executable that runs Chromium with every process it starts on CPU ``cpu`` alone."""
+    wrapper = folder / "chromium-on-cpu"
+    wrapper.write_text(f"#!{sys.executable}\nimport os, sys\nos.sched_setaffinity(0, {{{cpu}}})\n"
+                       f"os.execv({str(CHROMIUM)!r}, [{str(CHROMIUM)!r}, *sys.argv[1:]])\n")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
 @contextmanager
-def servers_apart(folder: Path):
+def servers_apart(folder: Path, cpu: int | None = None):
     """Each server in a process of its own, as a user runs ``photofinish serve``: {name: (port, table or
     None)}."""
+    pinned = [] if cpu is None else [str(cpu)]
     processes = {name: subprocess.Popen([sys.executable, "-m", "bench.browser_bench", "--serve", name,
-                                         str(folder / name)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         str(folder / name), *pinned], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, cwd=Path(__file__).resolve().parents[1])
                  for name in SERVERS}
     try:
@@ -255,7 +272,7 @@ def figures(samples: list[list[float]]) -> dict:
             "handled_p50_ms": percentile(column(3), 0.5), "layout_p50_ms": percentile(column(4), 0.5)}
 
 
-def run(clicks: int = 300, apart: bool = True) -> dict | None:
+def run(clicks: int = 300, apart: bool = True, cores: bool = False) -> dict | None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -264,11 +281,17 @@ def run(clicks: int = 300, apart: bool = True) -> dict | None:
     if not CHROMIUM.exists():
         print(f"browser bench skipped: no Chromium at {CHROMIUM} (apt-get install -y chromium, as root)")
         return None
+    if cores and (not apart or len(os.sched_getaffinity(0)) < 2):
+        print("browser bench: --cores needs two CPUs and the servers in their own processes")
+        return None
     per_round = -(-clicks // ROUNDS // 2) * 2  # even: a photofinish round ends where the next one starts
     with tempfile.TemporaryDirectory(prefix="browser-bench-") as folder:
-        with (servers_apart if apart else servers_together)(Path(folder)) as servers:
+        cpus = sorted(os.sched_getaffinity(0))[:2] if cores else [None, None]
+        chromium = chromium_on(cpus[1], Path(folder)) if cores else CHROMIUM
+        servers_at = partial(servers_apart, cpu=cpus[0]) if apart else servers_together
+        with servers_at(Path(folder)) as servers:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                browser = playwright.chromium.launch(executable_path=str(chromium), headless=True,
                                                      args=["--no-sandbox", "--disable-gpu"])
                 pages = {"echo": open_echo(browser, servers["echo"][0])}
                 for durability in ("batch", "never"):
@@ -280,7 +303,7 @@ def run(clicks: int = 300, apart: bool = True) -> dict | None:
                     for name, (page, steps) in pages.items():
                         samples[name] += page.evaluate(HARNESS, [steps, per_round])
                 browser.close()
-    return {"clicks": per_round * ROUNDS, "echo": figures(samples["echo"]),
+    return {"clicks": per_round * ROUNDS, "cores": cores, "echo": figures(samples["echo"]),
             "photofinish": figures(samples["batch"]), "photofinish_never": figures(samples["never"])}
 
 
@@ -289,7 +312,8 @@ def print_table(result: dict | None) -> None:
         return
     echo, ours, never = result["echo"], result["photofinish"], result["photofinish_never"]
     print(f"click -> answer shown, headless Chromium over loopback, {result['clicks']} clicks a page, "
-          f"taking turns in {ROUNDS} rounds")
+          f"taking turns in {ROUNDS} rounds"
+          + ("; the servers on one CPU, Chromium on another" if result.get("cores") else ""))
     print(f"{'page':<40}{'p50 ms':>8}{'p99 ms':>8}   p50 after the click: sent / answer in / shown after it / "
           "style and layout after that")
     rows = [("bare websocket echo (the floor)", echo), ("photofinish, durability batch (default)", ours),
@@ -304,7 +328,8 @@ def print_table(result: dict | None) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
-        serve_main(sys.argv[2], sys.argv[3])
+        serve_main(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else None)
     else:
-        arguments = [argument for argument in sys.argv[1:] if argument != "--one-process"]
-        print_table(run(int(arguments[0]) if arguments else 300, apart="--one-process" not in sys.argv))
+        arguments = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+        print_table(run(int(arguments[0]) if arguments else 300, apart="--one-process" not in sys.argv,
+                        cores="--cores" in sys.argv))
