@@ -18,6 +18,15 @@ async def start_server(port: int, data) -> trio.Process:
     return await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", str(data)])
 
 
+async def stop_server(server: trio.Process) -> None:
+    """Stop it as Ctrl-C does (SIGTERM), killed if it has not stopped within 10 s."""
+    server.send_signal(signal.SIGTERM)
+    with trio.move_on_after(10):
+        await server.wait()
+    if server.returncode is None:
+        server.kill()
+
+
 async def test_sigkill_mid_match_then_restart_and_the_bots_finish(tmp_path):
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
@@ -35,11 +44,7 @@ async def test_sigkill_mid_match_then_restart_and_the_bots_finish(tmp_path):
                 before_restart = set(watch.acknowledged)
                 server = await start_server(port, tmp_path)
     finally:
-        server.send_signal(signal.SIGTERM)
-        with trio.move_on_after(10):
-            await server.wait()
-        if server.returncode is None:
-            server.kill()
+        await stop_server(server)
     log = tmp_path / "tables" / f"{info.table}.log"
     report = check_log(log)
     assert report.ok and report.ended, report.summary()

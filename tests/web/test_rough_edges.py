@@ -13,6 +13,8 @@ import pytest
 import trio
 
 from .test_browser import create_table, lobby
+# seeded_table: Ana in seat 1, heuristic bots (no pause) in the others; CHOOSE_RACE: a piece, else the highest card
+from .test_card_games import CHOOSE_RACE, seeded_table
 
 PHONE = {"width": 390, "height": 844}
 
@@ -25,22 +27,6 @@ OVERFLOWING = """() => [...document.querySelectorAll(".table-page, .table-page *
   if (display === "inline" || display === "contents" || e.clientWidth === 0) return false;
   return e.scrollWidth > e.clientWidth;
 }).map((e) => `${e.localName}.${e.className}: ${e.textContent.slice(0, 40)}`)"""
-
-
-def seeded_table(page, live_server, game, seats, seed, mode="lockstep"):
-    """A table with a known deal (its seed): Ana in seat 1, heuristic server bots with no pause in the others."""
-    page.goto(live_server.url)
-    page.wait_for_selector("form.create")
-    table = page.evaluate("""async ([game, mode, seats, seed]) => {
-      const client = window.photofinish.client;
-      const bots = [...Array(seats - 1).keys()].map((i) => ({ seat: i + 1, policy: "heuristic" }));
-      const table = await client.createTable({ game, mode, seats, bots, seed, name: "phone", bot_delay_ms: 0 });
-      await client.takeSeat(table.table, 0, "Ana");
-      location.hash = `#/play/${table.table}`;
-      return table.table;
-    }""", [game, mode, seats, seed])
-    page.wait_for_selector(".table-page .board section")
-    return table
 
 
 def fits_the_phone(page) -> None:
@@ -60,14 +46,6 @@ def test_every_games_table_fits_a_phone_with_no_clipped_text(page, live_server, 
     fits_the_phone(page)
     if game == "finish_line":
         assert page.locator(".fline-card.joker").count() >= 1
-
-
-CHOOSE_RACE = """() => {
-  const choice = document.querySelector(".rf-choice button.move:not(.pending)");
-  if (choice) return choice.dataset.key;
-  const cards = [...document.querySelectorAll(".hand button.move:not(.pending)")];
-  return cards.length ? cards[cards.length - 1].dataset.key : null;
-}"""
 
 
 def test_the_races_sidetracked_pieces_and_cards_are_readable_on_a_phone(page, live_server, shots):

@@ -14,7 +14,7 @@ from clients.client import open_client
 from clients.tournament_bots import play_tournament
 from server.protocol import TournamentState, Update
 from server.tournament.verify import verify_tournament
-from tests.server.test_crash import start_server
+from tests.server.test_crash import start_server, stop_server
 
 
 async def test_sigkill_mid_round_then_restart_and_the_tournament_finishes(tmp_path):
@@ -53,11 +53,7 @@ async def test_sigkill_mid_round_then_restart_and_the_tournament_finishes(tmp_pa
                         while type(state) is not TournamentState:
                             state = await organiser.messages.receive()
     finally:
-        server.send_signal(signal.SIGTERM)
-        with trio.move_on_after(10):
-            await server.wait()
-        if server.returncode is None:
-            server.kill()
+        await stop_server(server)
     report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
     assert report.ok, report.problem
     assert report.rounds == 2 and report.results == 4 and report.table_logs == 4
@@ -91,11 +87,7 @@ async def test_a_server_restarted_mid_round_keeps_its_bots_at_their_seats(tmp_pa
             async with open_client(url) as organiser:
                 final = await organiser.watch_tournament(tid)
     finally:
-        server.send_signal(signal.SIGTERM)
-        with trio.move_on_after(10):
-            await server.wait()
-        if server.returncode is None:
-            server.kill()
+        await stop_server(server)
     assert final.tournament.status == "over"
     assert [seating.stand_ins for seating in final.seatings] == [[]]
     assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
