@@ -56,13 +56,17 @@ async def test_a_person_waits_through_a_server_restart_and_plays_the_round_it_se
                                                     options={"races": 1})
         tid = created.tournament.tournament
         ann = await organiser.register(tid, "ann")
-    person, said = Person(), []
+    person, said, following = Person(), [], trio.Event()
+
+    def say(line: str) -> None:
+        said.append(line)
+        following.set()
+
     async with trio.open_nursery() as inner:
         inner.start_soon(lambda: follow_tournament(first.url, tid, ann.token, read_line=person.read_line,
-                                                   terminal=person.terminal, out=said.append))
+                                                   terminal=person.terminal, out=say))
         with trio.fail_after(20):
-            while not said:  # ann is following before the restart
-                await trio.sleep(0.01)
+            await following.wait()  # ann is following before the restart
         await first.shutdown()
         back = await nursery.start(partial(run_server, "127.0.0.1", first.port, tmp_path / "data"))
         await nursery.start(partial(play_tournament, back.url, tid, "bot", "heuristic", 3))
