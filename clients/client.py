@@ -27,7 +27,7 @@ import secrets
 import urllib.parse
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import msgspec
 import trio
@@ -139,6 +139,7 @@ class Client:
         self.last_seq: dict[str, int] = {}
         self.receipts: dict[str, tuple[int, str]] = {}  # table -> the newest (seq, log line hash) received
         self.reconnects = 0
+        self.on_reconnecting: Callable[[int], None] | None = None  # called with `reconnects` as each try begins
         self.pong_delay = pong_delay  # seconds: answer pings this late (only a test or a benchmark wants it)
         self._pongs: list[Pong] = []  # pongs due, sent by the reader
         self._ids = itertools.count(1)
@@ -342,6 +343,8 @@ class Client:
                 self._connected.set()  # wake anyone waiting to send: they fail at once
                 return
             self.reconnects += 1
+            if self.on_reconnecting is not None:
+                self.on_reconnecting(self.reconnects)
             await trio.sleep(delay)
             delay = min(delay * 2, 2.0)
 

@@ -302,10 +302,12 @@ async def test_a_move_made_while_the_server_is_down_is_applied_once_it_is_back(n
         await client.take_seat(info.table, seat=0)
         await first.shutdown()
 
+        tries = {count: trio.Event() for count in (2, 4)}
+        client.on_reconnecting = lambda count: tries[count].set() if count in tries else None
+
         async def refused(count: int) -> None:  # the server is away: each reconnect is refused
             with trio.fail_after(20):
-                while client.reconnects < count:
-                    await trio.sleep(0.01)
+                await tries[count].wait()
 
         await refused(2)
         answered = []
