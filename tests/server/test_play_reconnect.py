@@ -71,14 +71,18 @@ async def test_play_tournament_shows_a_shutdown_at_the_table_when_it_comes(nurse
                                                     options={"races": 1})
         tid = created.tournament.tournament
         ann = await organiser.register(tid, "ann")
-        screens, said = Screens(), []
+        screens, said, following = Screens(), [], trio.Event()
+
+        def say(line: str) -> None:
+            said.append(line)
+            following.set()
+
         async with trio.open_nursery() as inner:
             await inner.start(partial(play_tournament, first.url, tid, "bot", "heuristic", 3))
             inner.start_soon(partial(follow_tournament, first.url, tid, ann.token, read_line=trio.sleep_forever,
-                                     terminal=screens.terminal, out=said.append))
+                                     terminal=screens.terminal, out=say))
             with trio.fail_after(20):
-                while not said:  # ann follows the tournament
-                    await trio.sleep(0.01)
+                await following.wait()  # ann follows the tournament
                 await organiser.start_tournament(tid, created.secret)
                 await screens.wait_for(lambda screen: "You are seat" in screen)  # ann never moves: the table goes on
                 await first.shutdown()
