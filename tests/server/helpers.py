@@ -15,6 +15,18 @@ from tests.positions import place
 FLAG_FINISH = get_game("flag_finish")
 
 
+class Said(list):
+    """The lines a client printed (pass it as ``out``): a list, and ``heard`` is set at the first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heard = trio.Event()
+
+    def __call__(self, line: str) -> None:
+        self.append(line)
+        self.heard.set()
+
+
 class Sink:
     """A receiver that keeps every message; ``full=True`` plays a client whose outbox is full."""
 

@@ -13,6 +13,7 @@ from clients.terminal import Terminal, play
 from clients.tournament_bots import play_tournament
 from clients.tournament_play import follow_tournament
 from server.app import run_server
+from tests.server.helpers import Said
 
 
 @pytest.fixture(autouse=True)
@@ -71,18 +72,13 @@ async def test_play_tournament_shows_a_shutdown_at_the_table_when_it_comes(nurse
                                                     options={"races": 1})
         tid = created.tournament.tournament
         ann = await organiser.register(tid, "ann")
-        screens, said, following = Screens(), [], trio.Event()
-
-        def say(line: str) -> None:
-            said.append(line)
-            following.set()
-
+        screens, said = Screens(), Said()
         async with trio.open_nursery() as inner:
             await inner.start(partial(play_tournament, first.url, tid, "bot", "heuristic", 3))
             inner.start_soon(partial(follow_tournament, first.url, tid, ann.token, read_line=trio.sleep_forever,
-                                     terminal=screens.terminal, out=say))
+                                     terminal=screens.terminal, out=said))
             with trio.fail_after(20):
-                await following.wait()  # ann follows the tournament
+                await said.heard.wait()  # ann follows the tournament
                 await organiser.start_tournament(tid, created.secret)
                 await screens.wait_for(lambda screen: "You are seat" in screen)  # ann never moves: the table goes on
                 await first.shutdown()

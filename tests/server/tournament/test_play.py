@@ -10,6 +10,7 @@ from clients.client import open_client
 from clients.tournament_bots import fill_tournament, play_tournament
 from clients.tournament_play import follow_tournament
 from server.app import run_server
+from tests.server.helpers import Said
 from tests.server.test_terminal import Person
 
 
@@ -56,17 +57,12 @@ async def test_a_person_waits_through_a_server_restart_and_plays_the_round_it_se
                                                     options={"races": 1})
         tid = created.tournament.tournament
         ann = await organiser.register(tid, "ann")
-    person, said, following = Person(), [], trio.Event()
-
-    def say(line: str) -> None:
-        said.append(line)
-        following.set()
-
+    person, said = Person(), Said()
     async with trio.open_nursery() as inner:
         inner.start_soon(lambda: follow_tournament(first.url, tid, ann.token, read_line=person.read_line,
-                                                   terminal=person.terminal, out=say))
+                                                   terminal=person.terminal, out=said))
         with trio.fail_after(20):
-            await following.wait()  # ann is following before the restart
+            await said.heard.wait()  # ann is following before the restart
         await first.shutdown()
         back = await nursery.start(partial(run_server, "127.0.0.1", first.port, tmp_path / "data"))
         await nursery.start(partial(play_tournament, back.url, tid, "bot", "heuristic", 3))
