@@ -337,15 +337,18 @@ class Director:
     async def place_unplaced(self) -> None:
         """After a restart on a cluster: the tables seated in the log that are neither open here nor logged
         here are another node's (followed there: asked again, in case that node lost the request) or were
-        never opened (opened now, here or on the node that claims them meanwhile)."""
+        never opened (opened now, here or on the node that claims them meanwhile). A table whose result is
+        waiting in the store ended on its node, which may have forgotten it since (and given up its claim): it
+        is not opened again, its result is logged as it is heard."""
         await self.hub.in_cluster.wait()
         remote = self._remote()
         pending, self.unplaced = self.unplaced, []
         owners = [await remote.owner(table_id) for table_id, _, _ in pending]
+        ended = await remote.results_waiting()
         async with self.lock:
             async with trio.open_nursery() as opening:
                 for (table_id, round_no, players), owner in zip(pending, owners):
-                    if table_id not in self.state.results:
+                    if table_id not in self.state.results and table_id not in ended:
                         node = owner if owner is not None and owner != remote.cluster.node else None
                         opening.start_soon(self._open_table, table_id, round_no, players, node)
             self._push()

@@ -235,6 +235,15 @@ class RemoteTables:
             except PresenceError:
                 await trio.sleep(self.cluster.heartbeat)
 
+    async def results_waiting(self) -> set[str]:
+        """The tables whose result a node has written for the director and it has not logged yet (empty while
+        the store is away)."""
+        try:
+            fields = await self.presence.hgetall(self.key)
+        except PresenceError:
+            return set()
+        return {field.partition(":")[2] for field in fields if field.startswith("result:")}
+
     async def _read(self) -> None:
         done = []
         for field, raw in (await self.presence.hgetall(self.key)).items():
@@ -340,6 +349,9 @@ class TableHost:
                     await self._refuse(request, str(error))
                     return None
                 await self._write(request, outcome)
+                # answered too, as a table still open here is: the director asking again (restarted) follows it
+                # here and hears the result, instead of waiting out its answer time with the result unheard
+                await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
                 return None
             name = f"{PREFIX}table:{request.table}"
             if not (await self.presence.set(name, self.cluster.node, only_new=True)

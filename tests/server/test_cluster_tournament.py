@@ -127,8 +127,11 @@ async def test_a_node_that_never_answers_has_its_tables_opened_at_home(autojump_
     assert report.ok and report.results == 2, report.problem
 
 
+@pytest.mark.parametrize("away_table", ["still_open", "forgotten", "its_node_restarted"])
 async def test_the_directors_node_restarted_mid_round_hears_the_other_nodes_results_and_finishes(
-        autojump_clock, tmp_path):
+        autojump_clock, tmp_path, away_table):
+    """Whatever became of the other node's finished table meanwhile, its result is heard without waiting out an
+    answer, and the table is never opened again (a second game under its id) at home."""
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
         home, other, director = await two_nodes_and_a_tournament(nursery, presence, tmp_path)
@@ -139,10 +142,20 @@ async def test_the_directors_node_restarted_mid_round_hears_the_other_nodes_resu
             await other.lobby.tables[away].over.wait()
             await beats(other, other)
         assert f"result:{away}" in await presence.hgetall(tourney_key(tid))  # waiting for the director
+        if away_table == "forgotten":  # the other node made room: its claim on the table is gone
+            other.lobby._evict_finished()
+            assert away not in other.lobby.tables
+        elif away_table == "its_node_restarted":  # reopened without it (it is over): a request is answered from its log
+            await other.shutdown()
+            other = await start_node(nursery, presence, tmp_path / "other")
+            assert away not in other.lobby.tables
+        started = trio.current_time()
         home = await start_node(nursery, presence, tmp_path / "home")  # same data directory: the same node
         director = home.lobby.tournaments.find(tid)
         with trio.fail_after(600):
             await director.over.wait()
+        assert trio.current_time() - started < remote.ANSWER_WAIT  # (3600 s here) no answer was waited out
+        assert not (tmp_path / "home" / "tables" / f"{away}.log").exists()  # never opened a second time at home
         assert away in director.state.results and len(director.state.results) == 4
         for node in (home, other):
             await node.shutdown()
