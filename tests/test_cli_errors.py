@@ -315,8 +315,11 @@ ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
 
 async def interrupt_once_it_shows(argv: list[str]) -> tuple[int, str]:
     """Start ``argv``, wait for its first output, press Ctrl-C (SIGINT); its exit code and stderr."""
+    # Ctrl-C as in a terminal: the child's SIGINT at its default, even when the tests run in the background
+    # (`make test &`), whose commands inherit it ignored: a client started so could never be interrupted.
     process = await trio.lowlevel.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
+                                               stderr=subprocess.PIPE, env=ENV, cwd=ROOT,
+                                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     errors = []
     try:
         with trio.fail_after(20):
