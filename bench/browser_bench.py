@@ -1,6 +1,6 @@
 """From a click to the page showing the answer, in headless Chromium over loopback, next to the floor.
 
-`python -m bench.browser_bench [CLICKS] [--one-process] [--cores]` (default 300 a page). Three servers, each in a process
+`python -m bench.browser_bench [CLICKS] [--one-process] [--cores] [--pause=MS]` (default 300 a page, 100 ms). Three servers, each in a process
 of its own (``--serve NAME FOLDER``: as a user runs ``photofinish serve``; ``--one-process``: all three in one trio
 loop in a thread of this process, the setup before issue 18's last step, to compare): two photofinish servers,
 each serving the web client and seating the page at a Flag Finish Challenge table (the page's seat
@@ -16,7 +16,10 @@ no Playwright call between a click and its answer, whose polling would hold the 
 click to the first DOM change that shows the answer (the next move offered and nothing pending; on the echo
 page, the echoed count). Before each click it waits until the browser has drawn what the last answer changed
 (an animation frame, then a task): a person clicks what they see, and a click made while the browser still
-lays out the last answer would time that work too. The pages take turns in a few rounds, so a shared machine's
+lays out the last answer would time that work too. Then it waits ``--pause`` ms more (default ``PAUSE_MS``, 100:
+the fastest a person reacts to what they see; 0 is the timing before 2026-11-24) and one more frame: the
+browser's paint and raster of the last answer go on on its other threads after that frame, and on shared cores
+a click that comes at once competes with them (bench/README.md, "A person's pace between clicks"). The pages take turns in a few rounds, so a shared machine's
 load falls on each alike. For each page it also reports when, after the click, the page sent its frame and the
 answer's frame came in (hooks on the page's WebSocket, installed before the page's own code), so the time
 splits into the way there and back (network, server) and the page handling the answer (parse, redraw); and
@@ -54,6 +57,7 @@ from server.sendpath import send_promptly
 CHROMIUM = Path("/usr/bin/chromium")
 WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web"
 WARM_UP = 20  # clicks a page makes before it is measured
+PAUSE_MS = 100  # before each click, after the last answer was drawn: the fastest a person reacts to what they see
 ROUNDS = 3  # the pages take turns this many times
 VIEWPORT = {"width": 1100, "height": 900}
 SERVERS = ("echo", "batch", "never")
@@ -78,11 +82,13 @@ HOOKS = """(() => {
   };
 })();"""
 
-# For each click: wait until the page has drawn the last answer, click the first button matching the step's
+# For each click: wait until the page has drawn the last answer and a person's reaction time (``pause`` ms) has
+# passed, click the first button matching the step's
 # ``click``, and wait for the first DOM change after which ``answered`` matches and nothing is pending. Steps
 # alternate, counted across calls (``{n}`` is the page's click count), so rounds go on where the last stopped.
-HARNESS = """async ([steps, count]) => {
+HARNESS = """async ([steps, count, pause]) => {
   const drawn = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  const reacted = () => new Promise((resolve) => setTimeout(resolve, pause));
   const answered = (selector) => new Promise((resolve) => {
     const done = () => document.querySelector(selector) && !document.querySelector(".pending");
     const observer = new MutationObserver(() => {
@@ -99,6 +105,7 @@ HARNESS = """async ([steps, count]) => {
     const n = (window.__clicks = (window.__clicks || 0) + 1);
     const [click, answer] = steps[(n - 1) % steps.length].map((text) => text.replaceAll("{n}", String(n)));
     await drawn();
+    if (pause) { await reacted(); await drawn(); }
     const button = document.querySelector(click);
     if (!button) throw new Error(`nothing to click at click ${n}: ${click}`);
     const shown = answered(answer);
@@ -272,7 +279,7 @@ def figures(samples: list[list[float]]) -> dict:
             "handled_p50_ms": percentile(column(3), 0.5), "layout_p50_ms": percentile(column(4), 0.5)}
 
 
-def run(clicks: int = 300, apart: bool = True, cores: bool = False) -> dict | None:
+def run(clicks: int = 300, apart: bool = True, cores: bool = False, pause_ms: int = PAUSE_MS) -> dict | None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -298,12 +305,12 @@ def run(clicks: int = 300, apart: bool = True, cores: bool = False) -> dict | No
                     pages[durability] = open_photofinish(browser, *servers[durability])
                 samples: dict[str, list] = {name: [] for name in pages}
                 for name, (page, steps) in pages.items():
-                    page.evaluate(HARNESS, [steps, WARM_UP])
+                    page.evaluate(HARNESS, [steps, WARM_UP, pause_ms])
                 for _ in range(ROUNDS):
                     for name, (page, steps) in pages.items():
-                        samples[name] += page.evaluate(HARNESS, [steps, per_round])
+                        samples[name] += page.evaluate(HARNESS, [steps, per_round, pause_ms])
                 browser.close()
-    return {"clicks": per_round * ROUNDS, "cores": cores, "echo": figures(samples["echo"]),
+    return {"clicks": per_round * ROUNDS, "cores": cores, "pause_ms": pause_ms, "echo": figures(samples["echo"]),
             "photofinish": figures(samples["batch"]), "photofinish_never": figures(samples["never"])}
 
 
@@ -312,7 +319,7 @@ def print_table(result: dict | None) -> None:
         return
     echo, ours, never = result["echo"], result["photofinish"], result["photofinish_never"]
     print(f"click -> answer shown, headless Chromium over loopback, {result['clicks']} clicks a page, "
-          f"taking turns in {ROUNDS} rounds"
+          f"taking turns in {ROUNDS} rounds, each click {result.get('pause_ms', 0)} ms after the last answer was drawn"
           + ("; the servers on one CPU, Chromium on another" if result.get("cores") else ""))
     print(f"{'page':<40}{'p50 ms':>8}{'p99 ms':>8}   p50 after the click: sent / answer in / shown after it / "
           "style and layout after that")
@@ -331,5 +338,6 @@ if __name__ == "__main__":
         serve_main(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else None)
     else:
         arguments = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+        pauses = [argument.removeprefix("--pause=") for argument in sys.argv[1:] if argument.startswith("--pause=")]
         print_table(run(int(arguments[0]) if arguments else 300, apart="--one-process" not in sys.argv,
-                        cores="--cores" in sys.argv))
+                        cores="--cores" in sys.argv, pause_ms=int(pauses[-1]) if pauses else PAUSE_MS))
