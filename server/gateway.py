@@ -36,7 +36,7 @@ from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Cl
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
                        TableCreated, Tables, TakeSeat, TournamentCreated, Tournaments, Watch, WatchTournament, Welcome,
-                       decode_client)
+                       decode_client, id_of)
 from . import frames
 from .tournament.model import TournamentError
 from .sendpath import plain_frames, send_frame, send_promptly
@@ -154,8 +154,15 @@ class Connection:
                 self.ping_now = trio.Event()
 
     def _decode(self, frame: str | bytes):
-        codec = CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"]
-        return decode_client(frame, codec)
+        return decode_client(frame, self._codec_of(frame))
+
+    def _id_of(self, frame: str | bytes):
+        """The id of a frame that is no valid message, where it can be read (else None)."""
+        return id_of(frame, self._codec_of(frame))
+
+    @staticmethod
+    def _codec_of(frame: str | bytes):
+        return CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"]
 
     async def read_loop(self, lobby: Lobby) -> None:
         frame = None
@@ -166,7 +173,7 @@ class Connection:
         try:
             hello = self._decode(frame)
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            return self._finish("bad_hello", f"the first message must be a hello: {error}")
+            return self._finish("bad_hello", f"the first message must be a hello: {error}", ref=self._id_of(frame))
         if type(hello) is not Hello:
             return self._finish("hello_first", "the first message must be a hello", ref=hello.id)
         if hello.protocol != PROTOCOL_VERSION:
@@ -190,11 +197,12 @@ class Connection:
                 if self.refused >= self.limits.flood:
                     return self._finish("flood", "too many messages; slow down and reconnect")
                 # with the message's id, so that a request waiting for its answer gets one (and may send again)
-                self.deliver(Error(ref=getattr(message, "id", None), code="rate_limited",
+                ref = self._id_of(frame) if message is None else message.id
+                self.deliver(Error(ref=ref, code="rate_limited",
                                    message=f"more than {self.limits.rate:g} messages a second: this one was dropped"))
                 continue
             if message is None:
-                self.deliver(Error(ref=None, code="malformed", message=problem))
+                self.deliver(Error(ref=self._id_of(frame), code="malformed", message=problem))
                 continue
             await self._dispatch(lobby, message, now)
 

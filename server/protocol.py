@@ -583,6 +583,12 @@ ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, W
 # ------------------------------------------------------------------ codecs
 
 
+class IdOnly(msgspec.Struct, frozen=True):
+    """Any client object, read for its ``id`` alone (``id_of``)."""
+
+    id: MessageId = None
+
+
 class Codec:
     """Encodes and decodes frames in one encoding (``json``: text frames; ``msgpack``: binary frames)."""
 
@@ -592,10 +598,12 @@ class Codec:
             self.encoder = msgspec.json.Encoder()
             self.client_decoder = msgspec.json.Decoder(ClientMessageType)
             self.server_decoder = msgspec.json.Decoder(ServerMessageType)
+            self.id_decoder = msgspec.json.Decoder(IdOnly)
         elif encoding == "msgpack":
             self.encoder = msgspec.msgpack.Encoder()
             self.client_decoder = msgspec.msgpack.Decoder(ClientMessageType)
             self.server_decoder = msgspec.msgpack.Decoder(ServerMessageType)
+            self.id_decoder = msgspec.msgpack.Decoder(IdOnly)
         else:
             raise ValueError(f"no encoding {encoding!r} (json or msgpack)")
 
@@ -610,6 +618,15 @@ CODECS = {name: Codec(name) for name in ("json", "msgpack")}
 def decode_client(frame: str | bytes, codec: Codec) -> ClientMessageType:
     """A client frame as a message; raises ``msgspec.ValidationError``/``DecodeError`` with the reason."""
     return codec.client_decoder.decode(frame)
+
+
+def id_of(frame: str | bytes, codec: Codec) -> MessageId:
+    """The ``id`` of a client frame that is no valid message (a field missing or wrong, an unknown type), so that
+    its error can answer the request that waits for it; None where the frame is no object or its id no id."""
+    try:
+        return codec.id_decoder.decode(frame).id
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def decode_server(frame: str | bytes, codec: Codec) -> ServerMessageType:

@@ -116,6 +116,26 @@ async def test_malformed_and_unknown_messages_get_typed_errors_and_the_connectio
     assert answers[-1]["type"] == "games"
 
 
+async def test_a_malformed_request_is_answered_under_its_id_where_the_id_can_be_read(nursery):
+    """A bot waiting for the answer to its request gets one, even when the request itself was wrong."""
+    running = await start(nursery)
+    answers = await raw_session(running.url, [
+        '{"type": "act", "id": 7}', '{"type": "warp", "id": "w1"}', '{"type": "take_seat", "table": 3, "id": 8}',
+        '{"type": "act", "id": [1]}', "[1, 2]", "not json at all", msgspec.msgpack.encode({"type": "act", "id": 9})])
+    errors = answers[1:-1]
+    assert [a["code"] for a in errors] == ["malformed"] * 7
+    assert [a["ref"] for a in errors] == [7, "w1", 8, None, None, None, 9]
+    assert "table" in errors[2]["message"]
+
+
+async def test_a_malformed_hello_is_refused_under_its_id(nursery):
+    running = await start(nursery)
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message('{"type": "hello", "protocol": "one", "id": 3}')
+        error = msgspec.json.decode(await ws.get_message())
+    assert error["code"] == "bad_hello" and error["ref"] == 3
+
+
 async def test_an_oversize_frame_closes_the_connection_with_1009(nursery):
     running = await start(nursery, limits=Limits(max_frame=1024))
     async with open_websocket_url(running.url) as ws:
