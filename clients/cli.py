@@ -322,21 +322,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     from .render import render
 
+    from server.logfile import read_log
     from server.replay import check_log
 
-    last: dict = {"time": None, "game": None}
+    from .log_words import LogPeople, fair_words, refused_words
+
+    last: dict = {"time": None, "game": None, "people": None}
 
     def step(entry, state, events) -> None:
         if last["game"] is None:
-            last["game"] = get_game(report_game(args.log))
-        game = last["game"]
+            read = read_log(args.log)  # the chain is whole: check_log read it before the first step
+            last["game"], last["people"] = get_game(read.header.game), LogPeople.of(read)
+        game, people = last["game"], last["people"]
         if args.speed and last["time"] is not None:
             time.sleep(max(0.0, entry.time - last["time"]) / args.speed)
         last["time"] = entry.time
-        actor = {-1: "system", -2: "chance"}.get(entry.actor, f"seat {entry.actor}")
-        shown = [msgspec.json.encode(game.redact(e, args.seat)).decode() for e in events]
-        print(f"#{entry.seq} t={entry.time:.3f}s {actor}: " + "; ".join(shown))
-        if args.seat is not None or args.step:
+        if events is None:  # a refused intent: shown with its reason, the table unchanged
+            print(refused_words(entry, people))
+        else:
+            shown = [msgspec.json.encode(game.redact(e, args.seat)).decode() for e in events]
+            print(f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: " + "; ".join(shown))
+        decision = fair_words(entry, people)
+        if decision:
+            print(decision)
+        if events is not None and (args.seat is not None or args.step):
             print(render(game.info.name, game.view(state, args.seat)))
         if args.step:
             try:

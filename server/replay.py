@@ -67,7 +67,7 @@ class Report:
         return "\n".join(lines)
 
 
-OnStep = Callable[[Entry, Any, list], None]
+OnStep = Callable[[Entry, Any, "list | None"], None]  # an entry, the state after it, its events (None: refused)
 
 
 def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
@@ -112,6 +112,8 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
                 report.decisions += 1
             if not record.accepted:
                 report.refused += 1
+                if on_step:
+                    on_step(record, state, None)  # nothing changed; a referee still sees the attempt
                 continue
             try:
                 action = game.to_action(record.action)

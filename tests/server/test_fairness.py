@@ -290,6 +290,31 @@ def test_replay_of_a_fair_log_recomputes_every_decision_and_verify_checks_the_lo
     assert "reaction time" in check_log(path).problem
 
 
+def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_was_decided(tmp_path, capsys):
+    """``photofinish replay --seat N``: a refused take is a line of its own with its reason, and every contested
+    action says its reaction, its place in its group, a lot where one decided, and whom it lost to."""
+    from clients.cli import main
+
+    path, entries = play_fair_game(tmp_path, seed=5)
+    assert main(["replay", str(path), "--seat", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    lost = [e for e in entries if e.fair is not None and e.fair.lost_to is not None]
+    assert lost
+    for entry in lost:
+        line = next(i for i, text in enumerate(out) if text.startswith(f"#{entry.seq} "))
+        assert f"seat {entry.actor}: refused" in out[line] and entry.code in out[line]
+        assert f"lost to seat {entry.fair.lost_to}" in out[line + 1]
+        assert f"reacted in {entry.fair.reaction * 1000:.2f} ms" in out[line + 1]
+        winner = next(e for e in entries if e.accepted and e.fair and e.fair.group == entry.fair.group)
+        assert f"which reacted in {winner.fair.reaction * 1000:.2f} ms" in out[line + 1]
+    by_lot = next(e for e in entries if e.fair is not None and e.fair.rule == "lot")
+    line = next(i for i, text in enumerate(out) if text.startswith(f"#{by_lot.seq} "))
+    assert f"decided by lot ({by_lot.fair.lot})" in out[line + 1]
+    uncontested = next(e for e in entries if e.accepted and e.fair is None and e.actor >= 0)
+    line = next(i for i, text in enumerate(out) if text.startswith(f"#{uncontested.seq} "))
+    assert "contested" not in out[line + 1]
+
+
 async def test_updates_and_the_table_info_carry_each_seats_ping(nursery, autojump_clock):
     near, far = Seat(0.001), Seat(0.021)
     table = await fair_table(nursery, [near, far])
