@@ -390,12 +390,6 @@ def _log_seats(path: str) -> int | None:
         return None
 
 
-def report_game(path: str) -> str:
-    from server.logfile import read_log
-
-    return read_log(path).header.game
-
-
 def _parse_receipt(text: str) -> tuple[int, str]:
     seq, sep, digest = text.partition(":")
     if not sep or not seq.isdigit() or len(digest) != 64 or any(c not in "0123456789abcdefABCDEF" for c in digest):

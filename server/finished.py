@@ -40,16 +40,25 @@ def write_marker(log_path: Path, finished: Finished) -> None:
         os.close(folder)
 
 
-def finished_marker(log_path: Path) -> str | None:
-    """None if no marker says the table of ``log_path`` finished; otherwise what it says, in words (a marker
-    that cannot be read still says the table finished: only a finished table ever gets one)."""
+def read_finished(log_path: Path) -> Finished | str | None:
+    """The marker beside ``log_path``: None if there is none, its name if it cannot be read (it still says the
+    table finished: only a finished table ever gets one), else what it holds."""
     path = marker_path(log_path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
+    except OSError:
+        return path.name
     try:
-        finished = msgspec.json.decode(data, type=Finished)
+        return msgspec.json.decode(data, type=Finished)
     except (msgspec.DecodeError, msgspec.ValidationError):
-        return f"{path.name} says it finished"
-    return f"{path.name} says it finished at entry {finished.seq}"
+        return path.name
+
+
+def finished_marker(log_path: Path) -> str | None:
+    """None if no marker says the table of ``log_path`` finished; otherwise what it says, in words."""
+    finished = read_finished(log_path)
+    if finished is None or isinstance(finished, str):
+        return finished and f"{finished} says it finished"
+    return f"{marker_path(log_path).name} says it finished at entry {finished.seq}"

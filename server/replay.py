@@ -22,6 +22,7 @@ import msgspec
 
 from rules import CHANCE, RulesError, Setup, digest, get_game, verify_chance
 
+from .finished import Finished, marker_path, read_finished
 from .fairness import EPSILON, draw_from, fair_order, hold_bound, lot_rng, reaction
 from .logfile import End, Entry, LogError, ReadLog, read_log, seed_commitment
 
@@ -149,6 +150,12 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
             if seed_commitment(record.seed) != header.commitment:
                 report.problem = (f"line {line} (end): the revealed seed does not match the commitment made "
                                   "at the start")
+                return report
+            marked = read_finished(read.path)
+            if isinstance(marked, Finished) and marked.end_hash != read.hashes[line - 2]:
+                report.problem = (f"line {line} (end): not the end line written when the table finished (the hash "
+                                  f"in {marker_path(read.path).name} beside the log differs): the log was "
+                                  "rewritten after its game ended")
                 return report
             report.digests_checked += 1
             report.ended, report.result = True, result

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rules.flag_finish.game import DrawPile, Play
 from server.fairness import EPSILON, credit, fair_order
+from server.finished import marker_path
 from server.latency import LatencyMeter
 from server.lobby import Lobby
 from server.logfile import chain, GENESIS
@@ -249,8 +250,9 @@ def play_fair_game(folder: Path, seed: int) -> Path:
 
 
 def rewrite(path: Path, change) -> None:
-    """Apply ``change`` to each record (a dict) and write the log again with a fresh, valid hash chain: only
-    the recomputed decisions can catch the edit."""
+    """Apply ``change`` to each record (a dict) and write the log again with a fresh, valid hash chain, as a
+    copy away from its server (no ``.done`` marker beside it): only the recomputed decisions can catch the edit."""
+    marker_path(path).unlink(missing_ok=True)
     prev, out = GENESIS, []
     for line in path.read_bytes().splitlines():
         record = json.loads(line[65:])

@@ -15,7 +15,7 @@ from clients.client import open_client
 from server.app import DEMO_ALIAS, OPEN_ALIAS, run_server
 from server.finished import marker_path
 from server.lobby import Lobby
-from server.logfile import GENESIS, End, encode_line, read_log
+from server.logfile import GENESIS, End, Entry, encode_line, read_log
 from server.protocol import (Accepted, Act, BotSeat, CreateTable, Rejected, Resume, Seated, Snapshot, TakeSeat,
                              Update, Watch)
 from server.replay import check_log
@@ -92,6 +92,29 @@ async def test_a_rewritten_chain_with_a_forged_seed_fails_replay(tmp_path, capsy
     path.write_bytes(forged)
     report = check_log(path)
     assert not report.ok and "commitment" in report.problem
+    assert main(["replay", str(path)]) == 1
+
+
+async def test_a_log_rewritten_beside_its_done_marker_fails_replay_even_where_the_states_still_rebuild(tmp_path,
+                                                                                                      capsys):
+    """A time or a name edited in the data directory, every hash after it recomputed: the states still rebuild,
+    but the end line is no longer the one the server recorded when the table finished."""
+    table, _ = await finished_table(tmp_path)
+    path = table.store.path
+    read = read_log(path)
+    first = next(i for i, r in enumerate(read.records) if type(r) is Entry and r.actor >= 0)
+    records = [read.header] + [msgspec.structs.replace(r, time=r.time + 0.5) if i == first else r
+                               for i, r in enumerate(read.records)]
+    head, forged = GENESIS, b""
+    for record in records:
+        line, head = encode_line(head, record)
+        forged += line
+    copy = tmp_path / "copy.log"
+    copy.write_bytes(forged)
+    assert check_log(copy).ok, "away from its marker, only a player's receipt can tell"
+    path.write_bytes(forged)
+    report = check_log(path)
+    assert not report.ok and f"{table.id}.done" in report.problem and "rewritten" in report.problem
     assert main(["replay", str(path)]) == 1
 
 
