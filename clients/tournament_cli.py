@@ -445,5 +445,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"{report.results} result(s)" + (f" matching their {report.table_logs} table logs" if report.table_logs
                                              else " (no table logs checked)") + ", final standings recomputed:")
     for row in report.standings:
-        print(f"  {row.rank:>3}. {row.player} {row.points:g} points")
+        name = report.names.get(row.player)
+        who = f"{name} ({row.player})" if name else row.player
+        print(f"  {row.rank:>3}. {who} {row.points:g} point{'' if row.points == 1 else 's'}"
+              + (" (dropped)" if row.dropped else ""))
     return 0

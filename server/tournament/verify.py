@@ -37,6 +37,7 @@ class VerifyReport(msgspec.Struct, frozen=True):
     results: int = 0
     table_logs: int = 0  # table logs checked
     standings: list[Standing] = []
+    names: dict[str, str] = {}  # player id -> the name they registered
 
 
 def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None) -> VerifyReport:
@@ -76,7 +77,7 @@ def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None
                                     results=len(state.results), table_logs=checked)
             checked += 1
     return VerifyReport(ok=True, rounds=state.round, results=len(state.results), table_logs=checked,
-                        standings=state.standings())
+                        standings=state.standings(), names=dict(state.names))
 
 
 def _check_table_log(folder: Path, result: TableFinished) -> str | None:

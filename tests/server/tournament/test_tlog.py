@@ -102,6 +102,17 @@ def test_a_whole_swiss_tournament_reads_back_and_verifies(tmp_path):
     assert any(row.player == "p3" and row.dropped for row in report.standings)  # ... and keeps their row
 
 
+def test_tournament_verify_prints_the_final_standings_by_the_names_players_registered(tmp_path, capsys):
+    from clients.cli import main
+
+    records = play(tmp_path, SWISS, 11, drop_after={2: "p3"})
+    assert main(["tournament", "verify", str(tmp_path / "t17.tournament.log"), "--tables", str(tmp_path)]) == 0
+    rows = [line.strip() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [row.split(". ", 1)[1].split(" (p")[0] for row in rows] == [
+        f"Player {player[1:]}" for player in records[-1].standings]
+    assert any("Player 3 (p3)" in row and row.endswith("(dropped)") for row in rows)
+
+
 @pytest.mark.parametrize("settings", [
     Settings(format="swiss", sizes=Sizes(2, 2, 2), rounds=3, top_n=2),
     Settings(format="round_robin", sizes=Sizes(2, 2, 2)),
