@@ -152,7 +152,8 @@ def tournaments_found(infos: list) -> list[str]:
         where = ", ".join(f"{info.tournament} ({_stands(info)})" for info in going)
         lines.append(f"photofinish: resumed {_count(len(going), 'tournament')} still going: {where}")
     if over:
-        lines.append(f"photofinish: {_count(len(over), 'tournament')} already over, kept for their standings: "
+        lines.append(f"photofinish: {_count(len(over), 'tournament')} already over, kept for "
+                     f"{'its' if len(over) == 1 else 'their'} standings: "
                      f"{', '.join(info.tournament for info in over)}")
     return lines
 

@@ -19,7 +19,7 @@ from .actionlog import MemoryLog
 from .finished import finished_marker
 from .logfile import Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
 from .journal import Journal, replay
-from .logstore import FileLog, reopen, table_dir, utc_now, write_secret_seed
+from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
 from .fairness import EPSILON as FAIR_EPSILON
 from .table import Intent, Reservation, Table
@@ -203,7 +203,10 @@ class Lobby:
             print(f"photofinish: the journal wrote back {replayed.restored} line(s) to {', '.join(replayed.logs)}",
                   flush=True)
         reopened = []
-        for path in sorted(table_dir(self.data_dir).glob("t*.log"), key=lambda p: int(p.stem[1:] or 0)):
+        logs, strays = numbered_logs(table_dir(self.data_dir), "t")
+        for path in strays:
+            print(f"photofinish: leaving {path} alone: a table's log is named t<number>.log", flush=True)
+        for path in logs:
             self._next = max(self._next, int(path.stem[1:]))
             try:
                 read = read_log(path)

@@ -233,6 +233,17 @@ def reopen(path: Path, read, policy: str, syncer: Syncer | None = None) -> FileL
     return log
 
 
+def numbered_logs(folder: Path, prefix: str) -> tuple[list[Path], list[Path]]:
+    """The logs of ``folder`` named ``<prefix><number>.log`` (a table's ``t12.log``, a tournament's ``T3.log``),
+    in number order, and the other ``<prefix>*.log`` files there (a copy someone made, ``t5-copy.log``), which
+    the server leaves alone."""
+    numbered, others = [], []
+    for path in Path(folder).glob(f"{prefix}*.log"):
+        digits = path.stem[len(prefix):]
+        (numbered if digits.isascii() and digits.isdigit() else others).append(path)
+    return sorted(numbered, key=lambda p: int(p.stem[len(prefix):])), sorted(others)
+
+
 def table_dir(data_dir: Path) -> Path:
     path = Path(data_dir) / "tables"
     path.mkdir(parents=True, exist_ok=True)

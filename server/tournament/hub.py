@@ -18,7 +18,7 @@ import trio
 from rules import RulesError, get_game, make_setup
 
 from ..logfile import LogError, seed_commitment
-from ..logstore import FileLog, utc_now, write_secret_seed
+from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
 from .model import Settings, Sizes, TournamentError
@@ -151,9 +151,12 @@ class TournamentHub:
         if self.data_dir is None:
             return []
         reopened = []
-        for path in sorted(self._folder().glob("T*.log"), key=lambda p: int(p.stem[1:] or 0)):
+        logs, strays = numbered_logs(self._folder(), "T")
+        for path in strays:
+            print(f"photofinish: leaving {path} alone: a tournament's log is named T<number>.log", flush=True)
+        for path in logs:
             tid = path.stem
-            self._next = max(self._next, int(tid[1:] or 0))
+            self._next = max(self._next, int(tid[1:]))
             try:
                 director = await self._reopen(path)
             except (LogError, TournamentError, RulesError, OSError, ValueError) as error:

@@ -188,6 +188,23 @@ async def test_the_client_library_keeps_the_last_receipt_per_table(tmp_path, nur
     assert seq >= accepted.seq and receipt == read_log(table.store.path).receipts()[seq - 1]
 
 
+async def test_a_copy_of_a_log_in_the_tables_folder_is_left_alone_at_start(tmp_path, nursery, capsys):
+    """A referee copies t1.log beside it as t1-copy.log (or a tournament's as T1 old.log): the server still
+    starts, says it leaves the copy alone, reopens what it should and never names a new table after the copy."""
+    table, _ = await finished_table(tmp_path)
+    copy = tmp_path / "tables" / f"{table.id}-copy.log"
+    copy.write_bytes(table.store.path.read_bytes())
+    (tmp_path / "tournaments").mkdir(exist_ok=True)
+    (tmp_path / "tournaments" / "T1 old.log").write_text("not a tournament\n")
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=tmp_path,
+                                                                 task_status=task_status))
+    said = capsys.readouterr().out
+    assert f"leaving {copy} alone" in said and "T1 old.log alone" in said
+    assert "Traceback" not in said
+    created = await running.lobby.create(BOTS_GAME)
+    assert created.id == "t2" and copy.read_bytes() == table.store.path.read_bytes()
+
+
 async def test_restarting_the_demo_server_reopens_its_two_tables_under_their_names(tmp_path, nursery):
     ids = []
     for _ in range(3):

@@ -45,4 +45,4 @@ async def test_a_restarted_server_says_which_tournaments_go_on_and_which_are_ove
     ids = [c.tournament.tournament for c in (finished, playing, entries)]
     assert said == [f"photofinish: resumed 2 tournaments still going: {ids[1]} (round 1 of 1), "
                     f"{ids[2]} (registration, not started)",
-                    f"photofinish: 1 tournament already over, kept for their standings: {ids[0]}"]
+                    f"photofinish: 1 tournament already over, kept for its standings: {ids[0]}"]
