@@ -21,7 +21,9 @@ import math
 import os
 import secrets
 import sys
+import tempfile
 import warnings
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -317,7 +319,36 @@ def cmd_load(args: argparse.Namespace) -> int:
     return _run_client(run)
 
 
+@contextmanager
+def _as_log(path: str):
+    """The log file to check: ``path`` itself, or, for a document ``photofinish export`` wrote, the log file
+    rebuilt from it in a temporary folder (byte for byte the one exported: same chain, same receipts)."""
+    from server.exported import ExportError, log_bytes, looks_exported
+
+    if not looks_exported(path):
+        yield path
+        return
+    try:
+        data = log_bytes(Path(path).read_bytes())
+    except ExportError as error:
+        raise Refused(f"{path}: {error}") from None
+    with tempfile.TemporaryDirectory(prefix="photofinish-export-") as folder:
+        rebuilt = Path(folder) / Path(path).with_suffix(".log").name
+        rebuilt.write_bytes(data)
+        yield str(rebuilt)
+
+
+def _named(text: str, rebuilt: str, path: str) -> str:
+    """``text`` with the rebuilt log's temporary path put back as the path the user gave."""
+    return text.replace(rebuilt, path)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    with _as_log(args.log) as log:
+        return _replay(args, log)
+
+
+def _replay(args: argparse.Namespace, log: str) -> int:
     import time
 
     from .render import render
@@ -331,7 +362,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     def step(entry, state, events) -> None:
         if last["game"] is None:
-            read = read_log(args.log)  # the chain is whole: check_log read it before the first step
+            read = read_log(log)  # the chain is whole: check_log read it before the first step
             last["game"], last["people"] = get_game(read.header.game), LogPeople.of(read)
         game, people = last["game"], last["people"]
         if args.speed and last["time"] is not None:
@@ -356,19 +387,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 raise _Quit
 
     if args.seat is not None:
-        seats = _log_seats(args.log)
+        seats = _log_seats(log)
         if seats is not None and not args.seat < seats:
             raise Refused(f"--seat {args.seat}: the table in {args.log} has seats 0-{seats - 1}")
     walk = args.step or args.seat is not None or args.speed
     try:
-        report = check_log(args.log, on_step=step if walk else None)
+        report = check_log(log, on_step=step if walk else None)
     except _Quit:
         return 0
+    report.path = Path(args.log)
     print(report.summary())
     if report.ok and not report.ended and not args.allow_unfinished:
         from server.finished import finished_marker
 
-        finished = finished_marker(Path(args.log))
+        finished = finished_marker(Path(log))
         print("  INCOMPLETE: the log has no end record, so this is not a finished game"
               + (f", though {finished}: the log lost its end" if finished else
                  " (--allow-unfinished accepts a table still open)"))
@@ -398,13 +430,19 @@ def _parse_receipt(text: str) -> tuple[int, str]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    with _as_log(args.log) as log:
+        return _verify(args, log)
+
+
+def _verify(args: argparse.Namespace, log: str) -> int:
     from server.replay import chance_count, check_log, check_receipt, verify_seed
 
     if args.receipt is not None:
-        ok, line = check_receipt(args.log, *args.receipt)
-        print(line)
+        ok, line = check_receipt(log, *args.receipt)
+        print(_named(line, log, args.log))
         return 0 if ok else 1
-    report = check_log(args.log)
+    report = check_log(log)
+    report.path = Path(args.log)
     if not report.ok:
         print(report.summary())
         return 1

@@ -69,6 +69,35 @@ def test_the_commands_say_ok_and_export_one_json_document(finished_log, capsys, 
     assert sum(r["kind"] == "entry" for r in document["records"]) == check_log(finished_log).entries
 
 
+def test_an_exported_log_replays_verifies_and_checks_receipts_as_the_log_itself(finished_log, capsys, tmp_path):
+    """A player sends the referee the export: it rebuilds the log byte for byte, so every check works on it."""
+    from server.exported import log_bytes
+
+    out = tmp_path / "game.json"
+    assert main(["export", str(finished_log), "-o", str(out)]) == 0
+    assert log_bytes(out.read_bytes()) == finished_log.read_bytes()
+    assert main(["replay", str(out)]) == 0 and main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"{out}: flag_finish" in said and "OK" in said and f"{out}: verified" in said
+    read = read_log(finished_log)
+    seq, receipt = next((e.seq, h) for e, h in zip(read.entries(), read.receipts()) if e.accepted and e.actor >= 0)
+    assert main(["verify", str(out), "--receipt", f"{seq}:{receipt}"]) == 0
+    assert "matches" in capsys.readouterr().out
+
+    document = json.loads(out.read_text())  # an entry's time edited in the export: the receipt no longer matches
+    entry = next(r for r in document["records"] if r["kind"] == "entry" and r["seq"] == seq)
+    entry["time"] += 0.25
+    out.write_text(json.dumps(document))
+    assert main(["verify", str(out), "--receipt", f"{seq}:{receipt}"]) == 1
+    assert "does NOT match" in capsys.readouterr().out
+
+    other = tmp_path / "other.json"
+    other.write_text('{"scores": [1, 2]}')
+    assert main(["replay", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "not an exported log" in err and "Traceback" not in err
+
+
 @LOGGED
 @given(st.integers(0, 2**64 - 1), st.sampled_from(["lockstep", "challenge"]), st.integers(1, 20))
 def test_any_logged_game_replays_to_the_same_digests(tmp_path_factory, seed, mode, every):
