@@ -115,12 +115,13 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         Path(data_dir).mkdir(parents=True, exist_ok=True)
     async with trio.open_nursery() as nursery:
         lobby = Lobby(nursery, data_dir, durability)
+        hub = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
+        await hub.open()  # a store that cannot be opened stops the start before any table is reopened
         reopened = await lobby.recover()
         if reopened:
             print(f"photofinish: reopened {len(reopened)} unfinished table(s) from {data_dir}: "
                   f"{', '.join(reopened)}", flush=True)
-        lobby.tournaments = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
-        await lobby.tournaments.open()
+        lobby.tournaments = hub
         tournaments = await lobby.tournaments.recover()
         for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
             print(line, flush=True)

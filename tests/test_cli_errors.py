@@ -245,6 +245,29 @@ def test_the_serve_checks_come_before_the_data_directory_is_touched(tmp_path, mo
     assert run(["serve", "--port", "0", "--data", str(data)])[0] == 0 and started and data.is_dir()
 
 
+def test_a_damaged_tournament_store_stops_serve_with_one_line_before_any_table_is_reopened(tmp_path):
+    """The store file is garbage (a disk fault, a bad copy): serve says which file and what to do, and the
+    unfinished tables' logs are left as they were (a reopen would have written to them)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "tournaments.sqlite3").write_bytes(b"this is not a database, it only has the name of one")
+    log = data / "tables" / "t1.log"
+
+    async def an_unfinished_table():
+        async with trio.open_nursery() as nursery:
+            lobby = Lobby(nursery, data, "never")
+            await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2))
+            await lobby.stop_all()
+            nursery.cancel_scope.cancel()
+
+    trio.run(an_unfinished_table)
+    before = log.read_bytes()
+    code, out, err = run(["serve", "--port", "0", "--data", str(data)])
+    assert_refused(code, out, err, "tournaments.sqlite3", "not a database", "move it aside")
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert log.read_bytes() == before
+
+
 async def test_mistakes_that_need_a_server_are_refused_plainly_and_change_nothing(nursery):
     from server.app import run_server
 

@@ -74,13 +74,18 @@ class Store:
 
     def __init__(self, path: Path | str, migrations: list[str] = MIGRATIONS) -> None:
         self.path = Path(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
-            self.db.execute("INSERT INTO schema_version VALUES (0)")
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
+                self.db.execute("INSERT INTO schema_version VALUES (0)")
+        except sqlite3.DatabaseError as error:  # not a database, damaged, unreadable: nothing was changed
+            raise TournamentError("store_unreadable", f"cannot open the tournament store {self.path}: {error}. "
+                                  "If it is damaged, move it aside and start again: the tournaments' logs stay, "
+                                  "but what only the store keeps (players' tokens, ratings) is lost") from None
         self.migrate(migrations)
 
     def version(self) -> int:
