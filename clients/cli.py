@@ -109,6 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.app import serve_until_signal
     from server.gateway import Limits
     from server.lan import WILDCARDS
+    from server.datalock import DataDirInUse
     from server.tournament.model import TournamentError
 
     from .client import single_error
@@ -138,9 +139,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
                          limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
                          heartbeat=args.heartbeat, forget_after=args.forget_after))
-    except (OSError, TournamentError, BaseExceptionGroup) as raised:
+    except (OSError, TournamentError, DataDirInUse, BaseExceptionGroup) as raised:
         error = single_error(raised)
-        if isinstance(error, TournamentError):  # the data directory's tournament store cannot be opened
+        if isinstance(error, (TournamentError, DataDirInUse)):  # another server's data directory; a bad store
             print(f"photofinish serve: {error.message}", file=sys.stderr)
             return 1
         if not isinstance(error, OSError):

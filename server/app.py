@@ -14,6 +14,7 @@ import trio
 
 from rules import RulesError
 
+from .datalock import data_dir_lock
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
@@ -51,6 +52,7 @@ class Running:
     gateway: Gateway
     cancel_scope: trio.CancelScope
     join_urls: tuple[str, ...] = ()  # http URLs for a browser: other machines' first, for a wildcard host
+    stopped: trio.Event | None = None  # set once the server has let go of everything, its data directory too
 
     @property
     def url(self) -> str:
@@ -65,6 +67,8 @@ class Running:
         if self.lobby.tournaments is not None:
             await self.lobby.tournaments.stop_all()
         self.cancel_scope.cancel()
+        if self.stopped is not None:
+            await self.stopped.wait()  # a server started next on the same data directory finds it free
 
 
 HUMAN_PACE_MS = {"challenge": 2500, "lockstep": 800}
@@ -111,8 +115,20 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
     ``web_root``: the folder a browser's plain GET is served from (None: no files, only the protocol).
     ``cluster``: be one node of a cluster (``server/cluster.py``); the node has joined (or tried once) when
     this has started."""
-    if data_dir is not None:
+    stopped = trio.Event()
+    serve = partial(_serve, host, port, data_dir, demo, limits, durability, web_root, cluster, stopped, task_status)
+    try:
+        if data_dir is None:
+            return await serve()
         Path(data_dir).mkdir(parents=True, exist_ok=True)
+        with data_dir_lock(data_dir):  # one server per data directory, before anything in it is read
+            return await serve()
+    finally:
+        stopped.set()
+
+
+async def _serve(host: str, port: int, data_dir: Path | None, demo: bool, limits: Limits, durability: str,
+                 web_root: Path | None, cluster: ClusterConfig | None, stopped: trio.Event, task_status) -> None:
     async with trio.open_nursery() as nursery:
         lobby = Lobby(nursery, data_dir, durability)
         hub = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
@@ -140,7 +156,7 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
         if demo:
             nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
             nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
-        task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls))
+        task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls, stopped))
 
 
 def tournaments_found(infos: list) -> list[str]:

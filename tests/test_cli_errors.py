@@ -268,6 +268,30 @@ def test_a_damaged_tournament_store_stops_serve_with_one_line_before_any_table_i
     assert log.read_bytes() == before
 
 
+async def test_a_second_server_on_a_data_directory_in_use_is_refused_and_touches_nothing(tmp_path, nursery):
+    """Two servers on one data directory would reopen the same tables and append to the same logs: the second
+    is refused in one line naming the first's process, and once the first has stopped the directory is free."""
+    from server.app import run_server
+
+    data = tmp_path / "data"
+    first = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=data, durability="never",
+                                                               task_status=task_status))
+    table = await first.lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2))
+    before = table.store.path.read_bytes()
+    with trio.fail_after(60):  # a process of its own, as a second `photofinish serve` is
+        second = await trio.run_process([sys.executable, "-m", "clients.cli", "serve", "--port", "0", "--data",
+                                         str(data)], capture_stdout=True, capture_stderr=True, check=False)
+    code, out, err = second.returncode, second.stdout.decode(), second.stderr.decode()
+    assert_refused(code, out, err, "in use by another photofinish server", f"process {os.getpid()}", "--data")
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert table.store.path.read_bytes() == before
+    await first.shutdown()
+    again = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=data, durability="never",
+                                                               task_status=task_status))
+    assert table.id in again.lobby.tables  # the unfinished table reopened by the one server that now holds it
+    await again.shutdown()
+
+
 async def test_mistakes_that_need_a_server_are_refused_plainly_and_change_nothing(nursery):
     from server.app import run_server
 
