@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from .logfile import GENESIS, Header, Record, encode_line
+from .logfile import Header, Record, encode_log
 
 
 class ExportError(ValueError):
@@ -39,8 +39,4 @@ def log_bytes(document: bytes) -> bytes:
         export = msgspec.json.decode(document, type=_Export)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise ExportError(f"not an exported log (photofinish export): {error}") from None
-    prev, lines = GENESIS, []
-    for record in [export.header, *export.records]:
-        line, prev = encode_line(prev, record)
-        lines.append(line)
-    return b"".join(lines)
+    return encode_log([export.header, *export.records])

@@ -125,6 +125,15 @@ def encode_line(prev: str, record: Any) -> tuple[bytes, str]:
     return digest.encode() + b" " + body + b"\n", digest
 
 
+def encode_log(records: list) -> bytes:
+    """A whole log file's bytes: the header and each record after it, one chained line each."""
+    prev, lines = GENESIS, []
+    for record in records:
+        line, prev = encode_line(prev, record)
+        lines.append(line)
+    return b"".join(lines)
+
+
 class LogError(Exception):
     """A log that does not read back as written: ``line`` is the 1-based line of the first problem."""
 

@@ -15,7 +15,7 @@ from clients.client import open_client
 from server.app import DEMO_ALIAS, OPEN_ALIAS, run_server
 from server.finished import marker_path
 from server.lobby import Lobby
-from server.logfile import GENESIS, End, Entry, encode_line, read_log
+from server.logfile import End, Entry, encode_log, read_log
 from server.protocol import (Accepted, Act, BotSeat, CreateTable, Rejected, Resume, Seated, Snapshot, TakeSeat,
                              Update, Watch)
 from server.replay import check_log
@@ -84,10 +84,7 @@ async def test_a_rewritten_chain_with_a_forged_seed_fails_replay(tmp_path, capsy
     read = read_log(table.store.path)
     records = [read.header] + [msgspec.structs.replace(r, seed=r.seed ^ 1) if type(r) is End else r
                                for r in read.records]
-    head, forged = GENESIS, b""
-    for record in records:
-        line, head = encode_line(head, record)
-        forged += line
+    forged = encode_log(records)
     path = tmp_path / "forged.log"
     path.write_bytes(forged)
     report = check_log(path)
@@ -105,10 +102,7 @@ async def test_a_log_rewritten_beside_its_done_marker_fails_replay_even_where_th
     first = next(i for i, r in enumerate(read.records) if type(r) is Entry and r.actor >= 0)
     records = [read.header] + [msgspec.structs.replace(r, time=r.time + 0.5) if i == first else r
                                for i, r in enumerate(read.records)]
-    head, forged = GENESIS, b""
-    for record in records:
-        line, head = encode_line(head, record)
-        forged += line
+    forged = encode_log(records)
     copy = tmp_path / "copy.log"
     copy.write_bytes(forged)
     assert check_log(copy).ok, "away from its marker, only a player's receipt can tell"
