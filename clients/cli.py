@@ -374,7 +374,7 @@ def _replay(args: argparse.Namespace, log: str) -> int:
             time.sleep(max(0.0, entry.time - last["time"]) / args.speed)
         last["time"] = entry.time
         if events is None:  # a refused intent: shown with its reason, the table unchanged
-            print(refused_words(entry, people))
+            print(refused_words(entry, people, args.seat))
         else:
             shown = [msgspec.json.encode(game.redact(e, args.seat)).decode() for e in events]
             print(f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: " + "; ".join(shown))

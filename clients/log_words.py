@@ -52,8 +52,12 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
 
-def refused_words(entry: Entry, people: LogPeople) -> str:
-    """``#149 t=0.368s seat 0 (Ana): refused {"type":"take","card":"B8"}: card_not_in_discard``"""
+def refused_words(entry: Entry, people: LogPeople, seat: int | None = None) -> str:
+    """``#149 t=0.368s seat 0 (Ana): refused {"type":"take","card":"B8"}: card_not_in_discard``. Walking the
+    log as ``seat``, another seat's refused action is not shown (it may name cards of a hidden hand): only
+    that it was refused and why, which is what that seat could have learnt at the table at most."""
+    if seat is not None and entry.actor != seat:
+        return f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: an action refused: {entry.code or 'refused'}"
     action = msgspec.json.encode(entry.action).decode()
     return f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: refused {action}: {entry.code or 'refused'}"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -301,10 +302,14 @@ def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_w
     assert main(["replay", str(path), "--seat", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
     lost = [e for e in entries if e.fair is not None and e.fair.lost_to is not None]
-    assert lost
+    assert {e.actor for e in lost} == {0, 1}, "both seats lost a race: the walked seat's and the other's shown"
     for entry in lost:
         line = next(i for i, text in enumerate(out) if text.startswith(f"#{entry.seq} "))
-        assert f"seat {entry.actor}: refused" in out[line] and entry.code in out[line]
+        assert entry.code in out[line]
+        if entry.actor == 0:  # the seat walked: its own attempt, action and all
+            assert f"seat 0: refused {msgspec.json.encode(entry.action).decode()}" in out[line]
+        else:  # another seat's: that it was refused and why, never what it tried (it may name a hidden hand)
+            assert f"seat {entry.actor}: an action refused" in out[line] and '{"type"' not in out[line]
         assert f"lost to seat {entry.fair.lost_to}" in out[line + 1]
         assert f"reacted in {entry.fair.reaction * 1000:.2f} ms" in out[line + 1]
         winner = next(e for e in entries if e.accepted and e.fair and e.fair.group == entry.fair.group)
