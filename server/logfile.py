@@ -182,6 +182,23 @@ class Chain:
     torn: str | None
 
 
+OTHER_KINDS = {  # the first record of each kind of log, and the command that reads that kind
+    "header": "this is a table's log: check it with photofinish replay or photofinish verify",
+    "created": "this is a tournament's log: check it with photofinish tournament verify",
+}
+
+
+def _other_kind(line: bytes, first: type) -> str | None:
+    """What a first line that did not read as a ``first`` record is, where it starts the other kind of log."""
+    try:
+        kind = msgspec.json.decode(line[65:]).get("kind")
+    except (ValueError, AttributeError):  # not JSON, not UTF-8, not an object
+        return None
+    if not isinstance(kind, str) or kind == first.__struct_config__.tag:
+        return None
+    return OTHER_KINDS.get(kind)
+
+
 def read_chain(path: Path | str, decoder: msgspec.json.Decoder, first: type, what: str) -> Chain:
     """Read a file of chained lines and check the chain; its first line must be a ``first`` record (named
     ``what`` in errors) and no other line may be. Raises ``LogError`` at the first broken line; a last line
@@ -190,7 +207,12 @@ def read_chain(path: Path | str, decoder: msgspec.json.Decoder, first: type, wha
     tail = lines.pop()  # b"" when the file ends with a newline
     prev, records, hashes, offset, head_record = GENESIS, [], [], 0, None
     for number, line in enumerate(lines, start=1):
-        record = _check_line(number, line, prev, decoder)
+        try:
+            record = _check_line(number, line, prev, decoder)
+        except LogError as error:
+            if number == 1 and (hint := _other_kind(line, first)):
+                raise LogError(1, f"{error.message} ({hint})") from None
+            raise
         prev = line[:64].decode()
         offset += len(line) + 1
         if number == 1:

@@ -102,6 +102,17 @@ def test_a_whole_swiss_tournament_reads_back_and_verifies(tmp_path):
     assert any(row.player == "p3" and row.dropped for row in report.standings)  # ... and keeps their row
 
 
+def test_a_log_given_to_the_other_kinds_command_says_which_command_reads_it(tmp_path, capsys):
+    from clients.cli import main
+
+    play(tmp_path, SWISS, 4)
+    tournament_log, table_log = tmp_path / "t17.tournament.log", tmp_path / "r1t0.log"
+    assert main(["replay", str(tournament_log)]) == 1
+    assert "this is a tournament's log: check it with photofinish tournament verify" in capsys.readouterr().out
+    assert main(["tournament", "verify", str(table_log)]) == 1
+    assert "this is a table's log: check it with photofinish replay" in capsys.readouterr().out
+
+
 def test_tournament_verify_prints_the_final_standings_by_the_names_players_registered(tmp_path, capsys):
     from clients.cli import main
 
