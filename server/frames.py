@@ -19,8 +19,8 @@ import msgspec
 from rules import RulesError, Setup, digest, get_game
 from rules.contract import make_setup
 
-from .logfile import SeatTaken, seed_commitment
-from .protocol import Frame, Replay, ReplayFrames, ReplayLog
+from .logfile import Entry, SeatTaken, seed_commitment
+from .protocol import Frame, FrameContest, Replay, ReplayFrames, ReplayLog, Rival
 from .replay import check_log
 
 MOST_FRAMES = 200  # in one answer: a page asks for the next ones
@@ -66,8 +66,30 @@ def _from_file(data_dir: Path | None, log: str):
     for record in report.read.records:
         if type(record) is SeatTaken and record.name:
             names[record.seat] = record.name
-    entries = [(e.seq, e.time, e.actor, game.to_action(e.action)) for e in report.read.entries() if e.accepted]
+    read = report.read.entries()
+    contests = contests_won(read)
+    entries = [(e.seq, e.time, e.actor, game.to_action(e.action), contests.get(e.seq)) for e in read if e.accepted]
     return game, setup, names, entries
+
+
+def contests_won(entries: list[Entry]) -> dict[int, FrameContest]:
+    """For each accepted entry that beat another seat's same action in a fair ordering group: how (by seq)."""
+    lost: dict[tuple[int, int], list[Entry]] = {}  # (group, the winner's seat) -> the refused entries
+    for entry in entries:
+        if not entry.accepted and entry.fair is not None and entry.fair.lost_to is not None:
+            lost.setdefault((entry.fair.group, entry.fair.lost_to), []).append(entry)
+    won = {}
+    for entry in entries:
+        fair = entry.fair
+        if not entry.accepted or fair is None or fair.reaction is None:
+            continue
+        rivals = [Rival(seat=r.actor, reaction_ms=round(r.fair.reaction * 1000, 2))
+                  for r in lost.get((fair.group, entry.actor), []) if r.action == entry.action
+                  and r.fair.reaction is not None]
+        if rivals:
+            won[entry.seq] = FrameContest(reaction_ms=round(fair.reaction * 1000, 2), rivals=rivals,
+                                          lot=fair.rule == "lot")
+    return won
 
 
 def _from_document(doc: ReplayLog):
@@ -99,27 +121,28 @@ def _from_document(doc: ReplayLog):
             raise RulesError("bad_log", f"{where}: the rules refuse it: {error}") from None
         if entry.digest is not None and entry.digest != digest(state):
             raise RulesError("bad_log", f"{where}: the rebuilt state differs from the one recorded")
-        entries.append((entry.seq, entry.time, entry.actor, action))
+        entries.append((entry.seq, entry.time, entry.actor, action, None))
     names = (list(doc.names) + [""] * setup.seats)[:setup.seats]
     return game, setup, names, entries
 
 
-def _frames(game, setup: Setup, entries: list[tuple[int, float, int, Any]], seat: int | None, start: int,
+def _frames(game, setup: Setup, entries: list[tuple[int, float, int, Any, Any]], seat: int | None, start: int,
             stop: int) -> list[Frame]:
     """Frames ``start``..``stop - 1``: every entry is applied, only the frames asked for are viewed."""
     state = game.new_state(setup)
     frames = []
     if start == 0:
-        frames.append(_frame(game, state, seat, 0, 0.0, -1, []))
-    for index, (seq, time, actor, action) in enumerate(entries, start=1):
+        frames.append(_frame(game, state, seat, 0, 0.0, -1, [], None))
+    for index, (seq, time, actor, action, contest) in enumerate(entries, start=1):
         if index >= stop:
             break
         events = game.apply(state, actor, action)
         if index >= start:
-            frames.append(_frame(game, state, seat, seq, time, actor, events))
+            frames.append(_frame(game, state, seat, seq, time, actor, events, contest))
     return frames
 
 
-def _frame(game, state, seat: int | None, seq: int, time: float, actor: int, events: list) -> Frame:
+def _frame(game, state, seat: int | None, seq: int, time: float, actor: int, events: list, contest) -> Frame:
     return Frame(seq=seq, time=time, actor=actor, events=[game.redact(e, seat) for e in events],
-                 view=game.view(state, seat), to_act=list(game.to_act(state).seats), result=game.result(state))
+                 view=game.view(state, seat), to_act=list(game.to_act(state).seats), result=game.result(state),
+                 contest=contest)

@@ -520,9 +520,26 @@ class YourTable(ServerMessage, tag="your_table"):
     seat: int
 
 
+class Rival(msgspec.Struct, frozen=True):
+    """A seat whose same action lost a fair ordering contest, and its reaction time."""
+
+    seat: int
+    reaction_ms: float
+
+
+class FrameContest(msgspec.Struct, frozen=True):
+    """How the entry of a frame won its contest: its reaction time, the seats whose same action it beat with
+    theirs, and whether a tie within the table's epsilon was decided by lot (``server/LOG-FORMAT.md``, fair)."""
+
+    reaction_ms: float
+    rivals: list[Rival]
+    lot: bool
+
+
 class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
     """The table after one accepted entry, as one seat (or a spectator) saw it: the entry's events redacted
-    for it and its view then, exactly what a live table sent that receiver."""
+    for it and its view then, exactly what a live table sent that receiver; ``contest`` where the entry won a
+    fair ordering contest (from a server's log; an exported document carries no ordering decisions)."""
 
     seq: int
     time: float
@@ -531,6 +548,7 @@ class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
     view: Any
     to_act: list[int]
     result: Any = None
+    contest: FrameContest | None = None
 
 
 class ReplayFrames(ServerMessage, tag="replay_frames"):

@@ -322,6 +322,36 @@ def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_w
     assert "contested" not in out[line + 1]
 
 
+def test_replay_frames_show_who_won_each_contest_against_whom_and_by_what(tmp_path):
+    """The browser's replay: the frame of a take that beat another seat's same take says both reaction times
+    and whether a lot decided; no other frame carries a contest."""
+    from server.frames import MOST_FRAMES, answer
+    from server.protocol import Replay
+
+    path, entries = play_fair_game(tmp_path, seed=5)
+    frames, start = [], 0
+    while True:
+        got = answer(tmp_path, Replay(log=path.stem, start=start, count=MOST_FRAMES))
+        frames += got.frames
+        start += len(got.frames)
+        if start >= got.total:
+            break
+    contested = {f.seq: f.contest for f in frames if f.contest is not None}
+    lost = [e for e in entries if not e.accepted and e.fair is not None and e.fair.lost_to is not None]
+    winners = {}
+    for entry in lost:
+        winner = next(e for e in entries if e.accepted and e.fair and e.fair.group == entry.fair.group
+                      and e.actor == entry.fair.lost_to and e.action == entry.action)
+        winners.setdefault(winner.seq, (winner, []))[1].append(entry)
+    assert winners and set(contested) == set(winners)
+    for seq, (winner, rivals) in winners.items():
+        contest = contested[seq]
+        assert contest.reaction_ms == round(winner.fair.reaction * 1000, 2)
+        assert contest.lot == (winner.fair.rule == "lot")
+        assert [(r.seat, r.reaction_ms) for r in contest.rivals] == [
+            (r.actor, round(r.fair.reaction * 1000, 2)) for r in rivals]
+
+
 async def test_updates_and_the_table_info_carry_each_seats_ping(nursery, autojump_clock):
     near, far = Seat(0.001), Seat(0.021)
     table = await fair_table(nursery, [near, far])

@@ -220,6 +220,36 @@ def test_the_replay_page_steps_through_a_finished_table_as_a_seat_or_a_spectator
     assert page.text_content("[data-key=play]").strip() == "▶ Play"  # stopped at the end
 
 
+def test_the_replay_page_says_who_won_each_contested_card_and_by_what(page, logged_server, shots, tmp_path):
+    """A fair Challenge table's log: at the frame of a take that beat another seat's, the feed says who reacted
+    first and in how many ms, the other seat's time, and whether a lot decided a tie."""
+    import shutil
+
+    from tests.server.test_fairness import play_fair_game
+
+    path, entries = play_fair_game(tmp_path, seed=5)
+    table = "t9001"  # beside the server's own logs, a number it does not reach in these tests
+    shutil.copy(path, logged_server.data_dir / "tables" / f"{table}.log")
+    accepted = [e for e in entries if e.accepted]
+    lost = next(e for e in entries if not e.accepted and e.fair is not None and e.fair.lost_to is not None)
+    winner = next(e for e in accepted if e.fair and e.fair.group == lost.fair.group and e.actor == lost.fair.lost_to)
+    index = accepted.index(winner) + 1  # frame i: after the i-th accepted entry
+    page.goto(f"{logged_server.url}#/replay/{table}")
+    page.wait_for_selector(".replay-controls")
+    page.wait_for_function("() => !document.querySelector('.replay-where').textContent.includes('loading')")
+    page.locator("input[name=entry]").fill(str(index))
+    line = page.locator(f".feed li[data-seq='{winner.seq}']").first.text_content()
+    said = page.locator(".feed .contest").first.text_content().strip()
+    assert "took" in line and line.endswith(said)  # said with the take it decided
+    assert said.startswith("Contested: ") and "reacted first, in " in said
+    assert f"in {round(winner.fair.reaction * 1000, 2):g} ms" in said
+    assert f"in {round(lost.fair.reaction * 1000, 2):g} ms" in said
+    assert ("decided by lot" in said) == (winner.fair.rule == "lot")
+    page.screenshot(path=shots / "replay_contest.png", full_page=True)
+    page.locator("input[name=entry]").fill(str(index - 1))
+    assert page.locator(f".feed li[data-seq='{winner.seq}'] .contest").count() == 0  # not yet, one step before
+
+
 def frame_view(data_dir, table, seat, index):
     answer = frames.answer(data_dir, Replay(log=table, seat=seat, start=index, count=1))
     return msgspec.to_builtins(answer.frames[0].view)

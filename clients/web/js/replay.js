@@ -6,7 +6,7 @@
 
 import { h, mount } from "./dom.js";
 import { screenFor } from "./games/index.js";
-import { describeEvent, resultWords } from "./words.js";
+import { describeEvent, joinWords, resultWords } from "./words.js";
 
 const PAGE = 200; // frames per request (the server's most)
 const MAX_FRAME = 64 * 1024; // the server's limit on one message (PROTOCOL.md, Limits)
@@ -176,8 +176,19 @@ export class ReplayPage {
           describeEvent(event, this.who);
         lines.push({ seq: frame.seq, words });
       }
+      if (frame.contest && lines.length && lines[lines.length - 1].seq === frame.seq) {
+        lines[lines.length - 1].contest = this.contestWords(frame); // said with the take it decided
+      }
     }
     return { lines: lines.slice(-40).reverse(), screenState };
+  }
+
+  // A take that beat another seat's same take (fair ordering): who reacted first, by how much, and a tie's lot.
+  contestWords(frame) {
+    const { reaction_ms: first, rivals, lot } = frame.contest;
+    const others = joinWords(rivals.map((r) => `${this.who(r.seat)} in ${r.reaction_ms} ms`));
+    return `Contested: ${this.who(frame.actor)} reacted first, in ${first} ms; ${others}` +
+      (lot ? " (a tie within the table's margin, decided by lot)." : ".");
   }
 
   render() {
@@ -255,7 +266,8 @@ export class ReplayPage {
         h("aside", { class: "side" },
           h("h2", {}, "What happened"),
           h("ol", { class: "feed", reversed: true, "aria-label": "event feed" },
-            lines.map((line) => h("li", { "data-seq": line.seq }, line.words))))));
+            lines.map((line) => h("li", { "data-seq": line.seq }, line.words,
+              line.contest ? h("span", { class: "contest" }, ` ${line.contest}`) : null))))));
   }
 }
 
