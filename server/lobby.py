@@ -18,6 +18,7 @@ from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
 from .actionlog import MemoryLog
 from .finished import finished_marker
 from .logfile import Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
+from .names import TITLE_MOST, check_name
 from .journal import Journal, replay
 from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
@@ -73,6 +74,7 @@ class Lobby:
         if len(self.tables) >= MAX_TABLES:
             raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
         game = get_game(request.game)
+        check_name(request.name, "a table's name", TITLE_MOST)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
         game.new_state(setup)  # options that are each valid may still not make a game (a bad track file)
         seats = [bot.seat for bot in request.bots]

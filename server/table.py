@@ -38,6 +38,7 @@ from .fairness import credit as credit_for
 from .fairness import reaction as reaction_of
 from .finished import Finished, write_marker
 from .logfile import End, Entry, Fair, SeatTaken, StandIn
+from .names import PERSON_MOST, check_name
 from .logstore import FileLog
 from .protocol import (Accepted, Act, BotSeat, Contest, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
                        Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
@@ -406,8 +407,12 @@ class Table:
             slot = self.slots[message.seat]
             if slot.state != "free":
                 return self._error(receiver, message.id, "seat_taken", f"seat {slot.seat} is {slot.state}")
+        try:
+            name = check_name(message.name, "a seat's name", PERSON_MOST)
+        except RulesError as error:
+            return self._error(receiver, message.id, error.code, error.message)
         token = secrets.token_urlsafe(24)
-        slot.state, slot.name, slot.token_hash = "taken", message.name, token_hash(token)
+        slot.state, slot.name, slot.token_hash = "taken", name, token_hash(token)
         slot.receiver, slot.away_since, slot.answers = receiver, None, {}
         self._persist(SeatTaken(seat=slot.seat, name=slot.name, token_hash=slot.token_hash, time=self._now()))
         self._deliver(receiver, Seated(ref=message.id, table=self.id, game=self.game.info.name, seat=slot.seat,

@@ -32,6 +32,7 @@ import trio
 from rules import RulesError, get_game
 
 from ..logstore import FileLog
+from ..names import PERSON_MOST, check_name
 from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
                         TournamentState, YourTable)
 from ..table import Reservation, Table, token_hash
@@ -160,9 +161,10 @@ class Director:
             await self.store.call(method, *args)
 
     async def register(self, name: str) -> tuple[str, str]:
-        name = name.strip()
-        if not 1 <= len(name) <= 40:
-            raise TournamentError("bad_name", "a player's name is 1 to 40 characters")
+        try:
+            name = check_name(name, "a player's name", PERSON_MOST, required=True)
+        except RulesError as error:
+            raise TournamentError(error.code, error.message) from None
         async with self.lock:
             taken = next((p for p, known in self.state.names.items() if known.casefold() == name.casefold()), None)
             if taken is not None:  # standings, seatings and ratings (by name) could not tell the two apart

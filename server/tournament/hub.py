@@ -18,6 +18,7 @@ import trio
 from rules import RulesError, get_game, make_setup
 
 from ..logfile import LogError, seed_commitment
+from ..names import TITLE_MOST, check_name
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
@@ -114,6 +115,10 @@ class TournamentHub:
     async def create(self, request: CreateTournament) -> tuple[Director, str]:
         if len(self.directors) >= MAX_TOURNAMENTS:
             raise TournamentError("too_many_tournaments", f"this server holds at most {MAX_TOURNAMENTS} tournaments")
+        try:
+            check_name(request.name, "a tournament's name", TITLE_MOST)
+        except RulesError as error:
+            raise TournamentError(error.code, error.message) from None
         game, settings, options = self.settings_for(request)
         self._next += 1
         if getattr(self.lobby, "cluster", None) is not None:  # inside this node's own block of ids

@@ -1,0 +1,60 @@
+"""Names other people see: a name with a control character or a bidirectional override, or too long, is refused
+with bad_name and changes nothing; any other name is taken as typed, less its surrounding spaces."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, strategies as st
+
+from clients.client import ServerError, open_client
+from rules import RulesError
+from server.app import run_server
+from server.names import BIDI_CONTROLS, PERSON_MOST, check_name
+
+
+@given(st.text(max_size=60))
+def test_a_name_is_taken_as_typed_or_refused_with_the_reason(text):
+    try:
+        name = check_name(text, "a seat's name", PERSON_MOST)
+    except RulesError as error:
+        assert error.code == "bad_name"
+        stripped = text.strip()
+        assert len(stripped) > PERSON_MOST or any(
+            unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in BIDI_CONTROLS for c in stripped)
+    else:
+        assert name == text.strip() and len(name) <= PERSON_MOST
+        assert not any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in name)
+
+
+@pytest.mark.parametrize("name", ["\x1b[2J\x1b[31mAna", "Ana\nBen", "evil\u202egnp.exe", "x" * 41])
+async def test_a_seat_a_table_and_a_player_refuse_a_bad_name_and_nothing_changes(nursery, name):
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    async with open_client(running.url) as client:
+        table = await client.create_table(game="flag_finish", mode="challenge", seats=2)
+        with pytest.raises(ServerError) as refused:
+            await client.take_seat(table.table, seat=0, name=name)
+        assert refused.value.code == "bad_name" and "seat's name" in refused.value.message
+        assert running.lobby.find(table.table).info().seats[0].state == "free"
+        with pytest.raises(ServerError) as refused:
+            await client.create_table(game="flag_finish", mode="challenge", seats=2, name=name + "y" * 20)
+        assert refused.value.code == "bad_name" and len(running.lobby.tables) == 1
+        seated = await client.take_seat(table.table, seat=0, name="  Zoë 🏁  ")
+        assert running.lobby.find(table.table).info().seats[seated.seat].name == "Zoë 🏁"
+
+
+async def test_a_tournament_and_its_players_refuse_a_name_with_an_escape_sequence(nursery):
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    async with open_client(running.url) as client:
+        with pytest.raises(ServerError) as refused:
+            await client.create_tournament(name="cup\x1b]0;owned\x07", game="flag_finish", mode="challenge", seats=2,
+                                           format="swiss", rounds=1)
+        assert refused.value.code == "bad_name" and not running.lobby.tournaments.directors
+        created = await client.create_tournament(name="cup", game="flag_finish", mode="challenge", seats=2,
+                                                 format="swiss", rounds=1)
+        tid = created.tournament.tournament
+        with pytest.raises(ServerError) as refused:
+            await client.register(tid, "\x1b[2JAna")
+        assert refused.value.code == "bad_name" and "control characters" in refused.value.message
+        assert not running.lobby.tournaments.find(tid).state.players
