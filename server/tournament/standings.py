@@ -156,13 +156,16 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
             for i, p in enumerate(order)]
 
 
-def apply_final(rows: Sequence[Standing], final: TableResult) -> list[Standing]:
-    """The standings after a top-N final: its players take ranks 1..N by their places at the final table
-    (ties keep their earlier order); everyone else keeps their order below."""
+def apply_final(rows: Sequence[Standing], final: TableResult,
+                before: Sequence[Standing] | None = None) -> list[Standing]:
+    """The standings after a top-N final: its players take ranks 1..N by their places at the final table (ties
+    in the order ``before`` the final, the standings it was seated from; by default ``rows``); everyone else
+    follows in the order of ``rows``. The final's own points count in ``rows`` (a finalist who came last there
+    may have fallen behind a non-finalist on the tiebreaks), never in who is ranked above whom: the final
+    decides the top N."""
     final.check()
-    top = [r.player for r in rows[:len(final.players)]]
-    if sorted(top) != sorted(final.players):
-        raise TournamentError("bad_final", "the final's players are not the top of the standings")
     place = dict(zip(final.players, placed(final)))
-    ahead = sorted(rows[:len(top)], key=lambda r: (place[r.player], r.rank))
-    return [msgspec.structs.replace(r, rank=i + 1) for i, r in enumerate([*ahead, *rows[len(top):]])]
+    earlier = {r.player: r.rank for r in (before if before is not None else rows)}
+    ahead = sorted((r for r in rows if r.player in place), key=lambda r: (place[r.player], earlier.get(r.player, 0)))
+    rest = [r for r in rows if r.player not in place]
+    return [msgspec.structs.replace(r, rank=i + 1) for i, r in enumerate([*ahead, *rest])]

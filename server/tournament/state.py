@@ -75,7 +75,10 @@ class Tournament:
         final = self._final_table()
         if final is not None and final in self.results:
             fixed = {c.table: c for c in self.corrections}
-            rows = apply_final(rows, fixed.get(final, self.results[final]))
+            before = standings(self.players, [r for r in self.results.values() if r.table != final], self.byes,
+                               self.settings, self.seed, self.dropped,
+                               [c for c in self.corrections if c.table != final])
+            rows = apply_final(rows, fixed.get(final, self.results[final]), before)
         return rows
 
     def _final_table(self) -> str | None:

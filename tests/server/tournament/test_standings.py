@@ -104,6 +104,21 @@ def test_a_correction_replaces_the_result_and_bad_input_is_a_typed_error():
     assert error.value.code == "unknown_player"
 
 
+def test_a_finalist_who_came_last_in_the_final_still_ranks_above_everyone_not_in_it():
+    """The final's points can drop its last below a non-finalist on the tiebreaks (here e's share falls under
+    b's): the final still decides places 1..3, and this used to raise bad_final and stop the server."""
+    round_1 = [t("T1", "abc", (1, 2, 3), (0, 5, 9)), t("T2", "def", (1, 2, 3), (0, 1, 9))]
+    before = standings(list("abcdef"), round_1, [], THREES, seed=1)
+    top = [r.player for r in before[:3]]
+    final = t("F", top, (1, 2, 3), (0, 1, 20))
+    rows = standings(list("abcdef"), round_1 + [final], [], THREES, seed=1)
+    assert [r.player for r in rows[:3]] != top, "the case: a non-finalist is third on points and tiebreaks"
+    after = apply_final(rows, final, before)
+    assert [r.player for r in after[:3]] == top
+    assert [r.player for r in after[3:]] == [r.player for r in rows if r.player not in top]
+    assert [r.rank for r in after] == list(range(1, 7))
+
+
 def test_a_final_decides_the_top_places():
     rows = standings(list("abcdefg"), ROUND_1 + ROUND_2, ["g"], THREES, seed=1)
     top = [r.player for r in rows[:3]]  # g, a, f
