@@ -223,7 +223,7 @@ class Director:
                 await self._store(Store.set_state, self.id, "running")
                 if self.state.settings.format == "arena":
                     self.waiting = list(self.state.active())
-                    self.hub.nursery.start_soon(self._arena_clock)
+                    self.hub.spawn(self.id, self._arena_clock)
                     await self._arena_seat()
                     return
             await self._seat_round()
@@ -273,7 +273,7 @@ class Director:
                                                    f"open ({first.message}); restarting the server opens it") from None
         self._push()
         if self.request.round_time_ms and self.state.settings.format != "arena":
-            self.hub.nursery.start_soon(self._round_clock, round_no, [t.table for t in tables])
+            self.hub.spawn(self.id, self._round_clock, round_no, [t.table for t in tables])
 
     def _cluster(self):
         return getattr(self.hub.lobby, "cluster", None)
@@ -359,7 +359,7 @@ class Director:
     def _follow(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
         self.tables[table.id] = table
         self._tell_players(table.id, round_no, players)
-        self.hub.nursery.start_soon(self._await_result, table, round_no, players)
+        self.hub.spawn(self.id, self._await_result, table, round_no, players)
 
     async def _await_result(self, table: Table, round_no: int, players: tuple[str, ...]) -> None:
         await table.over.wait()

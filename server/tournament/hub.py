@@ -10,6 +10,7 @@ is written and tournaments live in memory.
 from __future__ import annotations
 
 import secrets
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,20 @@ class TournamentHub:
         if self.store is not None:
             await trio.to_thread.run_sync(self.store.store.close, limiter=self.store.limiter)
             self.store = None
+
+    def spawn(self, tid: str, fn, *args) -> None:
+        """Run a tournament's task in the server's nursery, so that a bug in it cannot stop the server: an
+        unexpected error is one line on stderr (that tournament may stall; a restart resumes it from its log)."""
+        self.nursery.start_soon(self._guarded, tid, fn, *args)
+
+    @staticmethod
+    async def _guarded(tid: str, fn, *args) -> None:
+        try:
+            await fn(*args)
+        except Exception as error:  # noqa: BLE001 - contained on purpose: the other tables and tournaments go on
+            print(f"photofinish: tournament {tid}: an internal error in {getattr(fn, '__name__', fn)} "
+                  f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
+                  "starting the server again resumes it from its log", file=sys.stderr, flush=True)
 
     def join_cluster(self) -> None:
         """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
@@ -214,10 +229,10 @@ class TournamentHub:
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
                 if state.round:
-                    self.nursery.start_soon(director._arena_clock)
+                    self.spawn(director.id, director._arena_clock)
             await director._maybe_advance()
         if director.unplaced:
-            self.nursery.start_soon(director.place_unplaced)
+            self.spawn(director.id, director.place_unplaced)
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:

@@ -8,6 +8,7 @@ from functools import partial
 
 import pytest
 import trio
+import trio.testing
 
 from clients.client import ServerError, open_client
 from clients.tournament_bots import fill_tournament, play_tournament
@@ -207,6 +208,36 @@ async def test_a_swiss_with_a_top_3_final_table_decides_the_first_three(nursery,
     assert set(top) == set(result.players)  # the final's players take 1st..3rd ...
     assert [place[p] for p in top] == sorted(place[p] for p in top)  # ... in the final's order
     assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
+
+
+async def test_an_internal_error_in_one_tournament_is_one_line_and_the_server_goes_on(nursery, tmp_path,
+                                                                                      monkeypatch, capsys):
+    """A bug in a tournament's task (here: logging a table's result) must not stop the server: the other tables
+    play on and new ones open; the operator reads one line naming the tournament."""
+    from server.tournament.director import Director
+
+    failed = trio.Event()
+
+    async def broken(self, *args):
+        failed.set()
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Director, "_finished", broken)
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as organiser:
+        created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=3, rounds=1,
+                                                    options={"races": 1})
+        tid = created.tournament.tournament
+        await nursery.start(fill_tournament, running.url, tid, 3, "heuristic", 5)
+        await organiser.start_tournament(tid, created.secret)
+        with trio.fail_after(120):
+            await failed.wait()  # a table of the round ended, and logging its result failed
+        await trio.testing.wait_all_tasks_blocked()
+        table = await organiser.create_table(game="flag_finish", mode="challenge", seats=2)
+    assert running.lobby.find(table.table) is not None  # still serving
+    said = capsys.readouterr().err
+    assert f"tournament {tid}: an internal error in _await_result (RuntimeError: a bug)" in said
+    assert "Traceback" not in said
 
 
 async def test_a_player_who_watches_while_a_round_opens_is_sent_to_their_table_only_once_it_is_open(
