@@ -638,6 +638,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # the real command: a Ctrl-C can land between a coroutine's making and its await, and
+        # the tasks torn down on the way out drop it before the KeyboardInterrupt below is even reached
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     try:
         args = build_parser().parse_args(argv)
         try:
@@ -654,7 +657,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         # Ctrl-C: the person asked to stop; nothing more to say. A task trio had not yet started when it
-        # came is a coroutine never awaited: not worth a warning on the way out.
+        # came is a coroutine never awaited: not worth a warning on the way out (see the top, for the real
+        # command; here for a caller's main([...]))
         warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
         return 130
     except BrokenPipeError:
