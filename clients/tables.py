@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rules import GAMES
+from server.names import printable
 from server.protocol import SeatInfo, TableInfo
 
 from .client import Client, ServerError
@@ -23,8 +24,8 @@ def describe_table(info: TableInfo) -> str:
     title = game.info.title if game is not None else info.game
     watching = f"{info.spectators} watching"
     name = f"  {info.name!r}" if info.name and info.name != info.table else ""
-    return (f"{info.table}  {info.status:<7}  {title} ({info.game}, {info.mode})  "
-            f"seats: {', '.join(describe_seat(s) for s in info.seats)}  {watching}{name}")
+    return printable(f"{info.table}  {info.status:<7}  {title} ({info.game}, {info.mode})  "
+                     f"seats: {', '.join(describe_seat(s) for s in info.seats)}  {watching}{name}")
 
 
 async def find_table(client: Client, table: str) -> TableInfo:

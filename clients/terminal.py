@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from rules import get_game
+from server.names import printable
 from server.protocol import Closing, Error, Snapshot, Update
 
 from . import tokens
@@ -41,6 +42,7 @@ class Terminal:
         self._last: list[str] | None = None
 
     def show(self, lines: list[str], full: bool = False) -> None:
+        lines = [printable(line) for line in lines]  # a name holding an escape sequence draws as text, never runs
         if not self.tty:
             if lines != self._last:
                 self.write("\n" + "-" * 72 + "\n" + "\n".join(lines) + "\n")

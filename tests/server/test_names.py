@@ -58,3 +58,20 @@ async def test_a_tournament_and_its_players_refuse_a_name_with_an_escape_sequenc
             await client.register(tid, "\x1b[2JAna")
         assert refused.value.code == "bad_name" and "control characters" in refused.value.message
         assert not running.lobby.tournaments.find(tid).state.players
+
+
+def test_terminals_draw_a_name_a_server_took_before_these_rules_as_text_never_as_an_escape():
+    """An old log's seat name with an escape sequence: `play`/`watch` screens and `tables` lines show it
+    inert (U+FFFD where the control characters were), the rest of the line as it was."""
+    from clients.tables import describe_table
+    from clients.terminal import Terminal
+    from server.protocol import SeatInfo, TableInfo
+
+    written: list[str] = []
+    Terminal(write=written.append, tty=True).show(["Seat 1: \x1b[2JAna", "plain"])
+    assert "\x1b[2J" not in "".join(written) and "\ufffd[2JAna" in "".join(written)
+    info = TableInfo(table="t1", name="t1", game="flag_finish", mode="challenge", options={}, seq=0,
+                     status="playing", spectators=0, turn_time_ms=0, grace_ms=60000, ordering="fair", fair_ms=50,
+                     seats=[SeatInfo(seat=0, state="taken", name="\u202eAna\x07", ping_ms=None)])
+    line = describe_table(info)
+    assert "\x07" not in line and "\u202e" not in line and "Ana" in line
