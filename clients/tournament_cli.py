@@ -308,11 +308,16 @@ def print_state(state) -> None:
     print(state_text(state))
 
 
+def round_words(info) -> str:
+    """``round 2 of 3``; an arena (no fixed number of rounds): ``round 151``."""
+    return f"round {info.round}" + (f" of {info.rounds}" if info.rounds else "")
+
+
 def state_text(state) -> str:
     """The tournament's header, its standings and the current round's tables, as `standings` prints them."""
     info = state.tournament
-    lines = [f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, round {info.round} of "
-             f"{info.rounds or '?'}, {info.status}, {_count(info.players, 'player')}", standings_text(state)]
+    lines = [f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, {round_words(info)}, "
+             f"{info.status}, {_count(info.players, 'player')}", standings_text(state)]
     if state.seatings:
         names = {p.player: p.name for p in state.players}
         stand_ins = any(seating.stand_ins for seating in state.seatings)

@@ -19,7 +19,7 @@ from server.protocol import Closing, TournamentState, YourTable
 
 from .client import ServerError, open_client
 from .terminal import Terminal, play, read_stdin
-from .tournament_cli import standings_text
+from .tournament_cli import round_words, standings_text
 
 
 async def follow_tournament(url: str, tournament: str, token: str, *,
@@ -42,8 +42,8 @@ async def follow_tournament(url: str, tournament: str, token: str, *,
             print(f"photofinish play: {error.message}", file=sys.stderr)
             return 2
         nursery.start_soon(keyboard)
-        out(f"{state.tournament.name}: {state.tournament.format}, round {state.tournament.round} of "
-            f"{state.tournament.rounds or '?'}; you are registered. Waiting for your table (Ctrl-C leaves).")
+        out(f"{state.tournament.name}: {state.tournament.format}, {round_words(state.tournament)}; you are "
+            "registered. Waiting for your table (Ctrl-C leaves).")
         played: set[str] = set()
         code = 0
         later: list = []  # what the tournament said while a table was played, taken in order after it

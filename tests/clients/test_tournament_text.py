@@ -66,3 +66,10 @@ async def test_tournament_list_says_1_player_and_2_players(nursery, capsys):
     assert await trio.to_thread.run_sync(main, ["tournament", "list", running.url]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert "  1 player  " in lines[one] and "  2 players  " in lines[two]
+
+
+def test_the_header_says_round_n_of_m_and_an_arena_only_its_round():
+    swiss = state_text(_state(["Ana", "Ben", "Cy"], [])).splitlines()[0]
+    arena = state_text(_state(["Ana", "Ben", "Cy"], [], format="arena", rounds=0, round=151)).splitlines()[0]
+    assert "swiss, round 2 of 3, running" in swiss
+    assert "arena, round 151, running" in arena and "?" not in arena
