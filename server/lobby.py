@@ -112,7 +112,7 @@ class Lobby:
             except OSError as error:
                 raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
                                  f"{error.strerror or error}") from None
-        table = Table(table_id, game, setup, seed, name=request.name, bots=list(request.bots),
+        table = Table(table_id, game, setup, seed, name=request.name.strip(), bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
                       bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in,
                       ordering=request.ordering, fair_ms=request.fair_ms)
@@ -130,7 +130,7 @@ class Lobby:
         store = FileLog(folder / f"{table_id}.log", self.durability, syncer=self._shared_syncer())
         try:
             store.append(Header(
-                format=1, table=table_id, name=request.name, game=game.info.name,
+                format=1, table=table_id, name=request.name.strip(), game=game.info.name,
                 rules_version=game.info.rules_version, protocol=PROTOCOL_VERSION, seats=setup.seats,
                 mode=setup.mode, options=dict(setup.options),
                 table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,

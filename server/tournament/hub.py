@@ -142,7 +142,7 @@ class TournamentHub:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS}
-        created = Created(format=1, tournament=tid, name=request.name or tid, game=game.info.name, options=options,
+        created = Created(format=1, tournament=tid, name=request.name.strip() or tid, game=game.info.name, options=options,
                           settings=settings, commitment=seed_commitment(seed), started=utc_now(), tables=tables)
         log = None
         if self.data_dir is not None:

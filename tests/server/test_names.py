@@ -42,6 +42,8 @@ async def test_a_seat_a_table_and_a_player_refuse_a_bad_name_and_nothing_changes
         assert refused.value.code == "bad_name" and len(running.lobby.tables) == 1
         seated = await client.take_seat(table.table, seat=0, name="  Zoë 🏁  ")
         assert running.lobby.find(table.table).info().seats[seated.seat].name == "Zoë 🏁"
+        named = await client.create_table(game="flag_finish", mode="challenge", seats=2, name="  Friday final ")
+        assert named.name == "Friday final"
 
 
 async def test_a_tournament_and_its_players_refuse_a_name_with_an_escape_sequence(nursery):
