@@ -257,6 +257,10 @@ class Table:
             except OSError as error:  # the log is the truth: a table that cannot write it must not go on
                 self._fail(f"table {self.id} stopped: its log could not be written ({error.strerror or error}); "
                            "restarting the server reopens it from what reached the disk")
+            except Exception as error:  # a bug (in a game's rules, in the arbiter): this table stops, never the
+                # server; what was logged stays whole, and nothing of the failing intent was acknowledged
+                self._fail(f"table {self.id} stopped on an internal error ({type(error).__name__}: {error}); the "
+                           "other tables go on, and restarting the server reopens it from its log", "internal_error")
             finally:
                 self._send.close()
                 if self.store is not None:
@@ -307,13 +311,13 @@ class Table:
             print(f"photofinish: table {self.id} finished but its .done marker could not be written: "
                   f"{error.strerror or error}", file=sys.stderr, flush=True)
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, code: str = "log_failed") -> None:
         """Stop for good: tell every seat and spectator why, and the operator on stderr."""
         print(f"photofinish: {message}", file=sys.stderr, flush=True)
         self.failed = message
         receivers = [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators)
         for receiver in receivers:
-            receiver.close("log_failed", message)
+            receiver.close(code, message)
 
     def _take_batch(self, intent: Intent) -> bool:
         """Handle ``intent`` and whatever else is already queued (up to a bound), then send what they
