@@ -33,6 +33,7 @@ class MemoryLog:
 
     def __init__(self) -> None:
         self.entries: list[LogEntry] = []
+        self.accepted_seq = 0  # the seq of the last accepted entry: where the game's state last changed
 
     @property
     def seq(self) -> int:
@@ -43,6 +44,8 @@ class MemoryLog:
         entry = LogEntry(seq=len(self.entries) + 1, time=time, actor=actor, action=action, accepted=accepted,
                          code=code, events=tuple(events or ()), ref=ref, fair=fair)
         self.entries.append(entry)
+        if accepted:
+            self.accepted_seq = entry.seq
         return entry
 
     def accepted_after(self, seq: int) -> list[LogEntry]:

@@ -50,6 +50,16 @@ TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, 
                     WatchTournament, Leaderboard}
 
 
+def _problem(frame: str | bytes, error: Exception) -> str:
+    """What was wrong with a frame, saying how it was read: a bot that sent bytes by mistake, or text that
+    is no JSON, learns that before the decoder's words (which alone said "Expected `object`, got `int`")."""
+    if isinstance(frame, bytes):
+        return f"a binary frame is read as msgpack: {error}"
+    if isinstance(error, msgspec.DecodeError):
+        return f"not JSON: {error}"
+    return str(error)
+
+
 @dataclass(frozen=True)
 class Limits:
     max_frame: int = 64 * 1024  # bytes; larger frames close the connection (1009)
@@ -188,7 +198,7 @@ class Connection:
             try:
                 message, problem = self._decode(frame), None
             except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                message, problem = None, str(error)
+                message, problem = None, _problem(frame, error)
             if type(message) is Pong:  # the answer to the server's own ping: never counted against the rate
                 self.latency.pong(message.ping, now)
                 continue

@@ -88,8 +88,8 @@ class Watch(ClientMessage, tag="watch"):
 
 
 class Act(ClientMessage, tag="act"):
-    """An action of the connection's seat at ``table``; ``expect_seq``, if given, refuses it when the table
-    has moved past that sequence number (a stale action). ``seen``: the seq of the last update or snapshot
+    """An action of the connection's seat at ``table``; ``expect_seq``, if given, refuses it when an
+    accepted entry came after that sequence number (a stale action; refused intents never make it stale). ``seen``: the seq of the last update or snapshot
     the seat had received when it chose the action (fair ordering measures its reaction from it)."""
 
     table: str

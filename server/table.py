@@ -625,8 +625,10 @@ class Table:
             return refuse(message.action, "not_started", "the game starts when every seat is filled")
         if self.halted is not None:
             return refuse(message.action, "table_over", f"the table was ended ({self.halted[0].replace('_', ' ')})")
-        if message.expect_seq is not None and message.expect_seq != self.log.seq:
-            return refuse(message.action, "stale", f"the table is at {self.log.seq}, not {message.expect_seq}")
+        if message.expect_seq is not None and not self.log.accepted_seq <= message.expect_seq <= self.log.seq:
+            # Only an accepted entry moves the table: refused intents (another seat's too, which this seat
+            # is never sent) take seqs but change nothing, so they never make an action stale.
+            return refuse(message.action, "stale", self._stale(message.expect_seq))
         try:
             action = self.game.to_action(message.action)
         except msgspec.ValidationError as error:
@@ -638,6 +640,13 @@ class Table:
         entries, turn = self._record(steps, time, broadcast=False, ref=message.id, fair=fair)
         return (Accepted(ref=message.id, table=self.id, seq=entries[0].seq, receipt=self._receipt(entries[0].seq)),
                 entries, turn)
+
+    def _stale(self, expect_seq: int) -> str:
+        """Why an ``expect_seq`` is refused, with the seq to expect now."""
+        if expect_seq > self.log.seq:
+            return f"{expect_seq} has not happened yet: the table's state last changed at {self.log.accepted_seq}"
+        return (f"the table has moved on since {expect_seq}: its state last changed at {self.log.accepted_seq}; "
+                f"choose again from the update with that seq")
 
     def _record(self, steps: list[Step], time: float | None = None, broadcast: bool = True,
                 ref: Any = None, fair: Fair | None = None) -> tuple[list, ToAct]:

@@ -142,6 +142,33 @@ async def test_a_refused_action_is_logged_answered_to_its_sender_only_and_change
     assert sinks[idle].of(Rejected)[-1].code == "bad_action"
 
 
+async def test_expect_seq_is_stale_only_once_an_accepted_entry_came_after_it(nursery):
+    table = new_table(seats=2, mode="lockstep")
+    await nursery.start(table.run)
+    sinks = await seat_all(table, 2)
+    mover = table.session.state.turn
+    seen = sinks[mover].of(Update)[-1].seq
+    await act(table, sinks[1 - mover], DrawPile(), id="idle")  # refused: not its turn; takes a seq, changes nothing
+    await act(table, sinks[mover], {"type": "fly"}, id="typo")  # refused too, this time the mover's own
+    assert table.log.seq == seen + 2
+    await table.submit(Intent("act", sinks[mover], Act(table=table.id, action=DrawPile(), expect_seq=seen, id="draw")))
+    await settle()
+    accepted = sinks[mover].of(Accepted)
+    # before: "stale" for ever, since no update (so no newer seq) follows a refusal
+    assert [a.ref for a in accepted] == ["draw"]
+    before = (digest(table.session.state), len(sinks[1 - mover].messages))
+    for expect_seq in (seen, table.log.seq + 5):
+        await table.submit(Intent("act", sinks[mover], Act(table=table.id, action={"type": "discard", "card": "G5"},
+                                                           expect_seq=expect_seq, id=f"at {expect_seq}")))
+        await settle()
+        refused = sinks[mover].of(Rejected)[-1]
+        assert refused.code == "stale" and refused.ref == f"at {expect_seq}"
+        assert str(table.log.accepted_seq) in refused.message
+    assert "moved on since" in sinks[mover].of(Rejected)[-2].message
+    assert "has not happened yet" in sinks[mover].of(Rejected)[-1].message
+    assert (digest(table.session.state), len(sinks[1 - mover].messages)) == before
+
+
 async def test_a_reconnecting_seat_gets_what_it_missed_once_in_order_then_carries_on(nursery, autojump_clock):
     table = new_table(seats=3, bots=[BotSeat(1), BotSeat(2, "random")], bot_delay_ms=100, options={"races": 2})
     await nursery.start(table.run)

@@ -126,6 +126,7 @@ async def test_a_malformed_request_is_answered_under_its_id_where_the_id_can_be_
     assert [a["code"] for a in errors] == ["malformed"] * 7
     assert [a["ref"] for a in errors] == [7, "w1", 8, None, None, None, 9]
     assert "table" in errors[2]["message"]
+    assert errors[5]["message"].startswith("not JSON: ") and "msgpack" in errors[6]["message"]
 
 
 async def test_a_malformed_hello_is_refused_under_its_id(nursery):
