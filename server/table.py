@@ -38,6 +38,7 @@ from .fairness import credit as credit_for
 from .fairness import reaction as reaction_of
 from .finished import Finished, write_marker
 from .logfile import End, Entry, Fair, SeatTaken, StandIn
+from .disk import error_text
 from .names import PERSON_MOST, check_name
 from .logstore import FileLog
 from .protocol import (Accepted, Act, BotSeat, Contest, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
@@ -128,6 +129,7 @@ class Table:
         if self._holding:
             store.on_durable = self._release  # the log's group commit hands over what its lines made safe
         self.failed: str | None = None  # why the table stopped, if it could not go on
+        self.failed_code: str | None = None  # ... and its code: log_failed (the disk), internal_error (a bug)
         self._finished: tuple[int, Finished] | None = None  # (end record's line, marker) until it is written
         self.marked = trio.Event()  # set once the finished marker (finished.py) is written, or reported failed
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
@@ -255,8 +257,9 @@ class Table:
                     if self._take_batch(intent):
                         break
             except OSError as error:  # the log is the truth: a table that cannot write it must not go on
-                self._fail(f"table {self.id} stopped: its log could not be written ({error.strerror or error}); "
-                           "restarting the server reopens it from what reached the disk")
+                self._fail(f"table {self.id} stopped: its log could not be written ({error_text(error)}); nothing "
+                           "that was not on disk was acknowledged, and the server reopens the table from its log "
+                           "by itself once the disk can be written again: resume your seat then")
             except Exception as error:  # a bug (in a game's rules, in the arbiter): this table stops, never the
                 # server; what was logged stays whole, and nothing of the failing intent was acknowledged
                 self._fail(f"table {self.id} stopped on an internal error ({type(error).__name__}: {error}); the "
@@ -314,7 +317,7 @@ class Table:
     def _fail(self, message: str, code: str = "log_failed") -> None:
         """Stop for good: tell every seat and spectator why, and the operator on stderr."""
         print(f"photofinish: {message}", file=sys.stderr, flush=True)
-        self.failed = message
+        self.failed, self.failed_code = message, code
         receivers = [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators)
         for receiver in receivers:
             receiver.close(code, message)
