@@ -146,8 +146,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 1
         if not isinstance(error, OSError):
             raise
-        print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
-              file=sys.stderr)
+        if error.filename is not None:  # the data directory, not the socket
+            print(f"photofinish serve: cannot use the data directory {args.data}: {error.filename}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+        else:
+            print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
+                  file=sys.stderr)
         return 1
     return 0
 

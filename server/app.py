@@ -15,6 +15,7 @@ import trio
 from rules import RulesError
 
 from .datalock import data_dir_lock
+from .disk import private_dir
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
@@ -120,7 +121,7 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
     try:
         if data_dir is None:
             return await serve()
-        Path(data_dir).mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)  # 0700: the logs hold live deck orders
         with data_dir_lock(data_dir):  # one server per data directory, before anything in it is read
             return await serve()
     finally:

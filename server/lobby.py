@@ -154,7 +154,7 @@ class Lobby:
     async def _watch_table(self, table: Table) -> None:
         await table.stopped.wait()
         if table.failed_code == "log_failed" and self.tables.get(table.id) is table:
-            self._storage_failed(None)
+            self._storage_failed(table.store.error)
 
     def _storage_failed(self, error: OSError | None) -> None:
         """The data directory failed a write: refuse new tables and start checking until it works again."""

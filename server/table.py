@@ -300,7 +300,10 @@ class Table:
         """Once the end record is on disk, record apart from the log that this table finished."""
         await self.over.wait()
         if self._finished is not None:
-            await self.store.wait_durable(self._finished[0])
+            try:
+                await self.store.wait_durable(self._finished[0])
+            except OSError:  # the log failed first: the arbiter stops the table and says why
+                return
             await trio.to_thread.run_sync(self._write_marker)
             self.marked.set()
 

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sys
 from typing import Any
 
 import trio
 
 from rules import RulesError, get_game
 
+from ..disk import error_text
 from ..logstore import FileLog
 from ..names import PERSON_MOST, check_name
 from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
@@ -70,6 +72,7 @@ class Director:
         self.unplaced: list[tuple[str, int, tuple[str, ...]]] = []  # reopened on a cluster: seated, not open here
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
         self.arena_over = False
+        self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
         self.over = trio.Event()
         self._t0 = trio.current_time()
 
@@ -149,12 +152,23 @@ class Director:
         return round(trio.current_time() - self._t0, 3)
 
     async def _record(self, record: Any) -> None:
-        """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk."""
+        """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk. A log
+        that cannot be written stops the tournament's changes for good (its state is ahead of its log): each
+        later one is refused with ``storage_failed``, and a restart reopens it from what its log holds."""
+        if self.failed is not None:
+            raise TournamentError("storage_failed", self.failed)
         self.state.apply(record)
         if self.log is not None:
-            line = self.log.append(record)
-            if self.log.policy != "never":
-                await self.log.wait_durable(line)
+            try:
+                line = self.log.append(record)
+                if self.log.policy != "never":
+                    await self.log.wait_durable(line)
+            except OSError as error:
+                self.failed = (f"tournament {self.id} stopped: its log could not be written ({error_text(error)}); "
+                               "nothing that was not on disk was acknowledged; restart the server once the disk "
+                               "can be written to reopen it from its log")
+                print(f"photofinish: {self.failed}", file=sys.stderr, flush=True)
+                raise TournamentError("storage_failed", self.failed) from None
 
     async def _store(self, method, *args) -> None:
         if self.store is not None:

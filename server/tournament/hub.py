@@ -20,6 +20,8 @@ from rules import RulesError, get_game, make_setup
 
 from ..logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
+from .. import disk
+from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
@@ -49,9 +51,7 @@ class TournamentHub:
         self._next = 0
 
     def _folder(self) -> Path:
-        folder = self.data_dir / "tournaments"
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
+        return private_dir(self.data_dir / "tournaments")
 
     async def open(self) -> None:
         if self.data_dir is not None and self.store is None:
@@ -197,7 +197,7 @@ class TournamentHub:
         state = fold(created, seed, read.records)
         if read.torn:
             with open(path, "r+b") as handle:
-                handle.truncate(read.good_bytes)
+                disk.current().ftruncate(handle.fileno(), read.good_bytes)
         log = FileLog(path, self.durability, head=read.head, syncer=self.lobby._shared_syncer())
         request = CreateTournament(name=created.name, game=created.game, seats=created.settings.sizes.wanted,
                                    options=dict(created.options), format=created.settings.format,

@@ -23,6 +23,7 @@ store is what the server queries and resumes from.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -31,6 +32,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, TypeVar
 import msgspec
 import trio
 
+from ..disk import private_dir
 from .model import Seating, Settings, TableResult, TournamentError
 from .ratings import Rating
 
@@ -74,6 +76,8 @@ class Store:
 
     def __init__(self, path: Path | str, migrations: list[str] = MIGRATIONS) -> None:
         self.path = Path(path)
+        if not self.path.exists():  # private like the logs (SQLite gives its -wal and -shm the file's mode)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -287,8 +291,7 @@ class AsyncStore:
 @asynccontextmanager
 async def open_store(data_dir: Path | str) -> AsyncIterator[AsyncStore]:
     """The store of a data directory, opened (and migrated) in a worker thread, closed on the way out."""
-    path = Path(data_dir)
-    path.mkdir(parents=True, exist_ok=True)
+    path = private_dir(data_dir)
     limiter = trio.CapacityLimiter(1)
     store = await trio.to_thread.run_sync(Store, path / FILENAME, limiter=limiter)
     wrapped = AsyncStore(store, limiter)
