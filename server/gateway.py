@@ -19,6 +19,7 @@ once when the connection asks for a seat (from then on), stamped when its frame 
 from __future__ import annotations
 
 import traceback
+from functools import partial
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from rules import RulesError
 
 from .http import HttpLimits, Site, serve_http
-from .latency import LatencyMeter
+from .latency import LatencyMeter, kernel_min_rtt
 from .lobby import Lobby
 from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
@@ -39,7 +40,7 @@ from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Cl
                        decode_client, id_of)
 from . import frames
 from .tournament.model import TournamentError
-from .sendpath import plain_frames, send_frame, send_promptly
+from .sendpath import plain_frames, send_frame, send_promptly, stream_socket
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
@@ -71,6 +72,21 @@ class Limits:
     close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
+    kernel_rtt: str = "direct"  # read the kernel's round trip: "direct" (not from loopback), "always", "never"
+
+
+def kernel_reader(ws: WebSocketConnection, policy: str):
+    """What reads the kernel's min round trip of ``ws`` (fair ordering credits no more than it), or None:
+    a connection from loopback is a local client or a local proxy, whose kernel measure says nothing of the
+    player's path, unless ``policy`` is ``always``."""
+    sock = stream_socket(ws)
+    if sock is None or policy == "never":
+        return None
+    if policy != "always":
+        host = getattr(getattr(ws, "remote", None), "address", None)
+        if host is None or str(host).startswith("127.") or str(host) in ("::1", "::ffff:127.0.0.1"):
+            return None
+    return partial(kernel_min_rtt, sock)
 
 
 class Connection:
@@ -94,6 +110,7 @@ class Connection:
         self.refused = 0
         self.batch = False
         self.latency = LatencyMeter()  # the tables read the seat's round trip here (fair ordering, pings shown)
+        self.latency.kernel = kernel_reader(ws, limits.kernel_rtt)
         self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
         self._pings_queued = 0  # pings in the outbox, stamped by the writer as their frame leaves
         self.ping_scope = trio.CancelScope()  # cancelled when the reader stops

@@ -352,12 +352,13 @@ class Accepted(ServerMessage, tag="accepted"):
 
 
 class Contest(msgspec.Struct, frozen=True):
-    """Why a contested action lost (fair ordering): ``winner`` did the same first, reacting in
-    ``winner_reaction_ms`` against your ``reaction_ms`` (``lot``: the reactions tied and a seeded lot decided)."""
+    """Why a contested action lost (fair ordering): ``winner`` did the same first, by ``rule``: ``reaction``
+    (it reacted first), ``lot`` (the reactions tied and a seeded lot decided; ``lot`` true) or ``guess``
+    (every ask was a guess: first asked, first served). The winner's reaction time is not told (it would help
+    a client tune a cheat); the log has every input, and replay shows them once the table is over."""
 
     winner: int
-    winner_reaction_ms: float
-    reaction_ms: float
+    rule: str = "reaction"
     lot: bool = False
 
 
