@@ -143,6 +143,7 @@ class Quotas:
 
     def spend(self, peer: str, cost: float, now: float) -> None:
         """Take ``cost`` from the address's budget, or refuse the request (``over_budget``, nothing done)."""
+        cost = min(cost, self.budget.burst)  # a request dearer than the burst is still possible, when it is full
         retry = self.budget.take(peer, cost, now)
         if retry:
             limits = self.limits
