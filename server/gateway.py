@@ -31,7 +31,8 @@ from rules import RulesError
 
 from .http import HttpLimits, Site, serve_http
 from .latency import LatencyMeter
-from .limits import Admission, Buckets, check_ids, file_limit, too_deep
+from .limits import (Admission, Buckets, check_ids, file_limit, shallow_json_id, shallow_msgpack_id,
+                     too_deep)
 from .lobby import Lobby
 from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
@@ -297,7 +298,10 @@ class Connection:
 
     def _id_of(self, frame: str | bytes):
         """The id of a frame that is no valid message, where it can be read (else None)."""
-        return id_of(frame, self._codec_of(frame))
+        found = id_of(frame, self._codec_of(frame))
+        if found is None and too_deep(frame, self.limits.max_depth):  # the decoder may run out of stack skipping
+            return shallow_json_id(frame) if isinstance(frame, str) else shallow_msgpack_id(frame)  # the deep part
+        return found
 
     @staticmethod
     def _codec_of(frame: str | bytes):

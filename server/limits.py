@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
+import msgspec
+
 from rules import RulesError
 
 from .protocol import (Act, CheckIn, CorrectResult, Drop, Leave, OpenPlayback, Register, Replay, Resume,
@@ -49,11 +51,54 @@ def json_depth(text: str) -> int:
     return max(accumulate(_JSON_DELTA[c] for c in brackets), default=0)
 
 
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"\s*:?|[\[\]{}]')
+
+
+def shallow_json_id(text: str):
+    """The top-level ``id`` of a JSON object nested too deep for the decoder to read it (None: none found):
+    a scan of its strings and brackets, without recursion."""
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        found = token.group()
+        if found in "[{":
+            depth += 1
+        elif found in "]}":
+            depth -= 1
+        elif depth == 1 and found.endswith(":") and found[:-1].rstrip() == '"id"':
+            value = re.match(r'\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)', text[token.end():])
+            return None if value is None else msgspec.json.decode(value.group(1))
+    return None
+
+
 _FIXED = {0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2,
           0xD2: 4, 0xD3: 8, 0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}  # bytes after the marker
 _SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: (2, 1), 0xC9: (4, 1), 0xD9: (1, 0),
           0xDA: (2, 0), 0xDB: (4, 0)}  # (length bytes, type bytes) before the data
 _CONTAINERS = {0xDC: (2, 1), 0xDD: (4, 1), 0xDE: (2, 2), 0xDF: (4, 2)}  # (count bytes, items per count)
+
+
+def _header(data: bytes, pos: int) -> tuple[int, int]:
+    """Where the msgpack item at ``pos`` ends if it holds no items, else where its first item starts; and how
+    many items it holds (a map: keys and values). ``ValueError`` for a byte that starts no item."""
+    marker = data[pos]
+    pos += 1
+    if marker <= 0x7F or marker >= 0xE0:
+        return pos, 0
+    if marker <= 0x8F:
+        return pos, 2 * (marker & 0x0F)
+    if marker <= 0x9F:
+        return pos, marker & 0x0F
+    if marker <= 0xBF:
+        return pos + (marker & 0x1F), 0
+    if marker in _FIXED:
+        return pos + _FIXED[marker], 0
+    if marker in _SIZED:
+        width, extra = _SIZED[marker]
+        return pos + width + extra + int.from_bytes(data[pos:pos + width], "big"), 0
+    if marker in _CONTAINERS:
+        width, per = _CONTAINERS[marker]
+        return pos + width, per * int.from_bytes(data[pos:pos + width], "big")
+    raise ValueError("0xc1 starts no msgpack item")
 
 
 def msgpack_depth(data: bytes, stop: int) -> int:
@@ -62,31 +107,14 @@ def msgpack_depth(data: bytes, stop: int) -> int:
     pending: list[int] = []  # items still to come in each open container, outermost first
     deepest, pos, size = 0, 0, len(data)
     while pos < size:
-        marker = data[pos]
-        pos += 1
-        items = 0
-        if marker <= 0x7F or marker >= 0xE0:
-            pass
-        elif marker <= 0x8F:
-            items = 2 * (marker & 0x0F)
-        elif marker <= 0x9F:
-            items = marker & 0x0F
-        elif marker <= 0xBF:
-            pos += marker & 0x1F
-        elif marker in _FIXED:
-            pos += _FIXED[marker]
-        elif marker in _SIZED:
-            width, extra = _SIZED[marker]
-            pos += width + extra + int.from_bytes(data[pos:pos + width], "big")
-        elif marker in _CONTAINERS:
-            width, per = _CONTAINERS[marker]
-            items = per * int.from_bytes(data[pos:pos + width], "big")
-            pos += width
-        else:
-            break  # 0xC1 is never used
+        container = data[pos] in _MSGPACK_CONTAINER
+        try:
+            pos, items = _header(data, pos)
+        except ValueError:
+            break
         if pending:
             pending[-1] -= 1
-        if marker in _MSGPACK_CONTAINER:
+        if container:
             deepest = max(deepest, len(pending) + 1)
             if deepest > stop:
                 return deepest
@@ -95,6 +123,39 @@ def msgpack_depth(data: bytes, stop: int) -> int:
         while pending and pending[-1] == 0:
             pending.pop()
     return deepest
+
+
+def _skip(data: bytes, pos: int) -> int:
+    """Where the msgpack item at ``pos`` ends, its contents included (without recursion)."""
+    left = 1
+    while left:
+        pos, items = _header(data, pos)
+        left += items - 1
+    return pos
+
+
+_MSGPACK_MAP = bytes([*range(0x80, 0x90), 0xDE, 0xDF])
+
+
+def shallow_msgpack_id(data: bytes):
+    """The top-level ``id`` of a msgpack map nested too deep for the decoder to read it (None: none found)."""
+    try:
+        if data[0] not in _MSGPACK_MAP:
+            return None
+        pos, items = _header(data, 0)
+        for _ in range(items // 2):
+            key_end = _skip(data, pos)
+            value_end = _skip(data, key_end)
+            key = None if data[pos] in _MSGPACK_CONTAINER else msgspec.msgpack.decode(data[pos:key_end])
+            if key == "id":
+                if data[key_end] in _MSGPACK_CONTAINER:
+                    return None
+                value = msgspec.msgpack.decode(data[key_end:value_end])
+                return value if isinstance(value, (int, str)) else None
+            pos = value_end
+    except (ValueError, IndexError, msgspec.DecodeError):
+        return None
+    return None
 
 
 # ------------------------------------------------------------------ ids
