@@ -135,6 +135,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     checks.check_data_dir(args.data)
     try:
         limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)),
+                        address_rate=args.address_rate,
+                        address_burst=max(Limits.address_burst, int(2 * args.address_rate)),
                         max_conns_per_address=args.max_conns_per_address, max_connections=args.max_connections,
                         idle_timeout=args.idle_timeout, max_depth=args.max_depth, budget_rate=args.budget_rate,
                         budget_burst=args.budget_burst, tournaments_per_minute=args.tournaments_per_minute,
@@ -503,6 +505,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
     """`serve`'s abuse limits (README, "The server": no anonymous client can lock the others out)."""
+    serve.add_argument("--address-rate", type=checks.amount, default=limits.address_rate, metavar="N",
+                       help=f"messages a second all the connections of one IP address may send together (default "
+                            f"{limits.address_rate:g}; twice as many at once); more get rate_limited")
     serve.add_argument("--max-conns-per-address", type=checks.positive, default=limits.max_conns_per_address,
                        metavar="N", help=f"connections open at once from one IP address (default "
                                          f"{limits.max_conns_per_address}; a LAN behind one NAT is one address)")

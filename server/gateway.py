@@ -6,6 +6,12 @@ unknown messages (a typed ``error``, nothing changes), oversize frames (trio-web
 a per-connection rate limit, and a bounded outbox: a connection that cannot keep up is closed with a reason
 instead of slowing its table. It never touches a game state: table work goes to the table's arbiter.
 
+So that no anonymous client can lock the others out (``server/limits.py`` has the machinery, ``Limits`` the
+figures): connections are counted per address and in all at accept (over either: told why at once), a
+connection that sends no whole frame for ``idle_timeout`` is closed, frames nested too deep are malformed before
+they are decoded, ids are checked by shape before any lookup, and per address a message rate, a budget for
+expensive requests and rates for tournaments and registrations are shared by all its connections.
+
 Closing a connection stops its reader at once but never its writer in the middle of a frame (a frame cut
 short is a protocol error at the client, and nothing may follow it on the wire): the writer finishes the
 frame it is sending, what is still queued is dropped, then come ``closing`` and the close frame. A client
@@ -80,6 +86,8 @@ class Limits:
     close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
+    address_rate: float = 2000.0  # messages a second all the connections of one IP address may send together
+    address_burst: int = 4000  # ... and at once
     max_conns_per_address: int = 64  # connections open at once from one IP address (a LAN behind one NAT)
     max_connections: int | None = None  # in all; None: the open-file limit less ``fd_reserve``
     fd_reserve: int = 256  # file descriptors kept for logs, journals and refusals when the cap is derived
@@ -138,6 +146,7 @@ class Quotas:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.budget = Buckets(limits.budget_rate, limits.budget_burst)
+        self.messages = Buckets(limits.address_rate, limits.address_burst)
         self.created = Buckets(limits.tournaments_per_minute / 60, limits.tournaments_per_minute)
         self.registered = Buckets(limits.registrations_per_minute / 60, limits.registrations_per_minute)
         self.tables = TablesCache(limits.tables_cache)
@@ -220,6 +229,17 @@ class Connection:
             self.tokens -= 1
             return True
         return False
+
+    def _over_rate(self, now: float) -> str | None:
+        """Why this message is dropped for rate (None: it is not): the connection's own rate (refusals counted
+        towards ``flood``), or its address's, shared by all its connections."""
+        if not self._allow(now):
+            self.refused += 1
+            return f"more than {self.limits.rate:g} messages a second: this one was dropped"
+        if self.quotas.messages.take(self.peer, 1, now):
+            return (f"this address sends more than {self.limits.address_rate:g} messages a second, the most serve "
+                    f"--address-rate allows: this one was dropped")
+        return None
 
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
@@ -336,14 +356,13 @@ class Connection:
             if type(message) is Pong:  # the answer to the server's own ping: never counted against the rate
                 self.latency.pong(message.ping, now)
                 continue
-            if not self._allow(now):
-                self.refused += 1
+            limited = self._over_rate(now)
+            if limited is not None:
                 if self.refused >= self.limits.flood:
                     return self._finish("flood", "too many messages; slow down and reconnect")
                 # with the message's id, so that a request waiting for its answer gets one (and may send again)
                 ref = self._id_of(frame) if message is None else message.id
-                self.deliver(Error(ref=ref, code="rate_limited",
-                                   message=f"more than {self.limits.rate:g} messages a second: this one was dropped"))
+                self.deliver(Error(ref=ref, code="rate_limited", message=limited))
                 continue
             if message is None:
                 self.deliver(Error(ref=self._id_of(frame), code="malformed", message=problem))

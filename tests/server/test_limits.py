@@ -373,3 +373,13 @@ async def test_tournament_creation_and_registrations_are_rate_limited_per_addres
         await trio.sleep(30)  # half a minute: room for one more of each
         await organiser.register(tid, "dot")
         await organiser.create_tournament(name="later")
+
+
+async def test_many_connections_of_one_address_share_its_message_rate_and_another_address_is_untouched(nursery):
+    running = await start(nursery, limits=Limits(address_rate=0.01, address_burst=6))
+    async with websocket(running.port) as a, websocket(running.port) as b:
+        answers = [await answer(ws, probe()) for ws in (a, b, a, b, a, b, a, b)]
+        assert [m["type"] for m in answers] == ["games"] * 6 + ["error"] * 2
+        assert answers[-1]["code"] == "rate_limited" and "--address-rate" in answers[-1]["message"]
+        async with websocket(running.port, source="127.0.0.2") as other:
+            assert (await answer(other, probe()))["type"] == "games"
