@@ -584,7 +584,9 @@ class Gateway:
             with trio.move_on_after(self.limits.refuse_timeout):
                 await refuse(stream, self.site, code, message, self.limits)
         except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionClosed):
-            pass
+            pass  # the client went away before it was told
+        except Exception:  # a bug in refusing one connection must show, and must not stop the server
+            traceback.print_exc()
         finally:
             self.refusing -= 1
             with trio.CancelScope(shield=True):
