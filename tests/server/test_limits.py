@@ -383,3 +383,20 @@ async def test_many_connections_of_one_address_share_its_message_rate_and_anothe
         assert answers[-1]["code"] == "rate_limited" and "--address-rate" in answers[-1]["message"]
         async with websocket(running.port, source="127.0.0.2") as other:
             assert (await answer(other, probe()))["type"] == "games"
+
+
+def test_serve_raises_its_open_file_limit_and_says_how_many_connections_that_allows():
+    import resource
+
+    from server.app import limit_line
+    from server.gateway import Gateway
+    from server.limits import raise_file_limit
+
+    before, now = raise_file_limit()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert now == soft >= before and (soft == hard or hard == resource.RLIM_INFINITY)
+    gateway = Gateway(lobby=None, limits=Limits(fd_reserve=256))
+    assert gateway.admission.total == max(16, soft - 256)
+    line = limit_line((before, now), gateway)
+    assert f"{now} open files" in line and f"at most {soft - 256} connections in all" in line
+    assert "64 from one address" in line
