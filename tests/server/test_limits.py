@@ -336,7 +336,7 @@ async def test_a_large_table_list_is_made_once_per_cache_time_and_a_small_one_ev
     assert small.calls == 2
 
 
-async def test_replay_requests_spend_the_budget_too(nursery, autojump_clock, tmp_path):
+async def test_replay_requests_spend_the_budget_too(nursery, tmp_path):  # replays run in a thread: real time
     running = await start(nursery, data_dir=tmp_path / "data", limits=Limits(budget_rate=1, budget_burst=16))
     async with websocket(running.port) as ws:
         codes = [(await answer(ws, probe("replay", log="t404")))["code"] for _ in range(3)]
