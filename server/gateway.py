@@ -420,8 +420,10 @@ class Connection:
         more for each 64 KiB of the answer."""
         if message.offset < 0 or (message.limit is not None and not 1 <= message.limit <= 1000):
             raise RulesError("bad_page", "a page of tables starts at offset 0 or more and holds 1..1000 tables")
+        self.quotas.spend(self.peer, COSTS[ListTables], now)  # refused before the list is made
         tables, total = await self.quotas.tables.page(lobby, self.codec.encoding, message.offset, message.limit)
-        self.quotas.spend(self.peer, COSTS[ListTables] + len(tables) // UNIT_BYTES, now)
+        if len(tables) >= UNIT_BYTES:
+            self.quotas.spend(self.peer, len(tables) // UNIT_BYTES, now)
         self.deliver(Tables(ref=message.id, tables=tables, total=total))
 
     async def _create_here(self, lobby: Lobby, message: CreateTable) -> Table | None:
