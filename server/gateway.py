@@ -231,12 +231,14 @@ class Connection:
         return False
 
     def _over_rate(self, now: float) -> str | None:
-        """Why this message is dropped for rate (None: it is not): the connection's own rate (refusals counted
-        towards ``flood``), or its address's, shared by all its connections."""
+        """Why this message is dropped for rate (None: it is not): the connection's own rate, or its address's,
+        shared by all its connections. Either refusal counts towards ``flood``: connections that keep sending
+        what their address may not are closed too, not answered with errors for ever."""
         if not self._allow(now):
             self.refused += 1
             return f"more than {self.limits.rate:g} messages a second: this one was dropped"
         if self.quotas.messages.take(self.peer, 1, now):
+            self.refused += 1
             return (f"this address sends more than {self.limits.address_rate:g} messages a second, the most serve "
                     f"--address-rate allows: this one was dropped")
         return None
