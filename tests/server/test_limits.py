@@ -14,12 +14,13 @@ from contextlib import asynccontextmanager
 import msgspec
 import pytest
 import trio
+import trio.testing
 from trio_websocket import ConnectionClosed, wrap_client_stream
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
 
 from clients.client import ServerError, open_client
-from rules import get_game
+from rules import RulesError
 from server.app import run_server
 from server.gateway import Limits, TablesCache
 from server.limits import Admission, Buckets, check_ids, json_depth, msgpack_depth, too_deep
@@ -82,6 +83,7 @@ def probe(kind: str = "list_games", **fields) -> str:
 async def test_one_address_over_its_connection_cap_is_refused_at_once_and_another_address_still_plays(nursery):
     running = await start(nursery, limits=Limits(max_conns_per_address=3))
     async with websocket(running.port) as a, websocket(running.port) as b, websocket(running.port) as c:
+        held = set(running.gateway.connections)
         async with websocket(running.port, hello=False) as fourth:
             closing = await to_the_close(fourth)
         assert closing[-1]["type"] == "closing" and closing[-1]["code"] == "too_many_connections"
@@ -91,8 +93,10 @@ async def test_one_address_over_its_connection_cap_is_refused_at_once_and_anothe
         for ws in (a, b, c):  # the three kept theirs
             assert (await answer(ws, probe()))["type"] == "games"
     with trio.fail_after(10):
-        while running.gateway.admission.open:  # released on close
-            await trio.sleep(0.01)
+        for conn in held:
+            await conn.ended.wait()
+    await trio.testing.wait_all_tasks_blocked()  # each released as its socket closes
+    assert running.gateway.admission.open == {}
     async with websocket(running.port) as again:
         assert (await answer(again, probe()))["type"] == "games"
 
@@ -273,8 +277,9 @@ def test_ids_of_the_right_shape_pass():
     check_ids(Replay(log="t12"))
     check_ids(Watch(table="demo"))
     check_ids(CreateTable())
-    with pytest.raises(Exception):
+    with pytest.raises(RulesError) as refused:
         check_ids(Replay(log="t1/../../x"))
+    assert refused.value.code == "no_log"
 
 
 # ------------------------------------------------------------------ request budget and table lists
