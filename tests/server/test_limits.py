@@ -8,7 +8,6 @@ still talking to the server on 127.0.0.1.
 
 from __future__ import annotations
 
-import socket
 from contextlib import asynccontextmanager
 
 import msgspec
