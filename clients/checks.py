@@ -82,6 +82,11 @@ def speed(text: str) -> float:
     return _number(text, "a speed is a number more than 0 (2: twice as fast)", lambda v: 0 < v < float("inf"))
 
 
+def amount(text: str) -> float:
+    """A rate, a time in seconds or a count of units: a number more than 0."""
+    return _number(text, "a number more than 0", lambda v: 0 < v < float("inf"))
+
+
 def replay_speed(text: str) -> float:
     """`replay --speed`: 0 (as fast as it goes, the default) or more."""
     return _number(text, "a speed is 0 (no pauses) or a number more than 0 (2: twice as fast)",

@@ -134,7 +134,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     checks.check_listen(args.host, args.port)  # before any table is reopened from the data directory
     checks.check_data_dir(args.data)
     try:
-        limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
+        limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)),
+                        address_rate=args.address_rate,
+                        address_burst=max(Limits.address_burst, int(2 * args.address_rate)),
+                        max_conns_per_address=args.max_conns_per_address, max_connections=args.max_connections,
+                        idle_timeout=args.idle_timeout, max_depth=args.max_depth, budget_rate=args.budget_rate,
+                        budget_burst=args.budget_burst, tournaments_per_minute=args.tournaments_per_minute,
+                        registrations_per_minute=args.registrations_per_minute)
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
                          limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
@@ -501,6 +507,36 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
+    """`serve`'s abuse limits (README, "The server": no anonymous client can lock the others out)."""
+    serve.add_argument("--address-rate", type=checks.amount, default=limits.address_rate, metavar="N",
+                       help=f"messages a second all the connections of one IP address may send together (default "
+                            f"{limits.address_rate:g}; twice as many at once); more get rate_limited")
+    serve.add_argument("--max-conns-per-address", type=checks.positive, default=limits.max_conns_per_address,
+                       metavar="N", help=f"connections open at once from one IP address (default "
+                                         f"{limits.max_conns_per_address}; a LAN behind one NAT is one address)")
+    serve.add_argument("--max-connections", type=checks.positive, default=limits.max_connections, metavar="N",
+                       help=f"connections open at once in all (default: the open-file limit, raised to its hard "
+                            f"limit at start, less {limits.fd_reserve}); more are refused at once with a reason")
+    serve.add_argument("--idle-timeout", type=checks.amount, default=limits.idle_timeout, metavar="SECONDS",
+                       help=f"close a connection that sends no whole frame, not even a pong, for this long "
+                            f"(default {limits.idle_timeout:g}; it is pinged at half)")
+    serve.add_argument("--max-depth", type=checks.positive, default=limits.max_depth, metavar="N",
+                       help=f"containers nested in one frame (default {limits.max_depth}); deeper is malformed")
+    serve.add_argument("--budget-rate", type=checks.amount, default=limits.budget_rate, metavar="UNITS",
+                       help=f"request-cost units a second one address may spend (default {limits.budget_rate:g}): "
+                            f"list_tables and list_tournaments 1 (+1 per 64 KiB of tables), leaderboard 2, "
+                            f"replay and open_playback 8; over it: over_budget")
+    serve.add_argument("--budget-burst", type=checks.amount, default=limits.budget_burst, metavar="UNITS",
+                       help=f"... and at once (default {limits.budget_burst:g})")
+    serve.add_argument("--tournaments-per-minute", type=checks.amount, default=limits.tournaments_per_minute,
+                       metavar="N", help=f"tournaments one address may create a minute (default "
+                                         f"{limits.tournaments_per_minute:g})")
+    serve.add_argument("--registrations-per-minute", type=checks.amount, default=limits.registrations_per_minute,
+                       metavar="N", help=f"tournament registrations one address may make a minute (default "
+                                         f"{limits.registrations_per_minute:g})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from server.gateway import Limits
 
@@ -517,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate", type=float, default=Limits.rate,
                        help=f"messages a second one connection may send on average (default {Limits.rate:g}; "
                             "twice as many at once); more are dropped with a rate_limited error")
+    _limit_flags(serve, Limits)
     serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
     serve.add_argument("--cluster", type=checks.redis_url, metavar="redis://HOST:PORT",
                        help="join the cluster whose lobby is kept in this Redis (see README, More than one process)")

@@ -21,6 +21,7 @@ from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
 from .cluster import Cluster, node_id
+from .limits import raise_file_limit
 from .lobby import Lobby
 from .presence import Presence
 from .protocol import BotSeat, CreateTable
@@ -194,6 +195,15 @@ def hint(label: str, text: str) -> str:
     return f"  {label:<{HINT_WIDTH}}{text}"
 
 
+def limit_line(raised: tuple[int, int] | None, gateway: Gateway) -> str:
+    """What `serve` says of its open-file limit (raised at start) and the connections that allows."""
+    files = ("no open-file limit" if raised is None else
+             f"{raised[1]} open files" + (f" (raised from {raised[0]})" if raised[1] != raised[0] else ""))
+    total = gateway.admission.total
+    return (f"  {files}: at most {total if total is not None else 'any number of'} connections in all, "
+            f"{gateway.limits.max_conns_per_address} from one address")
+
+
 def join_lines(urls: tuple[str, ...]) -> list[str]:
     """The URLs to open in a browser, the first labelled, the others each an "or"."""
     return [hint("in a browser:", urls[0]), *(hint(f"{'or':>{HINT_WIDTH - 2}}", url) for url in urls[1:])]
@@ -235,6 +245,7 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
 
 async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str, limits: Limits,
                               web_root: Path | None, cluster: ClusterConfig | None) -> None:
+    raised = raise_file_limit()  # each connection holds a descriptor: as many as the system lets this process have
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
@@ -242,6 +253,7 @@ async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, 
                                                            cluster=cluster))
             settle_gc()
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
+            print(limit_line(raised, running.gateway), flush=True)
             if running.lobby.cluster is not None:
                 print(f"  a node of the cluster (node {running.lobby.cluster.node}, clients sent to "
                       f"{running.lobby.cluster.url})", flush=True)

@@ -61,7 +61,10 @@ class CreateTable(ClientMessage, tag="create_table"):
 
 
 class ListTables(ClientMessage, tag="list_tables"):
-    pass
+    """The tables, ``limit`` of them (None: all) from the ``offset``-th on; the answer says the ``total``."""
+
+    offset: int = 0
+    limit: int | None = None
 
 
 class TakeSeat(ClientMessage, tag="take_seat"):
@@ -259,6 +262,7 @@ class Error(ServerMessage, tag="error"):
     ref: MessageId
     code: str
     message: str
+    retry_ms: int | None = None  # a refusal for a rate or budget (``over_budget``, ``rate_limited``): send again after
 
 
 class OptionInfo(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -316,6 +320,7 @@ class TableCreated(ServerMessage, tag="table_created"):
 class Tables(ServerMessage, tag="tables"):
     ref: MessageId
     tables: list[TableInfo]
+    total: int | None = None  # the tables in all (a page asked with ``offset``/``limit`` holds some of them)
 
 
 class Seated(ServerMessage, tag="seated"):
@@ -644,7 +649,7 @@ def id_of(frame: str | bytes, codec: Codec) -> MessageId:
     its error can answer the request that waits for it; None where the frame is no object or its id no id."""
     try:
         return codec.id_decoder.decode(frame).id
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
 
 
