@@ -140,7 +140,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         max_conns_per_address=args.max_conns_per_address, max_connections=args.max_connections,
                         idle_timeout=args.idle_timeout, max_depth=args.max_depth, budget_rate=args.budget_rate,
                         budget_burst=args.budget_burst, tournaments_per_minute=args.tournaments_per_minute,
-                        registrations_per_minute=args.registrations_per_minute)
+                        registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt)
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
                          limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
@@ -535,6 +535,10 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
     serve.add_argument("--registrations-per-minute", type=checks.amount, default=limits.registrations_per_minute,
                        metavar="N", help=f"tournament registrations one address may make a minute (default "
                                          f"{limits.registrations_per_minute:g})")
+    serve.add_argument("--kernel-rtt", choices=("direct", "always", "never"), default=limits.kernel_rtt,
+                       help="fair ordering credits a seat no more round trip than the kernel measured on its "
+                            "connection: 'direct' (default) for connections not from loopback (a local proxy "
+                            "hides the path), 'always', or 'never'")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -294,6 +294,7 @@ class SeatInfo(msgspec.Struct, frozen=True):
     state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
     name: str = ""
     ping_ms: float | None = None  # the seat's connection's round trip (measured by pings); None: not measured
+    guesses: int = 0  # fair tables: contested actions this seat sent before it could have seen their card
 
 
 class TableInfo(msgspec.Struct, frozen=True):

@@ -201,7 +201,7 @@ class Table:
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
             options=dict(self.setup.options),
-            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name, ping_ms=ping)
+            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name, ping_ms=ping, guesses=s.guesses)
                    for s, ping in zip(self.slots, self.pings())],
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
