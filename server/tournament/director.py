@@ -73,7 +73,9 @@ class Director:
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
         self.arena_over = False
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
+        self.paused: str | None = None  # a round logged whose tables did not all open: a restart opens them
         self.over = trio.Event()
+        self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
         self._t0 = trio.current_time()
 
     # ------------------------------------------------------------------ what a client sees
@@ -112,6 +114,8 @@ class Director:
                                seatings=seatings, byes=byes)
 
     def _push(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
         snapshot = self.snapshot()
         for receiver in list(self.watchers):
             if not receiver.deliver(snapshot):
@@ -170,6 +174,11 @@ class Director:
                 print(f"photofinish: {self.failed}", file=sys.stderr, flush=True)
                 raise TournamentError("storage_failed", self.failed) from None
 
+    def _not_over(self) -> None:
+        """Refuse a change once the tournament has ended (its log's last record is ``ended``)."""
+        if self.state.ended is not None:
+            raise TournamentError("tournament_over", f"{self.id} is over: nothing is accepted after its end")
+
     async def _store(self, method, *args) -> None:
         if self.store is not None:
             await self.store.call(method, *args)
@@ -180,6 +189,7 @@ class Director:
         except RulesError as error:
             raise TournamentError(error.code, error.message) from None
         async with self.lock:
+            self._not_over()
             taken = next((p for p, known in self.state.names.items() if known.casefold() == name.casefold()), None)
             if taken is not None:  # standings, seatings and ratings (by name) could not tell the two apart
                 raise TournamentError("name_taken", f"{self.state.names[taken]!r} is registered in {self.id} "
@@ -199,6 +209,7 @@ class Director:
 
     async def check_in(self, token: str) -> None:
         async with self.lock:
+            self._not_over()
             player = self._player(token)
             if player in self.state.checked_in:
                 return
@@ -208,6 +219,7 @@ class Director:
 
     async def drop(self, token: str, secret: str, player: str | None) -> None:
         async with self.lock:
+            self._not_over()
             if token:
                 player = self._player(token)
             else:
@@ -224,10 +236,23 @@ class Director:
             await self._maybe_advance()
 
     async def start(self, secret: str, next_round: bool) -> None:
+        """Start round 1; or, with ``next_round``, the next round now: tables of this round still playing are
+        ended as they stand (as ``round_time_ms`` ends them) and the next round is seated once their results
+        are logged, from those results."""
         self._organiser(secret)
         async with self.lock:
-            if self.state.ended:
-                raise TournamentError("ended", f"{self.id} is over")
+            self._not_over()
+            playing = self.state.unfinished() if next_round and self.state.round else []
+            round_no = self.state.round
+        if playing and self.state.settings.format != "arena":
+            await self._halt(playing)
+            with trio.move_on_after(30):  # their results are logged by their own tasks, then the round advances
+                while self.state.round == round_no and self.state.ended is None and self.failed is None:
+                    changed = self._changed
+                    await changed.wait()
+            return
+        async with self.lock:
+            self._not_over()
             if self.state.round and not next_round:
                 raise TournamentError("already_started", f"{self.id} has started; ask for the next round instead")
             if not self.state.round:
@@ -247,8 +272,7 @@ class Director:
         if not reason.strip():
             raise TournamentError("no_reason", "a correction needs a reason")
         async with self.lock:
-            if self.state.ended:
-                raise TournamentError("ended", f"{self.id} is over: its results are final")
+            self._not_over()
             result = self.state.results.get(table)
             if result is None:
                 raise TournamentError("unknown_table", f"table {table} of {self.id} has no result to correct")
@@ -269,7 +293,7 @@ class Director:
         lobby = self.hub.lobby
         tables = tuple(SeatedTable(table=lobby.new_table_id(), players=players) for players in seating.tables)
         await self._record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
-                                       time=self._now()))
+                                       note=seating.note, time=self._now()))
         await self._store(Store.add_round, self.id, round_no, {t.table: t.players for t in tables}, seating.byes)
         nodes = self._placement(len(tables))
         try:
@@ -398,6 +422,8 @@ class Director:
         async with self.lock:
             if self.hub.closing:  # the store is closing: the table's log has the result for the next start
                 return False
+            if self.state.ended is not None:  # an event stopped while this table played: nothing follows the end
+                return True
             if table_id in self.state.results:  # heard twice (a cluster's result, written again): logged once
                 return True
             record = TableFinished(round=round_no, table=table_id, players=players, places=outcome.places,
@@ -428,24 +454,45 @@ class Director:
         await self.store.call(Store.save_ratings, list(updated.values()))
 
     async def _maybe_advance(self) -> None:
-        """After a result or a drop (under the lock): the next round, the next arena tables, or the end."""
+        """After a result or a drop (under the lock): the next round, the next arena tables, or the end. An
+        error while advancing never stalls the event: before the round is in the log it ends the event with
+        its standings (``ended``, reason ``stopped``, the error in its note); once the round is logged (a table
+        that could not open) the event waits for a restart, which opens it, and says so on stderr."""
         if self.state.ended or not self.state.round:
             return
+        seated = self.state.round
+        try:
+            await self._advance()
+        except trio.Cancelled:
+            raise
+        except Exception as error:  # noqa: BLE001 - any error here must end or pause the event, never stall it
+            code = getattr(error, "code", type(error).__name__)
+            words = getattr(error, "message", str(error))
+            if code == "storage_failed" or self.state.ended:
+                raise  # the log cannot be written: nothing more can be logged (a restart reopens it)
+            if self.state.round != seated:
+                self.paused = f"round {self.state.round} is seated but not all its tables opened ({words})"
+                print(f"photofinish: tournament {self.id}: {self.paused}; restarting the server opens them",
+                      file=sys.stderr, flush=True)
+                self._push()
+                return
+            print(f"photofinish: tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
+                  f"{words}); it ends with its standings", file=sys.stderr, flush=True)
+            await self._end("stopped", f"seating round {seated + 1} failed: {code}: {words}")
+
+    async def _advance(self) -> None:
         if self.state.settings.format == "arena":
             if not self.arena_over:
                 await self._arena_seat()
             elif not self.state.unfinished():
-                await self._end()
+                await self._end("time_up", "the arena's time is up")
             return
         if self.state.unfinished():
             return
-        try:
-            seating = self.state.next_seating()
-        except TournamentError as error:
-            if error.code == "no_more_rounds":
-                return await self._end()
-            raise
-        await self._open_round(seating)
+        why = self.state.end_reason()
+        if why is not None:
+            return await self._end(*why)
+        await self._open_round(self.state.next_seating())
 
     async def _arena_seat(self) -> None:
         if self.arena_over or len(self.waiting) < self.state.settings.sizes.min:
@@ -463,7 +510,7 @@ class Director:
             self.arena_over = True
             self.waiting = []
             if not self.state.unfinished() and not self.state.ended:
-                await self._end()
+                await self._end("time_up", "the arena's time is up")
         if self.request.round_time_ms:  # tables still playing get their time too, then end as they stand
             await trio.sleep(self.request.round_time_ms / 1000)
             await self._halt([t for t in self.state.unfinished()])
@@ -480,9 +527,9 @@ class Director:
             if table is not None and not table.over.is_set():
                 await table.submit(Intent("halt", None, "time_limit"))
 
-    async def _end(self) -> None:
+    async def _end(self, reason: str, note: str = "") -> None:
         order = tuple(row.player for row in self.state.standings())
-        await self._record(Ended(seed=self.state.seed, standings=order, time=self._now()))
+        await self._record(Ended(seed=self.state.seed, standings=order, reason=reason, note=note, time=self._now()))
         await self._store(Store.set_state, self.id, "ended", self.state.seed)
         self._push()
         self.over.set()

@@ -60,6 +60,7 @@ class Seating(msgspec.Struct, frozen=True):
     tables: tuple[tuple[str, ...], ...]
     byes: tuple[str, ...] = ()
     waiting: tuple[str, ...] = ()
+    note: str = ""  # what the log says of it: a top-N final shrunk to the players that remain
 
     def seated(self) -> list[str]:
         return [p for table in self.tables for p in table]

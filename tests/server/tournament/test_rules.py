@@ -1,0 +1,316 @@
+"""The rule holes an organiser's trial found (issue 32), each replayed as the organiser did it:
+
+- nothing is accepted after the end (a drop, a check-in, a registration, a correction, a start):
+  ``tournament_over``, and ``verify`` still passes;
+- no dead end: a round that would seat no table ends the event with its standings; a top-N final larger than
+  the field shrinks (said in the log) or is skipped; an error while advancing ends the event with a logged
+  reason instead of stalling it or losing it at the next start;
+- ``start --next-round`` while tables play ends them as they stand (as ``--round-time`` does) and seats the
+  next round.
+
+Pure ``state`` properties with hypothesis; the director in memory under the autojump clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+from hypothesis import given, settings as hsettings, strategies as st
+
+from rules.rng import Rng
+from server.logfile import seed_commitment
+from server.logstore import FileLog
+from server.lobby import Lobby
+from server.protocol import CreateTournament
+from server.tournament.hub import TournamentHub
+from server.tournament.model import Settings, Sizes, TournamentError
+from server.tournament.state import Tournament, fold
+from server.tournament.tlog import (CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated,
+                                    SeatedTable, TableFinished)
+from server.tournament.verify import verify_tournament
+
+SEED = 0x5EED
+
+
+def created(settings: Settings) -> Created:
+    return Created(format=1, tournament="T9", name="trial", game="flush", options={}, settings=settings,
+                   commitment=seed_commitment(SEED), started="2026-01-01T00:00:00Z")
+
+
+def finish_round(state: Tournament, rng: Rng) -> list:
+    """A result for every unfinished table (random scores, fewer is better), applied; the records."""
+    out = []
+    for table in state.unfinished():
+        round_no, players = state.tables[table]
+        scores = [rng.below(20) for _ in players]
+        places = tuple(1 + sum(1 for o in scores if o < s) for s in scores)
+        record = TableFinished(round=round_no, table=table, players=players, places=places, scores=tuple(scores),
+                               log_hash="0" * 64)
+        state.apply(record)
+        out.append(record)
+    return out
+
+
+def seat_round(state: Tournament) -> RoundSeated:
+    seating = state.next_seating()
+    r = state.round + 1
+    record = RoundSeated(round=r, tables=tuple(SeatedTable(table=f"r{r}t{i}", players=t)
+                                               for i, t in enumerate(seating.tables)),
+                         byes=seating.byes, note=seating.note)
+    state.apply(record)
+    return record
+
+
+def run_to_end(state: Tournament, rng: Rng, drops: list[list[int]]) -> list:
+    """Seat, play and drop (``drops[r]``: indexes into the active players, dropped after round r + 1) until
+    the state says why it ends; then log ``ended`` with that reason. Every step must be an advance or an end."""
+    records: list = []
+    for guard in range(200):
+        why = state.end_reason()
+        if why is not None:
+            end = Ended(seed=SEED, standings=tuple(r.player for r in state.standings()), reason=why[0], note=why[1])
+            state.apply(end)
+            return records + [end]
+        record = seat_round(state)
+        assert record.tables, "a logged round always seats a table"
+        records.append(record)
+        records += finish_round(state, rng)
+        for index in (drops[state.round - 1] if state.round - 1 < len(drops) else []):
+            active = state.active()
+            if active:
+                dropped = Dropped(player=active[index % len(active)])
+                state.apply(dropped)
+                records.append(dropped)
+    raise AssertionError("the tournament never ended")
+
+
+def registered(settings: Settings, count: int) -> tuple[Tournament, list]:
+    state, records = Tournament(created=created(settings), seed=SEED), []
+    for i in range(count):
+        record = Registered(player=f"p{i}", name=f"P{i}")
+        state.apply(record)
+        records.append(record)
+    return state, records
+
+
+formats = st.one_of(
+    st.builds(lambda sizes, rounds, top: Settings(format="swiss", sizes=sizes, rounds=rounds,
+                                                  top_n=top if sizes.min <= top <= sizes.max else 0),
+              st.sampled_from([Sizes(2, 2, 2), Sizes(2, 3, 3), Sizes(2, 6, 4), Sizes(3, 6, 4)]),
+              st.integers(1, 4), st.integers(0, 6)),
+    st.builds(lambda sizes: Settings(format="round_robin", sizes=sizes),
+              st.sampled_from([Sizes(2, 2, 2), Sizes(2, 3, 3), Sizes(2, 6, 4)])))
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(formats, st.integers(3, 9), st.lists(st.lists(st.integers(0, 8), max_size=4), max_size=6),
+       st.integers(0, 2**32))
+def test_every_reachable_state_advances_or_ends_and_the_log_verifies_by_a_fold(settings, count, drops, seed):
+    """Whatever players drop between rounds, each step seats a round with a table or ends the event with a
+    reason the fold recomputes (a restart folds the same records: it never meets ``bad_final``)."""
+    state, records = registered(settings, count)
+    records += run_to_end(state, Rng(seed), drops)
+    assert type(records[-1]) is Ended and records[-1].reason in ("no_more_rounds", "no_table")
+    again = fold(state.created, SEED, records)  # what a restart and `verify` do
+    assert again.ended == records[-1]
+
+
+def after_the_end() -> tuple[Tournament, list]:
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=1), 4)
+    records += run_to_end(state, Rng(3), [])
+    return state, records
+
+
+LATE = [Registered(player="p9", name="Late"), CheckedIn(player="p0"), Dropped(player="p1"),
+        Corrected(table="r1t0", places=(1, 1), scores=(0, 0), reason="late"),
+        RoundSeated(round=2, tables=(SeatedTable(table="r2t0", players=("p0", "p1")),)),
+        TableFinished(round=1, table="r1t0", players=("p0", "p1"), places=(1, 2), scores=(0, 1), log_hash="0" * 64),
+        Ended(seed=SEED, standings=())]
+
+
+@given(st.lists(st.sampled_from(LATE), min_size=1, max_size=5))
+def test_no_record_is_accepted_after_ended_and_none_changes_anything(late):
+    state, records = after_the_end()
+    before = (list(state.players), list(state.dropped), set(state.checked_in), dict(state.results),
+              list(state.corrections), state.round, state.ended)
+    for record in late:
+        with pytest.raises(TournamentError) as refused:
+            state.apply(record)
+        assert refused.value.code == "tournament_over"
+    assert before == (list(state.players), list(state.dropped), set(state.checked_in), dict(state.results),
+                      list(state.corrections), state.round, state.ended)
+
+
+def test_two_of_three_dropping_in_round_1_ends_the_event_instead_of_a_round_of_one_bye():
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3), 3)
+    records.append(seat_round(state))
+    for player in ("p0", "p1"):
+        state.apply(Dropped(player=player))
+    finish_round(state, Rng(1))
+    with pytest.raises(TournamentError) as refused:
+        state.next_seating()
+    assert refused.value.code == "no_table"
+    assert state.end_reason() == ("no_table", "round 2 would seat no table (1 active player(s); a table seats 2 "
+                                              "or more)")
+    with pytest.raises(TournamentError) as refused:  # a logged round of byes alone does not follow
+        state.apply(RoundSeated(round=2, tables=(), byes=("p2",)))
+    assert refused.value.code == "no_table"
+
+
+def test_a_top_3_final_with_one_of_three_dropped_is_a_final_of_2_and_says_so():
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=1, top_n=3), 3)
+    records.append(seat_round(state))
+    records += finish_round(state, Rng(2))
+    state.apply(Dropped(player="p1"))
+    final = seat_round(state)
+    assert len(final.tables) == 1 and len(final.tables[0].players) == 2 and "p1" not in final.tables[0].players
+    assert final.note == "a final of 2: the top 3 was asked, 2 active players remain"
+    with pytest.raises(TournamentError) as refused:  # the note is recomputed: a log that hides it does not follow
+        Tournament(created=state.created, seed=SEED).apply(final)  # (round 1 first: refused as a bad round)
+    assert refused.value.code == "bad_round"
+    replay = fold(state.created, SEED, records + [Dropped(player="p1")])
+    with pytest.raises(TournamentError) as refused:
+        replay.apply(RoundSeated(round=2, tables=final.tables))
+    assert refused.value.code == "wrong_seating" and "a final of 2" in refused.value.message
+
+
+def test_a_final_with_fewer_players_left_than_a_table_needs_is_skipped_and_the_end_says_why():
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=1, top_n=3), 3)
+    records.append(seat_round(state))
+    records += finish_round(state, Rng(2))
+    state.apply(Dropped(player="p1"))
+    state.apply(Dropped(player="p2"))
+    code, note = state.end_reason()
+    assert code == "no_more_rounds" and "final of the top 3 is skipped: 1 active player(s) remain" in note
+    with pytest.raises(TournamentError) as refused:  # an end that does not say the right reason does not follow
+        state.apply(Ended(seed=SEED, standings=tuple(r.player for r in state.standings()), reason="no_table"))
+    assert refused.value.code == "wrong_end"
+    state.apply(Ended(seed=SEED, standings=tuple(r.player for r in state.standings()), reason=code, note=note))
+
+
+# ---------------------------------------------------------------------------- the director, in memory
+
+
+class ListLog:
+    """A tournament log kept in a list (the director's ``log``), written to a real file for ``verify``."""
+
+    policy = "never"
+
+    def __init__(self, first) -> None:
+        self.records = [first]
+
+    def append(self, record) -> int:
+        self.records.append(record)
+        return len(self.records)
+
+    def verify(self, folder: Path):
+        log = FileLog(folder / "T.log", "never")
+        for record in self.records:
+            log.append(record)
+        log.close()
+        return verify_tournament(folder / "T.log")
+
+
+async def open_director(nursery, **fields):
+    lobby = Lobby(nursery, None, "never")
+    hub = TournamentHub(nursery, lobby, None)
+    lobby.tournaments = hub
+    request = CreateTournament(game="flag_finish", mode="challenge", seed=SEED, no_show_ms=3_600_000, **fields)
+    director, secret = await hub.create(request)
+    director.log = ListLog(director.state.created)
+    return director, secret
+
+
+async def over(director) -> None:
+    with trio.fail_after(3600):
+        await director.over.wait()
+
+
+async def test_a_drop_a_check_in_an_entry_a_correction_and_a_start_after_the_end_are_refused(
+        nursery, autojump_clock, tmp_path):
+    director, secret = await open_director(nursery, seats=2, rounds=1, round_time_ms=1000)
+    ana, _ = await director.register("Ana")
+    _, ben_token = await director.register("Ben")
+    await director.start(secret, False)
+    await over(director)
+    table = next(iter(director.state.results))
+    for call in (director.drop("", secret, ana), director.drop(ben_token, "", None), director.check_in(ben_token),
+                 director.register("Cy"), director.start(secret, True),
+                 director.correct(secret, table, [2, 1], "too late")):
+        with pytest.raises(TournamentError) as refused:
+            await call
+        assert refused.value.code == "tournament_over"
+    assert type(director.log.records[-1]) is Ended and director.log.records[-1].reason == "no_more_rounds"
+    report = director.log.verify(tmp_path)
+    assert report.ok, report.problem
+
+
+async def test_two_of_three_dropping_in_round_1_end_the_event_with_its_standings(nursery, autojump_clock, tmp_path):
+    director, secret = await open_director(nursery, seats=3, rounds=3, round_time_ms=60_000)
+    tokens = [(await director.register(name))[1] for name in ("Ana", "Ben", "Cy")]
+    await director.start(secret, False)
+    await director.drop(tokens[0], "", None)
+    await director.drop(tokens[1], "", None)
+    await over(director)  # round 1's table ends by its clock; round 2 would seat nobody: the end
+    end = director.log.records[-1]
+    assert type(end) is Ended and end.reason == "no_table" and "round 2 would seat no table" in end.note
+    assert director.state.round == 1 and director.info().status == "over"
+    report = director.log.verify(tmp_path)
+    assert report.ok, report.problem
+
+
+async def test_a_top_3_final_with_a_drop_is_played_as_a_final_of_2(nursery, autojump_clock, tmp_path):
+    director, secret = await open_director(nursery, seats=3, rounds=1, top=3, round_time_ms=1000)
+    tokens = [(await director.register(name))[1] for name in ("Ana", "Ben", "Cy")]
+    await director.start(secret, False)
+    await director.drop(tokens[2], "", None)
+    await over(director)
+    final = [r for r in director.log.records if type(r) is RoundSeated][-1]
+    assert final.round == 2 and len(final.tables[0].players) == 2 and final.note.startswith("a final of 2")
+    report = director.log.verify(tmp_path)
+    assert report.ok, report.problem
+    # what a restart does: fold the log (it used to fail with bad_final, and the tournament was gone)
+    fold(director.state.created, SEED, director.log.records[1:])
+
+
+async def test_an_error_while_seating_the_next_round_ends_the_event_with_a_logged_reason(
+        nursery, autojump_clock, tmp_path, monkeypatch, capsys):
+    from server.tournament import state as state_module
+
+    director, secret = await open_director(nursery, seats=2, rounds=2, round_time_ms=1000)
+    for name in ("Ana", "Ben"):
+        await director.register(name)
+    await director.start(secret, False)
+    real = state_module.seat.swiss
+
+    def broken(*args, **kwargs):
+        if args[4] == 2:
+            raise RuntimeError("a bug in round 2")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(state_module.seat, "swiss", broken)
+    await over(director)
+    end = director.log.records[-1]
+    assert end.reason == "stopped" and "RuntimeError: a bug in round 2" in end.note
+    assert "stopped while seating round 2" in capsys.readouterr().err
+    monkeypatch.setattr(state_module.seat, "swiss", real)
+    report = director.log.verify(tmp_path)
+    assert report.ok, report.problem
+
+
+async def test_start_next_round_ends_the_tables_still_playing_as_they_stand_and_seats_the_next(
+        nursery, autojump_clock, tmp_path):
+    director, secret = await open_director(nursery, seats=2, rounds=2)  # no round time: nobody plays, tables wait
+    for name in ("Ana", "Ben", "Cy", "Dee"):
+        await director.register(name)
+    await director.start(secret, False)
+    first = list(director.state.unfinished())
+    assert len(first) == 2
+    await director.start(secret, True)
+    assert director.state.round == 2 and set(first) <= set(director.state.results)
+    assert all(director.tables[t].halted[0] == "time_limit" for t in first)  # as --round-time ends them
+    await director.start(secret, True)  # round 2 likewise: then the event is over
+    assert director.state.ended is not None and director.state.ended.reason == "no_more_rounds"
+    report = director.log.verify(tmp_path)
+    assert report.ok, report.problem
