@@ -314,3 +314,68 @@ async def test_start_next_round_ends_the_tables_still_playing_as_they_stand_and_
     assert director.state.ended is not None and director.state.ended.reason == "no_more_rounds"
     report = director.log.verify(tmp_path)
     assert report.ok, report.problem
+
+
+# ---------------------------------------------------------------------------- settings are numbers
+
+
+def settings_of(**fields) -> Settings:
+    return TournamentHub.settings_for(CreateTournament(game="flush", **fields))[1]
+
+
+def test_fractional_points_are_kept_exactly_and_score_exactly():
+    from fractions import Fraction
+
+    from server.tournament.model import TableResult
+    from server.tournament.standings import standings
+
+    settings = settings_of(seats=3, points=[2.5, 1, 0], bye_points=0.1)
+    assert settings.points == {3: (2.5, 1, 0)}  # was stored as 2, 1, 0
+    assert settings.exact_points(3) == (Fraction(5, 2), 1, 0) and settings.exact_bye() == Fraction(1, 10)
+    tied = TableResult(table="t", players=("a", "b", "c"), places=(1, 1, 3), scores=(1, 1, 5))
+    rows = {r.player: r for r in standings(["a", "b", "c", "d"], [tied], ["d"] * 3, settings, SEED)}
+    assert rows["a"].points == rows["b"].points == 1.75  # (5/2 + 1) / 2
+    assert rows["d"].points == float(Fraction(3, 10))  # three byes of exactly 1/10
+    again = msgspec_roundtrip(settings)  # as the log keeps it
+    assert again == settings and again.exact_points(3) == settings.exact_points(3)
+
+
+def msgspec_roundtrip(settings: Settings) -> Settings:
+    import msgspec
+
+    return msgspec.json.decode(msgspec.json.encode(settings), type=Settings)
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"points": [3, -1, 0]}, "0 to"),
+    ({"points": [float("nan"), 1, 0]}, "0 to"),
+    ({"points": [3, 1]}, "one value per place"),
+    ({"bye_points": -1}, "0 to"),
+    ({"bye_points": float("inf")}, "0 to"),
+    ({"format": "arena", "top": 3}, "final follows Swiss"),
+    ({"format": "round_robin", "top": 3}, "final follows Swiss"),
+    ({"format": "round_robin", "rounds": 4}, "computes its own"),
+    ({"format": "arena", "rounds": 4}, "runs for its time"),
+    ({"format": "swiss", "arena_ms": 60_000}, "arena's length"),
+    ({"format": "round_robin", "late_entry_rounds": 2}, "late entries"),
+])
+def test_settings_that_are_not_numbers_of_0_or_more_or_do_not_apply_are_refused_with_the_reason(fields, words):
+    with pytest.raises(TournamentError) as refused:
+        settings_of(**{"seats": 3, **fields})
+    assert refused.value.code == "bad_settings" and words in refused.value.message
+
+
+def test_each_format_takes_its_own_settings():
+    assert settings_of(seats=3).rounds == 3  # Swiss's default
+    assert settings_of(seats=3, format="round_robin").rounds == 0
+    assert settings_of(seats=3, format="arena", arena_ms=60_000).format == "arena"
+    assert settings_of(seats=3, rounds=2, top=3, late_entry_rounds=2).top_n == 3
+
+
+def test_the_cli_keeps_fractions_and_refuses_negatives_before_connecting():
+    from clients.tournament_cli import _points
+
+    assert _points("2.5,1,0") == [2.5, 1.0, 0.0]
+    with pytest.raises(Exception) as refused:
+        _points("3,-1,0")
+    assert "0 or more" in str(refused.value)
