@@ -270,10 +270,12 @@ def _simple(call):
 cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
 async def _drop(client, args: argparse.Namespace):
     player = args.player
-    if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana)
+    if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana, ana, ANA: as registration
+        from server.names import skeleton  # compares them)
+
         state = await client.watch_tournament(args.tournament)
         player = next((p.player for p in state.players if p.player == player), None) or next(
-            (p.player for p in state.players if p.name.casefold() == player.strip().casefold()), player)
+            (p.player for p in state.players if skeleton(p.name) == skeleton(player)), player)
     return await client.drop(args.tournament, token=args.token, secret=args.secret, player=player)
 
 

@@ -28,13 +28,14 @@ import secrets
 import sys
 from typing import Any
 
+import msgspec
 import trio
 
 from rules import RulesError, get_game
 
 from ..disk import error_text
 from ..logstore import FileLog
-from ..names import PERSON_MOST, check_name
+from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
                         TournamentState, YourTable)
 from ..table import Reservation, Table, token_hash
@@ -190,10 +191,12 @@ class Director:
             raise TournamentError(error.code, error.message) from None
         async with self.lock:
             self._not_over()
-            taken = next((p for p, known in self.state.names.items() if known.casefold() == name.casefold()), None)
-            if taken is not None:  # standings, seatings and ratings (by name) could not tell the two apart
+            looks = skeleton(name)
+            taken = next((p for p, known in self.state.names.items() if skeleton(known) == looks), None)
+            if taken is not None:  # standings, seatings and ratings (by skeleton) could not tell the two apart
                 raise TournamentError("name_taken", f"{self.state.names[taken]!r} is registered in {self.id} "
-                                                    f"already (player {taken}); choose another name")
+                                                    f"already (player {taken}), and {name!r} reads as it (in any "
+                                                    "case, or with look-alike letters); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
             token = secrets.token_urlsafe(18)
             await self._record(Registered(player=player, name=name, time=self._now()))
@@ -441,17 +444,21 @@ class Director:
             return True
 
     async def _rate(self, result) -> None:
-        """Ratings are by name across tournaments (a LAN player keeps their name); stand-ins are not rated."""
+        """Ratings are by player identity across tournaments: the skeleton of the name (a LAN player keeps their
+        name; ``Ana`` and ``ANA`` or ``Аna`` with a Cyrillic А are one player), shown by the name case-folded;
+        stand-ins are not rated."""
         if self.store is None:
             return
-        names = tuple(self.state.names[p].casefold() for p in result.players)
-        if len(set(names)) != len(names):
-            return  # two players of one name at one table: no rating can tell them apart
-        by_name = type(result)(table=result.table, players=names, places=result.places, scores=result.scores,
-                               lower_is_better=result.lower_is_better, stand_ins=result.stand_ins)
+        keys = tuple(skeleton(self.state.names[p]) for p in result.players)
+        if len(set(keys)) != len(keys):
+            return  # two players of one name at one table (an old log's): no rating can tell them apart
+        shown = {key: self.state.names[p].casefold() for key, p in zip(keys, result.players)}
+        by_key = type(result)(table=result.table, players=keys, places=result.places, scores=result.scores,
+                              lower_is_better=result.lower_is_better, stand_ins=result.stand_ins)
         known = {r.player: r for r in await self.store.call(Store.ratings, self.game.info.name)}
-        updated = rate_table(known, self.game.info.name, by_name)
-        await self.store.call(Store.save_ratings, list(updated.values()))
+        updated = rate_table(known, self.game.info.name, by_key)
+        await self.store.call(Store.save_ratings, [msgspec.structs.replace(r, name=shown[key])
+                                                   for key, r in updated.items()])
 
     async def _maybe_advance(self) -> None:
         """After a result or a drop (under the lock): the next round, the next arena tables, or the end. An

@@ -102,7 +102,7 @@ class TournamentHub:
         if self.store is None:
             return []
         rows = leaderboard(await self.store.call(Store.ratings, game), game, limit)
-        return [RatingRow(rank=r.rank, player=r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
+        return [RatingRow(rank=r.rank, player=r.name or r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
                           sigma=round(r.sigma, 3), tables=r.tables) for r in rows]
 
     @staticmethod

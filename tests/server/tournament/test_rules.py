@@ -379,3 +379,41 @@ def test_the_cli_keeps_fractions_and_refuses_negatives_before_connecting():
     with pytest.raises(Exception) as refused:
         _points("3,-1,0")
     assert "0 or more" in str(refused.value)
+
+
+# ---------------------------------------------------------------------------- names
+
+
+async def test_look_alike_invisible_and_decomposed_names_are_one_player_or_refused(nursery, autojump_clock):
+    director, _ = await open_director(nursery, seats=2, rounds=1)
+    ana, _ = await director.register("Ana")
+    for twin in ("ANA", "\u0410na", " \u0430n\u0430 "):  # case, a Cyrillic А, Cyrillic а's
+        with pytest.raises(TournamentError) as refused:
+            await director.register(twin)
+        assert refused.value.code == "name_taken" and ana in refused.value.message
+    for hidden in ("Ana\u200b", "\u200b", "\u2060"):
+        with pytest.raises(TournamentError) as refused:
+            await director.register(hidden)
+        assert refused.value.code == "bad_name"
+    jose, _ = await director.register("Jose\u0301")  # decomposed: taken composed
+    assert director.state.names[jose] == "Jos\u00e9"
+    with pytest.raises(TournamentError) as refused:
+        await director.register("Jos\u00e9")
+    assert refused.value.code == "name_taken"
+    assert list(director.state.names.values()) == ["Ana", "Jos\u00e9"]
+
+
+async def test_ratings_follow_the_player_across_tournaments_whatever_form_of_the_name(nursery, autojump_clock,
+                                                                                     tmp_path):
+    from server.tournament.model import TableResult
+    from server.tournament.store import AsyncStore, Store
+
+    store = AsyncStore(Store(tmp_path / "t.sqlite3"))
+    for josé, ben in (("Jos\u00e9", "Ben"), ("JOSE\u0301", "\u0412en")):  # composed; decomposed, a Cyrillic В
+        director, _ = await open_director(nursery, seats=2, rounds=1)
+        players = [(await director.register(name))[0] for name in (josé, ben)]
+        director.store = store  # (registered without one: the store's rows of a tournament are not needed here)
+        await director._rate(TableResult(table="t1", players=tuple(players), places=(1, 2), scores=(0, 5)))
+    ratings = await store.call(Store.ratings, "flag_finish")
+    assert sorted((r.player, r.tables, r.name) for r in ratings) == [("ben", 2, "\u0432en"), ("jos\u00e9", 2, "jos\u00e9")]
+    store.store.close()
