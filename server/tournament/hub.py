@@ -203,7 +203,13 @@ class TournamentHub:
         seed = ended.seed if ended else int(path.with_suffix(".seed").read_text())
         if seed_commitment(seed) != created.commitment:
             raise ValueError("its seed file does not match the log's commitment")
-        state = fold(created, seed, read.records)
+        records = read.records
+        if ended is not None and records[-1] is not ended:  # an old server logged changes after the end: the
+            later = len(records) - records.index(ended) - 1  # event is as it ended (verify names the first)
+            print(f"photofinish: tournament {tid}: {later} record(s) after its end in {path} are ignored; "
+                  "nothing is taken after the end now", flush=True)
+            records = records[:records.index(ended) + 1]
+        state = fold(created, seed, records)
         if read.torn:
             with open(path, "r+b") as handle:
                 disk.current().ftruncate(handle.fileno(), read.good_bytes)

@@ -153,9 +153,10 @@ def test_two_of_three_dropping_in_round_1_ends_the_event_instead_of_a_round_of_o
     assert refused.value.code == "no_table"
     assert state.end_reason() == ("no_table", "round 2 would seat no table (1 active player(s); a table seats 2 "
                                               "or more)")
-    with pytest.raises(TournamentError) as refused:  # a logged round of byes alone does not follow
-        state.apply(RoundSeated(round=2, tables=(), byes=("p2",)))
-    assert refused.value.code == "no_table"
+    # the round of one bye the trial's server logged folds (an old log reopens: see below), and ends it then
+    state.apply(RoundSeated(round=2, tables=(), byes=("p2",)))
+    assert state.end_reason() == ("no_table", "round 3 would seat no table (1 active player(s); a table seats 2 "
+                                              "or more)")
 
 
 def test_a_top_3_final_with_one_of_three_dropped_is_a_final_of_2_and_says_so():
@@ -417,3 +418,71 @@ async def test_ratings_follow_the_player_across_tournaments_whatever_form_of_the
     ratings = await store.call(Store.ratings, "flag_finish")
     assert sorted((r.player, r.tables, r.name) for r in ratings) == [("ben", 2, "\u0432en"), ("jos\u00e9", 2, "jos\u00e9")]
     store.store.close()
+
+
+# ---------------------------------------------------------------------------- logs an older server wrote
+
+
+def old_log(folder: Path, records: list) -> Path:
+    """A tournament T9's log and seed as a server before these rules left them in ``folder``/tournaments."""
+    from server.logstore import write_secret_seed
+
+    (folder / "tournaments").mkdir(parents=True, exist_ok=True)
+    path = folder / "tournaments" / "T9.log"
+    log = FileLog(path, "never")
+    for record in [created(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3)), *records]:
+        log.append(record)
+    log.close()
+    write_secret_seed(folder / "tournaments" / "T9.seed", SEED, sync=False)
+    from server.tournament.store import FILENAME, Store
+
+    store = Store(folder / FILENAME)
+    first = created(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3))
+    store.add_tournament("T9", first.name, first.game, {}, first.settings, first.commitment, first.started)
+    store.close()
+    return path
+
+
+def the_trial_stuck_in_round_2() -> list:
+    """What the trial's server logged: three players, two dropped in round 1, round 2 with no table and a bye."""
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3), 3)
+    records.append(seat_round(state))
+    records += [Dropped(player="p0"), Dropped(player="p1")]
+    for record in records[-2:]:
+        state.apply(record)
+    records += finish_round(state, Rng(1))
+    return records + [RoundSeated(round=2, tables=(), byes=("p2",))]
+
+
+async def reopen(nursery, folder: Path) -> TournamentHub:
+    lobby = Lobby(nursery, folder, "never")
+    hub = TournamentHub(nursery, lobby, folder, "never")
+    lobby.tournaments = hub
+    await hub.open()
+    await hub.recover()
+    return hub
+
+
+async def test_the_trials_tournament_stuck_on_a_round_of_one_bye_reopens_and_ends(nursery, tmp_path):
+    path = old_log(tmp_path, the_trial_stuck_in_round_2())
+    hub = await reopen(nursery, tmp_path)
+    director = hub.find("T9")
+    assert director.state.ended is not None and director.state.ended.reason == "no_table"
+    assert "round 3 would seat no table" in director.state.ended.note
+    report = verify_tournament(path)
+    assert report.ok, report.problem
+    await hub.close()
+
+
+async def test_an_old_log_with_a_drop_after_its_end_reopens_as_it_ended(nursery, tmp_path, capsys):
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3), 4)
+    records += run_to_end(state, Rng(5), [])
+    old_log(tmp_path, records + [Dropped(player="p1"), CheckedIn(player="p2")])
+    hub = await reopen(nursery, tmp_path)
+    director = hub.find("T9")
+    assert director.info().status == "over" and director.state.dropped == []
+    assert "2 record(s) after its end" in capsys.readouterr().out
+    with pytest.raises(TournamentError) as refused:
+        await director.drop("", "", "p3")
+    assert refused.value.code == "tournament_over"
+    await hub.close()
