@@ -468,7 +468,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 1
     print(f"{log}: verified: {report.rounds} round(s) seated as the standings, history and seed give, "
           f"{report.results} result(s)" + (f" matching their {report.table_logs} table logs" if report.table_logs
-                                             else " (no table logs checked)") + ", final standings recomputed:")
+                                             else " (no table logs checked)")
+          + (f", ended: {report.end_reason.replace('_', ' ')}" if report.end_reason else "")
+          + (f" ({report.end_note})" if report.end_note else "") + ", final standings recomputed:")
     for row in report.standings:
         name = report.names.get(row.player)
         who = f"{name} ({row.player})" if name else row.player

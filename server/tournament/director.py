@@ -47,6 +47,7 @@ from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, SeatedTable, TableFinished
 
 STAND_IN = "heuristic"
+RETRY_SECONDS = 5.0  # a round's table that could not open is tried again this often
 
 
 def secret_hash(secret: str) -> str:
@@ -74,7 +75,7 @@ class Director:
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
         self.arena_over = False
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
-        self.paused: str | None = None  # a round logged whose tables did not all open: a restart opens them
+        self.paused: str | None = None  # a round logged whose tables did not all open yet (_retry_tables)
         self.over = trio.Event()
         self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
         self._t0 = trio.current_time()
@@ -256,6 +257,9 @@ class Director:
             return
         async with self.lock:
             self._not_over()
+            if self.state.round and next_round and self.state.settings.format == "arena":
+                raise TournamentError("already_started", f"{self.id} is an arena: it seats players as they finish "
+                                                         "and has no next round to start")
             if self.state.round and not next_round:
                 raise TournamentError("already_started", f"{self.id} has started; ask for the next round instead")
             if not self.state.round:
@@ -310,11 +314,41 @@ class Director:
             first = failed
             while isinstance(first, BaseExceptionGroup):
                 first = first.exceptions[0]
+            self._push()  # the tables that did open play on; the others are opened again by _retry_tables
+            self.paused = f"round {round_no} is seated but not all its tables opened ({first.message})"
+            self.hub.spawn(self.id, self._retry_tables)
+            if self.request.round_time_ms and self.state.settings.format != "arena":
+                self.hub.spawn(self.id, self._round_clock, round_no, [t.table for t in tables])
             raise TournamentError("tables_failed", f"round {round_no} is seated in the log but a table could not "
-                                                   f"open ({first.message}); restarting the server opens it") from None
+                                                   f"open ({first.message}); it is tried again every "
+                                                   f"{RETRY_SECONDS:g} s, and restarting the server opens it") from None
         self._push()
         if self.request.round_time_ms and self.state.settings.format != "arena":
             self.hub.spawn(self.id, self._round_clock, round_no, [t.table for t in tables])
+
+    async def _retry_tables(self) -> None:
+        """A round is in the log but some of its tables did not open (the lobby refused them: a disk that
+        failed a write, say): try them again every ``RETRY_SECONDS`` until they are open, so the event goes on
+        by itself once the server can open tables again (a restart opens them too)."""
+        while True:
+            await trio.sleep(RETRY_SECONDS)
+            async with self.lock:
+                if self.state.ended is not None or self.failed is not None:
+                    return
+                missing = [t for t in self.state.unfinished() if t not in self.opened]
+                for table_id in missing:
+                    round_no, players = self.state.tables[table_id]
+                    try:
+                        await self._open_table(table_id, round_no, players)
+                    except (RulesError, TournamentError) as error:
+                        self.paused = f"table {table_id} of round {round_no} cannot open yet ({error.message})"
+                        break
+                    if self.request.round_time_ms and self.state.settings.format != "arena":
+                        self.hub.spawn(self.id, self._round_clock, round_no, [table_id])  # its time from now
+                else:
+                    self.paused = None
+                    self._push()
+                    return
 
     def _cluster(self):
         return getattr(self.hub.lobby, "cluster", None)
@@ -477,11 +511,8 @@ class Director:
             words = getattr(error, "message", str(error))
             if code == "storage_failed" or self.state.ended:
                 raise  # the log cannot be written: nothing more can be logged (a restart reopens it)
-            if self.state.round != seated:
-                self.paused = f"round {self.state.round} is seated but not all its tables opened ({words})"
-                print(f"photofinish: tournament {self.id}: {self.paused}; restarting the server opens them",
-                      file=sys.stderr, flush=True)
-                self._push()
+            if self.state.round != seated:  # the round is in the log: its missing tables are tried again
+                print(f"photofinish: tournament {self.id}: {words}", file=sys.stderr, flush=True)
                 return
             print(f"photofinish: tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
                   f"{words}); it ends with its standings", file=sys.stderr, flush=True)

@@ -486,3 +486,54 @@ async def test_an_old_log_with_a_drop_after_its_end_reopens_as_it_ended(nursery,
         await director.drop("", "", "p3")
     assert refused.value.code == "tournament_over"
     await hub.close()
+
+
+async def test_a_table_that_cannot_open_is_tried_again_and_the_event_goes_on(nursery, autojump_clock, tmp_path,
+                                                                            monkeypatch, capsys):
+    from rules import RulesError
+
+    director, secret = await open_director(nursery, seats=2, rounds=2, round_time_ms=1000)
+    for name in ("Ana", "Ben"):
+        await director.register(name)
+    await director.start(secret, False)
+    lobby, create, refusals = director.hub.lobby, director.hub.lobby.create, [3]
+
+    async def full_disk(*args, **kwargs):  # round 2's table: the lobby refuses it three times, then opens it
+        if refusals[0]:
+            refusals[0] -= 1
+            raise RulesError("storage_failed", "no new tables for now: the disk is full")
+        return await create(*args, **kwargs)
+
+    monkeypatch.setattr(lobby, "create", full_disk)
+    await over(director)
+    assert refusals == [0] and director.state.round == 2 and director.paused is None
+    assert director.state.ended.reason == "no_more_rounds"
+    assert "round 2 is seated in the log but a table could not open" in capsys.readouterr().err
+    report = director.log.verify(tmp_path)
+    assert report.ok, report.problem
+
+
+async def test_an_arena_has_no_next_round_to_start(nursery, autojump_clock):
+    director, secret = await open_director(nursery, seats=2, format="arena", arena_ms=60_000)
+    for name in ("Ana", "Ben"):
+        await director.register(name)
+    await director.start(secret, False)
+    with pytest.raises(TournamentError) as refused:
+        await director.start(secret, True)
+    assert refused.value.code == "already_started" and "arena" in refused.value.message
+
+
+def test_tournament_verify_says_why_the_event_ended(tmp_path, capsys):
+    from clients.cli import main
+
+    state, records = registered(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3), 3)
+    records.append(seat_round(state))
+    for record in (Dropped(player="p0"), Dropped(player="p1")):
+        state.apply(record)
+        records.append(record)
+    records += finish_round(state, Rng(1))
+    records += run_to_end(state, Rng(1), [])
+    path = old_log(tmp_path, records)
+    assert main(["tournament", "verify", str(path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "verified" in first and "ended: no table (round 2 would seat no table" in first
