@@ -13,7 +13,11 @@ waits for its end and logs its result from the table itself (places, scores, sta
 end line), never from what a player says. When every table of a round is over the next round is seated (Swiss
 and round robin), or, in an arena, each finished table's players are seated again with whoever is waiting,
 until the arena's time is up. With ``round_time_ms``, tables still playing when it runs out are halted and
-placed as they stand. After the last round the seed is revealed in the ``ended`` record.
+placed as they stand; ``start`` with ``next_round`` ends them the same way and seats the next round from their
+results. After the last round (or when the next round would seat no table: too few active players left) the
+seed is revealed in the ``ended`` record, with the reason (``state.Tournament.end_reason``); nothing is taken
+after it (``tournament_over``). An error while advancing ends the event (reason ``stopped``) rather than stall
+it; a round's table that cannot open is tried again until it opens.
 
 On a cluster (``server/cluster.py``) a round's tables are spread over the live nodes by load: each is asked of
 its node through Redis (``remote.py``), which opens it and, at its end, writes its result (from the table's own
@@ -498,14 +502,12 @@ class Director:
         """After a result or a drop (under the lock): the next round, the next arena tables, or the end. An
         error while advancing never stalls the event: before the round is in the log it ends the event with
         its standings (``ended``, reason ``stopped``, the error in its note); once the round is logged (a table
-        that could not open) the event waits for a restart, which opens it, and says so on stderr."""
+        that could not open) its missing tables are tried again (``_retry_tables``), said on stderr."""
         if self.state.ended or not self.state.round:
             return
         seated = self.state.round
         try:
             await self._advance()
-        except trio.Cancelled:
-            raise
         except Exception as error:  # noqa: BLE001 - any error here must end or pause the event, never stall it
             code = getattr(error, "code", type(error).__name__)
             words = getattr(error, "message", str(error))

@@ -15,8 +15,13 @@ What is seated when (``next_seating``):
   table left below the game's minimum gives its players byes; late entries wait for the next event;
 - ``arena``: ``seating.arena`` over the players waiting (given by the director, logged in the record), who
   must be active and at no unfinished table.
-A new Swiss or round-robin round needs every table of the round before it finished. Active players are
-the registered ones (checked in, when the settings ask for check-in) who have not dropped.
+A new Swiss or round-robin round needs every table of the round before it finished, and seats a table or is
+not seated at all: when it would seat none (too few active players) the event is over (``no_table``). A
+top-N final seats the top of the active players, fewer than N if fewer remain (its ``note`` says so), and is
+skipped when fewer than a table's minimum remain. ``end_reason`` says why a Swiss or round-robin event is over,
+and an ``ended`` record that gives a reason must give that one, in the same words. Nothing follows ``ended``
+(``tournament_over``). Active players are the registered ones (checked in, when the settings ask for
+check-in) who have not dropped.
 """
 
 from __future__ import annotations
