@@ -5,7 +5,8 @@
 split the points of the places they cover: two tied 1st at 3 seats get (3 + 1) / 2 = 2 each. A seat that a
 stand-in bot played for a no-show is placed last at its table whatever the bot did (several stand-ins share
 the last places); the present players keep their order among themselves. A bye is worth
-``Settings.bye_value()``. Arithmetic is exact (fractions); rows carry floats.
+``Settings.bye_value()``. Arithmetic is exact (fractions: a point value of 2.5 or 0.1 counts as the decimal
+it is written as, ``model.exact``); rows carry floats.
 
 **Tiebreaks, in order** (all higher is better):
 1. ``opponents``: opponents' average points percentage. A player's points percentage is the points they
