@@ -127,9 +127,10 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     seats: int = 3  # the table size wanted (smaller tables where the count does not divide)
     options: dict[str, Any] = {}
     format: Literal["swiss", "round_robin", "arena"] = "swiss"
-    rounds: int = 3  # swiss: the number of rounds (round_robin: computed; arena: ignored)
+    rounds: int | None = None  # swiss: the number of rounds (None: 3); round robin computes its own, arena has none
     top: int = 0  # after swiss, a final table of the top N (0: none)
-    points: list[float] | None = None  # placement points by place; None: the default for the table size
+    points: list[float] | None = None  # placement points by place, 0 or more, best first (fractions kept as
+    # written: 2.5 is 5/2); None: the default for the table size
     bye_points: float | None = None  # None: the points of first place
     round_time_ms: int = 0  # 0: no limit; else unfinished tables end as they stand
     turn_time_ms: int = 60_000  # lockstep tables: a seat's time to act (a walk-away cannot stall a round)

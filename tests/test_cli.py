@@ -241,3 +241,29 @@ async def test_tournament_drop_takes_a_players_name_and_says_plainly_when_no_pla
     assert await trio.to_thread.run_sync(main, [*drop, "--player", ben.player]) == 0
     players = {p.player: p for p in running.lobby.tournaments.find(tid).snapshot().players}
     assert players[ana.player].dropped and players[ben.player].dropped
+
+
+async def test_tournament_create_keeps_fractional_points_and_refuses_what_a_format_does_not_take(nursery, capsys):
+    """The organiser's trial: `--points 2.5,1,0` was stored as 2,1,0; `--top 3` was taken and ignored by an
+    arena and a round robin; `--bye-points -1` was taken."""
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    made = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, "--seats", "3",
+                                                "--points", "2.5,1,0"])
+    tid = capsys.readouterr().out.strip()
+    assert made == 0 and running.lobby.tournaments.find(tid).state.settings.points == {3: (2.5, 1, 0)}
+    for argv, words in ((["--format", "arena", "--top", "3"], "final follows Swiss"),
+                        (["--format", "round_robin", "--top", "3"], "final follows Swiss"),
+                        (["--format", "round_robin", "--rounds", "4"], "computes its own")):
+        refused = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, *argv])
+        said = capsys.readouterr()
+        assert refused != 0 and words in said.out + said.err, said
+    with pytest.raises(SystemExit) as refused:  # said before connecting
+        main(["tournament", "create", running.url, "--bye-points", "-1"])
+    assert refused.value.code == 2 and "0 or more" in capsys.readouterr().err
+    made = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, "--format", "round_robin"])
+    assert made == 0  # (no --rounds: a round robin computes its own)
+    assert len(running.lobby.tournaments.directors) == 2

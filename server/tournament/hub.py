@@ -33,6 +33,7 @@ from .store import FILENAME, AsyncStore, Store
 from .tlog import Created, TableFinished, read_tournament_log
 
 MAX_TOURNAMENTS = 200
+DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
 TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms")
 
 
@@ -101,7 +102,7 @@ class TournamentHub:
         if self.store is None:
             return []
         rows = leaderboard(await self.store.call(Store.ratings, game), game, limit)
-        return [RatingRow(rank=r.rank, player=r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
+        return [RatingRow(rank=r.rank, player=r.name or r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
                           sigma=round(r.sigma, 3), tables=r.tables) for r in rows]
 
     @staticmethod
@@ -109,7 +110,8 @@ class TournamentHub:
         """The game, checked settings and table options of a request, or an error saying what is wrong."""
         game = get_game(request.game)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
-        for name, value, low, high in (("rounds", request.rounds, 0, 100), ("turn_time_ms", request.turn_time_ms, 0,
+        rounds = request.rounds if request.rounds is not None else (DEFAULT_ROUNDS if request.format == "swiss" else 0)
+        for name, value, low, high in (("rounds", rounds, 0, 100), ("turn_time_ms", request.turn_time_ms, 0,
                                         3_600_000), ("no_show_ms", request.no_show_ms, 0, 3_600_000),
                                        ("round_time_ms", request.round_time_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
@@ -119,12 +121,19 @@ class TournamentHub:
                 raise TournamentError("bad_settings", f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
             raise TournamentError("bad_seed", "a seed is an integer from 0 to 2**64-1")
-        points = {request.seats: tuple(int(p) for p in request.points)} if request.points else {}
+        if request.arena_ms and request.format != "arena":
+            raise TournamentError("bad_settings", f"arena_ms is an arena's length; a {request.format.replace('_', ' ')} "
+                                                  "plays its rounds: leave it at 0")
+        if request.points is not None and len(request.points) != request.seats:
+            raise TournamentError("bad_settings", f"points: one value per place at a table of {request.seats}, "
+                                                  f"best first (not {len(request.points)})")
+        points = {request.seats: tuple(int(p) if isinstance(p, float) and p.is_integer() else p
+                                       for p in request.points)} if request.points else {}  # 3.0 is 3; 2.5 stays
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
-                            rounds=request.rounds, points=points, bye_points=request.bye_points,
+                            rounds=rounds, points=points, bye_points=request.bye_points,
                             check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
-        settings.check()
+        settings.check_new()
         return game, settings, dict(setup.options)
 
     async def create(self, request: CreateTournament) -> tuple[Director, str]:
@@ -194,7 +203,13 @@ class TournamentHub:
         seed = ended.seed if ended else int(path.with_suffix(".seed").read_text())
         if seed_commitment(seed) != created.commitment:
             raise ValueError("its seed file does not match the log's commitment")
-        state = fold(created, seed, read.records)
+        records = read.records
+        if ended is not None and records[-1] is not ended:  # an old server logged changes after the end: the
+            later = len(records) - records.index(ended) - 1  # event is as it ended (verify names the first)
+            print(f"photofinish: tournament {tid}: {later} record(s) after its end in {path} are ignored; "
+                  "nothing is taken after the end now", flush=True)
+            records = records[:records.index(ended) + 1]
+        state = fold(created, seed, records)
         if read.torn:
             with open(path, "r+b") as handle:
                 disk.current().ftruncate(handle.fileno(), read.good_bytes)

@@ -6,7 +6,8 @@ player), results (places, scores, stand-ins, the table log's end-line hash, a co
 ratings per player per game. The tournament's log (``tlog``) stays the truth that ``verify`` checks; the
 store is what the server queries and resumes from.
 
-- **Schema versions**: ``MIGRATIONS`` is a list of SQL steps; step i brings the schema to version i + 1.
+- **Schema versions**: ``MIGRATIONS`` is a list of steps (SQL, or a function of the connection where SQL cannot
+  say it); step i brings the schema to version i + 1.
   Opening applies the missing steps in order, each in one transaction with its version bump, so a crash
   mid-migration leaves the previous version. A database newer than this code is refused.
 - **Durability**: WAL with ``synchronous=FULL``: every commit fsyncs the WAL before it returns, so a write
@@ -33,13 +34,36 @@ import msgspec
 import trio
 
 from ..disk import private_dir
+from ..names import skeleton
 from .model import Seating, Settings, TableResult, TournamentError
 from .ratings import Rating
 
 FILENAME = "tournaments.sqlite3"
 T = TypeVar("T")
 
-MIGRATIONS: list[str] = [
+
+def _ratings_by_skeleton(db: sqlite3.Connection) -> None:
+    """Ratings were keyed by the case-folded name as typed, so ``Ana``, ``Ana`` + U+200B and ``Аna`` (Cyrillic
+    А), or ``José`` composed and decomposed, were different players. Each rating is re-keyed by the skeleton
+    (``server.names.skeleton``) of the first registered name that case-folds to its key, and keeps that key
+    as the name the leaderboard shows. Two old ratings that meet under one skeleton keep the one from more
+    tables (then the first by key): they were one person's, split."""
+    db.execute("ALTER TABLE ratings ADD COLUMN name TEXT NOT NULL DEFAULT ''")
+    typed: dict[str, str] = {}
+    for (name,) in db.execute("SELECT name FROM players ORDER BY rowid"):
+        typed.setdefault(name.casefold(), name)
+    rows = db.execute("SELECT player, game, mu, sigma, tables FROM ratings ORDER BY tables DESC, player").fetchall()
+    db.execute("DELETE FROM ratings")
+    kept: set[tuple[str, str]] = set()
+    for player, game, mu, sigma, tables in rows:
+        key = skeleton(typed.get(player, player))
+        if (key, game) not in kept:
+            kept.add((key, game))
+            db.execute("INSERT INTO ratings (player, game, mu, sigma, tables, name) VALUES (?, ?, ?, ?, ?, ?)",
+                       (key, game, mu, sigma, tables, player))
+
+
+MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     # 1: everything the issue names
     """
     CREATE TABLE players (id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT);
@@ -66,7 +90,10 @@ MIGRATIONS: list[str] = [
     "CREATE INDEX ratings_by_game ON ratings (game);",
     # 3: the organiser's secret, as its sha256 (the secret itself is never stored)
     "ALTER TABLE tournaments ADD COLUMN secret_hash TEXT;",
+    # 4: ratings keyed by the skeleton of the player's name, shown by the name (see _ratings_by_skeleton)
+    _ratings_by_skeleton,
 ]
+
 
 _encode = msgspec.json.encode
 
@@ -74,7 +101,7 @@ _encode = msgspec.json.encode
 class Store:
     """The blocking store over one connection (see the module's text for threads)."""
 
-    def __init__(self, path: Path | str, migrations: list[str] = MIGRATIONS) -> None:
+    def __init__(self, path: Path | str, migrations: list = MIGRATIONS) -> None:
         self.path = Path(path)
         if not self.path.exists():  # private like the logs (SQLite gives its -wal and -shm the file's mode)
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
@@ -95,15 +122,18 @@ class Store:
     def version(self) -> int:
         return self.db.execute("SELECT version FROM schema_version").fetchone()[0]
 
-    def migrate(self, migrations: list[str]) -> None:
+    def migrate(self, migrations: list) -> None:
         current = self.version()
         if current > len(migrations):
             raise TournamentError("store_too_new", f"{self.path} is at schema version {current}; this server "
                                                    f"knows {len(migrations)}")
         for number, step in enumerate(migrations[current:], start=current + 1):
             with self._transaction():
-                for statement in _statements(step):
-                    self.db.execute(statement)
+                if callable(step):  # a step SQL cannot say (it computes in Python), in the same transaction
+                    step(self.db)
+                else:
+                    for statement in _statements(step):
+                        self.db.execute(statement)
                 self.db.execute("UPDATE schema_version SET version = ?", (number,))
 
     def close(self) -> None:
@@ -216,8 +246,9 @@ class Store:
 
     def save_ratings(self, ratings: list[Rating]) -> None:
         with self._transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?)",
-                           [(r.player, r.game, r.mu, r.sigma, r.tables) for r in ratings])
+            db.executemany("INSERT OR REPLACE INTO ratings (player, game, mu, sigma, tables, name) "
+                           "VALUES (?, ?, ?, ?, ?, ?)",
+                           [(r.player, r.game, r.mu, r.sigma, r.tables, r.name) for r in ratings])
 
     # -- reads -----------------------------------------------------------------------------------------
 
@@ -268,8 +299,9 @@ class Store:
         return [(self.result(tournament, table), log_hash, reason) for table, log_hash, reason in rows]
 
     def ratings(self, game: str) -> list[Rating]:
-        return [Rating(player=p, game=game, mu=mu, sigma=sigma, tables=n) for p, mu, sigma, n in self.db.execute(
-            "SELECT player, mu, sigma, tables FROM ratings WHERE game = ? ORDER BY player", (game,))]
+        return [Rating(player=p, game=game, mu=mu, sigma=sigma, tables=n, name=name)
+                for p, mu, sigma, n, name in self.db.execute(
+                    "SELECT player, mu, sigma, tables, name FROM ratings WHERE game = ? ORDER BY player", (game,))]
 
 
 def _statements(script: str) -> list[str]:

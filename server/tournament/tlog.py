@@ -70,12 +70,14 @@ class RoundSeated(msgspec.Struct, tag_field="kind", tag="round_seated", frozen=T
     tables: tuple[SeatedTable, ...]
     byes: tuple[str, ...] = ()
     waiting: tuple[str, ...] = ()
+    note: str = ""  # a final smaller than the settings' top N: why (recomputed by ``verify``)
     time: float = 0.0
 
     def seating(self) -> Seating:
         tables = tuple(t.players for t in self.tables)
         seated = {p for t in tables for p in t}
-        return Seating(tables=tables, byes=self.byes, waiting=tuple(p for p in self.waiting if p not in seated))
+        return Seating(tables=tables, byes=self.byes, waiting=tuple(p for p in self.waiting if p not in seated),
+                       note=self.note)
 
 
 class TableFinished(msgspec.Struct, tag_field="kind", tag="table_result", frozen=True, omit_defaults=True):
@@ -107,10 +109,15 @@ class Corrected(msgspec.Struct, tag_field="kind", tag="corrected", frozen=True, 
 
 
 class Ended(msgspec.Struct, tag_field="kind", tag="ended", frozen=True, omit_defaults=True):
-    """The end: the seed revealed, and the final standings' order as published."""
+    """The end: the seed revealed, the final standings' order as published, and why it ended (``reason``, with
+    ``note`` in words): ``no_more_rounds`` (every round played, or a final skipped for want of players) and
+    ``no_table`` (the next round would seat no table) are recomputed by ``verify``; ``time_up`` ends an arena;
+    ``stopped`` an event an error stopped while it advanced (``note`` says which). An old log's has none."""
 
     seed: int
     standings: tuple[str, ...]
+    reason: str = ""
+    note: str = ""
     time: float = 0.0
 
 

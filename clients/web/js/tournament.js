@@ -329,6 +329,7 @@ class CreatePage {
     const message = { type: "create_tournament", name: f.name, game: f.game, mode: f.mode, format: f.format,
                       check_in: f.check_in, options };
     for (const name of numbers) message[name] = Number(f[name]) || 0;
+    if (f.format !== "swiss") delete message.rounds; // Swiss's own: the server refuses it for another format
     try {
       const created = await this.app.client.request(message);
       secretStore.put(created.tournament.tournament, created.secret);
