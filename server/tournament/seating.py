@@ -45,9 +45,10 @@ from rules.rng import Rng
 
 from .model import Seating, Sizes, TournamentError, derive_seed
 
-EXACT_LIMIT = 10  # players at or below which the Swiss objective is minimised exactly
+EXACT_LIMIT = 12  # players at or below which the Swiss objective is minimised exactly
 LOOKAHEAD = 6  # how far down the standings the greedy fill looks for a player new to the table
 MAX_PASSES = 20  # swap passes at most (each pass that changes nothing ends the search earlier)
+SCALE = 5040  # points are compared in 1/5040ths when they all are whole ones (split points, as 8/3, are)
 
 
 def table_sizes(count: int, sizes: Sizes) -> tuple[list[int], int]:
@@ -102,7 +103,7 @@ class _Problem:
         index = {p: i for i, p in enumerate(players)}
         met = meetings(past)
         self.met = [{index[q]: c for q, c in met.get(p, {}).items() if q in index} for p in players]
-        self.points = [points.get(p, 0) for p in players]
+        self.points = _whole([points.get(p, 0) for p in players])
 
     def cost(self, table: Sequence[int]) -> tuple:
         met, pts = self.met, self.points
@@ -114,6 +115,17 @@ class _Problem:
                     repeats += row.get(b, 0)
         values = [pts[a] for a in table]
         return (repeats, max(values) - min(values), max(table) - min(table))
+
+
+def _whole(values: list) -> list:
+    """``values`` in 1/``SCALE``ths as integers if they all are (within float rounding), so spreads add up
+    exactly and in any order (8/3 arrives as a float a hair off; two sums of thirds could differ in the last
+    bit); otherwise ``values`` as they are."""
+    scaled = [v * SCALE for v in values]
+    whole = [round(x) for x in scaled]
+    if all(abs(x - w) <= 1e-6 * max(1.0, abs(x)) for x, w in zip(scaled, whole)):
+        return whole
+    return values
 
 
 def _add(x: tuple, y: tuple) -> tuple:
@@ -169,36 +181,119 @@ def _one_swap(problem: _Problem, tables: list[list[int]], costs: list[tuple], a:
     return False
 
 
-def _exact(problem: _Problem, count: int, sizes: list[int], start: list[list[int]]) -> list[list[int]]:
-    """Branch and bound over every way to cut the players into tables of ``sizes``: the lowest cost."""
+def _exact(problem: _Problem, ids: Sequence[int], sizes: list[int],
+           start: list[list[int]]) -> tuple[list[list[int]], tuple]:
+    """The lowest-cost way to cut the players ``ids`` (ascending) into tables of ``sizes``, and its cost.
+
+    Branch and bound: the lowest-numbered player not yet seated opens the next table (biggest size first), the
+    rest of that table is each combination of the players left, in order; with two tables left, the second
+    is whoever remains. A branch is cut as soon as its cost so far, plus a lower bound for the players left
+    (``_Bound``), is no lower than the best seating found so far (``start`` at first), so a seating replaces
+    the best only if strictly lower: the result is ``start`` if nothing beats it, else the first seating of
+    the lowest cost in this order. Each table's cost is computed once (a table is in many cuts)."""
     best_cost = (0, 0, 0)
     for table in start:
         best_cost = _add(best_cost, problem.cost(table))
-    best = [start]
-    best_box = [best_cost]
+    best: list = [[list(t) for t in start], best_cost]
     left = {size: sizes.count(size) for size in set(sizes)}
+    order = sorted(left, reverse=True)
+    bound = _Bound(problem)
+    known: dict[tuple[int, ...], tuple] = {}
 
-    def search(remaining: list[int], cost: tuple, chosen: list[list[int]]) -> None:
-        if not remaining:
-            best_box[0], best[0] = cost, [list(t) for t in chosen]
-            return
+    def table_cost(table: tuple[int, ...]) -> tuple:
+        value = known.get(table)
+        if value is None:
+            value = known[table] = problem.cost(table)
+        return value
+
+    def search(remaining: list[int], cost: tuple, chosen: list[tuple[int, ...]], tables: int) -> None:
         first, rest = remaining[0], remaining[1:]
-        for size in sorted(left, reverse=True):
+        for size in order:
             if not left[size]:
                 continue
             left[size] -= 1
             for others in combinations(rest, size - 1):
-                table = [first, *others]
-                total = _add(cost, problem.cost(table))
-                if total < best_box[0]:
-                    taken = set(others)
-                    chosen.append(table)
-                    search([p for p in rest if p not in taken], total, chosen)
-                    chosen.pop()
+                table = (first, *others)
+                total = _add(cost, table_cost(table))
+                if total >= best[1]:
+                    continue
+                if tables == 1:
+                    best[0], best[1] = [list(t) for t in chosen] + [list(table)], total
+                elif tables == 2:
+                    last = tuple(p for p in rest if p not in others)
+                    total = _add(total, table_cost(last))
+                    if total < best[1]:
+                        best[0], best[1] = [list(t) for t in chosen] + [list(table), list(last)], total
+                else:
+                    after = [p for p in rest if p not in others]
+                    if not bound.cuts(total, after, left, best[1]):
+                        chosen.append(table)
+                        search(after, total, chosen, tables - 1)
+                        chosen.pop()
             left[size] += 1
 
-    search(list(range(count)), (0, 0, 0), [])
-    return best[0]
+    if sizes:
+        search(list(ids), (0, 0, 0), [], len(sizes))
+    return best[0], best[1]
+
+
+class _Bound:
+    """Lower bounds on what seating the players left still costs, for ``_exact`` to cut branches early.
+
+    - repeats: each player left sits with at least ``smallest - 1`` others (the smallest table left), so adds
+      at least the sum of its ``smallest - 1`` lowest meeting counts among the players left; every repeat is
+      counted by both its players, hence half the total, rounded up;
+    - point spread and rank spread: each is at least its least value over every cut of the players left into
+      the table sizes left, repeats ignored, which some cut of the sorted values into consecutive runs reaches
+      (two tables whose ranges overlap can always swap players into two consecutive runs of the same sizes
+      without widening the sum), so ``_runs`` finds it exactly."""
+
+    def __init__(self, problem: _Problem) -> None:
+        self.met = problem.met
+        self.points = problem.points
+
+    def cuts(self, cost: tuple, left: list[int], sizes: dict[int, int], best: tuple) -> bool:
+        """Whether ``cost`` so far plus the bound for seating ``left`` at ``sizes`` reaches ``best`` (in order)."""
+        repeats = cost[0] + self._repeats(left, min(s for s in sizes if sizes[s]))
+        if repeats != best[0]:
+            return repeats > best[0]
+        spread = cost[1] + _runs(sorted(self.points[p] for p in left), sizes)
+        if spread != best[1]:
+            return spread > best[1]
+        return cost[2] + _runs(left, sizes) >= best[2]
+
+    def _repeats(self, left: list[int], smallest: int) -> int:
+        total = 0
+        for a in left:
+            row = self.met[a]
+            if row:
+                counts = sorted(row.get(b, 0) for b in left if b != a)
+                total += sum(counts[:smallest - 1])
+        return (total + 1) // 2
+
+
+def _runs(values: Sequence, sizes: dict[int, int]):
+    """The least sum of (last - first) over a cut of ``values`` (ascending) into consecutive runs, one per table
+    of ``sizes`` (size: how many tables), in any order of the sizes."""
+    kinds = [s for s in sizes if sizes[s]]
+    memo: dict[tuple, object] = {}
+
+    def least(at: int, counts: tuple) -> object:
+        if at == len(values):
+            return 0
+        if counts in memo:
+            return memo[counts]
+        best = None
+        for k, size in enumerate(kinds):
+            if counts[k]:
+                rest = counts[:k] + (counts[k] - 1,) + counts[k + 1:]
+                value = values[at + size - 1] - values[at] + least(at + size, rest)
+                if best is None or value < best:
+                    best = value
+        memo[counts] = best
+        return best
+
+    return least(0, tuple(sizes[s] for s in kinds))
 
 
 def _seat_order(table: list[str], firsts: Mapping[str, int], keys: Mapping[str, int]) -> tuple[str, ...]:
@@ -212,7 +307,7 @@ def _group(players: Sequence[str], points: Mapping[str, float], past: Sequence[S
     tables = _greedy(problem, len(players), sizes)
     _swaps(problem, tables)
     if len(players) <= EXACT_LIMIT:
-        tables = _exact(problem, len(players), sizes, tables)
+        tables, _ = _exact(problem, range(len(players)), sizes, tables)
     tables.sort(key=min)
     keys = {p: rng.next_u64() for p in players}
     firsts = first_seats(past)
