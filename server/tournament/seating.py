@@ -48,6 +48,8 @@ from .model import Seating, Sizes, TournamentError, derive_seed
 EXACT_LIMIT = 12  # players at or below which the Swiss objective is minimised exactly
 LOOKAHEAD = 6  # how far down the standings the greedy fill looks for a player new to the table
 MAX_PASSES = 20  # swap passes at most (each pass that changes nothing ends the search earlier)
+NEAR = 4  # above EXACT_LIMIT, a table with a repeat is cut again with every two of this many nearest tables
+REPAIR_WORK = 10_000  # above EXACT_LIMIT, cuts for repeats stop once their searches tried this many tables
 SCALE = 5040  # points are compared in 1/5040ths when they all are whole ones (split points, as 8/3, are)
 
 
@@ -162,6 +164,66 @@ def _swaps(problem: _Problem, tables: list[list[int]]) -> None:
             return
 
 
+def _recuts(problem: _Problem, tables: list[list[int]]) -> None:
+    """Above ``EXACT_LIMIT``: a few tables at a time cut again exactly (``_exact`` over their players, so every
+    swap and every chain of moves among them at once): each table with a repeat together with every other
+    table, then with every two of the ``NEAR`` nearest (when they seat ``EXACT_LIMIT`` or fewer); each table
+    with the next one. Passes until one changes nothing (``MAX_PASSES`` at most); a group is not cut again
+    while none of its tables changed since it last failed, and the cuts for tables with a repeat stop once
+    their searches have tried ``REPAIR_WORK`` tables in all (a bound on their time that is counted, so the
+    seating stays a pure function of its inputs)."""
+    costs = [problem.cost(t) for t in tables]
+    n = len(tables)
+    changes = [0] * n  # per table, how many times it changed
+    failed: dict[tuple[int, ...], list[int]] = {}
+    work = 0  # tables tried by the searches for tables with a repeat
+    for _ in range(MAX_PASSES):
+        changed = False
+        for a in range(n):
+            if costs[a][0]:
+                nearest = [b for d in range(1, n) for b in (a - d, a + d) if 0 <= b < n]
+                groups = [(a, b) for b in nearest] + [(a, b, c) for b, c in combinations(nearest[:NEAR], 2)]
+            else:
+                groups = [(a, a + 1)] if a + 1 < n else []
+            for group in groups:
+                repair = costs[a][0] > 0
+                if repair and work >= REPAIR_WORK or len(group) > 2 and not repair:
+                    continue  # the budget is spent, or table a has no repeat left (the triples were for it)
+                group = tuple(sorted(group))
+                seen = [changes[i] for i in group]
+                if failed.get(group) == seen:
+                    continue
+                better, tried = _recut(problem, tables, costs, group)
+                if repair:
+                    work += tried
+                if better:
+                    changed = True
+                    for i in group:
+                        changes[i] += 1
+                else:
+                    failed[group] = seen
+        if not changed:
+            return
+
+
+def _recut(problem: _Problem, tables: list[list[int]], costs: list[tuple],
+           group: tuple[int, ...]) -> tuple[bool, int]:
+    """The tables ``group`` cut again exactly, if they seat ``EXACT_LIMIT`` or fewer: whether that lowered
+    their summed cost, and the search's work."""
+    now = [tables[i] for i in group]
+    if sum(map(len, now)) > EXACT_LIMIT:
+        return False, 0
+    before = (0, 0, 0)
+    for i in group:
+        before = _add(before, costs[i])
+    cut, after, tried = _exact(problem, sorted(p for t in now for p in t), [len(t) for t in now], now)
+    if not after < before:
+        return False, tried
+    for i, table in zip(group, cut):
+        tables[i], costs[i] = table, problem.cost(table)
+    return True, tried
+
+
 def _one_swap(problem: _Problem, tables: list[list[int]], costs: list[tuple], a: int, n: int) -> bool:
     """The first swap between table ``a`` and the nearest table that lowers their summed cost."""
     for distance in range(1, n):
@@ -182,8 +244,9 @@ def _one_swap(problem: _Problem, tables: list[list[int]], costs: list[tuple], a:
 
 
 def _exact(problem: _Problem, ids: Sequence[int], sizes: list[int],
-           start: list[list[int]]) -> tuple[list[list[int]], tuple]:
-    """The lowest-cost way to cut the players ``ids`` (ascending) into tables of ``sizes``, and its cost.
+           start: list[list[int]]) -> tuple[list[list[int]], tuple, int]:
+    """The lowest-cost way to cut the players ``ids`` (ascending) into tables of ``sizes``, its cost, and how
+    many tables the search tried (its work, which ``_recuts`` budgets).
 
     Branch and bound: the lowest-numbered player not yet seated opens the next table (biggest size first), the
     rest of that table is each combination of the players left, in order; with two tables left, the second
@@ -199,6 +262,7 @@ def _exact(problem: _Problem, ids: Sequence[int], sizes: list[int],
     order = sorted(left, reverse=True)
     bound = _Bound(problem)
     known: dict[tuple[int, ...], tuple] = {}
+    tried = [0]
 
     def table_cost(table: tuple[int, ...]) -> tuple:
         value = known.get(table)
@@ -213,6 +277,7 @@ def _exact(problem: _Problem, ids: Sequence[int], sizes: list[int],
                 continue
             left[size] -= 1
             for others in combinations(rest, size - 1):
+                tried[0] += 1
                 table = (first, *others)
                 total = _add(cost, table_cost(table))
                 if total >= best[1]:
@@ -234,7 +299,7 @@ def _exact(problem: _Problem, ids: Sequence[int], sizes: list[int],
 
     if sizes:
         search(list(ids), (0, 0, 0), [], len(sizes))
-    return best[0], best[1]
+    return best[0], best[1], tried[0]
 
 
 class _Bound:
@@ -307,7 +372,9 @@ def _group(players: Sequence[str], points: Mapping[str, float], past: Sequence[S
     tables = _greedy(problem, len(players), sizes)
     _swaps(problem, tables)
     if len(players) <= EXACT_LIMIT:
-        tables, _ = _exact(problem, range(len(players)), sizes, tables)
+        tables, _, _ = _exact(problem, range(len(players)), sizes, tables)
+    else:
+        _recuts(problem, tables)
     tables.sort(key=min)
     keys = {p: rng.next_u64() for p in players}
     firsts = first_seats(past)
