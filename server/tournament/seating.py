@@ -10,15 +10,21 @@ than ``min``, as few and as even as possible (10 players wanting 4: 4, 3, 3); on
 tables bigger than ``wanted`` up to ``max``; only if no table set exists at all, a bye (an odd count at a
 2-seat game). Byes go to the players with the fewest byes so far, lowest-ranked first.
 
-**Swiss objective**: a seating's cost is the tuple, compared in order, of
+**Swiss objective**: a seating's cost is the tuple, compared in order (lexicographically: any repeat weighs
+more than any spread, any point spread more than any rank spread), of
   1. repeats: over every pair at the same table, how many times they already shared one;
-  2. point spread: over the tables, the highest minus the lowest points at the table;
+  2. point spread: over the tables, the highest minus the lowest points at the table (in whole 1/``SCALE``ths
+     when the points are, so split points add up exactly);
   3. rank spread: over the tables, the worst minus the best standings position at the table.
 The start is the standings cut into tables top-down with the wanted sizes, improved by a greedy fill that
 looks a few places ahead for a player who met nobody at the table, then by swaps: for each table with a
-repeat, the nearest table for which exchanging two players lowers the two tables' cost, until no swap
-helps. With ``EXACT_LIMIT`` players or fewer, a branch-and-bound search over every way of cutting them into
-the tables then finds the lowest cost exactly. Ties keep the first seating found, which is deterministic.
+repeat, the nearest table for which exchanging two players lowers the two tables' cost, until no swap helps.
+With ``EXACT_LIMIT`` (12) players or fewer, a branch-and-bound search (``_exact``) over every way of cutting
+them into the tables then finds the lowest cost exactly: optimal on repeats, then on point spread, then on
+rank spread (12 players at 3 tables of 4, 4 of 3 or 6 of 2 in a few ms, 20 at worst). Above that it is a
+heuristic: the start is then improved by cutting two or three tables at a time again exactly (``_recuts``),
+which is local, so a round may keep a repeat that a seating of all the players avoids. Ties keep the first
+seating found, which is deterministic.
 
 **Seat order**: seat 0 goes to the player at the table who has sat first least often; ties, and the order of
 the remaining seats, by the same count then a seeded draw per player.
@@ -216,7 +222,11 @@ def _recut(problem: _Problem, tables: list[list[int]], costs: list[tuple],
     before = (0, 0, 0)
     for i in group:
         before = _add(before, costs[i])
-    cut, after, tried = _exact(problem, sorted(p for t in now for p in t), [len(t) for t in now], now)
+    ids = sorted(p for t in now for p in t)
+    sizes = [len(t) for t in now]
+    if _Bound(problem).cuts((0, 0, 0), ids, {size: sizes.count(size) for size in sizes}, before):
+        return False, 0  # no cut of these players can cost less (as the standings cut into tables, often)
+    cut, after, tried = _exact(problem, ids, sizes, now)
     if not after < before:
         return False, tried
     for i, table in zip(group, cut):
