@@ -125,7 +125,7 @@ class _Problem:
         return (repeats, max(values) - min(values), max(table) - min(table))
 
 
-def _whole(values: list) -> list:
+def _whole(values: list[float]) -> list[float]:
     """``values`` in 1/``SCALE``ths as integers if they all are (within float rounding), so spreads add up
     exactly and in any order (8/3 arrives as a float a hair off; two sums of thirds could differ in the last
     bit); otherwise ``values`` as they are."""
@@ -347,24 +347,25 @@ class _Bound:
         return (total + 1) // 2
 
 
-def _runs(values: Sequence, sizes: dict[int, int]):
+def _runs(values: Sequence[float], sizes: dict[int, int]) -> float:
     """The least sum of (last - first) over a cut of ``values`` (ascending) into consecutive runs, one per table
     of ``sizes`` (size: how many tables), in any order of the sizes."""
     kinds = [s for s in sizes if sizes[s]]
-    memo: dict[tuple, object] = {}
+    memo: dict[tuple[int, ...], float] = {}
 
-    def least(at: int, counts: tuple) -> object:
+    def least(at: int, counts: tuple[int, ...]) -> float:
         if at == len(values):
             return 0
         if counts in memo:
             return memo[counts]
-        best = None
+        best: float | None = None
         for k, size in enumerate(kinds):
             if counts[k]:
                 rest = counts[:k] + (counts[k] - 1,) + counts[k + 1:]
                 value = values[at + size - 1] - values[at] + least(at + size, rest)
                 if best is None or value < best:
                     best = value
+        assert best is not None  # the counts left always fill the values left
         memo[counts] = best
         return best
 
