@@ -30,7 +30,7 @@ from .remote import TableHost, outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
-from .tlog import Created, TableFinished, read_tournament_log
+from .tlog import FORMAT_VERSION, Created, TableFinished, read_tournament_log
 
 MAX_TOURNAMENTS = 200
 DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
@@ -151,7 +151,7 @@ class TournamentHub:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS}
-        created = Created(format=1, tournament=tid, name=request.name.strip() or tid, game=game.info.name, options=options,
+        created = Created(format=FORMAT_VERSION, tournament=tid, name=request.name.strip() or tid, game=game.info.name, options=options,
                           settings=settings, commitment=seed_commitment(seed), started=utc_now(), tables=tables)
         log = None
         if self.data_dir is not None:

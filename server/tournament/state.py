@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import seating as seat
+from . import seating, seating_v1
 from .model import Seating, Settings, TableResult, TournamentError
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -61,6 +61,11 @@ class Tournament:
     @property
     def settings(self) -> Settings:
         return self.created.settings
+
+    @property
+    def _seater(self):
+        """The seating module this log was made with (format 1: ``seating_v1``, kept so old logs verify)."""
+        return seating_v1 if self.created.format < 2 else seating
 
     @property
     def round(self) -> int:
@@ -110,18 +115,18 @@ class Tournament:
             if wrong:
                 raise TournamentError("not_waiting", f"{wrong} cannot be waiting: dropped, not active or "
                                                      "still at a table")
-            return seat.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
+            return self._seater.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
                               s.sizes)
         if self.unfinished():
             raise TournamentError("round_not_over", f"round {self.round} still has tables playing")
         if s.format == "swiss":
             if r <= s.rounds:
-                return self._some_table(seat.swiss(order, points, self.seatings, self.seed, r, s.sizes), r)
+                return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes), r)
             if s.top_n and r == s.rounds + 1:
                 return self._final(order)
             raise TournamentError("no_more_rounds", f"the tournament has {s.rounds} rounds"
                                                     + (" and its final" if s.top_n else ""))
-        schedule = self.schedule if self.schedule is not None else seat.round_robin(order, self.seed, s.sizes)
+        schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes)
         if r > len(schedule):
             raise TournamentError("no_more_rounds", f"the round robin has {len(schedule)} rounds")
         planned = schedule[r - 1]
@@ -150,7 +155,7 @@ class Tournament:
         if n < max(2, s.sizes.min):
             raise TournamentError("no_more_rounds", f"the final of the top {s.top_n} is skipped: {len(order)} "
                                                     f"active player(s) remain, a table seats {s.sizes.min} or more")
-        seating = seat.final_table(order, n, s.sizes)
+        seating = self._seater.final_table(order, n, s.sizes)
         if n < s.top_n:
             seating = Seating(tables=seating.tables, byes=seating.byes,
                               note=f"a final of {n}: the top {s.top_n} was asked, {n} active players remain")
@@ -251,7 +256,7 @@ class Tournament:
                                                    + (f" ({expected.note})" if expected.note else ""))
         if self.settings.format == "round_robin" and self.schedule is None:
             order = [row.player for row in self.standings() if row.player in set(self.active())]
-            self.schedule = seat.round_robin(order, self.seed, self.settings.sizes)
+            self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes)
         self.seatings.append(expected)
         self.byes.extend(expected.byes)
         for t in record.tables:

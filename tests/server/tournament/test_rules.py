@@ -283,19 +283,19 @@ async def test_an_error_while_seating_the_next_round_ends_the_event_with_a_logge
     for name in ("Ana", "Ben"):
         await director.register(name)
     await director.start(secret, False)
-    real = state_module.seat.swiss
+    real = state_module.seating.swiss
 
     def broken(*args, **kwargs):
         if args[4] == 2:
             raise RuntimeError("a bug in round 2")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(state_module.seat, "swiss", broken)
+    monkeypatch.setattr(state_module.seating, "swiss", broken)
     await over(director)
     end = director.log.records[-1]
     assert end.reason == "stopped" and "RuntimeError: a bug in round 2" in end.note
     assert "stopped while seating round 2" in capsys.readouterr().err
-    monkeypatch.setattr(state_module.seat, "swiss", real)
+    monkeypatch.setattr(state_module.seating, "swiss", real)
     report = director.log.verify(tmp_path)
     assert report.ok, report.problem
 
