@@ -136,7 +136,7 @@ class TournamentHub:
             raise TournamentError(error.code, error.message) from None
         game, settings, options = self.settings_for(request)
         self._next += 1
-        if getattr(self.lobby, "cluster", None) is not None:  # inside this node's own block of ids
+        if getattr(self.lobby, "cluster", None) is not None:  # this node's own ids: never another node's
             self._next = self.lobby.cluster.number(self._next)
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
@@ -186,6 +186,12 @@ class TournamentHub:
             reopened.append(tid)
         return reopened
 
+    def _skip_named_tables(self, state) -> None:
+        """Never number a table again with an id this tournament's log names: on a cluster some of its tables ran
+        on other nodes, so no log of theirs is here for the lobby to skip."""
+        numbers = [int(table[1:]) for table in state.tables if table[1:].isdigit()]
+        self.lobby._next = max([self.lobby._next, *numbers])
+
     async def _reopen(self, path: Path) -> Director:
         read = read_tournament_log(path)
         created = read.created
@@ -195,6 +201,7 @@ class TournamentHub:
         if seed_commitment(seed) != created.commitment:
             raise ValueError("its seed file does not match the log's commitment")
         state = fold(created, seed, read.records)
+        self._skip_named_tables(state)
         if read.torn:
             with open(path, "r+b") as handle:
                 handle.truncate(read.good_bytes)
