@@ -207,7 +207,7 @@ class Cluster:
         for key in local.keys() - claimed:
             if key in self.conflicts:
                 continue
-            if await self._claim(kind, key):
+            if await self.holds(kind, key):
                 claimed.add(key)
             else:
                 self.conflicts.add(key)
@@ -226,9 +226,20 @@ class Cluster:
         self.published[directory] = {key: value for key, value in local.items() if key in claimed}
         self.announced[directory] -= announced
 
-    async def _claim(self, kind: str, key: str) -> bool:
+    async def holds(self, kind: str, key: str) -> bool:
+        """Claim ``key`` (``SET NX``) unless a node has it; whether this node holds it now. A claim refused with
+        nothing there is asked again: its two calls straddled a Redis that restarted empty (the refusal from the
+        old one, which held our own claim, the empty read from the new one), or a node let the key go between
+        them. Only another node's name there is a refusal; refused three times with nothing there,
+        ``PresenceError`` (the caller tries again when the store answers sensibly)."""
         name = f"{PREFIX}{kind}:{key}"
-        return await self.presence.set(name, self.node, only_new=True) or await self.presence.get(name) == self.node
+        for _ in range(3):
+            if await self.presence.set(name, self.node, only_new=True):
+                return True
+            holder = await self.presence.get(name)
+            if holder is not None:
+                return holder == self.node
+        raise PresenceError(f"{name}: a claim refused three times with nothing there")
 
     async def _read_peers(self) -> bool:
         """The other live nodes and their loads; returns whether this node is still registered."""
@@ -286,7 +297,7 @@ class Cluster:
         has it)."""
         self.require_online()
         try:
-            ours = await self._claim(kind, key)
+            ours = await self.holds(kind, key)
         except PresenceError:
             self.online = False
             self.require_online()

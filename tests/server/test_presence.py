@@ -104,3 +104,30 @@ async def test_nodes_number_ids_apart_without_the_store():
     assert nodes[2].number(12 * ID_SPACE) == 12 * ID_SPACE + 0xffffffffffff  # from a reopened log's id on
     assert nodes[0].number(200002) == ID_SPACE + 1  # ids from the old leased blocks are left behind
     assert node_mark("nffffffffffff") < ID_SPACE and node_mark("a-name-set-by-hand") < 2**48
+
+
+class _Straddled(LocalPresence):
+    """A Redis restarted empty between a claim's two calls, ``times`` times: the old one refused the claim (it
+    held it already), the new one has nothing."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    async def set(self, key: str, value: str, *, ttl_ms: int | None = None, only_new: bool = False) -> bool:
+        if only_new and self.times:
+            self.times -= 1
+            return False
+        return await super().set(key, value, ttl_ms=ttl_ms, only_new=only_new)
+
+
+async def test_a_claim_refused_with_nothing_there_is_asked_again_not_taken_for_another_nodes():
+    presence = _Straddled(times=2)
+    node = Cluster(presence, _Lobby(), "n000000000001", "ws://127.0.0.1:9000")
+    assert await node.holds("table", "t1")
+    assert await presence.get("photofinish:table:t1") == "n000000000001"
+    await presence.set("photofinish:table:t2", "n0000000000a2")
+    assert not await node.holds("table", "t2")  # another node's name there: that is a refusal
+    presence.times = 3
+    with pytest.raises(PresenceError):  # never sensible: the store is taken for away, tried again later
+        await node.holds("table", "t3")
