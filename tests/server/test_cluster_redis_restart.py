@@ -45,12 +45,15 @@ async def listed(url: str) -> dict[str, str]:
 async def until_listed(url: str, tables) -> None:
     """Until the node at ``url`` lists every one of ``tables`` as waiting (their nodes are back in the
     directory): polled a heartbeat apart, for at most 10 s."""
-    with trio.fail_after(10):
+    statuses = {}
+    with trio.move_on_after(10):
         while True:
             statuses = await listed(url)
             if all(statuses.get(table) == "waiting" for table in tables):
                 return
             await trio.sleep(HEARTBEAT)
+    missing = {table: statuses.get(table) for table in tables if statuses.get(table) != "waiting"}
+    raise AssertionError(f"{url} lists {missing} after 10 s (of {dict(tables)})")
 
 
 async def check_watches(holders: dict[str, str], cups: dict[str, str], urls: list[str]) -> None:
@@ -69,6 +72,7 @@ async def test_a_node_paused_while_redis_restarts_empty_keeps_ids_no_new_node_re
     async with redis_server(tmp_path) as redis, trio.open_nursery() as output:
         ports = free_port(), free_port(), free_port()
         steady_url, paused_url, new_url = (f"ws://127.0.0.1:{port}" for port in ports)
+        print(f"steady {steady_url}, paused {paused_url}, new {new_url}")  # shown with a failure
         steady = await start_node(ports[0], tmp_path / "steady", redis.url, output)
         paused = await start_node(ports[1], tmp_path / "paused", redis.url, output)
         new = None
