@@ -10,7 +10,8 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
   same node and its tables are its own again.
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
-  restart is reclaimed (the claim already names this node).
+  restart is reclaimed (the claim already names this node). Only another node's name on the key refuses a
+  claim (``holds``): a refusal with nothing there is asked again (its two calls straddled a Redis restart).
 - **Ids** (see "Ids" below) come from the node's own id, not from the store: nothing in Redis is needed to
   keep them apart, so nothing Redis forgets can make two nodes hand out the same one.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
@@ -34,7 +35,9 @@ numbers them ``seq * ID_SPACE + mark`` (seq 1, 2, ...): ``mark`` (``node_mark``)
 (a node id is ``n`` and 12 hex digits, kept in ``node.id``; one set by hand gives 48 bits of its hash), so
 every id a node hands out ends in its mark's 15 digits, and two nodes' ids never meet as long as their node ids
 differ, which the cluster needs anyway (a claim that names this node's id is taken for this node's). No id
-needs anything from Redis, so nothing Redis forgets can make two nodes hand out the same one.
+needs anything from Redis, so nothing Redis forgets can make two nodes hand out the same one. A node restarted
+on its data directory numbers on past its table logs and the tables its tournaments' logs name (some of those
+ran on other nodes: ``TournamentHub._skip_named_tables``).
 
 Ids used to come from blocks leased from a counter in Redis (issue 29). A Redis restarted empty while a node
 was paused (SIGSTOP, a frozen VM) had forgotten the counter and that node's block; a node joining then leased
