@@ -62,7 +62,7 @@ class Lobby:
         one whose log is already in the data directory."""
         self._next += 1
         while True:
-            if self.cluster is not None:  # inside this node's own block of ids: never another node's
+            if self.cluster is not None:  # this node's own ids: never another node's
                 self._next = self.cluster.number(self._next)
             if self.data_dir is None or not (self.data_dir / "tables" / f"t{self._next}.log").exists():
                 return f"t{self._next}"

@@ -145,7 +145,7 @@ class TournamentHub:
             raise TournamentError(error.code, error.message) from None
         game, settings, options = self.settings_for(request)
         self._next += 1
-        if getattr(self.lobby, "cluster", None) is not None:  # inside this node's own block of ids
+        if getattr(self.lobby, "cluster", None) is not None:  # this node's own ids: never another node's
             self._next = self.lobby.cluster.number(self._next)
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
@@ -195,6 +195,12 @@ class TournamentHub:
             reopened.append(tid)
         return reopened
 
+    def _skip_named_tables(self, state) -> None:
+        """Never number a table again with an id this tournament's log names: on a cluster some of its tables ran
+        on other nodes, so no log of theirs is here for the lobby to skip."""
+        numbers = [int(table[1:]) for table in state.tables if table[1:].isdigit()]
+        self.lobby._next = max([self.lobby._next, *numbers])
+
     async def _reopen(self, path: Path) -> Director:
         read = read_tournament_log(path)
         created = read.created
@@ -210,6 +216,7 @@ class TournamentHub:
                   "nothing is taken after the end now", flush=True)
             records = records[:records.index(ended) + 1]
         state = fold(created, seed, records)
+        self._skip_named_tables(state)
         if read.torn:
             with open(path, "r+b") as handle:
                 disk.current().ftruncate(handle.fileno(), read.good_bytes)
