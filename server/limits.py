@@ -161,8 +161,8 @@ def shallow_msgpack_id(data: bytes):
 # ------------------------------------------------------------------ ids
 
 
-LOG_ID = re.compile(r"t[0-9]{1,12}")  # a table's log: tables/t<n>.log
-TOURNAMENT_ID = re.compile(r"T[0-9]{1,12}")
+LOG_ID = re.compile(r"t[0-9]{1,24}")  # a table's log: tables/t<n>.log
+TOURNAMENT_ID = re.compile(r"T[0-9]{1,24}")
 TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # t<n>, p<n> (a playback), or an alias (demo, open)
 TABLE_CALLS = (TakeSeat, Resume, Watch, Act, Leave)
 TOURNAMENT_CALLS = (Register, CheckIn, Drop, StartTournament, CorrectResult, WatchTournament)
@@ -175,13 +175,13 @@ def _shown(text: str) -> str:
 
 def check_ids(message) -> None:
     """Refuse an id of the wrong shape before anything looks it up or opens a file by it: a table's log is
-    ``t`` and 1-12 digits (``no_log``), a tournament ``T`` and 1-12 digits (``no_tournament``), a table 1-64
+    ``t`` and 1-24 digits (``no_log``), a tournament ``T`` and 1-24 digits (``no_tournament``), a table 1-64
     letters, digits, ``_``, ``.`` or ``-`` (``no_table``)."""
     kind = type(message)
     if kind is Replay or kind is OpenPlayback:
         if (message.log or kind is OpenPlayback) and not LOG_ID.fullmatch(message.log):
             raise RulesError("no_log", f"no log for table {_shown(message.log)}: a table's log is named t and "
-                                       f"1-12 digits")
+                                       f"1-24 digits")
     elif kind in TABLE_CALLS:
         if not TABLE_ID.fullmatch(message.table):
             raise RulesError("no_table", f"no table {_shown(message.table)}: a table id is 1-64 letters, digits, "
@@ -189,7 +189,7 @@ def check_ids(message) -> None:
     elif kind in TOURNAMENT_CALLS:
         if not TOURNAMENT_ID.fullmatch(message.tournament):
             raise TournamentError("no_tournament", f"no tournament {_shown(message.tournament)}: a tournament "
-                                                   f"is named T and 1-12 digits")
+                                                   f"is named T and 1-24 digits")
         if kind is CorrectResult and not TABLE_ID.fullmatch(message.table):
             raise TournamentError("no_table", f"no table {_shown(message.table)} in this tournament")
 
