@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sqlite3
 import sys
 from typing import Any
 
@@ -37,6 +38,7 @@ import trio
 
 from rules import RulesError, get_game
 
+from .. import crashpoint
 from ..disk import error_text
 from ..logstore import FileLog
 from ..names import PERSON_MOST, check_name, skeleton
@@ -56,6 +58,9 @@ RETRY_SECONDS = 5.0  # a round's table that could not open is tried again this o
 
 def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+_NO_TOKEN = "0" * 64  # an old log's player whose token the store lost: the seat is kept, a stand-in plays it
 
 
 class Director:
@@ -173,6 +178,7 @@ class Director:
                 line = self.log.append(record)
                 if self.log.policy != "never":
                     await self.log.wait_durable(line)
+                crashpoint.reached(f"tournament:{type(record).__struct_config__.tag}")
             except OSError as error:
                 self.failed = (f"tournament {self.id} stopped: its log could not be written ({error_text(error)}); "
                                "nothing that was not on disk was acknowledged; restart the server once the disk "
@@ -186,8 +192,14 @@ class Director:
             raise TournamentError("tournament_over", f"{self.id} is over: nothing is accepted after its end")
 
     async def _store(self, method, *args) -> None:
+        """Mirror a change in the store. The log is the truth and the store is rebuilt from it at every start
+        (``Store.mirror``), so a store write that fails is one line on stderr and never stops the event."""
         if self.store is not None:
-            await self.store.call(method, *args)
+            try:
+                await self.store.call(method, *args)
+            except (TournamentError, sqlite3.Error, OSError) as error:
+                print(f"photofinish: tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
+                      "it is rebuilt from the log at the next start", file=sys.stderr, flush=True)
 
     async def register(self, name: str) -> tuple[str, str]:
         try:
@@ -203,8 +215,8 @@ class Director:
                                                     f"already (player {taken}), and {name!r} reads as it (in any "
                                                     "case, or with look-alike letters); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
-            token = secrets.token_urlsafe(18)
-            await self._record(Registered(player=player, name=name, time=self._now()))
+            token = secrets.token_urlsafe(18)  # its hash is in the log: no crash can part the two
+            await self._record(Registered(player=player, name=name, time=self._now(), token=token_hash(token)))
             self.tokens[token_hash(token)] = player
             await self._store(Store.add_player, player, name, token_hash(token))
             await self._store(Store.register, self.id, player)
@@ -383,7 +395,7 @@ class Director:
                              turn_time_ms=request.turn_time_ms if lockstep else 0, grace_ms=request.no_show_ms,
                              bot_delay_ms=request.bot_delay_ms)
         digests = {player: digest for digest, player in self.tokens.items()}
-        reserved = [Reservation(seat, self.state.names[p], digests[p]) for seat, p in enumerate(players)]
+        reserved = [Reservation(seat, self.state.names[p], digests.get(p) or _NO_TOKEN) for seat, p in enumerate(players)]
         cluster = self._cluster()
         if cluster is not None:
             remote = self._remote()
@@ -482,6 +494,15 @@ class Director:
             return True
 
     async def _rate(self, result) -> None:
+        """Rate a table's result once (the store remembers which tables it rated, in the same transaction as
+        the ratings, so a restart rates exactly the results the log has and the store has not)."""
+        try:
+            await self._rate_once(result)
+        except (sqlite3.Error, OSError, TournamentError) as error:
+            print(f"photofinish: tournament {self.id}: table {result.table} not rated yet ({error}); it is rated "
+                  "at the next start", file=sys.stderr, flush=True)
+
+    async def _rate_once(self, result) -> None:
         """Ratings are by player identity across tournaments: the skeleton of the name (a LAN player keeps their
         name; ``Ana`` and ``ANA`` or ``Аna`` with a Cyrillic А are one player), shown by the name case-folded;
         stand-ins are not rated."""
@@ -496,7 +517,7 @@ class Director:
         known = {r.player: r for r in await self.store.call(Store.ratings, self.game.info.name)}
         updated = rate_table(known, self.game.info.name, by_key)
         await self.store.call(Store.save_ratings, [msgspec.structs.replace(r, name=shown[key])
-                                                   for key, r in updated.items()])
+                                                   for key, r in updated.items()], (self.id, result.table))
 
     async def _maybe_advance(self) -> None:
         """After a result or a drop (under the lock): the next round, the next arena tables, or the end. An

@@ -20,7 +20,7 @@ from rules import RulesError, get_game, make_setup
 
 from ..logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
-from .. import disk
+from .. import crashpoint, disk
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
@@ -30,7 +30,7 @@ from .remote import TableHost, outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
-from .tlog import FORMAT_VERSION, Created, TableFinished, read_tournament_log
+from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
 
 MAX_TOURNAMENTS = 200
 DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
@@ -151,8 +151,9 @@ class TournamentHub:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS}
-        created = Created(format=FORMAT_VERSION, tournament=tid, name=request.name.strip() or tid, game=game.info.name, options=options,
-                          settings=settings, commitment=seed_commitment(seed), started=utc_now(), tables=tables)
+        created = Created(format=FORMAT_VERSION, tournament=tid, name=request.name.strip() or tid, game=game.info.name,
+                          options=options, settings=settings, commitment=seed_commitment(seed), started=utc_now(),
+                          tables=tables, secret=secret_hash(secret))
         log = None
         if self.data_dir is not None:
             folder = self._folder()
@@ -162,6 +163,7 @@ class TournamentHub:
                 line = log.append(created)
                 if log.policy != "never":
                     await log.wait_durable(line)
+                crashpoint.reached("tournament:created")
                 await self.store.call(Store.add_tournament, tid, created.name, created.game, options, settings,
                                       created.commitment, created.started)
                 await self.store.call(Store.set_secret, tid, secret_hash(secret))
@@ -225,11 +227,25 @@ class TournamentHub:
                                    options=dict(created.options), format=created.settings.format,
                                    rounds=created.settings.rounds, top=created.settings.top_n,
                                    **{k: v for k, v in created.tables.items() if k in TABLE_FIELDS})
-        tokens = await self.store.call(Store.tokens, tid)
-        digest = await self.store.call(Store.secret, tid) or ""
+        # the log is the truth: the store is made to say what it says (tokens and the secret too, from the log
+        # where it holds them; an old log's from the store as it was)
+        old_tokens = await self.store.call(Store.tokens, tid)
+        by_player = {player: digest for digest, player in old_tokens.items()}
+        by_player.update({r.player: r.token for r in records if type(r) is Registered and r.token})
+        await self.store.call(Store.mirror, created, records, by_player)
+        tokens = {digest: player for player, digest in by_player.items()}
+        digest = created.secret or await self.store.call(Store.secret, tid) or ""
+        missing = [p for p in state.players if p not in by_player]
+        if missing:
+            print(f"photofinish: tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
+                  "seats are kept and played by a stand-in", flush=True)
         director = Director(self, tid, request, state, log, digest, tokens, self.store)
         last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
         director._t0 = trio.current_time() - last
+        rated = await self.store.call(Store.rated, tid)
+        for record in records:  # results logged but not yet in the ratings (a crash between the two)
+            if type(record) is TableFinished and record.table not in rated:
+                await director._rate(record.result())
         if ended:
             director.over.set()
             return director

@@ -92,6 +92,12 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     "ALTER TABLE tournaments ADD COLUMN secret_hash TEXT;",
     # 4: ratings keyed by the skeleton of the player's name, shown by the name (see _ratings_by_skeleton)
     _ratings_by_skeleton,
+    # 5: which tables' results are in the ratings (written with them): a restart rates exactly the rest; the
+    # results already stored were rated when they were stored
+    """
+    CREATE TABLE rated (tournament TEXT NOT NULL, table_id TEXT NOT NULL, PRIMARY KEY (tournament, table_id));
+    INSERT INTO rated SELECT tournament, table_id FROM results;
+    """,
 ]
 
 
@@ -244,11 +250,67 @@ class Store:
             "SELECT players.id, players.token_hash FROM entries JOIN players ON players.id = entries.player "
             "WHERE entries.tournament = ? AND players.token_hash IS NOT NULL", (tournament,))}
 
-    def save_ratings(self, ratings: list[Rating]) -> None:
+    def save_ratings(self, ratings: list[Rating], table: tuple[str, str] | None = None) -> None:
+        """Save ratings; with ``table`` (tournament, table id), mark that table's result rated in the same
+        transaction (a table already rated is refused, ``already_rated``, and changes nothing)."""
+        statements = [("INSERT OR REPLACE INTO ratings (player, game, mu, sigma, tables, name) VALUES (?, ?, ?, ?, ?, ?)",
+                       (r.player, r.game, r.mu, r.sigma, r.tables, r.name)) for r in ratings]
+        if table is not None:
+            statements.append(("INSERT INTO rated VALUES (?, ?)", table))
+        self._write("already_rated", f"table {table} is rated already", statements)
+
+    def rated(self, tournament: str) -> set[str]:
+        """The tables of ``tournament`` whose results are in the ratings."""
+        return {row[0] for row in self.db.execute("SELECT table_id FROM rated WHERE tournament = ?", (tournament,))}
+
+    def mirror(self, created: Any, records: list, tokens: dict[str, str]) -> None:
+        """Make the store's rows of one tournament exactly what its log says, in one transaction: the log is
+        the truth, the store a projection of it, rebuilt (idempotently) at every start, so no crash between a
+        record and its store write leaves the two apart. ``tokens``: player -> token hash, for an old log whose
+        ``registered`` records carry none (from the store as it was)."""
+        from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, TableFinished
+
+        tid = created.tournament
         with self._transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO ratings (player, game, mu, sigma, tables, name) "
-                           "VALUES (?, ?, ?, ?, ?, ?)",
-                           [(r.player, r.game, r.mu, r.sigma, r.tables, r.name) for r in ratings])
+            for table in ("results", "seatings", "rounds", "entries"):
+                db.execute(f"DELETE FROM {table} WHERE tournament = ?", (tid,))
+            db.execute("INSERT OR IGNORE INTO tournaments (id, name, game, options, settings, commitment, created) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (tid, created.name, created.game, _encode(created.options),
+                                                        _encode(created.settings), created.commitment, created.started))
+            if created.secret is not None:
+                db.execute("UPDATE tournaments SET secret_hash = ? WHERE id = ?", (created.secret, tid))
+            state, seed, position = "registration", None, 0
+            for record in records:
+                kind = type(record)
+                if kind is Registered:
+                    token = record.token or tokens.get(record.player)
+                    db.execute("INSERT OR REPLACE INTO players VALUES (?, ?, ?)", (record.player, record.name, token))
+                    db.execute("INSERT INTO entries (tournament, player, position) VALUES (?, ?, ?)",
+                               (tid, record.player, position))
+                    position += 1
+                elif kind is CheckedIn or kind is Dropped:
+                    column = "checked_in" if kind is CheckedIn else "dropped"
+                    db.execute(f"UPDATE entries SET {column} = 1 WHERE tournament = ? AND player = ?",
+                               (tid, record.player))
+                elif kind is RoundSeated:
+                    state = "running"
+                    db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)",
+                               (tid, record.round, _encode(list(record.byes))))
+                    for table in record.tables:
+                        for seat, player in enumerate(table.players):
+                            db.execute("INSERT OR REPLACE INTO seatings VALUES (?, ?, ?, ?, ?)",
+                                       (tid, record.round, table.table, seat, player))
+                elif kind is TableFinished:
+                    db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                               (tid, record.table, record.round, _encode(record.places), _encode(record.scores),
+                                int(record.lower_is_better), _encode(record.stand_ins), record.log_hash))
+                elif kind is Corrected:
+                    db.execute("UPDATE results SET places = ?, scores = ?, corrected = ? WHERE tournament = ? AND "
+                               "table_id = ?", (_encode(list(record.places)), _encode(list(record.scores)),
+                                                record.reason, tid, record.table))
+                elif kind is Ended:
+                    state, seed = "ended", str(record.seed)
+            db.execute("UPDATE tournaments SET state = ?, seed = COALESCE(?, seed) WHERE id = ?", (state, seed, tid))
 
     # -- reads -----------------------------------------------------------------------------------------
 

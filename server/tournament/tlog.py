@@ -37,12 +37,14 @@ class Created(msgspec.Struct, tag_field="kind", tag="created", frozen=True):
     commitment: str  # logfile.seed_commitment(seed); the seed is in `ended`
     started: str  # wall clock, ISO 8601 UTC
     tables: dict[str, Any] = {}  # how its tables are opened: mode, turn_time_ms, no_show_ms, round_time_ms, ...
+    secret: str | None = None  # sha256 of the organiser's secret (never the secret): the log vouches for it
 
 
 class Registered(msgspec.Struct, tag_field="kind", tag="registered", frozen=True, omit_defaults=True):
     player: str  # the player's public id (their secret token is never logged)
     name: str
     time: float = 0.0  # seconds since the tournament was created
+    token: str | None = None  # sha256 of the player's token (never the token): a restart needs nothing else
 
 
 class CheckedIn(msgspec.Struct, tag_field="kind", tag="checked_in", frozen=True, omit_defaults=True):

@@ -410,11 +410,12 @@ async def test_ratings_follow_the_player_across_tournaments_whatever_form_of_the
     from server.tournament.store import AsyncStore, Store
 
     store = AsyncStore(Store(tmp_path / "t.sqlite3"))
-    for josé, ben in (("Jos\u00e9", "Ben"), ("JOSE\u0301", "\u0412en")):  # composed; decomposed, a Cyrillic В
-        director, _ = await open_director(nursery, seats=2, rounds=1)
+    for number, (josé, ben) in enumerate((("Jos\u00e9", "Ben"), ("JOSE\u0301", "\u0412en"))):  # composed;
+        director, _ = await open_director(nursery, seats=2, rounds=1)  # decomposed, a Cyrillic В
         players = [(await director.register(name))[0] for name in (josé, ben)]
         director.store = store  # (registered without one: the store's rows of a tournament are not needed here)
-        await director._rate(TableResult(table="t1", players=tuple(players), places=(1, 2), scores=(0, 5)))
+        await director._rate(TableResult(table=f"t{number + 1}", players=tuple(players), places=(1, 2),
+                                         scores=(0, 5)))
     ratings = await store.call(Store.ratings, "flag_finish")
     assert sorted((r.player, r.tables, r.name) for r in ratings) == [("ben", 2, "\u0432en"), ("jos\u00e9", 2, "jos\u00e9")]
     store.store.close()
