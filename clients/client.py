@@ -38,6 +38,7 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
+                             TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.sendpath import send_promptly
 
@@ -276,6 +277,10 @@ class Client:
     async def register(self, tournament: str, name: str) -> Any:
         """Returns ``registered``: your player id and secret ``token`` (keep it: it takes your seats)."""
         return await self.request(Register(tournament=tournament, name=name))
+
+    async def tournament_log(self, tournament: str) -> Any:
+        """Returns ``tournament_log_file``: the tournament's log as it stands (``log``), ``lines`` and ``head``."""
+        return await self.request(TournamentLog(tournament=tournament))
 
     async def check_in(self, tournament: str, token: str) -> TournamentState:
         return await self.request(CheckIn(tournament=tournament, token=token))

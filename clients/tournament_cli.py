@@ -194,10 +194,19 @@ def add_parser(sub) -> None:
     bots.add_argument("--secret", default="", help="the organiser's secret: start the tournament once all are in")
     bots.set_defaults(run=cmd_bots)
 
+    log = cmds.add_parser("log", help="download a tournament's log as it stands, to verify it on this machine")
+    log.add_argument("url", type=checks.server_url, help=url_help)
+    log.add_argument("tournament", help=tid_help)
+    log.add_argument("--out", default=None, metavar="FILE", help="where to write it (default: <tournament>.log here)")
+    log.set_defaults(run=cmd_log)
+
     verify = cmds.add_parser("verify", help="recompute every seating and standing from a tournament's log")
     verify.add_argument("log", help="the tournament's log, e.g. data/tournaments/T1.log")
     verify.add_argument("--tables", default=None, metavar="DIR",
                         help="where its tables' logs are (default: the tables folder beside the log's folder)")
+    verify.add_argument("--receipt", default=None, metavar="HASH",
+                        help="also check that the log holds the line with this hash (the receipt your "
+                             "registration's answer gave you)")
     verify.set_defaults(run=cmd_verify)
 
 
@@ -453,6 +462,21 @@ def cmd_bots(args: argparse.Namespace) -> int:
     return _run(run)
 
 
+def cmd_log(args: argparse.Namespace) -> int:
+    from .client import open_client
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            got = await client.tournament_log(args.tournament)
+        out = Path(args.out or f"{got.tournament}.log")
+        out.write_text(got.log)
+        print(f"{out}: {got.lines} line(s) of {got.tournament}'s log, the last one's hash {got.head[:16]}...; "
+              f"check it with: photofinish tournament verify {out}")
+        return 0
+
+    return _run(run)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from server.tournament.verify import verify_tournament
 
@@ -462,6 +486,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     log = Path(args.log)
     tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
     report = verify_tournament(log, tables if tables.is_dir() else None)
+    if report.ok and args.receipt and not _holds_line(log, args.receipt):
+        print(f"{log}: NOT VERIFIED: no line of this log has the hash {args.receipt}: it is not the log that "
+              "gave that receipt, or not all of it")
+        return 1
     if not report.ok:
         where = f"line {report.line}: " if report.line else ""
         print(f"{log}: NOT VERIFIED: {where}{report.problem}")
@@ -477,3 +505,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"  {row.rank:>3}. {who} {row.points:g} point{'' if row.points == 1 else 's'}"
               + (" (dropped)" if row.dropped else ""))
     return 0
+
+
+def _holds_line(log: Path, receipt: str) -> bool:
+    """Whether a line of the (chain-checked) log has the hash ``receipt``."""
+    return any(line[:64] == receipt.strip().lower() for line in log.read_text().splitlines())

@@ -45,7 +45,8 @@ from .outbox import Outbox
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
-                       TableCreated, Tables, TakeSeat, TournamentCreated, Tournaments, Watch, WatchTournament, Welcome,
+                       TableCreated, Tables, TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, Watch,
+                       WatchTournament, Welcome,
                        decode_client, id_of)
 from . import frames
 from .tournament.model import TournamentError
@@ -57,8 +58,9 @@ MAX_BATCH = 64
 YIELD_EVERY = 16  # frames a writer sends at most before it lets other tasks run (a frame written whole never yields)
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
-                    WatchTournament, Leaderboard}
-COSTS = {ListTables: 1, ListTournaments: 1, Leaderboard: 2, Replay: 8, OpenPlayback: 8}  # request-cost units
+                    WatchTournament, Leaderboard, TournamentLog}
+COSTS = {ListTables: 1, ListTournaments: 1, Leaderboard: 2, Replay: 8, OpenPlayback: 8,
+         TournamentLog: 8}  # request-cost units
 UNIT_BYTES = 64 * 1024  # a list_tables answer costs one unit more for each this many bytes
 CACHE_BYTES = 64 * 1024  # a list of tables this large is reused for ``Limits.tables_cache`` s (a smaller one: never)
 MOST_PAGES = 8  # encoded pages of the cached list kept at once
@@ -493,7 +495,12 @@ class Connection:
         if kind is Register:
             player, token = await director.register(message.name)
             return self.deliver(Registered(ref=message.id, tournament=director.id, player=player,
-                                           name=director.state.names[player], token=token))
+                                           name=director.state.names[player], token=token,
+                                           receipt=director.receipts.get(player)))
+        if kind is TournamentLog:
+            text, lines, head = await director.log_text()
+            return self.deliver(TournamentLogFile(ref=message.id, tournament=director.id, log=text, lines=lines,
+                                                  head=head))
         if kind is WatchTournament:
             director.watch(self, message.token, message.id)
             self.tournaments.add(director)

@@ -193,6 +193,13 @@ class WatchTournament(ClientMessage, tag="watch_tournament"):
     token: str = ""
 
 
+class TournamentLog(ClientMessage, tag="tournament_log"):
+    """The tournament's log as it stands (its seed revealed only once it has ended): anyone may ask, and
+    `photofinish tournament verify` checks the copy on the player's own machine."""
+
+    tournament: str
+
+
 class Leaderboard(ClientMessage, tag="leaderboard"):
     """The ratings of ``game``'s players (from every finished tournament table), best first."""
 
@@ -239,7 +246,7 @@ class Replay(ClientMessage, tag="replay"):
 
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
-                          CorrectResult, WatchTournament, Leaderboard, Replay]
+                          CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog]
 
 
 # ------------------------------------------------------------------ server -> client
@@ -491,6 +498,7 @@ class Registered(ServerMessage, tag="registered"):
     player: str
     name: str
     token: str  # the player's secret: check in, drop, and take each round's reserved seat (``resume``)
+    receipt: str | None = None  # the hash of the registration's line in the tournament's log (``verify --receipt``)
 
 
 class TournamentState(ServerMessage, tag="tournament"):
@@ -511,6 +519,17 @@ class RatingRow(msgspec.Struct, frozen=True):
     mu: float
     sigma: float
     tables: int
+
+
+class TournamentLogFile(ServerMessage, tag="tournament_log_file"):
+    """The answer to ``tournament_log``: the log's text, every whole line so far (``lines`` of them), and the
+    hash of its last line (``head``: keep it to prove later that a log is a continuation of this one)."""
+
+    ref: MessageId
+    tournament: str
+    log: str
+    lines: int
+    head: str
 
 
 class Ratings(ServerMessage, tag="ratings"):
@@ -603,7 +622,8 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing]
+                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing,
+                          TournamentLogFile]
 
 
 # ------------------------------------------------------------------ codecs

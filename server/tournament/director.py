@@ -84,6 +84,7 @@ class Director:
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
         self.arena_over = False
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
+        self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line
         self.paused: str | None = None  # a round logged whose tables did not all open yet (_retry_tables)
         self.over = trio.Event()
         self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
@@ -166,16 +167,31 @@ class Director:
     def _now(self) -> float:
         return round(trio.current_time() - self._t0, 3)
 
-    async def _record(self, record: Any) -> None:
+    async def log_text(self) -> tuple[str, int, str]:
+        """The log as it stands (every whole line), how many lines, and its last line's hash: what a player
+        keeps to verify the event on their own machine (the seed is in it once the event has ended)."""
+        if self.log is None:
+            raise TournamentError("no_log", f"tournament {self.id} keeps no log on this server")
+        size, head = self.log.size, self.log.head
+
+        def read() -> bytes:
+            with open(self.log.path, "rb") as handle:
+                return handle.read(size)
+
+        data = await trio.to_thread.run_sync(read)
+        return data.decode(), data.count(b"\n"), head
+
+    async def _record(self, record: Any) -> str | None:
         """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk. A log
         that cannot be written stops the tournament's changes for good (its state is ahead of its log): each
         later one is refused with ``storage_failed``, and a restart reopens it from what its log holds."""
         if self.failed is not None:
             raise TournamentError("storage_failed", self.failed)
         self.state.apply(record)
+        head = None
         if self.log is not None:
             try:
-                line = self.log.append(record)
+                line, head = self.log.append(record), self.log.head  # the line's hash: a receipt for it
                 if self.log.policy != "never":
                     await self.log.wait_durable(line)
                 crashpoint.reached(f"tournament:{type(record).__struct_config__.tag}")
@@ -185,6 +201,7 @@ class Director:
                                "can be written to reopen it from its log")
                 print(f"photofinish: {self.failed}", file=sys.stderr, flush=True)
                 raise TournamentError("storage_failed", self.failed) from None
+        return head
 
     def _not_over(self) -> None:
         """Refuse a change once the tournament has ended (its log's last record is ``ended``)."""
@@ -216,7 +233,8 @@ class Director:
                                                     "case, or with look-alike letters); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
             token = secrets.token_urlsafe(18)  # its hash is in the log: no crash can part the two
-            await self._record(Registered(player=player, name=name, time=self._now(), token=token_hash(token)))
+            self.receipts[player] = await self._record(Registered(player=player, name=name, time=self._now(),
+                                                                  token=token_hash(token)))
             self.tokens[token_hash(token)] = player
             await self._store(Store.add_player, player, name, token_hash(token))
             await self._store(Store.register, self.id, player)
