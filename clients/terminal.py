@@ -28,6 +28,7 @@ __all__ = ["Terminal", "watch", "play", "playback", "parse_action"]
 
 INFO_EVERY = 15.0  # s between refreshes of the table's info while a game goes on
 WAITING_EVERY = 1.0  # ... and while the table waits for players
+STOPPED = frozenset({"table_closed", "server_shutdown"})  # errors that last only until it is back
 
 
 class Terminal:
@@ -93,6 +94,13 @@ class _Session:
     def draw(self, full: bool = False) -> None:
         self.terminal.show(compose(self.seen, trio.current_time(), self.terminal.rows), full)
 
+    def say_lost(self, reason: str) -> None:
+        """The connection is gone (the client reconnects by itself): say so at once, until the table is back.
+        A word on it from elsewhere (`play --tournament`'s: the server shuts down) is kept: it says more."""
+        if not self.seen.connection:
+            self.seen.connection = f"connection lost ({reason}); reconnecting..."
+            self.draw()
+
     async def refresh_info(self) -> None:
         try:
             tables = await self.client.list_tables()
@@ -135,7 +143,10 @@ class _Session:
                 self.draw()
                 continue
             if kind is Error:
-                seen.note = f"{message.message} ({message.code})"
+                if message.code in STOPPED:
+                    seen.connection = f"{message.message}; reconnecting..."
+                else:
+                    seen.note = f"{message.message} ({message.code})"
                 self.draw()
                 continue
             if kind not in (Update, Snapshot) or message.table != seen.table:
@@ -174,6 +185,7 @@ async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal
             print(f"photofinish watch: {error.message}", file=sys.stderr)
             return 2
         session = _Session(client, Seen(game=watching.game, table=watching.table, url=url), terminal)
+        client.on_lost = session.say_lost
         await session.refresh_info()
         session.draw()
         try:
@@ -269,6 +281,7 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
         seen.greeting = [f"{how} seat {seated.seat} at table {seated.table}: q leaves, `play` again resumes it",
                          f"your token (remembered here): {seated.token}"]
         session = _Session(client, seen, terminal)
+        client.on_lost = session.say_lost
         await session.refresh_info()
         session.draw(full=True)
 
@@ -291,7 +304,10 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                     seen.note = f"refused: {error.message}"
                     session.draw(full=True)
                 except ServerError as error:
-                    seen.note = f"{error.message} ({error.code})"
+                    if error.code in STOPPED:  # said until the table is heard from again, then it is old news
+                        seen.connection = f"{error.message}: your move was not made; reconnecting..."
+                    else:
+                        seen.note = f"{error.message} ({error.code})"
                     session.draw(full=True)
                 else:
                     session.draw(full=True)  # the typed line scrolled the terminal: draw it all again

@@ -86,3 +86,68 @@ async def test_play_tournament_shows_a_shutdown_at_the_table_when_it_comes(nurse
                                                       "is back" in screen)
             assert not any(line.startswith("table over") for line in said)
             inner.cancel_scope.cancel()
+
+
+class FreezingProxy:
+    """A TCP relay in front of a server that can fall silent: ``freeze()`` stops relaying both ways and leaves
+    every socket open (a server whose machine died, a cable pulled: no close ever arrives). Connections made
+    after ``thaw()`` relay again."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.frozen = trio.Event()
+        self.listeners = []
+
+    async def start(self, nursery) -> int:
+        self.listeners = await nursery.start(partial(trio.serve_tcp, self._relay, 0, host="127.0.0.1"))
+        return self.listeners[0].socket.getsockname()[1]
+
+    def freeze(self) -> None:
+        self.frozen.set()
+
+    def thaw(self) -> None:
+        self.frozen = trio.Event()
+
+    async def _relay(self, client) -> None:
+        frozen = self.frozen
+        server = await trio.open_tcp_stream("127.0.0.1", self.port)
+
+        async def pump(source, sink, pumps) -> None:
+            try:
+                async for data in source:
+                    if frozen.is_set():
+                        await trio.sleep_forever()  # the sockets stay open, silent
+                    await sink.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+            pumps.cancel_scope.cancel()  # one side closed: so does the relay
+
+        async with server, client, trio.open_nursery() as pumps:
+            pumps.start_soon(pump, client, server, pumps)
+            pumps.start_soon(pump, server, client, pumps)
+
+
+async def test_play_says_at_once_when_the_server_falls_silent_and_plays_on_once_it_answers(nursery, monkeypatch):
+    monkeypatch.setattr("clients.client.DEAD_AFTER", 1.0)  # a test's patience; 5 s for a person
+    server = await nursery.start(partial(run_server, "127.0.0.1", 0))
+    proxy = FreezingProxy(server.port)
+    url = f"ws://127.0.0.1:{await proxy.start(nursery)}"
+    screens = Screens()
+    async with open_client(server.url) as ben:
+        table = (await ben.create_table(game="flag_finish", mode="lockstep", seats=2)).table
+        await ben.take_seat(table, seat=0, name="ben")
+        async with trio.open_nursery() as inner:
+            inner.start_soon(partial(play, url, table, seat=1, name="ann", read_line=trio.sleep_forever,
+                                     terminal=screens.terminal))
+            with trio.fail_after(20):
+                seated = await screens.wait_for(lambda screen: "Your moves" in screen)
+                proxy.freeze()
+                frozen_at = trio.current_time()
+                lost = await screens.wait_for(lambda screen: "connection lost" in screen, since=seated + 1)
+                assert "no word from the server for 1 s" in screens.frames[lost]
+                assert trio.current_time() - frozen_at < 4
+                proxy.thaw()
+                await screens.wait_for(lambda screen: "connection lost" not in screen and "Your moves" in screen,
+                                       since=lost + 1)
+            inner.cancel_scope.cancel()
+    await server.shutdown()
