@@ -35,6 +35,7 @@ from rules.bots import POLICY_NAMES, get_policy
 from . import checks
 from .checks import Refused
 from .offline import play_game
+from .words import and_list, seat_list, seat_no
 
 
 def _parse_option(text: str) -> tuple[str, object]:
@@ -287,13 +288,21 @@ def cmd_bots(args: argparse.Namespace) -> int:
             raise Refused(f"table {info.table} has {len(free) or 'no'} free {noun}{which}, too few for "
                           f"{args.seats} {bots}; nobody was seated")
         seed = args.seed if args.seed is not None else secrets.randbits(32)
-        seats, missed = await play_seats(args.url, info.table, args.seats, args.policy, seed)
-        print(f"{args.policy} bots played seats {sorted(seats)} at {info.table} to the end")
+
+        def lost(reason: str) -> None:
+            print(f"photofinish bots: connection lost ({reason}); reconnecting, the bots resume their seats",
+                  file=sys.stderr)
+
+        seats, missed, stopped = await play_seats(args.url, info.table, args.seats, args.policy, seed, on_lost=lost)
+        if seats:
+            print(f"{args.policy} {'bot' if len(seats) == 1 else 'bots'} played {seat_list(seats)} at {info.table} "
+                  f"to the end")
+        for seat, why in stopped:
+            print(f"photofinish bots: the bot at seat {seat + 1} stopped before the end: {why}", file=sys.stderr)
         if missed:
             print(f"photofinish bots: {len(missed)} of {args.seats} bots found no seat (someone sat down "
                   f"first: {missed[0]})", file=sys.stderr)
-            return 1
-        return 0
+        return 1 if missed or stopped else 0
 
     return _run_client(run)
 

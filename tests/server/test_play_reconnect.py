@@ -140,14 +140,49 @@ async def test_play_says_at_once_when_the_server_falls_silent_and_plays_on_once_
             inner.start_soon(partial(play, url, table, seat=1, name="ann", read_line=trio.sleep_forever,
                                      terminal=screens.terminal))
             with trio.fail_after(20):
-                seated = await screens.wait_for(lambda screen: "Your moves" in screen)
+                seated = await screens.wait_for(lambda screen: "your hand:" in screen)
                 proxy.freeze()
                 frozen_at = trio.current_time()
                 lost = await screens.wait_for(lambda screen: "connection lost" in screen, since=seated + 1)
                 assert "no word from the server for 1 s" in screens.frames[lost]
                 assert trio.current_time() - frozen_at < 4
                 proxy.thaw()
-                await screens.wait_for(lambda screen: "connection lost" not in screen and "Your moves" in screen,
+                await screens.wait_for(lambda screen: "connection lost" not in screen and "your hand:" in screen,
                                        since=lost + 1)
             inner.cancel_scope.cancel()
     await server.shutdown()
+
+
+async def test_bots_play_on_through_a_server_restart_and_claim_only_a_real_end(nursery, tmp_path):
+    from clients.remote_bots import play_seats
+    from server.protocol import BotSeat
+
+    data = tmp_path / "data"
+    first = await nursery.start(partial(run_server, "127.0.0.1", 0, data))
+    async with open_client(first.url) as organiser:
+        table = (await organiser.create_table(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(0)],
+                                              options={"races": 2}, bot_delay_ms=20)).table
+    lost: list[str] = []
+    result = []
+    async with trio.open_nursery() as inner:
+        async def bots() -> None:
+            result.append(await play_seats(first.url, table, 1, "heuristic", seed=5, on_lost=lost.append))
+
+        inner.start_soon(bots)
+        with trio.fail_after(60):
+            async with open_client(first.url) as spectator:
+                await spectator.watch(table)
+                async for message in spectator.messages:  # a few moves in, the server stops
+                    if getattr(message, "seq", 0) >= 10:
+                        break
+            await first.shutdown()
+            back = await nursery.start(partial(run_server, "127.0.0.1", first.port, data))
+            while not result:
+                await trio.sleep(0.05)
+    ended, missed, stopped = result[0]
+    assert ended == [1] and not missed and not stopped
+    assert lost, "the bot said it lost the server"
+    async with open_client(back.url) as reader:
+        info = next(t for t in await reader.list_tables() if t.table == table)
+    assert info.status == "over"
+    await back.shutdown()
