@@ -494,3 +494,23 @@ def test_fuzzed_arguments_never_print_a_traceback(fuzz_files, tail, head):
         raise AssertionError(f"{argv} raised {error!r}") from error
     assert isinstance(code, int) and "Traceback" not in out + err
     assert code == 0 or (out + err).strip(), f"{argv} failed silently"
+
+
+async def test_a_port_that_accepts_and_never_answers_and_a_host_that_does_not_resolve_are_said_plainly(
+        nursery, monkeypatch):
+    import clients.client
+
+    async def silent(stream) -> None:
+        async with stream:
+            await trio.sleep_forever()
+
+    listeners = await nursery.start(lambda task_status: trio.serve_tcp(silent, 0, host="127.0.0.1",
+                                                                        task_status=task_status))
+    port = listeners[0].socket.getsockname()[1]
+    monkeypatch.setattr(clients.client, "CONNECT_TIMEOUT", 0.3)
+    with trio.fail_after(10):
+        code, out, err = await trio.to_thread.run_sync(run, ["tables", f"ws://127.0.0.1:{port}"])
+    assert code == 1 and "no answer within 0.3 s" in err, err
+    with trio.fail_after(10):
+        code, out, err = await trio.to_thread.run_sync(run, ["tables", "ws://no-such-host.invalid:8765"])
+    assert code == 1 and "cannot resolve host no-such-host.invalid" in err and "Unknown error" not in err, err
