@@ -123,46 +123,79 @@ def _needs(view: Any) -> str:
     return "a flag (F)" if rank == 11 else f"a {rank}" if rank <= 10 else "nothing more"
 
 
+VERBS = {"TAKE": "take", "PLAY": "play", "DISCARD": "discard", "DRAW": "draw", "D": "draw"}
+
+
 def read_flag_finish(text: str, legal: list, view: Any) -> Any | NotAMove:
+    """A card (``G5``), or a verb and a card (``take G5``, ``play G5``, ``discard G5``), or ``draw`` (``d``):
+    nothing more. A bare ``play``, ``take`` or ``discard`` is the one such move there is (``play``: a green
+    first), else it asks which."""
     typed = text.strip().split()
     words = [word.upper() for word in typed]
     if not words:
         return NotAMove("type a card (e.g. G5) or 'draw'")
-    verb = {"TAKE": "take", "PLAY": "play", "DISCARD": "discard", "DRAW": "draw", "D": "draw"}.get(words[0])
-    card = words[-1] if (verb is None or len(words) == 2) and not (verb == "draw" and len(words) == 1) else None
+    verb = VERBS.get(words[0])
+    if verb == "draw" and len(words) > 1:
+        return NotAMove(f"'{text.strip()}' is not a move: 'draw' (or 'd') takes nothing after it")
     if len(words) > 2 or (verb is None and len(words) != 1):
-        return NotAMove(f"'{text.strip()}' is not a move: type a card (e.g. G5), 'take G5', 'play G5' or 'draw'")
-    if verb in ("take", "discard") and card is None:
-        return NotAMove(f"{verb} which card? e.g. '{verb} G5'")
+        extra = " ".join(typed[2:] if verb is not None else typed[1:])
+        return NotAMove(f"'{text.strip()}' is not a move ('{extra}' is more than a move says): type a card "
+                        f"(e.g. G5), 'take G5', 'play G5' or 'draw'")
+    card = words[1] if verb is not None and len(words) == 2 else words[0] if verb is None else None
+    if card is not None and VERBS.get(card):
+        return NotAMove(f"'{text.strip()}' is not a move: one verb and then a card, e.g. '{verb or 'take'} G5'")
     matching = [a for a in legal if (verb is None or _tag(a) == verb)
                 and (card is None or getattr(a, "card", None) == card)]
+    if verb in ("take", "discard") and card is None:
+        if len(matching) == 1:
+            return matching[0]  # the only card there is to take (or discard)
+        if matching:
+            cards = " ".join(a.card for a in matching)
+            return NotAMove(f"{verb} which card? {cards} (e.g. '{verb} {matching[0].card}')")
     # a bare card: playing it beats taking another flag from the pile; a bare 'play': a green first (tiebreak)
     matching.sort(key=lambda a: (("play", "discard", "take", "draw").index(_tag(a)),
                                  not getattr(a, "card", "").startswith("G")))
     if matching:
         return matching[0]
-    return NotAMove(_flag_finish_why(verb, card, legal, view).replace(f"{card} is neither", f"{typed[-1]} is neither"))
+    shown = typed[-1] if card is not None else None
+    return NotAMove(_flag_finish_why(verb, card, legal, view, shown))
 
 
-def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any) -> str:
+def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any, shown: str | None = None) -> str:
+    """Why the typed card (``shown`` as typed) or verb names none of ``legal``, and what would do."""
+    shown = shown or card
     if not legal:
         return "you have no move now" + (": you finished this race" if view is not None and view.seat in
                                          getattr(view, "finishers", []) else "")
     if any(_tag(a) == "discard" for a in legal):
         return "you drew a card: discard one from your hand first (type it)"
-    hand = view.hand or [] if view is not None else []
+    hand = (view.hand or []) if view is not None else []
     discard = view.discard if view is not None else []
+    playable = [a.card for a in legal if _tag(a) == "play"]
     if verb == "draw":
         return "the draw pile is empty: take a card of the discard pile instead"
     if verb == "discard":
         return "you discard only after a draw or a take"
-    if card is not None and card in hand:
-        return f"{card} is in your hand, but your row needs {_needs(view)}"
-    if card is not None and card in discard:
-        return f"{card} is in the discard pile: 'take {card}' takes it"
-    if card is not None:
-        return f"{card} is neither in your hand nor in the discard pile"
-    return "type a card (e.g. G5) or 'draw'"
+    if verb in ("take", "play") and card is None:
+        return f"there is nothing to {verb} now: your row needs {_needs(view)}" + (
+            "; 'draw' draws" if any(_tag(a) == "draw" for a in legal) else "")
+    if verb == "take":
+        if card in hand:
+            play = f": '{shown}' plays it" if card in playable else ""
+            return f"{shown} is in your hand, not in the discard pile{play}"
+        if card not in discard:
+            return f"{shown} is not in the discard pile"
+        return f"you cannot take {shown} now"
+    if verb == "play":
+        if card in discard and card not in hand:
+            return f"{shown} is in the discard pile, not in your hand: 'take {shown}' takes it"
+        if card not in hand:
+            return f"{shown} is not in your hand"
+    if card in hand:
+        return f"{shown} is in your hand, but your row needs {_needs(view)}"
+    if card in discard:
+        return f"{shown} is in the discard pile: 'take {shown}' takes it"
+    return f"{shown} is neither in your hand nor in the discard pile"
 
 
 # ---------------------------------------------------------------- Flush

@@ -129,3 +129,32 @@ def test_the_other_games_take_a_number_or_the_words():
 def test_parse_action_guesses_the_game_from_the_moves():
     assert parse_action(" PLAY g0 ", [Play("G0"), DrawPile()]) == Play("G0")
     assert parse_action("play G1", [Play("G0"), DrawPile()]) is None
+
+
+def test_flag_finish_lines_with_more_than_a_move_are_refused_plainly_never_read_as_something_else():
+    view = _flag_finish_view(rows=[["R0"], []], hand=["G3", "R0", "B1"], discard=["R5"], draw_count=36)
+    legal = [Play("B1"), DrawPile(), TakeDiscard("R5")]
+    for line in ("draw please", "draw 3", "d d"):
+        reason = read_move("flag_finish", line, legal, view).reason
+        assert "takes nothing after it" in reason and "empty" not in reason, (line, reason)
+    reason = read_move("flag_finish", "take R5 now", legal, view).reason
+    assert "'now' is more than a move says" in reason
+    assert "one verb and then a card" in read_move("flag_finish", "take play", legal, view).reason
+
+
+def test_take_of_a_card_in_your_hand_says_where_it_is_and_how_to_play_it():
+    view = _flag_finish_view(rows=[["R0"], []], hand=["G3", "R0", "B1"], discard=["R5"])
+    legal = [Play("B1"), DrawPile(), TakeDiscard("R5")]
+    assert read_move("flag_finish", "take R0", legal, view).reason == "R0 is in your hand, not in the discard pile"
+    assert read_move("flag_finish", "take b1", legal, view).reason == (
+        "b1 is in your hand, not in the discard pile: 'b1' plays it")
+    assert "not in your hand: 'take R5' takes it" in read_move("flag_finish", "play R5", legal, view).reason
+
+
+def test_a_bare_take_or_discard_acts_when_there_is_one_choice_and_asks_which_otherwise():
+    view = _flag_finish_view(rows=[["R0"], []], hand=["G3", "B1"], discard=["R5"])
+    assert read_move("flag_finish", "take", [DrawPile(), TakeDiscard("R5")], view) == TakeDiscard("R5")
+    assert read_move("flag_finish", "discard", [Discard("G3")], view) == Discard("G3")
+    reason = read_move("flag_finish", "discard", [Discard("G3"), Discard("B1")], view).reason
+    assert reason == "discard which card? G3 B1 (e.g. 'discard G3')"
+    assert "nothing to take" in read_move("flag_finish", "take", [DrawPile()], view).reason
