@@ -68,9 +68,48 @@ def _single_value(action: Any) -> str | None:
 # ---------------------------------------------------------------- numbered lists (the lockstep games)
 
 
-def numbered(legal: list) -> list[str]:
-    """The moves in columns: ``1 play R5   2 play B7 ...``, numbered in the server's order."""
-    items = [f"{i + 1:>2} {describe_action(a)}" for i, a in enumerate(legal)]
+GEAR_NAMES = ("Neutral", "1st", "2nd", "3rd")
+
+
+def hand_order(card: str) -> tuple:
+    """The Race to the Finish's cards as its hand is shown: by suit, then by number."""
+    return (card[0] if card[1:].isdigit() else "~" + card, int(card[1:]) if card[1:].isdigit() else 0)
+
+
+def ordered(game: str, legal: list) -> list:
+    """The moves in the order the menu numbers them: the server's, except The Race to the Finish's cards,
+    sorted as the hand is shown."""
+    if game == "race_to_the_finish":
+        return sorted(legal, key=lambda a: (_tag(a), hand_order(getattr(a, "card", "")) if _tag(a) == "play"
+                                            else getattr(a, "piece", 0)))
+    return list(legal)
+
+
+def action_words(game: str, action: Any, view: Any = None) -> str:
+    """A move as the menu says it, seats, pieces and markers numbered from 1: 'shift to 3rd', 'stay in 2nd',
+    'move piece 2', 'move marker 1 by the red die'. What `play` reads back, as well as ``describe_action``'s."""
+    tag = _tag(action)
+    if game == "checkered_flag" and tag == "shift":
+        gears = getattr(view, "gears", None)
+        seat = getattr(view, "seat", None)
+        now = gears[seat] if gears is not None and seat is not None and seat < len(gears) else None
+        gear = GEAR_NAMES[action.gear] if 0 <= action.gear < 4 else str(action.gear)
+        return f"stay in {gear}" if action.gear == now else f"shift to {gear}"
+    if game == "checkered_flag" and tag == "brake":
+        return f"brake to stop on space {action.stop}"
+    if game == "race_to_the_finish" and tag in ("move", "sidetrack"):
+        return f"{tag} piece {action.piece + 1}"
+    if game == "finish_line" and tag == "move":
+        return f"move marker {action.marker + 1} by the {action.die} die"
+    if game == "finish_line" and tag == "pick":
+        mine = getattr(view, "seat", None) == action.seat
+        return f"pick {'your' if mine else f'seat {action.seat + 1}' + chr(39) + 's'} marker {action.marker + 1}"
+    return describe_action(action)
+
+
+def numbered(legal: list, game: str = "", view: Any = None) -> list[str]:
+    """The moves in columns: ``1 play R5   2 play B7 ...``, numbered in ``ordered``'s order."""
+    items = [f"{i + 1:>2} {action_words(game, a, view)}" for i, a in enumerate(ordered(game, legal))]
     if not items:
         return []
     width = max(len(item) for item in items) + 3
@@ -79,19 +118,23 @@ def numbered(legal: list) -> list[str]:
             for start in range(0, len(items), columns)]
 
 
-def read_numbered(text: str, legal: list) -> Any | NotAMove:
+def read_numbered(text: str, legal: list, game: str = "", view: Any = None) -> Any | NotAMove:
     text = text.strip()
+    legal = ordered(game, legal)
     if text.isdigit():
         if 0 < int(text) <= len(legal):
             return legal[int(text) - 1]
         return NotAMove(f"there is no move {text}: the moves are numbered 1 to {len(legal)}")
+    said = [a for a in legal if _canonical(action_words(game, a, view)) == _canonical(text)]
+    if said:
+        return said[0]
     action = parse_words(text, legal)
     if action is not None:
         return action
     matches = [a for a in legal if (_single_value(a) or "").lower() == text.lower()]
     if len(matches) == 1:
         return matches[0]
-    example = describe_action(legal[0])
+    example = action_words(game, legal[0], view)
     return NotAMove(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its words, "
                     f"e.g. '{example}'")
 
@@ -207,7 +250,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
     tags = Counter(_tag(a) for a in legal)
     if tags["pass_base"]:
         bases = " ".join(f"b{a.base}" for a in legal)
-        return [f"  Super Flush: pass one of your Bases to seat {view.previous}: type {bases}"]
+        return [f"  Super Flush: pass one of your Bases to seat {view.previous + 1}: type {bases}"]
     releases = [a for a in legal if _tag(a) == "release"]
     values = list(dict.fromkeys(a.value for a in releases))
     lines = []
@@ -331,7 +374,7 @@ def menu(game: str, view: Any, legal: list) -> list[str]:
         return flag_finish_menu(view, legal)
     if game == "flush":
         return flush_menu(view, legal)
-    return ["  type a move's number or its words:"] + numbered(legal)
+    return ["  type a move's number or its words:"] + numbered(legal, game, view)
 
 
 def read_move(game: str, text: str, legal: list, view: Any = None) -> Any | NotAMove:
@@ -344,7 +387,7 @@ def read_move(game: str, text: str, legal: list, view: Any = None) -> Any | NotA
         return read_flag_finish(text, legal, view)
     if game == "flush":
         return read_flush(text, legal, view)
-    return read_numbered(text, legal)
+    return read_numbered(text, legal, game, view)
 
 
 def parse_action(text: str, legal: list, game: str | None = None, view: Any = None) -> Any | None:

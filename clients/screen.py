@@ -17,6 +17,7 @@ from typing import Any
 from .feed import describe_result, feed_lines
 from .moves import menu
 from .render import render
+from .words import seat_no
 
 FEED_KEPT = 60
 
@@ -80,7 +81,7 @@ class Seen:
 def _who(seen: Seen, seat: int) -> str:
     names = seen.names
     name = names[seat] if seat < len(names) else ""
-    return f"seat {seat}" + (f" {name}" if name.startswith("(") else f" ({name})" if name else "")
+    return f"seat {seat_no(seat)}" + (f" {name}" if name.startswith("(") else f" ({name})" if name else "")
 
 
 def header(seen: Seen, now: float) -> str:

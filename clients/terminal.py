@@ -278,7 +278,7 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
         if token is not None:
             tokens.remember(url, table, tokens.Remembered(seat=seated.seat, token=token, table=seated.table))
         seen = Seen(game=seated.game, table=seated.table, url=url, seat=seated.seat)
-        seen.greeting = [f"{how} seat {seated.seat} at table {seated.table}: q leaves, `play` again resumes it",
+        seen.greeting = [f"{how} seat {seated.seat + 1} at table {seated.table}: q leaves, `play` again resumes it",
                          f"your token (remembered here): {seated.token}"]
         session = _Session(client, seen, terminal)
         client.on_lost = session.say_lost

@@ -43,3 +43,9 @@ def a_or_an(word: str) -> str:
     else:
         vowel = lower[:1] in "aeiou" and not lower.startswith(("one", "uni", "use", "eu")) or lower.startswith("hour")
     return f"{'an' if vowel else 'a'} {text}"
+
+
+def ordinal(place: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"

@@ -4,7 +4,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients.moves import NotAMove, menu, parse_action, read_move
+from clients.moves import NotAMove, action_words, menu, parse_action, read_move
 from clients.render import describe_action
 from rules import Rng, Session, get_game, make_setup
 from rules.flag_finish.game import Discard, DrawPile, Play, TakeDiscard
@@ -123,7 +123,23 @@ def test_the_other_games_take_a_number_or_the_words():
     assert read_move("checkered_flag", "1", legal, view) == legal[0]
     assert read_move("checkered_flag", describe_action(legal[-1]), legal, view) == legal[-1]
     assert "numbered 1 to" in read_move("checkered_flag", "99", legal, view).reason
-    assert any(describe_action(legal[0]) in line for line in menu("checkered_flag", view, legal))
+    assert any(action_words("checkered_flag", legal[0], view) in line for line in menu("checkered_flag", view, legal))
+
+
+def test_the_other_games_menus_say_moves_in_words_with_pieces_and_gears_named():
+    from rules.checkered_flag.game import Shift
+    from rules.race_to_the_finish.game import MovePiece, PlayCard
+
+    view = msgspec.defstruct("V", [("seat", int), ("gears", list)])(seat=0, gears=[2, 0])
+    legal = [Shift(1), Shift(2), Shift(3)]
+    text = "\n".join(menu("checkered_flag", view, legal))
+    assert "shift to 1st" in text and "stay in 2nd" in text and "shift to 3rd" in text and "shift 2" not in text
+    assert read_move("checkered_flag", "stay in 2nd", legal, view) == Shift(2)
+    assert menu("checkered_flag", view, [Shift(0)])[1].endswith("shift to Neutral")
+    plays = [PlayCard("S10"), PlayCard("H2"), PlayCard("S3")]
+    assert "1 play H2" in menu("race_to_the_finish", None, plays)[1]  # the hand's order: suit, then number
+    assert read_move("race_to_the_finish", "2", plays, None) == PlayCard("S3")
+    assert "move piece 2" in "\n".join(menu("race_to_the_finish", None, [MovePiece(0), MovePiece(1)]))
 
 
 def test_parse_action_guesses_the_game_from_the_moves():
