@@ -40,6 +40,8 @@ class Seen:
     connection: str = ""  # the connection is lost (the server shuts down...): shown until the table is heard again
     deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
     greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
+    last_turn: list[str] = field(default_factory=list)  # what your own last turn did: stays until your next
+    _turn_open: bool = False  # the events of your turn are still coming
 
     @property
     def names(self) -> list[str]:
@@ -66,6 +68,8 @@ class Seen:
         self.connection = ""
         events = getattr(message, "events", None) or []
         self.feed.extend(feed_lines(self.game, events, self.seat))
+        if self.seat is not None:
+            self._keep_last_turn(events)
         if message.view is not None and self.greeting:  # after the catch-up, which comes without views
             self.feed.extend(self.greeting)
             self.greeting = []
@@ -76,6 +80,20 @@ class Seen:
             self.legal = list(message.legal or [])
         if message.result is not None:
             self.result = message.result
+
+    def _keep_last_turn(self, events) -> None:
+        """Your own events, from the first of a turn to the next event of another seat: what your last turn did
+        (your move, your roll, a card you did not activate), kept on screen while the bots' events scroll."""
+        for event in events:
+            seat = getattr(event, "seat", None)
+            if seat is None or type(event).__name__ == "TurnStarted":
+                continue
+            if seat != self.seat:
+                self._turn_open = False
+                continue
+            if not self._turn_open:
+                self.last_turn, self._turn_open = [], True
+            self.last_turn += feed_lines(self.game, [event], self.seat)
 
 
 def _who(seen: Seen, seat: int) -> str:
@@ -138,6 +156,10 @@ def compose(seen: Seen, now: float = 0.0, height: int = 24, width: int = 80) -> 
         bottom += _wrapped([f"! {seen.note}"], width)[:2]
     top = [line[:width - 1] for line in top]
     room = height - 1 - len(top) - len(bottom)
+    if seen.last_turn and seen.result is None and room > 0:  # before the feed: the bots' moves scroll it away
+        last = _wrapped(["Your last turn: " + "; ".join(seen.last_turn)], width)[:min(2, room)]
+        bottom = last + bottom
+        room -= len(last)
     feed = _wrapped(list(seen.feed)[-max(room, 0):], width)[-max(room, 0):] if room > 0 else []
     lines = top + feed + bottom
     return lines[:height - 1]

@@ -163,3 +163,22 @@ def test_a_remembered_token_is_kept_per_server_and_table(tmp_path):
     assert tokens.recall("ws://a", "open", path) is None and tokens.recall("ws://b", "open", path).token == "other"
     path.write_text("{not json")
     assert tokens.recall("ws://b", "open", path) is None  # a damaged file is an empty one, never an error
+
+
+def test_your_last_turn_stays_on_screen_while_the_others_play_on():
+    from rules.finish_line.game import Activation, MarkerMoved, Rolled
+
+    seen = Seen(game="finish_line", table="t7", seat=0)
+    mine = [Rolled(seat=0, red=3, black=5, purpose="move", stop=None),
+            MarkerMoved(seat=0, marker=0, start=0, end=3, how="red"),
+            Activation(seat=0, marker=0, card="5S", activated=False)]
+    seen.take(Update(table="t7", seq=1, actor=0, events=mine, to_act=[1]))
+    for seq in range(2, 40):  # the bots play on: the feed scrolls
+        seen.take(Update(table="t7", seq=seq, actor=1, events=[Rolled(seat=1 + seq % 2, red=1, black=2,
+                                                                      purpose="move", stop=None)], to_act=[0]))
+    screen = "\n".join(compose(seen))
+    assert "Your last turn: you rolled red 3, black 5 (to move); your marker 1 moved from the start to square 3" \
+        in " ".join(line.strip() for line in compose(seen))
+    seen.take(Update(table="t7", seq=40, actor=0, events=[Rolled(seat=0, red=6, black=6, purpose="move",
+                                                                 stop=None)], to_act=[1]))
+    assert "Your last turn: you rolled red 6, black 6" in "\n".join(compose(seen)) and screen
