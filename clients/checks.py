@@ -105,6 +105,22 @@ def read_text(path: str, what: str = "file") -> str:
     return text
 
 
+def readable_file(path: str, what: str = "log") -> str:
+    """``path`` if it is a file that can be opened and is not empty (what is in it is the reader's to judge),
+    or ``Refused`` naming the problem: a missing file, a directory, an empty file."""
+    target = Path(path)
+    try:
+        with target.open("rb") as opened:
+            first = opened.read(1)
+    except IsADirectoryError:
+        raise Refused(f"{path} is a directory, not a {what}") from None
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+    if not first:
+        raise Refused(f"{path} is empty")
+    return path
+
+
 def write_text(path: str, text: str) -> None:
     """Write ``text`` to ``path``, or ``Refused`` naming the problem (a missing folder, a directory...)."""
     target = Path(path)

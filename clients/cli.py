@@ -448,6 +448,7 @@ def _parse_receipt(text: str) -> tuple[int, str]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    checks.readable_file(args.log)  # missing, a directory, empty: a mistake in what was typed (2, stderr)
     with _as_log(args.log) as log:
         return _verify(args, log)
 
@@ -476,7 +477,11 @@ def _verify(args: argparse.Namespace, log: str) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from server.replay import check_log, export
 
+    checks.readable_file(args.log)  # no document at all for a file that is not there
     report = check_log(args.log)
+    if report.read is None:  # nothing of it could be read: an error, not a document saying so
+        print(f"photofinish export: {args.log}: {report.problem}", file=sys.stderr)
+        return 1
     document = msgspec.json.format(msgspec.json.encode(export(report)).decode(), indent=1)
     if args.output:
         checks.write_text(args.output, document)

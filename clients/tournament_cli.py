@@ -438,7 +438,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     from . import checks
 
-    checks.read_text(args.log, "tournament log")  # missing, empty, a directory, not text: one line, exit 2
+    checks.readable_file(args.log, "tournament log")  # missing, empty, a directory: one line, exit 2 (as `verify`)
     log = Path(args.log)
     tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
     report = verify_tournament(log, tables if tables.is_dir() else None)

@@ -514,3 +514,18 @@ async def test_a_port_that_accepts_and_never_answers_and_a_host_that_does_not_re
     with trio.fail_after(10):
         code, out, err = await trio.to_thread.run_sync(run, ["tables", "ws://no-such-host.invalid:8765"])
     assert code == 1 and "cannot resolve host no-such-host.invalid" in err and "Unknown error" not in err, err
+
+
+def test_verify_and_tournament_verify_answer_alike_and_export_of_a_missing_log_writes_nothing(files, tmp_path):
+    """Both verifies: a file that is not there (or a directory, or empty) is a mistake in what was typed, one
+    line on stderr, exit 2; a file they read that does not verify is exit 1 with the verdict on stdout."""
+    for argv in (["verify"], ["tournament", "verify"]):
+        code, out, err = run([*argv, files["missing"]])
+        assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "cannot read" in err, (argv, err)
+        code, out, err = run([*argv, files["binary"]])
+        assert code == 1 and "NOT VERIFIED" in out or "PROBLEM" in out, (argv, out, err)
+    target = tmp_path / "out.json"
+    code, out, err = run(["export", files["missing"], "-o", str(target)])
+    assert code == 2 and not out and "cannot read" in err and not target.exists()
+    code, out, err = run(["export", files["missing"]])
+    assert code == 2 and not out and '"ok"' not in out
