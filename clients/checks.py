@@ -60,7 +60,8 @@ def positive(text: str) -> int:
 
 
 def seat(text: str) -> int:
-    return _integer(text, 0, None, "a seat is a whole number, 0 or more")
+    """A seat as a person numbers it (from 1, as every screen shows it), returned as the wire's 0-based seat."""
+    return _integer(text, 1, None, "a seat is a whole number from 1 (the first seat is 1)") - 1
 
 
 def milliseconds(text: str) -> int:

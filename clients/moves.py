@@ -259,8 +259,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
         lines.append(f"  type the cards to release, any order (Base tops as b0 b1 b2), e.g. "
                      f"'{_cards_text(first)}'")
         marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
-        lines.append(f"  values you can declare: {marked}"
-                     + ("   (^: higher than the pile: picks it up)" if "^" in marked else ""))
+        lines.append(f"  values to declare: {marked}" + ("   (^ is higher: picks up the pile)" if "^" in marked else ""))
     extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
     if tags["stop"]:
         extra.append("'stop' leaves the Blind card as it lies")

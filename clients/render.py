@@ -86,7 +86,7 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
     if view.seat is not None and view.seat < len(view.tops):
         tops, blinds = view.tops[view.seat], view.blinds[view.seat]
         bases = [f"b{i} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
-        lines.append("   your Bases: " + "  ".join(bases) + "   (+: a Blind card under it)")
+        lines.append("   your Bases: " + "  ".join(bases) + "   (. empty, + a Blind card under)")
     if view.passing:
         lines.append("   Super Flush: choose the Base to pass")
     if view.winners:

@@ -17,7 +17,7 @@ from typing import Any
 from .feed import describe_result, feed_lines
 from .moves import menu
 from .render import render
-from .words import seat_no
+from .words import command_name, seat_no
 
 FEED_KEPT = 60
 
@@ -118,7 +118,7 @@ def status(seen: Seen) -> list[str]:
         return [describe_result(seen.result, seen.seat)]
     waiting = seen.waiting_for
     if waiting or (seen.view is None and seen.info is not None and seen.info.status == "waiting"):
-        join = f"photofinish play {seen.url} --table {seen.table}" if seen.url else ""
+        join = f"{command_name()} play {seen.url} --table {seen.table}" if seen.url else ""
         free = ", ".join(_who(seen, s) for s in waiting) or "its players"
         return [f"Waiting for {free} to sit down; the game starts when every seat is taken.",
                 *([f"  (join with: {join})"] if join else [])]

@@ -4,6 +4,9 @@ seat a person reads goes through ``seat_no``. Pure."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from typing import Iterable
 
 
@@ -49,3 +52,18 @@ def ordinal(place: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
     return f"{place}{suffix}"
+
+
+def command_name(argv0: str | None = None) -> str:
+    """How the person runs `photofinish`, for the commands a hint prints: ``photofinish`` when that is on their
+    PATH, else the path they typed (``.venv/bin/photofinish``)."""
+    argv0 = sys.argv[0] if argv0 is None and sys.argv else argv0 or ""
+    if os.path.basename(argv0) != "photofinish":  # `python -m`, a test: the installed name
+        return "photofinish"
+    found = shutil.which("photofinish")
+    try:
+        if found and os.path.samefile(found, argv0):
+            return "photofinish"
+    except OSError:
+        pass
+    return argv0

@@ -148,8 +148,8 @@ CASES = [
     (["replay", "{empty}"], "empty"),
     (["replay", "{binary}"], "line 1"),
     (["replay", "{dir}"], "directory"),
-    (["replay", "{log}", "--seat", "9"], "seats 0-1"),
-    (["replay", "{log}", "--seat", "-1"], "0 or more"),
+    (["replay", "{log}", "--seat", "9"], "seats 1-2"),
+    (["replay", "{log}", "--seat", "0"], "from 1"),
     (["replay", "{log}", "--speed", "-1"], "a speed is"),
     (["replay", "{log}", "--speed", "fast"], "a speed is"),
     # playback
@@ -306,7 +306,7 @@ async def test_mistakes_that_need_a_server_are_refused_plainly_and_change_nothin
         (["playback", url, "t1"], "no logs"),
         (["create", url, "--seats", "9"], "not 9"),
         (["create", url, "--game", "flush", "--mode", "challenge"], "lockstep"),
-        (["bots", url, "--table", table.id, "--seats", "3"], "2 free seats (seats 0, 1), too few for 3"),
+        (["bots", url, "--table", table.id, "--seats", "3"], "2 free seats (seats 1 and 2), too few for 3"),
     ]:
         code, out, err = await trio.to_thread.run_sync(run, argv)
         assert_refused(code, out, err, named)

@@ -108,7 +108,8 @@ def test_values_that_pick_up_the_pile_are_marked():
             marked = f" {value}^" in lines
             assert marked == is_pickup(view.top_value, value), (value, view.top_value, lines)
         if any(is_pickup(view.top_value, v) for v in values):
-            assert "higher than the pile: picks it up" in lines
+            assert "(^ is higher: picks up the pile)" in lines
+            assert all(len(line) < 80 for line in lines.split("\n")), "the legend fits on its line"
             return
     raise AssertionError("no pick-up came up in 60 moves")
 
