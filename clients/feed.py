@@ -365,8 +365,9 @@ def feed_lines(game: str, events, me: int | None = None) -> list[str]:
     return [describe_event(game, event, me) for event in events if _tag(event) not in QUIET]
 
 
-def describe_result(result: Any, me: int | None = None) -> str:
-    """The end of a game in plain words: who won, the scores, and which way they count."""
+def describe_result(result: Any, me: int | None = None, game: str = "") -> str:
+    """The end of a game in plain words: who won, the scores, and which way they count (Finish Line, which
+    has no score, says each seat's place)."""
     if isinstance(result, dict):
         scores, winners = result.get("scores", []), result.get("winners", [])
         lower = result.get("lower_is_better", True)
@@ -379,5 +380,8 @@ def describe_result(result: Any, me: int | None = None) -> str:
     else:
         headline = _winners(winners, me)
         headline = headline[0].upper() + headline[1:]
+    if game == "finish_line":  # its result's scores are its places
+        places = and_list(f"{who(seat, me)} {ordinal(place)}" for seat, place in enumerate(scores))
+        return f"Game over. {headline}! Places: {places}."
     order = "lower is better" if lower else "higher is better"
     return f"Game over. {headline}! Final scores {scores_text(scores)} ({order})."

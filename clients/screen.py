@@ -115,7 +115,7 @@ def header(seen: Seen, now: float) -> str:
 def status(seen: Seen) -> list[str]:
     """Your moves, or what the table waits for, or the result."""
     if seen.result is not None:
-        return [describe_result(seen.result, seen.seat)]
+        return [describe_result(seen.result, seen.seat, seen.game)]
     waiting = seen.waiting_for
     if waiting or (seen.view is None and seen.info is not None and seen.info.status == "waiting"):
         join = f"{command_name()} play {seen.url} --table {seen.table}" if seen.url else ""

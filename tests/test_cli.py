@@ -244,3 +244,9 @@ async def test_tournament_drop_takes_a_players_name_and_says_plainly_when_no_pla
     assert await trio.to_thread.run_sync(main, [*drop, "--player", ben.player]) == 0
     players = {p.player: p for p in running.lobby.tournaments.find(tid).snapshot().players}
     assert players[ana.player].dropped and players[ben.player].dropped
+
+
+def test_a_bad_option_value_says_what_it_takes_in_words_not_a_type_name(capsys):
+    assert main(["match", "--option", "races=x"]) == 2
+    err = capsys.readouterr().err
+    assert "option 'races' takes a whole number, not 'x'" in err and "int" not in err
