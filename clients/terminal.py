@@ -8,9 +8,11 @@ table's info (seat names, who is still missing) fresh, and remembers the seat's 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import warnings
+from contextlib import contextmanager
 from typing import Any, Awaitable, Callable
 
 import trio
@@ -28,6 +30,8 @@ __all__ = ["Terminal", "watch", "play", "playback", "parse_action"]
 
 INFO_EVERY = 15.0  # s between refreshes of the table's info while a game goes on
 WAITING_EVERY = 1.0  # ... and while the table waits for players
+ALIAS_WAIT = 60.0  # s `watch` waits for an alias (`demo`) to name its next table once a game is over
+ALIAS_POLL = 1.0  # ... asking this often
 STOPPED = frozenset({"table_closed", "server_shutdown"})  # errors that last only until it is back
 
 
@@ -166,44 +170,127 @@ class _Session:
         return 1
 
 
-async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
-    """Show ``table`` live until its game is over (or the server goes away); Ctrl-C ends it quietly."""
+async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
+                read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT) -> int:
+    """Show ``table`` live until its game is over (or the server goes away); ``q`` (or Ctrl-C) leaves quietly.
+    A table named by an alias (``demo``) is followed to the alias's next table when its game is over, for up
+    to ``follow_alias`` s. ``read_key``: the keys typed (default: the terminal's, when stdin is one)."""
     try:
-        return await _watch(url, table, once=once, terminal=terminal)
+        return await _watch(url, table, once=once, terminal=terminal, read_key=read_key, follow_alias=follow_alias)
     except (KeyboardInterrupt, BaseExceptionGroup) as error:
         if not _interrupted(error):
             raise
         return 130
 
 
-async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
+async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
+                 read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT) -> int:
     terminal = terminal or Terminal()
-    async with open_client(url, name="watch") as client:
-        try:
-            watching = await client.watch(table)
-        except ServerError as error:
-            print(f"photofinish watch: {error.message}", file=sys.stderr)
-            return 2
-        session = _Session(client, Seen(game=watching.game, table=watching.table, url=url), terminal)
-        client.on_lost = session.say_lost
-        await session.refresh_info()
-        session.draw()
-        try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(session.keep_info)
-                if once:
-                    async for message in client.messages:
-                        if type(message) in (Update, Snapshot) and message.view is not None:
-                            session.seen.take(message)
-                            break
-                    session.draw()
+    with _keys(read_key) as keys:
+        async with open_client(url, name="watch") as client:
+            try:
+                watching = await client.watch(table)
+            except ServerError as error:
+                print(f"photofinish watch: {error.message}", file=sys.stderr)
+                return 2
+            try:
+                async with trio.open_nursery() as outer:
+                    if keys is not None:
+                        outer.start_soon(_quit_on_q, keys, outer.cancel_scope)
                     code = 0
-                else:
-                    code = await session.follow()
-                nursery.cancel_scope.cancel()
-        finally:
-            terminal.close()
+                    while True:
+                        code = await _watch_one(client, url, watching, terminal, once)
+                        if once or code != 0 or watching.table == table or follow_alias <= 0:
+                            break
+                        following = await _next_at_alias(client, table, watching.table, follow_alias)
+                        if following is None:
+                            break
+                        watching = following
+                    outer.cancel_scope.cancel()
+                    return code
+            finally:
+                terminal.close()
+    return 0
+
+
+async def _watch_one(client: Client, url: str, watching: Any, terminal: Terminal, once: bool) -> int:
+    """Show one table until its game is over (0) or the connection is gone for good (1)."""
+    session = _Session(client, Seen(game=watching.game, table=watching.table, url=url), terminal)
+    client.on_lost = session.say_lost
+    await session.refresh_info()
+    session.draw()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.keep_info)
+        if once:
+            async for message in client.messages:
+                if type(message) in (Update, Snapshot) and message.view is not None:
+                    session.seen.take(message)
+                    break
+            session.draw()
+            code = 0
+        else:
+            code = await session.follow()
+            if code == 0 and session.seen.result is not None:
+                session.seen.connection = "the game is over; q leaves"
+                session.draw()
+        nursery.cancel_scope.cancel()
     return code
+
+
+async def _next_at_alias(client: Client, alias: str, old: str, wait: float) -> Any | None:
+    """The ``watching`` answer for the next table the alias ``alias`` names once it no longer names ``old`` (a
+    kept table such as ``demo`` starts again when its game ends), or None after ``wait`` s."""
+    try:
+        await client.leave(old)
+    except ServerError:
+        client.watching.discard(old)  # the table is gone already
+    with trio.move_on_after(wait):
+        while True:
+            try:
+                watching = await client.watch(alias)
+            except ServerError:
+                watching = None
+            if watching is not None and watching.table != old:
+                return watching
+            if watching is not None:
+                await client.leave(watching.table)
+            await trio.sleep(ALIAS_POLL)
+    return None
+
+
+async def _quit_on_q(keys: Callable[[], Awaitable[str]], cancel: trio.CancelScope) -> None:
+    """``q`` (or the end of input) leaves `watch`."""
+    while True:
+        key = await keys()
+        if not key or key.strip().lower() in ("q", "quit", "exit", "\x04"):
+            cancel.cancel()
+            return
+
+
+@contextmanager
+def _keys(read_key: Callable[[], Awaitable[str]] | None):
+    """What `watch` reads keys with: ``read_key``, else each key of the terminal, unechoed (cbreak mode, put
+    back on the way out), else nothing (stdin is no terminal: a pipe, a test)."""
+    if read_key is not None:
+        yield read_key
+        return
+    try:
+        fd = sys.stdin.fileno()
+        interactive = os.isatty(fd)
+    except (AttributeError, OSError, ValueError):
+        interactive = False
+    if not interactive:
+        yield None
+        return
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        yield lambda: trio.to_thread.run_sync(lambda: os.read(fd, 1).decode(errors="replace"), abandon_on_cancel=True)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 async def playback(url: str, log_table: str, speed: float = 1.0) -> int:

@@ -187,7 +187,7 @@ async def test_watch_shows_the_demo_table_race_by_race_to_the_winner(nursery):
     await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
                                            bots=[BotSeat(0), BotSeat(1, "random")]), alias=DEMO_ALIAS)
     person = Person()
-    assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal) == 0
+    assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal, follow_alias=0) == 0
     assert "Flag Finish Challenge - race 1 of 1" in person.text and "discard pile" in person.text
     assert "race 1: seat " in person.text and "Game over." in person.frames[-1]
 
@@ -253,3 +253,28 @@ def test_the_flush_screen_shows_the_mimic_the_pile_and_only_your_own_hand():
     assert f"Mimic {view.mimic}" in screen and "pile: empty" in screen
     assert "your hand: " in screen and all(card in screen.split("your hand: ")[1] for card in view.hand)
     assert "your hand" not in render("flush", flush.view(session.state, None))
+
+
+async def test_watch_quits_on_q_and_follows_the_demo_alias_to_its_next_table(nursery):
+    from server.app import keep_table
+
+    running = await _server(nursery)
+    quick = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1}, bot_delay_ms=0,
+                        bots=[BotSeat(0), BotSeat(1, "random")])
+    nursery.start_soon(keep_table, running.lobby, quick, DEMO_ALIAS, 0.2)
+    await trio.testing.wait_all_tasks_blocked()
+    person, pressed = Person(), trio.Event()
+
+    async def keys() -> str:
+        await pressed.wait()
+        return "q"
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as inner:
+            async def watching() -> None:
+                assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal, read_key=keys) == 0
+            inner.start_soon(watching)
+            await person.wait_for("Watching table t1")
+            await person.wait_for("Watching table t2")  # the demo's next game, followed by itself
+            pressed.set()  # q: watch ends (else it would follow the demo for ever)
+    assert "Game over." in person.text
