@@ -40,12 +40,15 @@ class Seen:
     connection: str = ""  # the connection is lost (the server shuts down...): shown until the table is heard again
     deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
     greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
+    played_by: list[str] = field(default_factory=list)  # a playback's seats: who played them (its own are empty)
     last_turn: list[str] = field(default_factory=list)  # what your own last turn did: stays until your next
     _turn_open: bool = False  # the events of your turn are still coming
 
     @property
     def names(self) -> list[str]:
         """Each seat's name from the table info: 'ann', 'heuristic bot', '(free)', 'ann (away)'."""
+        if self.played_by:
+            return [(name or "someone")[:16] for name in self.played_by]
         if self.info is None:
             return []
         names = []

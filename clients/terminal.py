@@ -171,12 +171,14 @@ class _Session:
 
 
 async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
-                read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT) -> int:
+                read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT,
+                played_by: list[str] | None = None) -> int:
     """Show ``table`` live until its game is over (or the server goes away); ``q`` (or Ctrl-C) leaves quietly.
     A table named by an alias (``demo``) is followed to the alias's next table when its game is over, for up
     to ``follow_alias`` s. ``read_key``: the keys typed (default: the terminal's, when stdin is one)."""
     try:
-        return await _watch(url, table, once=once, terminal=terminal, read_key=read_key, follow_alias=follow_alias)
+        return await _watch(url, table, once=once, terminal=terminal, read_key=read_key, follow_alias=follow_alias,
+                            played_by=played_by)
     except (KeyboardInterrupt, BaseExceptionGroup) as error:
         if not _interrupted(error):
             raise
@@ -184,7 +186,8 @@ async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal 
 
 
 async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
-                 read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT) -> int:
+                 read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT,
+                 played_by: list[str] | None = None) -> int:
     terminal = terminal or Terminal()
     with _keys(read_key) as keys:
         async with open_client(url, name="watch") as client:
@@ -199,7 +202,7 @@ async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal
                         outer.start_soon(_quit_on_q, keys, outer.cancel_scope)
                     code = 0
                     while True:
-                        code = await _watch_one(client, url, watching, terminal, once)
+                        code = await _watch_one(client, url, watching, terminal, once, played_by or [])
                         if once or code != 0 or watching.table == table or follow_alias <= 0:
                             break
                         following = await _next_at_alias(client, table, watching.table, follow_alias)
@@ -213,9 +216,11 @@ async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal
     return 0
 
 
-async def _watch_one(client: Client, url: str, watching: Any, terminal: Terminal, once: bool) -> int:
+async def _watch_one(client: Client, url: str, watching: Any, terminal: Terminal, once: bool,
+                     played_by: list[str]) -> int:
     """Show one table until its game is over (0) or the connection is gone for good (1)."""
-    session = _Session(client, Seen(game=watching.game, table=watching.table, url=url), terminal)
+    session = _Session(client, Seen(game=watching.game, table=watching.table, url=url, played_by=played_by),
+                       terminal)
     client.on_lost = session.say_lost
     await session.refresh_info()
     session.draw()
@@ -293,9 +298,9 @@ def _keys(read_key: Callable[[], Awaitable[str]] | None):
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
+async def playback(url: str, log_table: str, speed: float = 1.0, *, terminal: Terminal | None = None) -> int:
     """Ask the server to play the finished game of ``log_table`` back, and watch it."""
-    from server.protocol import OpenPlayback
+    from server.protocol import OpenPlayback, Replay
 
     async with open_client(url, name="playback") as client:
         try:
@@ -303,7 +308,11 @@ async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
         except ServerError as error:
             print(f"photofinish playback: {error.message}", file=sys.stderr)
             return 2
-    return await watch(url, created.table.table)
+        try:  # the playback table's own seats are empty: who played them is in the log
+            names = (await client.request(Replay(log=log_table, count=1))).names
+        except ServerError:
+            names = []
+    return await watch(url, created.table.table, played_by=names, terminal=terminal)
 
 
 async def _sit(client: Client, url: str, table: str, seat: int | None, token: str | None):

@@ -278,3 +278,19 @@ async def test_watch_quits_on_q_and_follows_the_demo_alias_to_its_next_table(nur
             await person.wait_for("Watching table t2")  # the demo's next game, followed by itself
             pressed.set()  # q: watch ends (else it would follow the demo for ever)
     assert "Game over." in person.text
+
+
+async def test_playback_names_who_played_each_seat(nursery, tmp_path):
+    from clients.terminal import playback
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, tmp_path / "data",
+                                                                 task_status=task_status))
+    table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bot_delay_ms=0,
+                                                   options={"races": 1}, bots=[BotSeat(0), BotSeat(1, "random")]))
+    person = Person()
+    with trio.fail_after(60):
+        while table.session.result() is None:
+            await trio.sleep(0.05)
+        assert await playback(running.url, table.id, 1000.0, terminal=person.terminal) == 0
+    assert " 1 heuristic bot " in person.text and " 2 random bot " in person.text
+    assert "(free)" not in person.text and "to sit down" not in person.text
