@@ -529,3 +529,12 @@ def test_verify_and_tournament_verify_answer_alike_and_export_of_a_missing_log_w
     assert code == 2 and not out and "cannot read" in err and not target.exists()
     code, out, err = run(["export", files["missing"]])
     assert code == 2 and not out and '"ok"' not in out
+
+
+def test_replay_step_says_each_entry_in_the_feeds_sentences_with_seats_from_1(files, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n" * 8 + "q\n"))
+    code, out, err = run(["replay", files["log"], "--step"])
+    assert code == 0 and len(re.findall(r"#(\d+) t=", out)) == 9
+    assert '{"type"' not in out and "race 1 dealt: flipped" in out, out
+    assert re.search(r"#\d+ t=\S+ seat [12] \(\w+ bot\): seat [12] (took|played|drew|discarded)", out), out
+    assert "seat 0" not in out
