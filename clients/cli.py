@@ -394,7 +394,8 @@ def _replay(args: argparse.Namespace, log: str) -> int:
         if events is None:  # a refused intent: shown with its reason, the table unchanged
             print(refused_words(entry, people, args.seat))
         else:
-            shown = feed_lines(game.info.name, [game.redact(e, args.seat) for e in events], args.seat)
+            shown = feed_lines(game.info.name, [game.redact(e, args.seat) for e in events], args.seat,
+                               game.view(state, args.seat))
             print(f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: " + ("; ".join(shown) or "-"))
         decision = fair_words(entry, people)
         if decision:

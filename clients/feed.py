@@ -346,7 +346,7 @@ def generic(event: Any, me: int | None) -> str:
     return (f"{who(seat, me)}: " if seat is not None else "") + words + (f" ({detail})" if detail else "")
 
 
-def describe_event(game: str, event: Any, me: int | None = None) -> str:
+def describe_event(game: str, event: Any, me: int | None = None, view: Any = None) -> str:
     """One sentence for ``event`` of ``game``, as the seat ``me`` (None: a spectator) reads it. An event whose
     fields are not what its sentence expects (a server newer than this client) gets the generic sentence rather
     than ending the player's session; the tests call every sentence directly, so a mistake here still shows."""
@@ -355,14 +355,17 @@ def describe_event(game: str, event: Any, me: int | None = None) -> str:
     if sentence is None or isinstance(event, dict):
         return generic(event, me)
     try:
+        if sentence is _rf_moved and view is not None and getattr(view, "pieces", None):
+            return _rf_moved(event, me, pieces=len(view.pieces[0]))  # one piece each: it goes unnumbered
         return sentence(event, me)
     except (AttributeError, TypeError, KeyError, IndexError, ValueError):
         return generic(event, me)
 
 
-def feed_lines(game: str, events, me: int | None = None) -> list[str]:
-    """The sentences the feed shows for some events (whose turn it is is left to the table)."""
-    return [describe_event(game, event, me) for event in events if _tag(event) not in QUIET]
+def feed_lines(game: str, events, me: int | None = None, view: Any = None) -> list[str]:
+    """The sentences the feed shows for some events (whose turn it is is left to the table); ``view``: the
+    table as the reader last saw it (how many pieces a seat has)."""
+    return [describe_event(game, event, me, view) for event in events if _tag(event) not in QUIET]
 
 
 def describe_result(result: Any, me: int | None = None, game: str = "") -> str:

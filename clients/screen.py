@@ -70,7 +70,7 @@ class Seen:
         connection is up again, if it was lost (a reconnect's resume is answered with a snapshot)."""
         self.connection = ""
         events = getattr(message, "events", None) or []
-        self.feed.extend(feed_lines(self.game, events, self.seat))
+        self.feed.extend(feed_lines(self.game, events, self.seat, message.view or self.view))
         if self.seat is not None:
             self._keep_last_turn(events)
         if message.view is not None and self.greeting:  # after the catch-up, which comes without views
@@ -96,7 +96,7 @@ class Seen:
                 continue
             if not self._turn_open:
                 self.last_turn, self._turn_open = [], True
-            self.last_turn += feed_lines(self.game, [event], self.seat)
+            self.last_turn += feed_lines(self.game, [event], self.seat, self.view)
 
 
 def _who(seen: Seen, seat: int) -> str:

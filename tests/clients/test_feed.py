@@ -120,3 +120,13 @@ def test_lists_are_said_in_words_and_seats_counted_from_1():
     assert [a_or_an(w) for w in ("ace", "king", "8", "5", "11")] == ["an ace", "a king", "an 8", "a 5", "an 11"]
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22)] == \
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"]
+
+
+def test_a_piece_is_numbered_only_when_a_seat_has_more_than_one():
+    from rules.race_to_the_finish.game import PieceMoved
+
+    moved = PieceMoved(seat=2, piece=0, start=0, end=3, how="move")
+    one = msgspec.defstruct("V", [("pieces", list)])(pieces=[[0], [0], [0]])
+    two = msgspec.defstruct("V", [("pieces", list)])(pieces=[[0, 0], [0, 0]])
+    assert describe_event("race_to_the_finish", moved, None, one) == "seat 3's piece moved from the start to track card 3"
+    assert describe_event("race_to_the_finish", moved, None, two).startswith("seat 3's piece 1 moved")
