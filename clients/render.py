@@ -86,7 +86,12 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
     if view.seat is not None and view.seat < len(view.tops):
         tops, blinds = view.tops[view.seat], view.blinds[view.seat]
         bases = [f"b{i} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
-        lines.append("   your Bases: " + "  ".join(bases) + "   (. empty, + a Blind card under)")
+        line = "   your Bases: " + "  ".join(bases)
+        for legend in ("   (. empty, + a Blind card under)", "   (+: Blind card under)"):  # whichever fits
+            if len(line + legend) < 80:
+                line += legend
+                break
+        lines.append(line)
     if view.passing:
         lines.append("   Super Flush: choose the Base to pass")
     if view.winners:
@@ -108,7 +113,7 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
                           + (" sidetracked" if off else "") for pos, off in zip(pieces, view.sidetracked[seat]))
         lines.append(f" {mark} {who} {where:<34} hand {view.hand_counts[seat]:>2}  tricks {view.tricks_won[seat]}")
     trick = "  ".join(f"seat {seat_no(seat)} {card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
-    lines.append(f"   trick: {trick}   Sidetracked played: {view.sidetracked_played}")
+    lines.append(f"   trick: {trick}   sidetracked: {view.sidetracked_played}")
     if view.hand is not None:
         from .moves import hand_order
 
