@@ -186,3 +186,31 @@ async def test_bots_play_on_through_a_server_restart_and_claim_only_a_real_end(n
         info = next(t for t in await reader.list_tables() if t.table == table)
     assert info.status == "over"
     await back.shutdown()
+
+
+async def test_a_table_stopped_by_a_restart_is_said_until_the_table_is_back_then_dropped():
+    """`! table t26 has stopped` stayed on screen after the restart: now it is said as the connection's state
+    and goes with the first word from the table again."""
+    from types import SimpleNamespace
+
+    from clients.screen import Seen
+    from clients.terminal import _Session
+    from rules import Session, get_game, make_setup
+    from server.protocol import Error, Snapshot
+
+    game = get_game("flag_finish")
+    session = Session(game, make_setup(game.info, 2, "lockstep"), 3)
+    session.run_chance()
+    view = game.view(session.state, 0)
+    send, receive = trio.open_memory_channel(10)
+    screens = Screens()
+    follow = _Session(SimpleNamespace(messages=receive), Seen(game="flag_finish", table="t26", seat=0),
+                      screens.terminal).follow
+    async with trio.open_nursery() as inner:
+        inner.start_soon(follow)
+        send.send_nowait(Error(ref=None, code="table_closed", message="table t26 has stopped"))
+        with trio.fail_after(5):
+            stopped = await screens.wait_for(lambda screen: "! table t26 has stopped; reconnecting..." in screen)
+            send.send_nowait(Snapshot(table="t26", seq=4, view=view, to_act=[0], legal=[]))
+            await screens.wait_for(lambda screen: "has stopped" not in screen and "race 1" in screen, since=stopped)
+        inner.cancel_scope.cancel()
