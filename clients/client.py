@@ -16,6 +16,12 @@ from the last sequence number it saw, and resends unanswered requests with their
 answers a resent action with its first answer and never applies it twice. Updates arrive once each, in order.
 The client answers the server's pings at once (``pong_delay`` delays it, for tests of the fair ordering's cap),
 and each action says which update it was chosen on (``seen``: by default the last one received).
+
+A server can die without a word (its machine gone, the network cut): the client asks a connection that has been
+silent for ``PROBE_AFTER`` s something cheap (the server pings a seated connection about once a second anyway),
+and one silent for ``DEAD_AFTER`` s is dropped and reconnected. ``on_lost`` hears of each lost connection at
+once (`play` and `watch` say it on screen). One connect, handshake and hello take at most ``CONNECT_TIMEOUT``
+s, even against a port that accepts and never answers.
 """
 
 from __future__ import annotations
