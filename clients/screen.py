@@ -41,6 +41,7 @@ class Seen:
     deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
     greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
     played_by: list[str] = field(default_factory=list)  # a playback's seats: who played them (its own are empty)
+    ended: str = ""  # the table was ended before its game's end (`table_ended`), in words
     last_turn: list[str] = field(default_factory=list)  # what your own last turn did: stays until your next
     _turn_open: bool = False  # the events of your turn are still coming
 
@@ -119,6 +120,8 @@ def status(seen: Seen) -> list[str]:
     """Your moves, or what the table waits for, or the result."""
     if seen.result is not None:
         return [describe_result(seen.result, seen.seat, seen.game)]
+    if seen.ended:
+        return [seen.ended]
     waiting = seen.waiting_for
     if waiting or (seen.view is None and seen.info is not None and seen.info.status == "waiting"):
         join = f"{command_name()} play {seen.url} --table {seen.table}" if seen.url else ""

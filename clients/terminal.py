@@ -19,12 +19,14 @@ import trio
 
 from rules import get_game
 from server.names import printable
-from server.protocol import Closing, Error, Snapshot, Update
+from server.protocol import Closing, Error, Snapshot, TableEnded, Update
 
 from . import tokens
 from .client import NO_RECONNECT, ActionRejected, Client, ServerError, open_client
 from .moves import NotAMove, parse_action, read_move
+from .feed import who
 from .screen import Seen, compose
+from .words import and_list, ordinal
 
 __all__ = ["Terminal", "watch", "play", "playback", "parse_action"]
 
@@ -153,6 +155,13 @@ class _Session:
                     seen.note = f"{message.message} ({message.code})"
                 self.draw()
                 continue
+            if kind is TableEnded and message.table == seen.table:  # an end, though not the game's own
+                places = and_list(f"{who(seat, seen.seat)} {ordinal(place)}" for seat, place in enumerate(message.places))
+                seen.ended = (f"The table was ended before its game's end ({message.reason.replace('_', ' ')}). "
+                              f"Places as it stood: {places}.")
+                seen.note = seen.connection = ""
+                self.draw()
+                return 0
             if kind not in (Update, Snapshot) or message.table != seen.table:
                 continue
             if seen.connection or (seen.info is not None and seen.info.status == "waiting"):
@@ -432,7 +441,7 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                 nursery.cancel_scope.cancel()
         finally:
             terminal.close()
-        if seen.result is not None:
+        if seen.result is not None or seen.ended:
             tokens.forget(url, table)
         elif left.is_set():
             print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)

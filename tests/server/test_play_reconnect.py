@@ -214,3 +214,21 @@ async def test_a_table_stopped_by_a_restart_is_said_until_the_table_is_back_then
             send.send_nowait(Snapshot(table="t26", seq=4, view=view, to_act=[0], legal=[]))
             await screens.wait_for(lambda screen: "has stopped" not in screen and "race 1" in screen, since=stopped)
         inner.cancel_scope.cancel()
+
+
+async def test_a_table_ended_early_ends_play_and_says_the_places():
+    from types import SimpleNamespace
+
+    from clients.screen import Seen
+    from clients.terminal import _Session
+    from server.protocol import TableEnded
+
+    send, receive = trio.open_memory_channel(10)
+    screens = Screens()
+    send.send_nowait(TableEnded(table="t26", seq=9, reason="time_limit", places=[2, 1]))
+    with trio.fail_after(5):
+        code = await _Session(SimpleNamespace(messages=receive), Seen(game="flag_finish", table="t26", seat=0),
+                              screens.terminal).follow()
+    said = " ".join(screens.frames[-1].split())  # as one line, whatever the wrapping
+    assert code == 0 and "The table was ended before its game's end (time limit). Places as it stood: you 2nd " \
+                         "and seat 2 1st." in said
