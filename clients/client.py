@@ -392,8 +392,12 @@ class Client:
         connection is dead (a server killed with its machine, a network gone): drop it, so the reconnect begins."""
         probes = itertools.count(1)
         probed = -1.0
+        planned: float | None = None
         while True:
-            quiet = trio.current_time() - self._heard
+            now = trio.current_time()
+            if planned is not None and now - planned > 1.0:  # this process stalled, not the server: its frames
+                self._heard = max(self._heard, now - min(PROBE_AFTER, self.dead_after / 2))  # may wait unread: ask again
+            quiet = now - self._heard
             if quiet >= self.dead_after:
                 self.lost_reason = f"no word from the server for {self.dead_after:g} s"
                 self._silent = True
@@ -406,9 +410,11 @@ class Client:
                         await ws.send_message(self.codec.encode(ListGames(id=f"probe-{next(probes)}")))
                 except ConnectionClosed:
                     return
+                planned = None
                 continue
             wait = (self.dead_after if probed == self._heard else min(PROBE_AFTER, self.dead_after / 2)) - quiet
-            await trio.sleep(max(wait, 0.05))
+            planned = trio.current_time() + max(wait, 0.05)
+            await trio.sleep_until(planned)
 
     def _fail_pending(self) -> None:
         """The client will not reconnect: every unanswered request fails instead of waiting forever."""
