@@ -68,7 +68,14 @@ def add_parser(sub) -> None:
 
     parser = sub.add_parser("tournament", help="run a tournament: create, register, start, standings, export, "
                                                "verify, bots")
-    cmds = parser.add_subparsers(dest="tournament_command", required=True)
+    cmds = parser.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND")
+
+    def what_it_can_do(args) -> int:  # `photofinish tournament` alone: its subcommands, then the mistake
+        parser.print_help()
+        print("photofinish tournament: a subcommand is required: one of the above", file=sys.stderr)
+        return 2
+
+    parser.set_defaults(run=what_it_can_do)
 
     url_help = "the server, e.g. ws://127.0.0.1:8765"
     tid_help = "the tournament's id, e.g. T1 (create prints it, list shows them)"
@@ -482,7 +489,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     from . import checks
 
-    checks.read_text(args.log, "tournament log")  # missing, empty, a directory, not text: one line, exit 2
+    checks.readable_file(args.log, "tournament log")  # missing, empty, a directory: one line, exit 2 (as `verify`)
     log = Path(args.log)
     tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
     report = verify_tournament(log, tables if tables.is_dir() else None)

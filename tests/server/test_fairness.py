@@ -351,7 +351,7 @@ def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_w
     from clients.cli import main
 
     path, entries = play_fair_game(tmp_path, seed=5)
-    assert main(["replay", str(path), "--seat", "0"]) == 0
+    assert main(["replay", str(path), "--seat", "1"]) == 0  # seats are numbered from 1 for a person
     out = capsys.readouterr().out.splitlines()
     lost = [e for e in entries if e.fair is not None and e.fair.lost_to is not None]
     assert {e.actor for e in lost} == {0, 1}, "both seats lost a race: the walked seat's and the other's shown"
@@ -359,10 +359,10 @@ def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_w
         line = next(i for i, text in enumerate(out) if text.startswith(f"#{entry.seq} "))
         assert entry.code in out[line]
         if entry.actor == 0:  # the seat walked: its own attempt, action and all
-            assert f"seat 0: refused {msgspec.json.encode(entry.action).decode()}" in out[line]
+            assert f"seat 1: refused {msgspec.json.encode(entry.action).decode()}" in out[line]
         else:  # another seat's: that it was refused and why, never what it tried (it may name a hidden hand)
-            assert f"seat {entry.actor}: an action refused" in out[line] and '{"type"' not in out[line]
-        assert f"lost to seat {entry.fair.lost_to}" in out[line + 1]
+            assert f"seat {entry.actor + 1}: an action refused" in out[line] and '{"type"' not in out[line]
+        assert f"lost to seat {entry.fair.lost_to + 1}" in out[line + 1]
         assert f"reacted in {entry.fair.reaction * 1000:.2f} ms" in out[line + 1]
         winner = next(e for e in entries if e.accepted and e.fair and e.fair.group == entry.fair.group)
         assert f"which reacted in {winner.fair.reaction * 1000:.2f} ms" in out[line + 1]
