@@ -30,7 +30,7 @@ import trio
 
 from rules.bots import get_policy
 from .botdriver import BotDriver
-from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct
+from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct, derive
 
 from .actionlog import MemoryLog
 from .fairness import ALL, EPSILON, GUESS_REACTION, credited, draw_from, early_floor, fair_order, hold_bound, lot_rng
@@ -233,7 +233,7 @@ class Table:
                 nursery.start_soon(self._run_flusher)
                 nursery.start_soon(self._mark_finished)
             for seat, policy in self.bot_seats.items():
-                bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
+                bot = LocalBot(self, seat, policy, Rng(derive(self.seed, f"bot {seat}")))
                 self.slots[seat].state = "bot"
                 self.slots[seat].name = f"{policy} bot"
                 self.slots[seat].receiver = bot
@@ -936,7 +936,7 @@ class Table:
 
     def _start_stand_in(self, slot: SeatSlot, persist: bool = True) -> None:
         """An absent player's seat is played by a server bot, marked as a stand-in, until they resume."""
-        bot = LocalBot(self, slot.seat, self.stand_in or "heuristic", Rng(self.seed ^ (0x57A0 + slot.seat)))
+        bot = LocalBot(self, slot.seat, self.stand_in or "heuristic", Rng(derive(self.seed, f"stand-in {slot.seat}")))
         slot.state, slot.receiver, slot.away_since, slot.stood_in = "stand_in", bot, None, True
         if persist:
             self._persist(StandIn(seat=slot.seat, active=True, time=self._now()))
