@@ -228,6 +228,15 @@ def cmd_create(args: argparse.Namespace) -> int:
     return _run_client(run)
 
 
+def cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from server.protocol import json_schema
+
+    print(json.dumps(json_schema(), indent=1))
+    return 0
+
+
 def cmd_tracks(args: argparse.Namespace) -> int:
     from rules.checkered_flag.track import BUILTIN_TRACKS, parse_track
 
@@ -614,6 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--fair-ms", type=checks.milliseconds, default=50,
                         help="fair ordering: the most a seat's round trip is credited (default 50)")
     create.set_defaults(run=cmd_create)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of every message and of each game's actions "
+                                            "and views (generated from the protocol's types)")
+    schema.set_defaults(run=cmd_schema)
 
     tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")
     tracks.add_argument("files", nargs="*", metavar="FILE")

@@ -11,6 +11,8 @@ message may carry an ``id`` (an int or a string); every answer to it carries the
 
 from __future__ import annotations
 
+import typing
+
 from typing import Any, Literal, Union
 
 import msgspec
@@ -696,3 +698,23 @@ class JoinInfo(msgspec.Struct, frozen=True):
 
     url: str
     urls: list[str]
+
+
+def json_schema() -> dict:
+    """The JSON Schema of the protocol, generated from its types (``photofinish schema``): every client and
+    server message (a tagged union on ``type``), and each game's actions and a seat's view."""
+    from rules import GAMES
+
+    def union(kind) -> dict:
+        (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
+        tags = sorted(t.__struct_config__.tag for t in typing.get_args(kind))
+        return {"tags": tags, **schema, "$defs": components}
+
+    def one(kind) -> dict:
+        (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
+        return {**schema, "$defs": components}
+
+    return {"protocol": PROTOCOL_VERSION, "client_messages": union(ClientMessageType),
+            "server_messages": union(ServerMessageType),
+            "games": {name: {"actions": one(game.action_type), "view": one(game.view_type)}
+                      for name, game in sorted(GAMES.items())}}
