@@ -577,9 +577,11 @@ class Table:
         if mine is not None:  # the seat asked for the same item again: answered right after its first ask
             mine.followers.append(intent)
             return True
-        early = sent is None or arrival - sent < early_floor(pings)
+        early = sent is None or arrival - sent < early_floor(rtt)
         guessed = slot.guessed.get(action)
-        if early or (message.seen is not None and message.seen < seq):
+        left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
+        before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)
+        if early or before_offer:
             slot.guesses += 1
             rule = "too_early"
         elif guessed is not None and sent - guessed <= GUESS_WINDOW:
