@@ -197,6 +197,7 @@ class ListLog:
     """A tournament log kept in a list (the director's ``log``), written to a real file for ``verify``."""
 
     policy = "never"
+    head = None  # no line hashes here (a receipt is None)
 
     def __init__(self, first) -> None:
         self.records = [first]
