@@ -42,7 +42,7 @@ from typing import Any, Awaitable, Callable
 
 import msgspec
 import trio
-from trio_websocket import ConnectionClosed, open_websocket_url
+from trio_websocket import ConnectionClosed, DisconnectionTimeout, open_websocket_url
 
 from bench.server_bench import cpu_seconds, free_port, rss_kib
 from clients.load import percentile
@@ -214,14 +214,19 @@ class Conn:
 
 @asynccontextmanager
 async def connect(url: str, refusals: Counter | None = None, types: Counter | None = None):
-    """A ``Conn`` to ``url``, hello said; closed at the end of the block."""
-    async with open_websocket_url(url, max_message_size=BIG) as ws:
-        conn = Conn(ws, refusals if refusals is not None else Counter(), types if types is not None else Counter())
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(conn.read)
-            await conn.request(Hello(client="abuse-bench"))
-            yield conn
-            nursery.cancel_scope.cancel()
+    """A ``Conn`` to ``url``, hello said; closed at the end of the block (a server too busy to answer the close
+    in 2 s has the connection cut: an attacker does not wait)."""
+    try:
+        async with open_websocket_url(url, max_message_size=BIG, disconnect_timeout=2) as ws:
+            conn = Conn(ws, refusals if refusals is not None else Counter(),
+                        types if types is not None else Counter())
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(conn.read)
+                await conn.request(Hello(client="abuse-bench"))
+                yield conn
+                nursery.cancel_scope.cancel()
+    except DisconnectionTimeout:
+        pass
 
 
 async def paced(rate: float, deadline: float, send: Callable[[int], Awaitable[None]]) -> int:
@@ -311,7 +316,7 @@ class Player:
         started = False
         for attempt in range(1000):  # bounded: reconnects and new tables after a game's end
             try:
-                async with open_websocket_url(self.url, max_message_size=BIG) as ws:
+                async with open_websocket_url(self.url, max_message_size=BIG, disconnect_timeout=2) as ws:
                     self._ws = ws
                     await self._sit(resume=started and not self._over)
                     if not started:
@@ -321,7 +326,8 @@ class Player:
             except (ConnectionClosed, OSError, trio.TooSlowError, ConnectionError) as error:
                 if not started:
                     raise
-                self.lost[self.phase][type(error).__name__] += 1
+                what = type(error).__name__
+                self.lost[self.phase][f"no answer in {ANSWER_TIMEOUT:g} s" if what == "TooSlowError" else what] += 1
                 await trio.sleep(0.2)
 
     async def _play(self) -> None:
@@ -336,11 +342,7 @@ class Player:
             action = self.rng.choice(self._legal)
             phase = self.phase
             sent = time.perf_counter()
-            try:
-                answer = await self._request(Act(table=self.tables[-1], action=action, seen=self._last_seq))
-            except trio.TooSlowError:
-                self.lost[phase]["no answer in 10 s"] += 1
-                raise
+            answer = await self._request(Act(table=self.tables[-1], action=action, seen=self._last_seq))
             self.round_trips[phase].append((time.perf_counter() - sent) * 1000)
             if type(answer) is Error:
                 self.lost[phase][answer.code] += 1
@@ -354,7 +356,7 @@ class Player:
             phase, begin = self.phase, time.perf_counter()
             try:
                 with trio.fail_after(PROBE_TIMEOUT):
-                    async with open_websocket_url(self.url, max_message_size=BIG) as ws:
+                    async with open_websocket_url(self.url, max_message_size=BIG, disconnect_timeout=2) as ws:
                         await ws.send_message(JSON.encode(Hello(id=0, client="probe")))
                         await ws.get_message()
                 self.connects[phase].append((time.perf_counter() - begin) * 1000)
@@ -448,7 +450,8 @@ async def flood_create_table(arena: Arena) -> None:
     async with trio.open_nursery() as nursery:
         for _ in range(arena.opts["flood_connections"]):
             nursery.start_soon(one)
-    arena.notes.update(sent=sent[0], created=arena.types["table_created"])
+    answered = arena.types["table_created"] + sum(arena.refusals.values())
+    arena.notes.update(sent=sent[0], created=arena.types["table_created"], unanswered=sent[0] - answered)
 
 
 async def playback_loop(arena: Arena) -> None:
@@ -458,7 +461,7 @@ async def playback_loop(arena: Arena) -> None:
         async def send(n: int) -> None:
             await conn.send(OpenPlayback(id=n, log=log, speed=1.0))
         arena.notes["sent"] = await paced(RATE, arena.deadline, send)
-    arena.notes["playbacks opened"] = arena.types["table_created"]
+        arena.notes["playbacks opened"] = arena.types["table_created"]
 
 
 async def seated(conn: Conn, bot_delay_ms: int) -> tuple[str, str]:
@@ -505,7 +508,7 @@ async def list_tables_full(arena: Arena) -> None:
         async def send(n: int) -> None:
             await conn.send(ListTables(id=n))
         arena.notes["sent"] = await paced(RATE, arena.deadline, send)
-    arena.notes["answered"] = arena.types["tables"]
+        arena.notes["answered"] = arena.types["tables"]
     arena.notes["lobby"] = arena.context.get("filled")
 
 
@@ -517,7 +520,7 @@ async def replay_long(arena: Arena) -> None:
         async def send(n: int) -> None:
             await conn.send(Replay(id=n, log=long["table"], start=start, count=200))
         arena.notes["sent"] = await paced(arena.opts["replay_rate"], arena.deadline, send)
-    arena.notes.update(answered=arena.types["replay_frames"], log_entries=long["entries"])
+        arena.notes.update(answered=arena.types["replay_frames"], log_entries=long["entries"])
 
 
 async def idle_connections(arena: Arena) -> None:
@@ -664,8 +667,12 @@ BY_NAME = {attack.name: attack for attack in ATTACKS}
 
 
 def attacker_main(job: dict) -> None:
-    """The attacker's process: run one attack, print what it saw as one JSON line."""
+    """The attacker's process: say ``ready`` once imported, wait for ``go`` on stdin (so that starting Python
+    is no part of the attack), run one attack, print what it saw as one JSON line."""
     attack = BY_NAME[job["attack"]]
+    print("ready", flush=True)
+    if sys.stdin.readline().strip() != "go":
+        return
 
     async def main() -> dict:
         arena = Arena(job["url"], trio.current_time() + job["opts"]["seconds"], job["context"], job["opts"])
@@ -676,6 +683,8 @@ def attacker_main(job: dict) -> None:
                 await attack.run(arena)
             except Exception as exc:  # noqa: BLE001 (reported with the figures: an attack that broke says so)
                 error = f"{type(exc).__name__}: {exc}"
+        if time.perf_counter() - began > job["opts"]["seconds"] + 2:
+            arena.notes["lasted_s"] = round(time.perf_counter() - began, 1)  # its connections' closes waited
         return {"refusals": dict(arena.refusals), "types": dict(arena.types), "notes": arena.notes,
                 "error": error, "seconds": time.perf_counter() - began}
 
@@ -689,16 +698,39 @@ def p(values: list[float], q: float) -> float:
     return percentile(values, q) if values else math.nan
 
 
-async def run_attacker(name: str, url: str, opts: dict, context: dict) -> dict:
+@asynccontextmanager
+async def attacker(name: str, url: str, opts: dict, context: dict):
+    """The attacker's process, started and imported; yields ``go``: it starts the attack and returns what the
+    attacker saw. Killed if it runs past its bound, and in any case at the end."""
     job = json.dumps({"attack": name, "url": url, "opts": opts, "context": context})
-    with trio.move_on_after(opts["seconds"] + 60):  # cancelling run_process kills the attacker
-        done = await trio.run_process([sys.executable, "-m", "bench.abuse_bench", "--attacker", job],
-                                      capture_stdout=True, check=False)
-        lines = done.stdout.decode().strip().splitlines()
-        if done.returncode == 0 and lines:
+    process = await trio.lowlevel.open_process([sys.executable, "-m", "bench.abuse_bench", "--attacker", job],
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    out = bytearray()
+
+    async def read_until(done: Callable[[], bool], seconds: float) -> None:
+        with trio.move_on_after(seconds):
+            while not done():
+                chunk = await process.stdout.receive_some()
+                if not chunk:
+                    return
+                out.extend(chunk)
+
+    async def go() -> dict:
+        await process.stdin.send_all(b"go\n")
+        await read_until(lambda: False, opts["seconds"] + 60)  # to EOF, or the bound
+        lines = out.decode().strip().splitlines()
+        if lines and lines[-1].startswith("{"):
             return json.loads(lines[-1])
-        return {"error": f"the attacker exited with {done.returncode}", "refusals": {}, "notes": {}}
-    return {"error": "the attacker did not finish in time (killed)", "refusals": {}, "notes": {}}
+        return {"error": "the attacker gave no figures (it failed or ran out of time)", "refusals": {}, "notes": {}}
+
+    try:
+        await read_until(lambda: b"ready" in out, 30)
+        yield go
+    finally:
+        with trio.CancelScope(shield=True):
+            if process.poll() is None:
+                process.kill()
+            await process.wait()
 
 
 async def measure(attack: Attack, opts: dict) -> dict:
@@ -721,22 +753,26 @@ async def measure(attack: Attack, opts: dict) -> dict:
             await nursery.start(player.run)
             nursery.start_soon(player.probe)
             nursery.start_soon(sample)
+            setup_began = time.perf_counter()
             context = await attack.setup(server.url, opts) if attack.setup else {}
-            player.phase = "alone"
-            await trio.sleep(opts["alone"])
-            start = reading()
-            player.phase = "attack"
-            seen = await run_attacker(attack.name, server.url, opts, context)
-            end = reading()
+            setup_s = time.perf_counter() - setup_began
+            async with attacker(attack.name, server.url, opts, context) as go:
+                player.phase = "alone"
+                await trio.sleep(opts["alone"])
+                start = reading()
+                player.phase = "attack"
+                seen = await go()
+                end = reading()
             player.phase = "settle"
             await trio.sleep(opts["settle"])
             settled = reading()
             nursery.cancel_scope.cancel()
         alone, during = player.round_trips["alone"], player.round_trips["attack"]
         row = {
-            "attack": attack.name, "context": context, **seen,
+            "attack": attack.name, "context": context, "setup_s": setup_s, **seen,
             "alone_p50_ms": p(alone, 0.5), "alone_p99_ms": p(alone, 0.99), "alone_n": len(alone),
             "attack_p50_ms": p(during, 0.5), "attack_p99_ms": p(during, 0.99), "attack_n": len(during),
+            "settle_p99_ms": p(player.round_trips["settle"], 0.99),
             "player_lost": {phase: dict(c) for phase, c in player.lost.items() if c},
             "connect_alone_p50_ms": p(player.connects["alone"], 0.5),
             "connect_attack_p50_ms": p(player.connects["attack"], 0.5),
@@ -749,7 +785,7 @@ async def measure(attack: Attack, opts: dict) -> dict:
             "server_cpu_attack": (end["cpu_s"] - start["cpu_s"]) / (end["at"] - start["at"]),
             "data_mib_start": start["data_mib"], "data_mib_end": end["data_mib"],
             "server_tracebacks": server.tracebacks(), "server_nofile": nofile_limit(server.pid),
-            "player_tables": len(player.tables),
+            "player_tables": len(player.tables), "load_average": os.getloadavg()[0],
         }
         row["p99_ratio"] = row["attack_p99_ms"] / row["alone_p99_ms"]
         row["verdict"] = verdict(row)
@@ -785,7 +821,10 @@ def run(quick: bool = False, only: list[str] | None = None, **changes) -> dict:
         if only and attack.name not in only:
             continue
         print(f"  {attack.name} ...", file=sys.stderr, flush=True)
-        rows.append(trio.run(measure, attack, opts))
+        try:
+            rows.append(trio.run(measure, attack, opts))
+        except Exception as error:  # noqa: BLE001 (one attack's bench failing must not hide the others' figures)
+            rows.append({"attack": attack.name, "failed": f"{type(error).__name__}: {error}"})
     return {"opts": opts, "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0], "attacks": rows}
 
 
@@ -803,19 +842,33 @@ def print_table(figures: dict) -> None:
     print(header)
     print("-" * len(header))
     for r in figures["attacks"]:
+        if "failed" in r:
+            print(f"{r['attack']:<14}the bench itself failed: {r['failed']}")
+            continue
         print(f"{r['attack']:<14}{r['alone_p50_ms']:>9.2f}/{r['alone_p99_ms']:<8.2f}"
               f"{r['attack_p50_ms']:>10.2f}/{r['attack_p99_ms']:<8.2f}{r['p99_ratio']:>7.1f}"
               f"{r['connect_attack_p50_ms']:>6.1f}/{r['connect_attack_max_ms']:<5.0f}"
               f"{r['rss_start_mib']:>10.1f}/{r['rss_end_mib']:.1f}/{r['rss_settled_mib']:<6.1f}"
               f"{r['fds_start']:>10}/{r['fds_peak']}/{r['fds_settled']:<6}{r['server_cpu_attack']:>8.0%}  {r['verdict']}")
+    loads = [r["load_average"] for r in figures["attacks"] if "load_average" in r]
+    if loads:
+        print(f"(the machine's 1-minute load average at the end of each: {min(loads):.1f}-{max(loads):.1f}; "
+              f"{os.cpu_count()} cores; p99 x: during the attack over alone, target <= 2)")
     print("\nWhat each attacker saw (refusals by code; `closed N`: the socket closed with that code), and notes:")
     for r in figures["attacks"]:
+        if "failed" in r:
+            continue
         lost = r["player_lost"].get("attack")
         extras = [f"refusals: {_codes(r.get('refusals', {}))}"]
         notes = {**r.get("notes", {})}
+        if r["context"]:
+            notes["set-up"] = f"{json.dumps(r['context'])} in {r['setup_s']:.1f} s"
         extras.append("notes: " + (", ".join(f"{k} {v}" for k, v in notes.items()) or "none"))
         if lost:
             extras.append(f"the player lost: {_codes(lost)}")
+        if r["player_lost"].get("settle"):
+            extras.append(f"the player lost after it: {_codes(r['player_lost']['settle'])}")
+        extras.append(f"player p99 while settling {r['settle_p99_ms']:.2f} ms")
         if r["connect_attack_failures"]:
             extras.append(f"probe connections failed: {_codes(r['connect_attack_failures'])}")
         if r.get("error"):
