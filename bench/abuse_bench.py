@@ -42,7 +42,7 @@ from typing import Any, Awaitable, Callable
 
 import msgspec
 import trio
-from trio_websocket import ConnectionClosed, DisconnectionTimeout, open_websocket_url
+from trio_websocket import ConnectionClosed, DisconnectionTimeout, HandshakeError, open_websocket_url
 
 from bench.server_bench import cpu_seconds, free_port, rss_kib
 from clients.load import percentile
@@ -323,7 +323,8 @@ class Player:
                         started = True
                         task_status.started()
                     await self._play()
-            except (ConnectionClosed, OSError, trio.TooSlowError, ConnectionError) as error:
+            except (ConnectionClosed, OSError, trio.TooSlowError, ConnectionError, HandshakeError,
+                    DisconnectionTimeout) as error:
                 if not started:
                     raise
                 what = type(error).__name__
@@ -360,7 +361,7 @@ class Player:
                         await ws.send_message(JSON.encode(Hello(id=0, client="probe")))
                         await ws.get_message()
                 self.connects[phase].append((time.perf_counter() - begin) * 1000)
-            except (ConnectionClosed, OSError, trio.TooSlowError, Exception) as error:  # noqa: B014 (any failure counts)
+            except Exception as error:  # noqa: BLE001 (any failure to connect counts, by kind)
                 self.connect_failures[phase][type(error).__name__] += 1
             await trio.sleep(PROBE_EVERY)
 
@@ -606,41 +607,44 @@ def nested(depth: int) -> str:
 
 
 async def deep_nesting(arena: Arena) -> None:
-    """An `act` whose action is nested ``depth`` deep and a message (an unknown field) nested as deep, one of
-    each every 0.1 s from a seated connection; a connection the server closes is reopened and the seat
-    resumed. Then: does the table still play (a legal action accepted), does the connection survive?"""
+    """An `act` whose action is nested ``depth`` deep, and a message nested as deep (a `list_tables` with an
+    unknown field), every 0.1 s from a seated connection: the two by turns, one kind per connection. A
+    connection the server closes is reopened and the seat resumed. Then: does the table still play (a plain
+    action accepted, the bot's seq moving), and did the connections survive (closes counted by kind)?"""
     depth = arena.opts["depth"]
-    action_text = '{"type":"act","id":"deep-act","table":"%s","action":' + nested(depth) + "}"
-    message_text = '{"type":"list_tables","id":"deep-msg","x":' + nested(depth) + "}"
-    table, token, rounds, closed = None, None, 0, Counter()
-    for _ in range(1000):  # bounded: one connection per round at most
+    kinds = {"action": '{"type":"act","id":"deep","table":"%s","action":' + nested(depth) + "}",
+             "message": '{"type":"list_tables","id":"deep","x":' + nested(depth) + "}"}
+    table, token = None, None
+    sent, closed = Counter(), Counter()
+    for round_ in range(1000):  # bounded: one connection per round
         if trio.current_time() >= arena.deadline:
             break
+        kind = ("action", "message")[round_ % 2]
         async with arena.connect() as conn:
             if table is None:
                 table, token = await seated(conn, 200)
             else:
                 await conn.request(Resume(table=table, token=token))
+            text = kinds[kind] % table if kind == "action" else kinds[kind]
+            # a connection that survives sends until the deadline; one closed moves on to the other kind
             while trio.current_time() < arena.deadline and not conn.closed.is_set():
                 try:
-                    await conn.send_text(action_text % table)
-                    await conn.send_text(message_text)
+                    await conn.send_text(text)
                 except ConnectionClosed:
                     break
-                rounds += 1
-                await trio.sleep(0.1)
-            with trio.move_on_after(0.5):  # a close on its way
-                await conn.closed.wait()
-            if not conn.closed.is_set():
-                break
-            closed[conn.close_code] += 1
+                sent[kind] += 1
+                with trio.move_on_after(0.1):
+                    await conn.closed.wait()
+            if conn.closed.is_set():
+                closed[f"{kind} (closed {conn.close_code})"] += 1
+        await trio.sleep(0.1)  # about ten sends a second in all, surviving or not
     async with arena.connect() as conn:  # afterwards: the table, from a fresh connection and its seat
         await conn.request(Resume(table=table, token=token))
         before = next(t for t in (await conn.request(ListTables())).tables if t.table == table).seq
         answer = await conn.request(Act(table=table, action={"type": "draw"}))
         await trio.sleep(1.0)  # the bot acts every 0.1-0.3 s
         info = next(t for t in (await conn.request(ListTables())).tables if t.table == table)
-    arena.notes.update(depth=depth, rounds=rounds, connections_closed_by_server=dict(closed),
+    arena.notes.update(depth=depth, sent=dict(sent), connections_closed_by_server=dict(closed),
                        plain_act_after=type(answer).__name__ + (f" {answer.code}" if type(answer) is Rejected else ""),
                        table_seq_moved=info.seq - before, table_status=info.status)
 
@@ -837,7 +841,7 @@ def print_table(figures: dict) -> None:
     print(f"Abuse (issue 29): a normal player ({o['player_rate']:g} actions/s, two-seat table) alone for "
           f"{o['alone']:g} s, then during each attack ({o['seconds']:g} s, its own process, 127.0.0.1), then "
           f"{o['settle']:g} s to settle; a fresh server per attack (soft RLIMIT_NOFILE {figures['nofile']})")
-    header = (f"{'attack':<14}{'alone p50/p99 ms':>18}{'attack p50/p99 ms':>19}{'p99 x':>7}{'connect ms':>12}"
+    header = (f"{'attack':<14}{'alone p50/p99 ms':>18}{'attack p50/p99 ms':>19}{'p99 x':>7}{'connect p50/max':>16}"
               f"{'RSS MiB start/end/+settle':>27}{'fds start/peak/+settle':>24}{'srv cpu':>9}  result")
     print(header)
     print("-" * len(header))
@@ -847,7 +851,7 @@ def print_table(figures: dict) -> None:
             continue
         print(f"{r['attack']:<14}{r['alone_p50_ms']:>9.2f}/{r['alone_p99_ms']:<8.2f}"
               f"{r['attack_p50_ms']:>10.2f}/{r['attack_p99_ms']:<8.2f}{r['p99_ratio']:>7.1f}"
-              f"{r['connect_attack_p50_ms']:>6.1f}/{r['connect_attack_max_ms']:<5.0f}"
+              f"{r['connect_attack_p50_ms']:>10.1f}/{r['connect_attack_max_ms']:<5.0f}"
               f"{r['rss_start_mib']:>10.1f}/{r['rss_end_mib']:.1f}/{r['rss_settled_mib']:<6.1f}"
               f"{r['fds_start']:>10}/{r['fds_peak']}/{r['fds_settled']:<6}{r['server_cpu_attack']:>8.0%}  {r['verdict']}")
     loads = [r["load_average"] for r in figures["attacks"] if "load_average" in r]
