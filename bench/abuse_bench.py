@@ -5,8 +5,9 @@
 For each attack in ``ATTACKS`` a fresh `photofinish serve` process (default limits and durability, its own
 temporary data directory, 127.0.0.1 only) is started, then:
 
-1. the **normal player** (``Player``, in this process) creates a two-seat Flag Finish Challenge table against a
-   slow server bot, sits, and acts at ``--player-rate`` actions a second, timing each action -> its answer; it
+1. the **normal player** (``Player``, in this process) creates a two-seat Flag Finish Challenge table and takes
+   both seats over two connections (a bot's pace would leave it idle between races), acting at
+   ``--player-rate`` actions a second in all from its legal lists and timing each action -> its answer; it
    answers pings, and a probe opens a fresh connection (websocket handshake + hello -> welcome) every 0.5 s;
 2. the attack's ``setup`` runs, if it has one (a finished game's log, a long log, a full lobby);
 3. ``--alone`` seconds of the player alone; the server's RSS (VmRSS) and open fds are read: **start**;
@@ -248,24 +249,67 @@ async def paced(rate: float, deadline: float, send: Callable[[int], Awaitable[No
 
 
 class Player:
-    """One person at a two-seat table (seat 1 a server bot), acting at ``rate`` actions a second and timing each
+    """One person playing both seats of a two-seat table (two connections, as two people at one table would
+    be, so that nothing waits on a bot's pace), acting at ``rate`` actions a second in all and timing each
     action -> its answer; round trips, lost actions and probe times are kept per ``phase``."""
 
     def __init__(self, url: str, rate: float, seed: int = 29) -> None:
         self.url = url
-        self.interval = 1 / rate
+        self.rate = rate
         self.rng = Rng(seed)
         self.phase = "setup"
         self.round_trips: dict[str, list[float]] = defaultdict(list)  # ms
         self.lost: dict[str, Counter] = defaultdict(Counter)  # phase -> what went wrong -> count
         self.connects: dict[str, list[float]] = defaultdict(list)  # ms
         self.connect_failures: dict[str, Counter] = defaultdict(Counter)
-        self.tables: list[str] = []
+        self.tables: list[str] = []  # a new one when a game ends
+        self._lock = trio.Lock()
+
+    async def table(self, number: int, seat: "_Seat") -> str:
+        """The player's ``number``-th table: the first seat to need it creates it."""
+        async with self._lock:
+            if len(self.tables) <= number:
+                created = await seat.request(CreateTable(**PLAYER_GAME))
+                if type(created) is not TableCreated:
+                    raise ConnectionError(f"no table for the player: {getattr(created, 'code', created)}")
+                self.tables.append(created.table.table)
+        return self.tables[number]
+
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            for seat in range(2):
+                await nursery.start(_Seat(self, seat, self.rng.fork()).run)
+            task_status.started()
+
+    async def probe(self) -> None:
+        """Every PROBE_EVERY seconds, time a fresh connection: TCP, websocket handshake, hello -> welcome."""
+        for _ in range(100_000):
+            phase, begin = self.phase, time.perf_counter()
+            try:
+                with trio.fail_after(PROBE_TIMEOUT):
+                    async with open_websocket_url(self.url, max_message_size=BIG, disconnect_timeout=2) as ws:
+                        await ws.send_message(JSON.encode(Hello(id=0, client="probe")))
+                        await ws.get_message()
+                self.connects[phase].append((time.perf_counter() - begin) * 1000)
+            except Exception as error:  # noqa: BLE001 (any failure to connect counts, by kind)
+                self.connect_failures[phase][type(error).__name__] += 1
+            await trio.sleep(PROBE_EVERY)
+
+
+class _Seat:
+    """One seat of the player's: its own connection, acting at half the player's rate when it has a legal list."""
+
+    def __init__(self, player: Player, seat: int, rng: Rng) -> None:
+        self.player = player
+        self.seat = seat
+        self.rng = rng
+        self.interval = 2 / player.rate
         self._ws = None
         self._legal: list | None = None
         self._answer: Any = None
         self._ref = 0
         self._over = False
+        self._game = 0
         self._token = ""
         self._last_seq = 0
 
@@ -284,9 +328,9 @@ class Player:
         elif getattr(message, "ref", None) == self._ref:
             self._answer = message
         elif kind is Closing:
-            self.lost[self.phase][f"closing {message.code}"] += 1
+            self.player.lost[self.player.phase][f"closing {message.code}"] += 1
 
-    async def _request(self, message: Any) -> Any:
+    async def request(self, message: Any) -> Any:
         self._ref += 1
         self._answer = None
         await self._ws.send_message(JSON.encode(msgspec.structs.replace(message, id=self._ref)))
@@ -295,44 +339,47 @@ class Player:
                 await self._take()
         return self._answer
 
-    async def _sit(self, resume: bool = False) -> None:
-        """Hello, then a table of its own (a new one unless ``resume``: the seat back with its token)."""
-        await self._request(Hello(client="normal-player"))
+    async def _sit(self, resume: bool) -> None:
+        """Hello, then the seat: taken at the current table, or (``resume``) taken back with its token."""
+        await self.request(Hello(client="normal-player"))
+        table = await self.player.table(self._game, self)
         if resume:
-            answer = await self._request(Resume(table=self.tables[-1], token=self._token, last_seq=self._last_seq))
+            answer = await self.request(Resume(table=table, token=self._token, last_seq=self._last_seq))
         else:
-            created = await self._request(CreateTable(**PLAYER_GAME, bots=[BotSeat(seat=1)], bot_delay_ms=500))
-            if type(created) is not TableCreated:
-                raise ConnectionError(f"no table for the player: {getattr(created, 'code', created)}")
-            self.tables.append(created.table.table)
             self._over, self._legal, self._last_seq = False, None, 0
-            answer = await self._request(TakeSeat(table=self.tables[-1], seat=0, name="normal player"))
+            answer = await self.request(TakeSeat(table=table, seat=self.seat, name=f"normal player {self.seat}"))
         if type(answer) is Error:
             raise ConnectionError(f"no seat for the player: {answer.code}")
         self._token = answer.token
 
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        """Play until cancelled; a dropped connection is reopened and the seat resumed (counted as lost)."""
-        started = False
-        for attempt in range(1000):  # bounded: reconnects and new tables after a game's end
+        """Play until cancelled; a dropped connection is reopened and the seat resumed (counted as lost), and
+        after a game's end the seat moves to the player's next table."""
+        started, resume = False, False
+        for attempt in range(1000):  # bounded: reconnects and new tables
             try:
-                async with open_websocket_url(self.url, max_message_size=BIG, disconnect_timeout=2) as ws:
+                async with open_websocket_url(self.player.url, max_message_size=BIG, disconnect_timeout=2) as ws:
                     self._ws = ws
-                    await self._sit(resume=started and not self._over)
+                    await self._sit(resume)
                     if not started:
                         started = True
                         task_status.started()
                     await self._play()
+                    self._game += 1  # the game is over: the next table
+                    resume = False
             except (ConnectionClosed, OSError, trio.TooSlowError, ConnectionError, HandshakeError,
                     DisconnectionTimeout) as error:
                 if not started:
                     raise
                 what = type(error).__name__
-                self.lost[self.phase][f"no answer in {ANSWER_TIMEOUT:g} s" if what == "TooSlowError" else what] += 1
+                self.player.lost[self.player.phase][
+                    f"no answer in {ANSWER_TIMEOUT:g} s" if what == "TooSlowError" else what] += 1
+                resume = not self._over
                 await trio.sleep(0.2)
 
     async def _play(self) -> None:
-        due = trio.current_time()
+        table = self.player.tables[self._game]
+        due = trio.current_time() + self.interval * self.seat / 2  # the two seats take turns
         while not self._over:
             with trio.move_on_at(due):  # read while waiting: a fresh legal list, pings
                 while True:
@@ -341,30 +388,15 @@ class Player:
                 await self._take()
                 continue
             action = self.rng.choice(self._legal)
-            phase = self.phase
+            phase = self.player.phase
             sent = time.perf_counter()
-            answer = await self._request(Act(table=self.tables[-1], action=action, seen=self._last_seq))
-            self.round_trips[phase].append((time.perf_counter() - sent) * 1000)
+            answer = await self.request(Act(table=table, action=action, seen=self._last_seq))
+            self.player.round_trips[phase].append((time.perf_counter() - sent) * 1000)
             if type(answer) is Error:
-                self.lost[phase][answer.code] += 1
+                self.player.lost[phase][answer.code] += 1
             elif type(answer) is Rejected:
                 self._legal = None  # wait for a fresh list
             due = max(due + self.interval, trio.current_time())
-
-    async def probe(self) -> None:
-        """Every PROBE_EVERY seconds, time a fresh connection: TCP, websocket handshake, hello -> welcome."""
-        for _ in range(100_000):
-            phase, begin = self.phase, time.perf_counter()
-            try:
-                with trio.fail_after(PROBE_TIMEOUT):
-                    async with open_websocket_url(self.url, max_message_size=BIG, disconnect_timeout=2) as ws:
-                        await ws.send_message(JSON.encode(Hello(id=0, client="probe")))
-                        await ws.get_message()
-                self.connects[phase].append((time.perf_counter() - begin) * 1000)
-            except Exception as error:  # noqa: BLE001 (any failure to connect counts, by kind)
-                self.connect_failures[phase][type(error).__name__] += 1
-            await trio.sleep(PROBE_EVERY)
-
 
 # ------------------------------------------------------------------ set-ups (this process, before the player is timed alone)
 
