@@ -305,7 +305,8 @@ class _Seat:
         self.rng = rng
         self.interval = 2 / player.rate
         self._ws = None
-        self._legal: list | None = None
+        self._legal: list | None = None  # None: wait for a fresh list
+        self._last_legal: list | None = None
         self._answer: Any = None
         self._ref = 0
         self._over = False
@@ -325,6 +326,7 @@ class _Seat:
                 self._over, self._legal = True, None
             elif message.legal is not None:
                 self._legal = message.legal or None
+                self._last_legal = self._legal
         elif getattr(message, "ref", None) == self._ref:
             self._answer = message
         elif kind is Closing:
@@ -384,8 +386,11 @@ class _Seat:
             with trio.move_on_at(due):  # read while waiting: a fresh legal list, pings
                 while True:
                     await self._take()
-            if self._legal is None:
-                await self._take()
+            if self._legal is None:  # wait for a fresh list; after a second of silence, act on the last one
+                with trio.move_on_after(1.0) as silence:  # (both seats refused at once would wait for ever)
+                    await self._take()
+                if silence.cancelled_caught:
+                    self._legal = self._last_legal
                 continue
             action = self.rng.choice(self._legal)
             phase = self.player.phase
@@ -394,8 +399,9 @@ class _Seat:
             self.player.round_trips[phase].append((time.perf_counter() - sent) * 1000)
             if type(answer) is Error:
                 self.player.lost[phase][answer.code] += 1
-            elif type(answer) is Rejected:
-                self._legal = None  # wait for a fresh list
+            # accepted: the seat's own update, right behind its answer, brings the next list; refused: another
+            # seat's update made the list stale, and brings the fresh one
+            self._legal = None
             due = max(due + self.interval, trio.current_time())
 
 # ------------------------------------------------------------------ set-ups (this process, before the player is timed alone)
