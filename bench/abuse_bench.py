@@ -104,7 +104,8 @@ class Server:
 
     def tracebacks(self) -> int:
         """Tracebacks the server printed so far (a bug or an unhandled error on some connection)."""
-        return self.stderr.read_text(errors="replace").count("Traceback")
+        lines = self.stderr.read_text(errors="replace").splitlines()  # a group's inner ones are drawn after "|"
+        return sum(1 for line in lines if "Traceback (most recent call last)" in line and "|" not in line)
 
 
 @asynccontextmanager
