@@ -30,7 +30,6 @@ import json
 import math
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -405,7 +404,7 @@ class _Seat:
             self._legal = None
             due = max(due + self.interval, trio.current_time())
 
-# ------------------------------------------------------------------ set-ups (this process, before the player is timed alone)
+# ------------------------------------------------------------------ set-ups (this process, before the player's alone phase)
 
 
 async def finished_game(url: str, races: int = 1, policy: str = "heuristic", limit: float = 60.0,
@@ -892,7 +891,8 @@ def print_table(figures: dict) -> None:
               f"{r['attack_p50_ms']:>10.2f}/{r['attack_p99_ms']:<8.2f}{r['p99_ratio']:>7.1f}"
               f"{r['connect_attack_p50_ms']:>10.1f}/{r['connect_attack_max_ms']:<5.0f}"
               f"{r['rss_start_mib']:>10.1f}/{r['rss_end_mib']:.1f}/{r['rss_settled_mib']:<6.1f}"
-              f"{r['fds_start']:>10}/{r['fds_peak']}/{r['fds_settled']:<6}{r['server_cpu_attack']:>8.0%}  {r['verdict']}")
+              f"{r['fds_start']:>10}/{r['fds_peak']}/{r['fds_settled']:<6}{r['server_cpu_attack']:>8.0%}"
+              f"  {r['verdict']}")
     loads = [r["load_average"] for r in figures["attacks"] if "load_average" in r]
     if loads:
         print(f"(the machine's 1-minute load average at the end of each: {min(loads):.1f}-{max(loads):.1f}; "
@@ -929,13 +929,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), help="run only these attacks")
     parser.add_argument("--seconds", type=float, help=f"each attack's length (default {DEFAULTS['seconds']:g})")
     parser.add_argument("--alone", type=float, help=f"the player alone before it (default {DEFAULTS['alone']:g})")
-    parser.add_argument("--settle", type=float, help=f"seconds after it before RSS is read (default {DEFAULTS['settle']:g})")
-    parser.add_argument("--player-rate", type=float, help=f"the player's actions/s (default {DEFAULTS['player_rate']:g})")
+    parser.add_argument("--settle", type=float,
+                        help=f"seconds after it before RSS is read (default {DEFAULTS['settle']:g})")
+    parser.add_argument("--player-rate", type=float,
+                        help=f"the player's actions/s (default {DEFAULTS['player_rate']:g})")
     parser.add_argument("--idle", type=int, help=f"idle connections (default {DEFAULTS['idle']})")
     parser.add_argument("--half", type=int, help=f"half-header connections (default {DEFAULTS['half']})")
     parser.add_argument("--depth", type=int, help=f"nesting depth (default {DEFAULTS['depth']})")
     parser.add_argument("--replay-rate", type=float, help=f"replays/s (default {DEFAULTS['replay_rate']:g})")
-    parser.add_argument("--long-races", type=int, help=f"races of the long log's random bots (default {DEFAULTS['long_races']})")
+    parser.add_argument("--long-races", type=int,
+                        help=f"races of the long log's random bots (default {DEFAULTS['long_races']})")
     parser.add_argument("--json", metavar="FILE", help="also write the figures here")
     parser.add_argument("--attacker", metavar="JOB", help=argparse.SUPPRESS)  # the attacker's process
     args = parser.parse_args(argv)
