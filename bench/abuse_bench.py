@@ -926,10 +926,11 @@ def print_table(figures: dict) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.abuse_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="short phases, for development (about 2 minutes)")
-    parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), help="run only these attacks")
-    parser.add_argument("--seconds", type=float, help=f"each attack's length (default {DEFAULTS['seconds']:g})")
-    parser.add_argument("--alone", type=float, help=f"the player alone before it (default {DEFAULTS['alone']:g})")
-    parser.add_argument("--settle", type=float,
+    parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), metavar="NAME",
+                        help=f"run only these attacks ({', '.join(BY_NAME)})")
+    parser.add_argument("--seconds", type=float, metavar="SECONDS", help=f"each attack's length (default {DEFAULTS['seconds']:g})")
+    parser.add_argument("--alone", type=float, metavar="SECONDS", help=f"the player alone before it (default {DEFAULTS['alone']:g})")
+    parser.add_argument("--settle", type=float, metavar="SECONDS",
                         help=f"seconds after it before RSS is read (default {DEFAULTS['settle']:g})")
     parser.add_argument("--player-rate", type=float,
                         help=f"the player's actions/s (default {DEFAULTS['player_rate']:g})")
