@@ -404,7 +404,7 @@ class _Seat:
             self._legal = None
             due = max(due + self.interval, trio.current_time())
 
-# ------------------------------------------------------------------ set-ups (this process, before the player's alone phase)
+# ------------------------------------------------------------------ set-ups (this process, before the alone phase)
 
 
 async def finished_game(url: str, races: int = 1, policy: str = "heuristic", limit: float = 60.0,
@@ -928,8 +928,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="short phases, for development (about 2 minutes)")
     parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME), metavar="NAME",
                         help=f"run only these attacks ({', '.join(BY_NAME)})")
-    parser.add_argument("--seconds", type=float, metavar="SECONDS", help=f"each attack's length (default {DEFAULTS['seconds']:g})")
-    parser.add_argument("--alone", type=float, metavar="SECONDS", help=f"the player alone before it (default {DEFAULTS['alone']:g})")
+    parser.add_argument("--seconds", type=float, metavar="SECONDS",
+                        help=f"each attack's length (default {DEFAULTS['seconds']:g})")
+    parser.add_argument("--alone", type=float, metavar="SECONDS",
+                        help=f"the player alone before it (default {DEFAULTS['alone']:g})")
     parser.add_argument("--settle", type=float, metavar="SECONDS",
                         help=f"seconds after it before RSS is read (default {DEFAULTS['settle']:g})")
     parser.add_argument("--player-rate", type=float,
