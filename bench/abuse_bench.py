@@ -45,6 +45,7 @@ import trio
 from trio_websocket import ConnectionClosed, DisconnectionTimeout, HandshakeError, open_websocket_url
 
 from bench.server_bench import cpu_seconds, free_port, rss_kib
+from clients.client import single_error
 from clients.load import percentile
 from rules import Rng
 from server.protocol import (CODECS, Act, BotSeat, Closing, CreateTable, Error, Hello, Leave, ListTables,
@@ -292,7 +293,7 @@ class Player:
                         await ws.get_message()
                 self.connects[phase].append((time.perf_counter() - begin) * 1000)
             except Exception as error:  # noqa: BLE001 (any failure to connect counts, by kind)
-                self.connect_failures[phase][type(error).__name__] += 1
+                self.connect_failures[phase][type(single_error(error)).__name__] += 1
             await trio.sleep(PROBE_EVERY)
 
 
@@ -581,7 +582,7 @@ async def idle_connections(arena: Arena) -> None:
                     all_open[0] = trio.current_time() - began
                 await trio.sleep_until(arena.deadline)
         except Exception as error:  # noqa: BLE001 (every failure to connect counts, by kind)
-            failed[type(error).__name__] += 1
+            failed[type(single_error(error)).__name__] += 1
         finally:
             if holding:
                 opening.release()
@@ -645,37 +646,36 @@ def nested(depth: int) -> str:
 
 
 async def deep_nesting(arena: Arena) -> None:
-    """An `act` whose action is nested ``depth`` deep, and a message nested as deep (a `list_tables` with an
-    unknown field), every 0.1 s from a seated connection: the two by turns, one kind per connection. A
-    connection the server closes is reopened and the seat resumed. Then: does the table still play (a plain
-    action accepted, the bot's seq moving), and did the connections survive (closes counted by kind)?"""
+    """By turns, every 0.1 s from a seated connection, an `act` whose action is nested ``depth`` deep and a
+    message nested as deep (a `list_tables` with an unknown field). A connection the server closes (within
+    0.1 s of a send: that kind is counted) is reopened and the seat resumed. Then: does the table still play
+    (a plain action accepted, the bot's seq moving), and did the connections survive?"""
     depth = arena.opts["depth"]
-    kinds = {"action": '{"type":"act","id":"deep","table":"%s","action":' + nested(depth) + "}",
+    texts = {"action": '{"type":"act","id":"deep","table":"%s","action":' + nested(depth) + "}",
              "message": '{"type":"list_tables","id":"deep","x":' + nested(depth) + "}"}
     table, token = None, None
-    sent, closed = Counter(), Counter()
-    for round_ in range(1000):  # bounded: one connection per round
+    sent, closed, turn = Counter(), Counter(), 0
+    for _ in range(1000):  # bounded: one connection per close
         if trio.current_time() >= arena.deadline:
             break
-        kind = ("action", "message")[round_ % 2]
         async with arena.connect() as conn:
             if table is None:
                 table, token = await seated(conn, 200)
             else:
                 await conn.request(Resume(table=table, token=token))
-            text = kinds[kind] % table if kind == "action" else kinds[kind]
-            # a connection that survives sends until the deadline; one closed moves on to the other kind
             while trio.current_time() < arena.deadline and not conn.closed.is_set():
+                kind = ("action", "message")[turn % 2]
+                turn += 1
                 try:
-                    await conn.send_text(text)
+                    await conn.send_text(texts[kind] % table if kind == "action" else texts[kind])
                 except ConnectionClosed:
                     break
                 sent[kind] += 1
                 with trio.move_on_after(0.1):
                     await conn.closed.wait()
-            if conn.closed.is_set():
-                closed[f"{kind} (closed {conn.close_code})"] += 1
-        await trio.sleep(0.1)  # about ten sends a second in all, surviving or not
+                if conn.closed.is_set():
+                    closed[f"{kind} (closed {conn.close_code})"] += 1
+        await trio.sleep(0.1)  # about ten sends a second in all
     async with arena.connect() as conn:  # afterwards: the table, from a fresh connection and its seat
         await conn.request(Resume(table=table, token=token))
         before = next(t for t in (await conn.request(ListTables())).tables if t.table == table).seq
