@@ -42,7 +42,8 @@ from typing import Any, Awaitable, Callable
 
 import msgspec
 import trio
-from trio_websocket import ConnectionClosed, DisconnectionTimeout, HandshakeError, open_websocket_url
+from trio_websocket import (ConnectionClosed, DisconnectionTimeout, HandshakeError, open_websocket_url,
+                            wrap_client_stream)
 
 from bench.server_bench import cpu_seconds, free_port, rss_kib
 from clients.client import single_error
@@ -214,12 +215,42 @@ class Conn:
                 done.set()
 
 
+ATTACKER = "127.0.0.2"  # every attack comes from this loopback address, the normal player from 127.0.0.1:
+# per-address limits are what protect the player, as on a LAN where the attacker is one machine among many
+
+
 @asynccontextmanager
-async def connect(url: str, refusals: Counter | None = None, types: Counter | None = None):
-    """A ``Conn`` to ``url``, hello said; closed at the end of the block (a server too busy to answer the close
-    in 2 s has the connection cut: an attacker does not wait)."""
-    try:
+async def open_ws(url: str, source: str | None = None):
+    """A websocket to ``url`` (on 127.0.0.1) from the loopback address ``source`` (None: the system's)."""
+    if source is None:
         async with open_websocket_url(url, max_message_size=BIG, disconnect_timeout=2) as ws:
+            yield ws
+        return
+    host, port = url.removeprefix("ws://").split(":")
+    sock = trio.socket.socket()
+    try:
+        await sock.bind((source, 0))
+        await sock.connect((host, int(port)))
+    except OSError:
+        sock.close()
+        raise
+    async with trio.open_nursery() as nursery:
+        ws = await wrap_client_stream(nursery, trio.SocketStream(sock), host, "/", max_message_size=BIG)
+        try:
+            yield ws
+        finally:
+            with trio.move_on_after(2):
+                await ws.aclose()
+            nursery.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def connect(url: str, refusals: Counter | None = None, types: Counter | None = None,
+                  source: str | None = None):
+    """A ``Conn`` to ``url`` from ``source``, hello said; closed at the end of the block (a server too busy to
+    answer the close in 2 s has the connection cut: an attacker does not wait)."""
+    try:
+        async with open_ws(url, source) as ws:
             conn = Conn(ws, refusals if refusals is not None else Counter(),
                         types if types is not None else Counter())
             async with trio.open_nursery() as nursery:
@@ -436,18 +467,22 @@ async def setup_long_log(url: str, opts: dict) -> dict:
                                         limit=opts["long_seconds"])}
 
 
-async def fill_lobby(url: str, opts: dict, connections: int = 8, most: int = 5000) -> dict:
-    """Tables until the server refuses more (``too_many_tables``), each connection under its rate limit."""
-    made, refused = [0], Counter()
+async def fill_lobby(url: str, opts: dict, connections: int = 8, most: int = 5000, per_address: int = 12) -> dict:
+    """Tables until the server refuses more (``too_many_tables``): a busy LAN's lobby, each address (a
+    machine, 127.0.x.y) making a few tables under its limits, ``connections`` of them at a time."""
+    made, refused, addresses = [0], Counter(), iter(f"127.0.{1 + i // 250}.{1 + i % 250}" for i in range(10_000))
 
     async def creator() -> None:
-        async with connect(url, refused) as conn:
-            while made[0] + sum(refused.values()) < most and not refused["too_many_tables"]:
-                answer = await conn.request(CreateTable(game="flag_finish", mode="challenge", seats=2,
-                                                        name="filler"))
-                if type(answer) is TableCreated:
-                    made[0] += 1
-                await trio.sleep(1 / RATE)
+        while made[0] + sum(refused.values()) < most and not refused["too_many_tables"]:
+            async with connect(url, refused, source=next(addresses)) as conn:
+                for _ in range(per_address):
+                    answer = await conn.request(CreateTable(game="flag_finish", mode="challenge", seats=2,
+                                                            name="filler"))
+                    if type(answer) is TableCreated:
+                        made[0] += 1
+                    else:
+                        break
+                    await trio.sleep(1 / RATE)
 
     with trio.move_on_after(opts["fill_seconds"]):
         async with trio.open_nursery() as nursery:
@@ -473,7 +508,7 @@ class Arena:
     notes: dict = field(default_factory=dict)
 
     def connect(self):
-        return connect(self.url, self.refusals, self.types)
+        return connect(self.url, self.refusals, self.types, ATTACKER)
 
 
 async def flood_create_table(arena: Arena) -> None:
@@ -611,7 +646,10 @@ async def half_header(arena: Arena) -> None:
 
     async def one() -> None:
         try:
-            stream = await trio.open_tcp_stream(host, int(port))
+            sock = trio.socket.socket()
+            await sock.bind((ATTACKER, 0))
+            await sock.connect((host, int(port)))
+            stream = trio.SocketStream(sock)
         except OSError as error:
             failed[type(error).__name__] += 1
             return

@@ -540,7 +540,7 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
     """`serve`'s abuse limits (README, "The server": no anonymous client can lock the others out)."""
     serve.add_argument("--address-rate", type=checks.amount, default=limits.address_rate, metavar="N",
                        help=f"messages a second all the connections of one IP address may send together (default "
-                            f"{limits.address_rate:g}; twice as many at once); more get rate_limited")
+                            f"{limits.address_rate:g}; twice as many at once); past it they are read no faster, never refused")
     serve.add_argument("--max-conns-per-address", type=checks.positive, default=limits.max_conns_per_address,
                        metavar="N", help=f"connections open at once from one IP address (default "
                                          f"{limits.max_conns_per_address}; a LAN behind one NAT is one address)")
@@ -554,7 +554,7 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
                        help=f"containers nested in one frame (default {limits.max_depth}); deeper is malformed")
     serve.add_argument("--budget-rate", type=checks.amount, default=limits.budget_rate, metavar="UNITS",
                        help=f"request-cost units a second one address may spend (default {limits.budget_rate:g}): "
-                            f"list_tables and list_tournaments 1 (+1 per 64 KiB of tables), leaderboard 2, "
+                            f"list_tables and list_tournaments 1 (+1 per 16 KiB of tables), leaderboard 2, "
                             f"replay and open_playback 8; over it: over_budget")
     serve.add_argument("--budget-burst", type=checks.amount, default=limits.budget_burst, metavar="UNITS",
                        help=f"... and at once (default {limits.budget_burst:g})")

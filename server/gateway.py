@@ -61,7 +61,8 @@ TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, 
                     WatchTournament, Leaderboard, TournamentLog}
 COSTS = {ListTables: 1, ListTournaments: 1, Leaderboard: 2, Replay: 8, OpenPlayback: 8,
          TournamentLog: 8}  # request-cost units
-UNIT_BYTES = 64 * 1024  # a list_tables answer costs one unit more for each this many bytes
+EXPLAINED_RATE, EXPLAINED_BURST = 2.0, 16  # refused connections an address is told why, a second and at once
+UNIT_BYTES = 16 * 1024  # a list_tables answer costs one unit more for each this many bytes
 CACHE_BYTES = 64 * 1024  # a list of tables this large is reused for ``Limits.tables_cache`` s (a smaller one: never)
 MOST_PAGES = 8  # encoded pages of the cached list kept at once
 
@@ -90,8 +91,8 @@ class Limits:
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
     kernel_rtt: str = "direct"  # read the kernel's round trip: "direct" (not from loopback), "always", "never"
-    address_rate: float = 2000.0  # messages a second all the connections of one IP address may send together
-    address_burst: int = 4000  # ... and at once
+    address_rate: float = 1000.0  # messages a second the connections of one IP address are read at, together
+    address_burst: int = 2000  # ... and at once
     max_conns_per_address: int = 64  # connections open at once from one IP address (a LAN behind one NAT)
     max_connections: int | None = None  # in all; None: the open-file limit less ``fd_reserve``
     fd_reserve: int = 256  # file descriptors kept for logs, journals and refusals when the cap is derived
@@ -165,6 +166,7 @@ class Quotas:
         self.limits = limits
         self.budget = Buckets(limits.budget_rate, limits.budget_burst)
         self.messages = Buckets(limits.address_rate, limits.address_burst)
+        self.explained = Buckets(EXPLAINED_RATE, EXPLAINED_BURST)  # refusals told in words, per address
         self.created = Buckets(limits.tournaments_per_minute / 60, limits.tournaments_per_minute)
         self.registered = Buckets(limits.registrations_per_minute / 60, limits.registrations_per_minute)
         self.tables = TablesCache(limits.tables_cache)
@@ -250,17 +252,22 @@ class Connection:
         return False
 
     def _over_rate(self, now: float) -> str | None:
-        """Why this message is dropped for rate (None: it is not): the connection's own rate, or its address's,
-        shared by all its connections. Either refusal counts towards ``flood``: connections that keep sending
-        what their address may not are closed too, not answered with errors for ever."""
+        """Why this message is dropped for the connection's own rate (None: it is not); it counts towards
+        ``flood``: a connection that keeps sending too fast is closed, not answered with errors for ever."""
         if not self._allow(now):
             self.refused += 1
             return f"more than {self.limits.rate:g} messages a second: this one was dropped"
-        if self.quotas.messages.take(self.peer, 1, now):
-            self.refused += 1
-            return (f"this address sends more than {self.limits.address_rate:g} messages a second, the most serve "
-                    f"--address-rate allows: this one was dropped")
         return None
+
+    async def _address_turn(self) -> None:
+        """Wait until this connection's address may send one more message: the connections of one address are
+        read no faster than ``--address-rate`` together. Waiting costs nothing (the socket fills and the sender
+        is slowed by TCP itself), where answering each message with an error would cost as much as serving it."""
+        for _ in range(1_000_000):
+            retry = self.quotas.messages.take(self.peer, 1, trio.current_time())
+            if not retry:
+                return
+            await trio.sleep(retry)
 
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
@@ -377,6 +384,7 @@ class Connection:
             if type(message) is Pong:  # the answer to the server's own ping: never counted against the rate
                 self.latency.pong(message.ping, now)
                 continue
+            await self._address_turn()
             limited = self._over_rate(now)
             if limited is not None:
                 if self.refused >= self.limits.flood:
@@ -595,19 +603,22 @@ class Gateway:
         peer = peer_of(stream)
         refusal = self.admission.admit(peer)
         if refusal is not None:
-            return await self._refuse(stream, *refusal)
+            return await self._refuse(stream, *refusal, peer=peer)
         try:
             await self._serve_admitted(stream, peer)
         finally:
             self.admission.release(peer)
 
-    async def _refuse(self, stream: trio.SocketStream, code: str, message: str) -> None:
+    async def _refuse(self, stream: trio.SocketStream, code: str, message: str, peer: str = "") -> None:
         """Tell a connection over a limit why, quickly: a websocket gets ``closing`` with the code as soon as
         its handshake is done, plain HTTP a 503 with the message; either is cut after ``refuse_timeout`` s.
-        While too many are being told, the next ones are closed at once."""
+        While too many are being told, or one address has been told ``EXPLAINED_BURST`` times within a few
+        seconds (it knows: telling it again would cost a handshake each), the next ones are closed at once."""
         self.refusing += 1
         try:
             if self.refusing > max(1, self.limits.fd_reserve // 2):
+                return
+            if self.quotas.explained.take(peer, 1, trio.current_time()):
                 return
             with trio.move_on_after(self.limits.refuse_timeout):
                 await refuse(stream, self.site, code, message, self.limits)
