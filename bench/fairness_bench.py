@@ -190,7 +190,7 @@ class Seat:
     cheat: str | None = None
 
 
-PONG_DELAYS = {"pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025}
+PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025}
 
 
 async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Event, rng: random.Random,

@@ -8,7 +8,8 @@ The cheats (seat 1; seat 0 is honest):
 
 1. ``no_seen``: every take without ``seen``.
 2. ``future_seen``: every take's ``seen`` names a seq 1,000 ahead.
-3. ``pong25``, ``pong60``: pongs held back 25 / 60 ms (to look farther and win a larger credit).
+3. ``pong10``, ``pong25``, ``pong60``: pongs held back 10 / 25 / 60 ms (to look farther and win a larger
+   credit; 10 ms stays under the ``too_early`` floor, which is three quarters of the ping estimate).
 4. ``ping_guess``: a pong every 5 ms for a ping not yet received, its number guessed (counting up, or drawn
    at random); its real pongs 25 ms late, so that a guess the server took would show as a smaller ping.
 5. ``resume``: resumes its own seat every 10 ms (to re-stamp when its updates were sent).
@@ -41,6 +42,7 @@ CHEATS = [
     (None, "honest vs honest"),
     ("no_seen", "(1) act with no seen"),
     ("future_seen", "(2) seen = future seq"),
+    ("pong10", "(3) pongs 10 ms late"),
     ("pong25", "(3) pongs 25 ms late"),
     ("pong60", "(3) pongs 60 ms late"),
     ("ping_guess", "(4) pongs before pings"),
@@ -48,7 +50,7 @@ CHEATS = [
     ("guess_next", "(6) ask next card/10 ms"),
     ("bogus", "(7) bogus take with real"),
 ]
-PROXIED = [None, "pong25", "pong60"]  # again through equal proxies, the kernel's measure unused
+PROXIED = [None, "pong10", "pong25", "pong60"]  # again through equal proxies, the kernel's measure unused
 PROXY_MS = 10.0
 GAIN_MOST = 5.0  # points over 50%
 
