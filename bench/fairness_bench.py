@@ -373,10 +373,10 @@ def print_scenarios(rows: list[dict]) -> None:
     print(f"Fair ordering: {TABLES} tables (humans: 16), seats race for each newest discard card; reactions "
           f"{BOTS[0]:g}-{BOTS[1]:g} ms (humans {HUMANS[0]:g}-{HUMANS[1]:g}); +N ms: N ms farther each way "
           f"through a proxy process (serve --kernel-rtt never), equal distance: both direct (--kernel-rtt always)")
-    print(f"{'scenario':<19}{'ordering':<9}{'contests':>8}  {'shares (far / each seat)':<26}{'clear':>6}"
+    print(f"{'scenario':<19}{'ordering':<9}{'contests':>8}  {'shares (far / each seat)':<28}{'clear':>6}"
           f"{'first':>7}{' (target)':<10}{'near take':>11}{'extra':>12}{' (target)':<11}{'uncontested':>13}"
           f"{'extra':>7}{'guesses':>9}{'load':>6}  ok")
-    print(f"{'':<19}{'':<9}{'':>8}  {'':<26}{'':>6}{'':>7}{'':<10}{'p50/p90 ms':>11}{'p50/p90 ms':>12}{'':<11}"
+    print(f"{'':<19}{'':<9}{'':>8}  {'':<28}{'':>6}{'':>7}{'':<10}{'p50/p90 ms':>11}{'p50/p90 ms':>12}{'':<11}"
           f"{'p50/p90 ms':>13}{'p50':>7}{'by seat':>9}")
     scenarios = {s.name: s for s in SCENARIOS}
     arrival: dict[str, dict] = {}
@@ -388,9 +388,10 @@ def print_scenarios(rows: list[dict]) -> None:
             arrival[row["scenario"]] = row
         base = arrival.get(row["scenario"])
         misses = []
+        margin = 196 * (0.25 / max(1, row["contests"])) ** 0.5  # a fair coin's 95% interval, in points
         if n == 2:
-            share = f"far {row['shares'][1]:.1%}"
-            share += " (50+-5)" if fair and scenario.share_target else (" (cap: no target)" if fair else "")
+            share = f"far {row['shares'][1]:.1%} +-{margin:.0f}"
+            share += " (50+-5)" if fair and scenario.share_target else (" (no target)" if fair else "")
             if fair and scenario.share_target and abs(row["shares"][1] - 0.5) > 0.05:
                 misses.append("share")
         else:
@@ -416,9 +417,11 @@ def print_scenarios(rows: list[dict]) -> None:
                 if gap > 1.0:
                     misses.append("uncontested")
         ok = ("FAIL " + ",".join(misses)) if misses else ("PASS" if fair else "")
-        print(f"{row['scenario']:<19}{row['ordering']:<9}{row['contests']:>8}  {share:<26}{row['clear']:>6}"
+        print(f"{row['scenario']:<19}{row['ordering']:<9}{row['contests']:>8}  {share:<28}{row['clear']:>6}"
               f"{row['first_share']:>7.1%}{first_target:<10}{_pair(row['take_ms'][0]):>11}{extra:>12}"
               f"{wait_target:<11}{_pair(row['other_ms'][0]):>13}{uncontested:>7}{'/'.join(map(str, row['guesses'])):>9}{row['load']:>6.2f}  {ok}")
+    print("shares' +-: a fair coin's 95% interval over that many contests; +50 ms: a 100 ms round trip, beyond the "
+          "50 ms of credit fair_ms gives, so no share target")
     print("first: the share of clear races (two quickest reactions > 2 ms apart) won by the seat that truly "
           "reacted first; extra: the near seat's take -> answer over the arrival run's; uncontested: a discard "
           "-> answer (target 0, PASS within 1 ms at p50); guesses: list_tables' SeatInfo.guesses (honest seats: "
