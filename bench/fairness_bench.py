@@ -52,6 +52,7 @@ BOTS = (5.0, 60.0)  # reaction ms
 HUMANS = (200.0, 400.0)
 FAIR_MS = 50.0  # the server's default round-trip credit cap
 CLEAR_MS = 2.0  # a race is clear when the two quickest reactions are more than this apart
+WARMUP = 9.0  # seconds: 8 pings a seat, the estimate's whole window (server/latency.py KEEP), before racing
 LOOP_MOST = 100_000  # every side loop of a seat stops after this many turns (and at the run's end)
 
 
@@ -65,6 +66,7 @@ class Scenario:
     share: float = 1.0  # of the run's contests (the humans' races are slow)
     first_target: float | None = None  # truly-first share of clear races, fair ordering
     share_target: bool = True  # each seat's share 1/seats +- 5 points with fair ordering
+    warmup: float = 0.0  # seconds seated before racing (the ping estimate's 8 samples)
 
     @property
     def direct(self) -> bool:
@@ -75,6 +77,7 @@ SCENARIOS = [
     Scenario("equal distance", (0.0, 0.0), first_target=0.96),
     Scenario("+20 ms", (0.0, 20.0), first_target=0.92),
     Scenario("+20 +-5 ms", (0.0, 20.0), jitter=5.0),
+    Scenario("+20 +-5 ms, warm", (0.0, 20.0), jitter=5.0, warmup=WARMUP),
     Scenario("3 seats 0/+10/+20", (0.0, 10.0, 20.0)),
     Scenario("+50 ms", (0.0, 50.0), share_target=False),
     Scenario("humans +20 ms", (0.0, 20.0), reactions=HUMANS, tables=16, share=0.5),
@@ -194,10 +197,10 @@ PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 
 
 
 async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Event, rng: random.Random,
-                reactions: tuple[float, float], hands: dict) -> None:
+                reactions: tuple[float, float], hands: dict, go: trio.Event) -> None:
     """Race for the newest discard card after a drawn reaction; discard the card held longest if won.
     ``hands``: (table, seat) -> that seat's hand, the card held longest first (its next discard), for the
-    guessing cheat."""
+    guessing cheat. ``go``: race from when it is set (until then the seat only answers pings)."""
     from . import fairness_cheats  # the cheats' side tasks (that module imports this one)
 
     cheat = spec.cheat
@@ -209,6 +212,12 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
         settled = [0]  # the seq of this seat's last accepted discard: a view from before it is old
         discarding = [False]
         async with trio.open_nursery() as nursery:
+            uncounted = [not go.is_set()]  # the first race after a warm-up: the card was sent before it
+            if not go.is_set():  # a warm-up: then a snapshot (resuming its own seat) to race the card on top
+                async def start() -> None:
+                    await go.wait()
+                    await client.resume(table, client.seats[table].token, client.last_seq.get(table, 0))
+                nursery.start_soon(start)
             if cheat in fairness_cheats.SIDE_TASKS:
                 nursery.start_soon(fairness_cheats.SIDE_TASKS[cheat], client, table, seat, tally, stop, hands, mine)
 
@@ -222,10 +231,11 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                 tally.others[seat].append(time.perf_counter() - sent)
                 discarding[0] = False
 
-            async def take(card: str, key: tuple, seq: int, reaction: float, got: float) -> None:
+            async def take(card: str, key: tuple, seq: int, reaction: float, got: float, count: bool) -> None:
                 await trio.sleep(reaction)
                 sent = time.perf_counter()
-                tally.reactions.setdefault(key, {})[seat] = sent - got  # the actual reaction
+                if count:
+                    tally.reactions.setdefault(key, {})[seat] = sent - got  # the actual reaction
                 seen = {"no_seen": None, "future_seen": seq + 1000}.get(cheat, seq)
                 if cheat == "bogus" and mine["prev"] is not None:  # a take of a card just gone, at once with it
                     nursery.start_soon(fairness_cheats.bogus_take, client, table, mine["prev"], seq, tally, seat)
@@ -253,7 +263,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                         discarding[0] = True
                         nursery.start_soon(discard, next(c for c in held if c != view.drawn))
                     continue
-                if not view.discard or any(view.must_discard) or not fresh:
+                if not view.discard or any(view.must_discard) or not fresh or not go.is_set():
                     continue
                 fresh = False
                 if top is not None and top != view.discard[-1]:
@@ -261,7 +271,8 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                 top = view.discard[-1]
                 key = tally.offers[(table, top)] = (table, message.seq)  # every seat sees it come on top there
                 reaction = rng.uniform(*reactions) / 1000
-                nursery.start_soon(take, top, key, message.seq, reaction, time.perf_counter())
+                nursery.start_soon(take, top, key, message.seq, reaction, time.perf_counter(), not uncounted[0])
+                uncounted[0] = False
             nursery.cancel_scope.cancel()
 
 
@@ -274,10 +285,11 @@ def percentiles(samples: list[float]) -> list[float] | None:
 
 
 async def one_run(admin_url: str, seats: list[Seat], ordering: str, seed: int, contests: int,
-                  reactions: tuple[float, float] = BOTS, tables: int = TABLES) -> dict:
-    """``tables`` tables of ``len(seats)`` seats racing until ``contests`` contested cards (or RUN_SECONDS)."""
+                  reactions: tuple[float, float] = BOTS, tables: int = TABLES, warmup: float = 0.0) -> dict:
+    """``tables`` tables of ``len(seats)`` seats racing until ``contests`` contested cards (or RUN_SECONDS),
+    after ``warmup`` seconds seated (pings only: a game past its first seconds has 8 ping samples a seat)."""
     n = len(seats)
-    tally, stop_event, hands = Tally(n), trio.Event(), {}
+    tally, stop_event, hands, go = Tally(n), trio.Event(), {}, trio.Event()
     rng = random.Random(seed)
     load = os.getloadavg()[0]
     begin = time.perf_counter()
@@ -289,7 +301,9 @@ async def one_run(admin_url: str, seats: list[Seat], ordering: str, seed: int, c
             for table in ids:
                 for seat, spec in enumerate(seats):
                     nursery.start_soon(racer, spec, table, seat, tally, stop_event, random.Random(rng.random()),
-                                       reactions, hands)
+                                       reactions, hands, go)
+            await trio.sleep(warmup)
+            go.set()
             with trio.move_on_after(RUN_SECONDS):
                 while len(tally.decided()) < contests:
                     await trio.sleep(0.1)
@@ -324,7 +338,8 @@ async def scenario_rows(contests: int) -> list[dict]:
         async with photofinish_server(extra=("--kernel-rtt", "always")) as (_, url):
             for index, ordering in enumerate(("arrival", "fair")):
                 row = await one_run(url, [Seat(url) for _ in scenario.delays], ordering, index,
-                                    int(contests * scenario.share), scenario.reactions, scenario.tables)
+                                    int(contests * scenario.share), scenario.reactions, scenario.tables,
+                                    scenario.warmup)
                 rows.append({"scenario": scenario.name, **row})
     async with photofinish_server(extra=("--kernel-rtt", "never")) as (_, url), AsyncExitStack() as stack:
         port = int(url.rsplit(":", 1)[1])
@@ -342,7 +357,7 @@ async def scenario_rows(contests: int) -> list[dict]:
                 urls.append(proxies[(delay, scenario.jitter)])
             for index, ordering in enumerate(("arrival", "fair")):
                 row = await one_run(url, [Seat(u) for u in urls], ordering, index, int(contests * scenario.share),
-                                    scenario.reactions, scenario.tables)
+                                    scenario.reactions, scenario.tables, scenario.warmup)
                 rows.append({"scenario": scenario.name, **row})
     return rows
 
