@@ -323,6 +323,8 @@ async def one_run(admin_url: str, seats: list[Seat], ordering: str, seed: int, c
             "load": round(max(load, os.getloadavg()[0]), 2),
             "shares": [sum(w == seat for _, w in decided) / max(1, len(decided)) for seat in range(n)],
             "clear": len(clear), "first_share": sum(clear) / max(1, len(clear)),
+            "reaction_ms": [statistics.fmean(r[seat] for r, _ in decided) * 1000 if decided else None
+                            for seat in range(n)],  # each seat's mean actual reaction (drawn + its event loop)
             "take_ms": [percentiles(tally.takes[seat]) for seat in range(n)],
             "other_ms": [percentiles(tally.others[seat]) for seat in range(n)],
             "guesses": [sum(s.guesses for info in infos for s in info.seats if s.seat == seat) for seat in range(n)],
