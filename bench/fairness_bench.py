@@ -53,6 +53,7 @@ HUMANS = (200.0, 400.0)
 FAIR_MS = 50.0  # the server's default round-trip credit cap
 CLEAR_MS = 2.0  # a race is clear when the two quickest reactions are more than this apart
 WARMUP = 9.0  # seconds: 8 pings a seat, the estimate's whole window (server/latency.py KEEP), before racing
+TOO_EARLY_RETRIES = 3  # a take refused too_early is sent again this many times at most, after a new reaction
 LOOP_MOST = 100_000  # every side loop of a seat stops after this many turns (and at the run's end)
 
 
@@ -240,11 +241,16 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                 if cheat == "bogus" and mine["prev"] is not None:  # a take of a card just gone, at once with it
                     nursery.start_soon(fairness_cheats.bogus_take, client, table, mine["prev"], seq, tally, seat)
                     await trio.sleep(0)
-                try:
-                    await client.act(table, TakeDiscard(card), seen=seen)
-                    tally.winners[key] = seat
-                except ServerError as error:
-                    tally.codes[seat][error.code] += 1
+                for attempt in range(1 + TOO_EARLY_RETRIES):
+                    try:
+                        await client.act(table, TakeDiscard(card), seen=seen)
+                        tally.winners[key] = seat
+                    except ServerError as error:
+                        tally.codes[seat][error.code] += 1
+                        if error.code == "too_early" and attempt < TOO_EARLY_RETRIES:  # as a player clicks again
+                            await trio.sleep(rng.uniform(*reactions) / 1000)  # (else nobody may take the card:
+                            continue  # no update follows a refusal, and the table would stall)
+                    break
                 tally.takes[seat].append(time.perf_counter() - sent)
 
             fresh = True  # a card came on top since the last race (six flags share one name: not by name)
