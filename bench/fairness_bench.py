@@ -208,7 +208,8 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
     async with open_client(spec.url, name=f"seat {seat}", pong_delay=PONG_DELAYS.get(cheat, 0.0)) as client:
         await client.take_seat(table, seat=seat)
         held: list[str] = hands.setdefault((table, seat), [])
-        mine = {"pile": None, "prev": None}  # the pile as last seen; the previous prize (for the bogus cheat)
+        mine = {"pile": None, "prev": None, "top": None}  # the pile as last seen; the previous prize (for the
+        # bogus cheat); the prize now
         top: str | None = None
         settled = [0]  # the seq of this seat's last accepted discard: a view from before it is old
         discarding = [False]
@@ -249,7 +250,10 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                         tally.codes[seat][error.code] += 1
                         if error.code == "too_early" and attempt < TOO_EARLY_RETRIES:  # as a player clicks again
                             await trio.sleep(rng.uniform(*reactions) / 1000)  # (else nobody may take the card:
-                            continue  # no update follows a refusal, and the table would stall)
+                            if mine["top"] == card:  # no update follows a refusal, and the table would stall),
+                                if cheat not in ("no_seen", "future_seen"):  # on the view it has now
+                                    seen = client.last_seq.get(table, seq)
+                                continue
                     break
                 tally.takes[seat].append(time.perf_counter() - sent)
 
@@ -274,7 +278,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                 fresh = False
                 if top is not None and top != view.discard[-1]:
                     mine["prev"] = top
-                top = view.discard[-1]
+                top = mine["top"] = view.discard[-1]
                 key = tally.offers[(table, top)] = (table, message.seq)  # every seat sees it come on top there
                 reaction = rng.uniform(*reactions) / 1000
                 nursery.start_soon(take, top, key, message.seq, reaction, time.perf_counter(), not uncounted[0])
