@@ -13,16 +13,21 @@ longest, which is the next prize.
 
 **Scenarios** (each with `arrival` and with `fair` ordering): both seats direct (`serve --kernel-rtt always`,
 every bench connection being from loopback), and through proxies (`--kernel-rtt never`: a proxy hides the
-player's path from the kernel): +20 ms each way, +20 +-5 ms, three seats at 0/+10/+20 ms, +50 ms (beyond
-the 50 ms round-trip credit `fair_ms` allows) and human reactions at +20 ms. Per row: the contests (cards
+player's path from the kernel): +20 ms each way, +20 +-5 ms (with fresh connections, and after 9 s seated:
+the ping estimate's 8 samples), three seats at 0/+10/+20 ms, +50 ms (beyond the 50 ms round-trip credit
+`fair_ms` allows) and human reactions at +20 ms. Per row: the contests (cards
 every seat asked for), each seat's share of wins, the share of the **clear races** (the two quickest
 reactions more than 2 ms apart) won by the seat that truly reacted first, the near seat's take -> answer
 (p50/p90) and its extra wait over the `arrival` run, and the wait on uncontested actions (discard -> answer).
 
 **Cheats** (`bench/fairness_cheats.py`): a cheating seat against an honest one at the same distance.
 
-`python -m bench.fairness_bench [--quick] [--no-cheats]` runs it alone (a few minutes; `--quick` about a
-third of that, noisier); `make bench` runs it with the rest (``CONTESTS`` per run).
+A take refused ``too_early`` is sent again (``TOO_EARLY_RETRIES``) while its card is still the prize, as a
+player clicks again. Every process started (server, proxies) is stopped on the way out, also on Ctrl-C.
+
+`python -m bench.fairness_bench [--quick] [--no-cheats | --cheats-only]` runs it alone (about 2.5 minutes;
+`--quick` under one, noisier: for development); `make bench` runs it with the rest (``CONTESTS`` per run).
+Compare runs at a load average under 2: the bench's clocks are its own event loop's.
 """
 
 from __future__ import annotations
@@ -197,7 +202,7 @@ class Seat:
 PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025}
 
 
-async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Event, rng: random.Random,
+async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Event, rng: random.Random,
                 reactions: tuple[float, float], hands: dict, go: trio.Event) -> None:
     """Race for the newest discard card after a drawn reaction; discard the card held longest if won.
     ``hands``: (table, seat) -> that seat's hand, the card held longest first (its next discard), for the
@@ -221,7 +226,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
                     await client.resume(table, client.seats[table].token, client.last_seq.get(table, 0))
                 nursery.start_soon(start)
             if cheat in fairness_cheats.SIDE_TASKS:
-                nursery.start_soon(fairness_cheats.SIDE_TASKS[cheat], client, table, seat, tally, stop, hands, mine)
+                nursery.start_soon(fairness_cheats.SIDE_TASKS[cheat], client, table, seat, tally, halt, hands, mine)
 
             async def discard(card: str) -> None:
                 sent = time.perf_counter()
@@ -259,7 +264,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, stop: trio.Even
 
             fresh = True  # a card came on top since the last race (six flags share one name: not by name)
             async for message in client.messages:
-                if stop.is_set():
+                if halt.is_set():
                     break
                 if type(message) is Update and any(type(event) is Discarded for event in message.events):
                     fresh = True
