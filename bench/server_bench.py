@@ -122,12 +122,13 @@ FLUSH_SIX = ("flush", "lockstep", {"rounds": 50, "turn_limit": 100_000})
 
 
 @asynccontextmanager
-async def photofinish_server(durability: str = DEFAULT_DURABILITY):
-    """A `photofinish serve` process on a free port with a throwaway data directory: (process, url)."""
+async def photofinish_server(durability: str = DEFAULT_DURABILITY, extra: tuple[str, ...] = ()):
+    """A `photofinish serve` process on a free port with a throwaway data directory: (process, url).
+    ``extra``: more `serve` options (the fairness bench's `--kernel-rtt`)."""
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
         process = await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--durability", durability,
-                                       "--port", str(port), "--data", data])
+                                       "--port", str(port), "--data", data, *extra])
         try:
             yield process, f"ws://127.0.0.1:{port}"
         finally:
