@@ -28,19 +28,22 @@ ALL = object()  # every contested item (a release that is not of one item)
 
 
 KERNEL_SLACK = 0.001  # seconds the application's round trip may exceed the kernel's (both ends' event loops)
+QUICKEST_REACTION = 0.005  # seconds: no hand (nor our bots) reacts quicker; a take's arrival - send less this
+# is still at least the seat's round trip, and a client that holds its pongs back gets no more than that
 
 
 def credited(pings: list[float] | None, path: float | None, kernel: float | None = None) -> float | None:
     """The round trip a seat is credited with: its ping estimate (the smallest recent sample), never more
-    than the quickest of its recent takes' arrival - first send (a reaction is never negative, so its round
-    trip can be no longer), nor than the kernel's own smallest round trip of the connection plus
+    than the quickest of its recent takes' arrival - first send less ``QUICKEST_REACTION`` (no reaction is
+    quicker, so its round trip can be no longer), nor than the kernel's own smallest round trip of the connection plus
     ``KERNEL_SLACK`` (which a client cannot delay without delaying everything it sends). So answering pings
     late buys nothing on a direct connection, and no more than its own takes show behind a proxy. None: not
     measured."""
     estimate = min(pings) if pings else None
     if estimate is None:
         return None
-    for bound in (path, None if kernel is None else kernel + KERNEL_SLACK):
+    takes = None if path is None else max(0.0, path - QUICKEST_REACTION)
+    for bound in (takes, None if kernel is None else kernel + KERNEL_SLACK):
         if bound is not None and bound < estimate:
             estimate = bound
     return estimate
