@@ -33,6 +33,17 @@ from .table import Intent, Reservation, Table
 MAX_TABLES = 2000
 
 
+async def first_of(*events: trio.Event) -> None:
+    """Return once any of ``events`` is set."""
+    async with trio.open_nursery() as nursery:
+        async def wait(event: trio.Event) -> None:
+            await event.wait()
+            nursery.cancel_scope.cancel()
+
+        for event in events:
+            nursery.start_soon(wait, event)
+
+
 class Lobby:
     """``data_dir`` None keeps logs in memory only (tests); otherwise every table has a log file. Under
     ``batch`` the lobby runs the server's one group commit (the write-ahead ``Journal``) for every log, from
@@ -231,14 +242,11 @@ class Lobby:
 
     async def _tend(self, table: Table) -> None:
         """A table's life in the lobby: forgotten once it expires (nobody sat at it), or held for
-        ``keep_finished`` seconds after it finished (fewer when more than ``finished_most`` are held)."""
-        async with trio.open_nursery() as nursery:
-            async def over() -> None:
-                await table.over.wait()
-                nursery.cancel_scope.cancel()
-            nursery.start_soon(over)
-            await table.stopped.wait()
-            nursery.cancel_scope.cancel()
+        ``keep_finished`` seconds once it finished and its log is closed (fewer when more than
+        ``finished_most`` are held)."""
+        await first_of(table.over, table.stopped)
+        if table.store is not None:
+            await first_of(table.marked, table.stopped)  # the end on disk, the marker written, the file closed
         if table.stopped.is_set():
             if table.halted is not None and table.halted[0] == "expired":
                 self._forget(table, summary=False)
