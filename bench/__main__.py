@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from . import (browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench, server_bench,
-               tournament_bench)
+               soak_bench, tournament_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -43,6 +43,10 @@ def main() -> None:
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
     print()
+    soak = soak_bench.run()
+    soak_bench.print_table(soak)
+    (RESULTS / "soak.json").write_text(json.dumps({**stamp, **soak}, indent=2))
+    print()
     missing = cluster_bench.redis_missing()
     if missing:  # the cluster needs a real Redis; the rest of the benchmarks do not
         print(f"cluster bench skipped: {missing}")
@@ -57,7 +61,7 @@ def main() -> None:
         apart = browser_bench.run(cores=True)
         browser_bench.print_table(apart)
         (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser, "cores_apart": apart}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json (and cluster.json, browser.json)")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json, soak.json (and cluster.json, browser.json)")
 
 
 if __name__ == "__main__":

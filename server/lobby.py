@@ -254,15 +254,20 @@ class Lobby:
         if table.id in self.aliases.values():
             return  # kept under its alias (the demo): ``app.keep_table`` replaces it
         self.finished[table.id] = None
+        self._hold_fewer_finished()
+        with trio.move_on_after(self.quotas.keep_finished):
+            await table.stopped.wait()
+        self._forget(table)
+
+    def _hold_fewer_finished(self) -> None:
+        """Forget the oldest finished tables while more than ``finished_most`` are held (a function of its own:
+        a waiting task's frame must not keep a forgotten table alive)."""
         while len(self.finished) > self.quotas.finished_most:
             oldest = self.tables.get(next(iter(self.finished)))
             if oldest is None:
                 self.finished.popitem(last=False)
             else:
                 self._forget(oldest)
-        with trio.move_on_after(self.quotas.keep_finished):
-            await table.stopped.wait()
-        self._forget(table)
 
     async def _tend_playback(self, table: Table) -> None:
         """Close a playback nobody watches: after ``playback_idle`` seconds while it plays, after

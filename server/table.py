@@ -286,6 +286,7 @@ class Table:
                             self._write_marker()
                             self.marked.set()
                     self._release()
+                    self.store.on_durable = None  # (the journal may keep the log until its checkpoint)
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
 
@@ -323,6 +324,7 @@ class Table:
             self.store.close()
         except OSError:
             pass  # the end record and the marker are on disk; a refusal after them may be lost, nothing else
+        self.store.on_durable = None  # the journal may hold the closed log until its checkpoint: not this table
         self.log_closed = True
         self._release()
         self._holding = False

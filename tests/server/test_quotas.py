@@ -5,6 +5,7 @@ and finished tables closing their logs at once and leaving memory while their su
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 from pathlib import Path
@@ -23,7 +24,7 @@ from server.logfile import read_log
 from server.protocol import Act, BotSeat, CreateTable, Rejected, TableEnded, TakeSeat, Watch
 from server.quotas import Owner, Quotas
 from server.replay import check_log
-from server.table import Intent
+from server.table import Intent, Table
 
 from .helpers import Sink, settle
 
@@ -284,6 +285,9 @@ async def test_soak_a_few_hundred_games_hold_file_descriptors_and_tables_bounded
             assert fd_count() <= floor + 8, f"after {played + 1} games: {fd_count()} open, {floor} at the start"
         assert most_held <= 20 + 2
         assert len(lobby.summaries) == 50
+        del table
+        gc.collect()  # and a table let go of is gone (no task's frame, no journal's closed log keeps it)
+        assert sum(type(o) is Table for o in gc.get_objects()) <= 20 + 2
         await lobby.stop_all()
         nursery.cancel_scope.cancel()
     assert len(list((tmp_path / "tables").glob("t*.log"))) == games + 1
