@@ -291,3 +291,29 @@ async def test_soak_a_few_hundred_games_hold_file_descriptors_and_tables_bounded
         await lobby.stop_all()
         nursery.cancel_scope.cancel()
     assert len(list((tmp_path / "tables").glob("t*.log"))) == games + 1
+
+
+async def test_over_the_wire_each_connection_and_its_address_are_counted(nursery):
+    """The gateway names the connection and its peer's address as the owner of what it creates."""
+    from clients.client import ServerError, open_client
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server(
+        "127.0.0.1", 0, quotas=Quotas(waiting_per_connection=2, waiting_per_address=3), task_status=task_status))
+    async with open_client(running.url) as first, open_client(running.url) as second:
+        with pytest.raises(ServerError) as error:
+            await first.create_table(game="flag_finish", seats=2, seed=5)
+        assert error.value.code == "bad_seed" and "practice" in str(error.value)
+        practice = await first.create_table(game="flag_finish", seats=2, seed=5, practice=True)
+        assert practice.seed == 5 and practice.practice
+        for _ in range(1):
+            await first.create_table(game="flag_finish", seats=2)
+        with pytest.raises(ServerError) as error:
+            await first.create_table(game="flag_finish", seats=2)
+        assert error.value.code == "too_many_waiting" and "--waiting-per-connection 2" in str(error.value)
+        await second.create_table(game="flag_finish", seats=2)
+        with pytest.raises(ServerError) as error:
+            await second.create_table(game="flag_finish", seats=2)
+        assert error.value.code == "too_many_waiting" and "--waiting-per-address 3" in str(error.value)
+    assert {o.address for o in running.lobby.owners.values()} == {"127.0.0.1"}
+    await running.shutdown()
