@@ -32,7 +32,7 @@ from .http import HttpLimits, Site, serve_http
 from .latency import LatencyMeter
 from .lobby import Lobby
 from .outbox import Outbox
-from .quotas import new_owner
+from .quotas import new_owner, peer_address
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
@@ -98,7 +98,7 @@ class Connection:
         self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
         self._pings_queued = 0  # pings in the outbox, stamped by the writer as their frame leaves
         self.ping_scope = trio.CancelScope()  # cancelled when the reader stops
-        self.owner = new_owner(getattr(getattr(ws, "remote", None), "address", None))  # what it creates counts here
+        self.owner = new_owner(peer_address(ws))  # what it creates is counted against it and its address
 
     def deliver(self, message: Any) -> bool:
         return self.outbox.put(message)
@@ -234,7 +234,8 @@ class Connection:
                 tables = lobby.list() if lobby.cluster is None else await lobby.cluster.list_tables(lobby.list())
                 self.deliver(Tables(ref=message.id, tables=tables))
             elif kind is CreateTable:
-                table = await (lobby.create(message, owner=self.owner) if lobby.cluster is None else self._create_here(lobby, message))
+                table = await (lobby.create(message, owner=self.owner) if lobby.cluster is None
+                               else self._create_here(lobby, message))
                 if table is not None:
                     self.deliver(TableCreated(ref=message.id, table=table.info()))
             elif kind is OpenPlayback:

@@ -23,6 +23,21 @@ class Owner:
     connection: int
 
 
+def peer_address(ws) -> str | None:
+    """The IP address a websocket connection comes from: its endpoint, or (a connection upgraded from plain
+    HTTP, ``http.ReplayStream``) the socket beneath its stream; None if neither says."""
+    address = getattr(getattr(ws, "remote", None), "address", None)
+    if address is not None:
+        return str(address)
+    stream = getattr(ws, "_stream", None)
+    while stream is not None and not hasattr(stream, "socket"):
+        stream = getattr(stream, "stream", None) or getattr(stream, "transport_stream", None)
+    try:
+        return str(stream.socket.getpeername()[0]) if stream is not None else None
+    except (OSError, IndexError, TypeError, AttributeError):
+        return None
+
+
 def new_owner(address: str | None) -> Owner:
     """The owner of what one new connection (from ``address``) creates."""
     return Owner(address or "unknown", next(_connections))
