@@ -1,7 +1,8 @@
 """`python -m bench` (or `make bench`): run every benchmark, print the tables, write bench/results/*.json.
 
-Takes a few minutes: the server load runs 1, 10, 100 and 500 tables for 5 seconds each; the browser bench
-runs last and is skipped, with a message, where Chromium or playwright is missing."""
+Takes a few minutes: the server load runs 1, 10, 100 and 500 tables for 5 seconds each; the abuse bench runs
+here with `--quick` (3-second phases, about 2 minutes; the full run is `python -m bench.abuse_bench`); the
+browser bench runs last and is skipped, with a message, where Chromium or playwright is missing."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import platform
 import time
 from pathlib import Path
 
-from . import (browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench, server_bench,
-               soak_bench, tournament_bench)
+from . import (abuse_bench, browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench,
+               server_bench, soak_bench, tournament_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -47,6 +48,10 @@ def main() -> None:
     soak_bench.print_table(soak)
     (RESULTS / "soak.json").write_text(json.dumps({**stamp, **soak}, indent=2))
     print()
+    abuse = abuse_bench.run(quick=True)  # the full run (8 s attacks, 30 s to settle) takes ~9 minutes alone
+    abuse_bench.print_table(abuse)
+    (RESULTS / "abuse.json").write_text(json.dumps({**stamp, **abuse}, indent=2, default=str))
+    print()
     missing = cluster_bench.redis_missing()
     if missing:  # the cluster needs a real Redis; the rest of the benchmarks do not
         print(f"cluster bench skipped: {missing}")
@@ -61,7 +66,8 @@ def main() -> None:
         apart = browser_bench.run(cores=True)
         browser_bench.print_table(apart)
         (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser, "cores_apart": apart}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json, soak.json (and cluster.json, browser.json)")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json, soak.json, "
+          "abuse.json (and cluster.json, browser.json)")
 
 
 if __name__ == "__main__":

@@ -33,9 +33,9 @@ from clients.client import open_client
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load, summarize
 from server.gctune import settle_gc
 
-from .server_bench import cpu_seconds, free_port, start_process, stop
+from .server_bench import NO_ADDRESS_LIMITS, cpu_seconds, free_port, start_process, stop
 
-SERVE = ["serve", "--rate", "1000000", "--durability", "never", "--no-web"]
+SERVE = ["serve", "--rate", "1000000", "--durability", "never", "--no-web", *NO_ADDRESS_LIMITS]
 GAME = dict(game="flag_finish", mode="challenge", seats=3, options={"races": 50})
 
 

@@ -19,7 +19,7 @@ import trio
 from clients.client import open_client
 from server.protocol import Snapshot, Update, YourTable
 
-from .server_bench import free_port, start_process
+from .server_bench import NO_ADDRESS_LIMITS, free_port, start_process
 
 PLAYERS = 300
 EXTRA: list[str] = []
@@ -35,7 +35,7 @@ async def _run(players: int) -> dict:
     url = f"ws://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data:
         server = await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
-                                      "--data", data, "--rate", "100000", *EXTRA])
+                                      "--data", data, "--rate", "100000", *NO_ADDRESS_LIMITS, *EXTRA])
         try:
             return await _measure(url, players)
         finally:

@@ -23,7 +23,7 @@ from pathlib import Path
 import msgspec
 import trio
 
-from .server_bench import free_port, start_process, stop
+from .server_bench import NO_ADDRESS_LIMITS, free_port, start_process, stop
 
 
 def peer_port(ws) -> int:
@@ -91,7 +91,7 @@ async def _stamped_load(seconds: float) -> tuple[list[tuple], list[tuple]]:
             port = free_port()
             server = await start_process([sys.executable, "-m", "bench.timeline", "--serve", str(out), "serve",
                                           "--port", str(port), "--data", data, "--durability", "never",
-                                          "--rate", "1000000"])
+                                          "--rate", "1000000", *NO_ADDRESS_LIMITS])
             try:
                 await load.run_load(f"ws://127.0.0.1:{port}", 1, seconds)
             finally:

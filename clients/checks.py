@@ -60,7 +60,8 @@ def positive(text: str) -> int:
 
 
 def seat(text: str) -> int:
-    return _integer(text, 0, None, "a seat is a whole number, 0 or more")
+    """A seat as a person numbers it (from 1, as every screen shows it), returned as the wire's 0-based seat."""
+    return _integer(text, 1, None, "a seat is a whole number from 1 (the first seat is 1)") - 1
 
 
 def milliseconds(text: str) -> int:
@@ -80,6 +81,11 @@ def _number(text: str, what: str, ok) -> float:
 def speed(text: str) -> float:
     """A playback speed: more than 0 (0.5 is half speed, 2 twice as fast)."""
     return _number(text, "a speed is a number more than 0 (2: twice as fast)", lambda v: 0 < v < float("inf"))
+
+
+def amount(text: str) -> float:
+    """A rate, a time in seconds or a count of units: a number more than 0."""
+    return _number(text, "a number more than 0", lambda v: 0 < v < float("inf"))
 
 
 def replay_speed(text: str) -> float:
@@ -103,6 +109,22 @@ def read_text(path: str, what: str = "file") -> str:
     if not text.strip():
         raise Refused(f"{path} is empty")
     return text
+
+
+def readable_file(path: str, what: str = "log") -> str:
+    """``path`` if it is a file that can be opened and is not empty (what is in it is the reader's to judge),
+    or ``Refused`` naming the problem: a missing file, a directory, an empty file."""
+    target = Path(path)
+    try:
+        with target.open("rb") as opened:
+            first = opened.read(1)
+    except IsADirectoryError:
+        raise Refused(f"{path} is a directory, not a {what}") from None
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+    if not first:
+        raise Refused(f"{path} is empty")
+    return path
 
 
 def write_text(path: str, text: str) -> None:

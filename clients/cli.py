@@ -35,6 +35,7 @@ from rules.bots import POLICY_NAMES, get_policy
 from . import checks
 from .checks import Refused
 from .offline import play_game
+from .words import and_list, command_name, seat_list, seat_no
 
 
 def _parse_option(text: str) -> tuple[str, object]:
@@ -65,7 +66,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     setup = make_setup(game.info, len(args.policies), args.mode, dict(args.option))
     policies = [get_policy(args.game, name) for name in args.policies]
     seed = args.seed if args.seed is not None else secrets.randbits(64)
-    names = [f"seat {i} ({name})" for i, name in enumerate(args.policies)]
+    names = [f"seat {seat_no(i)} ({name})" for i, name in enumerate(args.policies)]
     print(f"{game.info.title}, {args.mode} mode, seed {seed}: " + ", ".join(names))
     endings: list[str] = []  # how the game ended, from its last event that says ("finish", "turn limit")
 
@@ -74,21 +75,22 @@ def cmd_match(args: argparse.Namespace) -> int:
             for event in step.events:
                 kind = type(event).__name__
                 if kind == "RaceEnded":
-                    how = (f"won by {', '.join(f'seat {s}' for s in event.winners)}" if event.winners
+                    how = (f"won by {seat_list(event.winners)}" if event.winners
                            else f"no finisher ({event.reason.replace('_', ' ')})")
-                    print(f"race {event.race}: {how}; scores {event.scores}; totals {event.totals}")
+                    print(f"race {event.race}: {how}; scores {and_list(event.scores)}; totals {and_list(event.totals)}")
                 elif kind == "RoundEnded":
-                    how = f"seat {event.winner} out first" if event.winner is not None else "turn limit"
-                    out = f"; out of the game: {event.eliminated}" if getattr(event, "eliminated", None) else ""
-                    print(f"round {event.round}: {how}; scores {event.scores}; totals {event.totals}{out}")
+                    how = f"seat {seat_no(event.winner)} out first" if event.winner is not None else "turn limit"
+                    out = f"; out of the game: {seat_list(event.eliminated)}" if getattr(event, "eliminated", None) else ""
+                    print(f"round {event.round}: {how}; scores {and_list(event.scores)}; "
+                          f"totals {and_list(event.totals)}{out}")
                 elif kind == "SeatFinished":
-                    print(f"seat {event.seat} home: place {event.place}")
+                    print(f"seat {seat_no(event.seat)} home: place {event.place}")
                 elif kind in ("RaceWon", "GameEnded") and isinstance(getattr(event, "reason", None), str):
                     endings.append(event.reason.replace("_", " "))
 
     session = play_game(game, setup, seed, policies, on_steps=show)
     result, places = session.result(), game.placings(session.state)
-    winners = " and ".join(f"seat {s}" for s in result.winners)
+    winners = and_list(f"seat {seat_no(s)}" for s in result.winners)
     how = f" ({endings[-1]})" if endings else ""
     print(f"{winners} {'wins' if len(result.winners) == 1 else 'share the win'}{how}")
     print()
@@ -99,7 +101,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     for seat, name in enumerate(args.policies):
         score = f"  {result.scores[seat]:>5}" if scored else ""
         mark = "  winner" if seat in result.winners else ""
-        print(f"{seat:>4}  {name:<10}  {places[seat]:>5}{score}{mark}")
+        print(f"{seat_no(seat):>4}  {name:<10}  {places[seat]:>5}{score}{mark}")
     return 0
 
 
@@ -146,7 +148,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     checks.check_listen(args.host, args.port)  # before any table is reopened from the data directory
     checks.check_data_dir(args.data)
     try:
-        limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)))
+        limits = Limits(rate=args.rate, burst=max(Limits.burst, int(2 * args.rate)),
+                        address_rate=args.address_rate,
+                        address_burst=max(Limits.address_burst, int(2 * args.address_rate)),
+                        max_conns_per_address=args.max_conns_per_address, max_connections=args.max_connections,
+                        idle_timeout=args.idle_timeout, max_depth=args.max_depth, budget_rate=args.budget_rate,
+                        budget_burst=args.budget_burst, tournaments_per_minute=args.tournaments_per_minute,
+                        registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt)
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
                          limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
@@ -158,8 +166,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 1
         if not isinstance(error, OSError):
             raise
-        print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
-              file=sys.stderr)
+        if error.filename is not None:  # the data directory, not the socket
+            print(f"photofinish serve: cannot use the data directory {args.data}: {error.filename}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+        else:
+            print(f"photofinish serve: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
+                  file=sys.stderr)
         return 1
     return 0
 
@@ -193,10 +205,12 @@ def _run_client(fn, *args, **kwargs) -> int:
 
 
 def _parse_bot(text: str) -> tuple[int, str]:
+    """``SEAT`` or ``SEAT:POLICY``, the seat numbered from 1 as a person counts; returns the wire's 0-based seat."""
     seat, _, policy = text.partition(":")
-    if not seat.isdigit() or (policy and policy not in POLICY_NAMES):
-        raise argparse.ArgumentTypeError(f"a bot is SEAT or SEAT:POLICY ({', '.join(POLICY_NAMES)}), not {text!r}")
-    return int(seat), policy or "heuristic"
+    if not seat.isdigit() or int(seat) < 1 or (policy and policy not in POLICY_NAMES):
+        raise argparse.ArgumentTypeError(f"a bot is SEAT or SEAT:POLICY (seats from 1; {', '.join(POLICY_NAMES)}), "
+                                         f"not {text!r}")
+    return int(seat) - 1, policy or "heuristic"
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -217,12 +231,22 @@ def cmd_create(args: argparse.Namespace) -> int:
                 turn_time_ms=args.turn_time_ms, ordering=args.ordering, fair_ms=args.fair_ms,
                 bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
         print(info.table)
+        me = command_name()
         print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
-              f"  photofinish play {args.url} --table {info.table}\n"
-              f"  photofinish watch {args.url} {info.table}", file=sys.stderr)
+              f"  {me} play {args.url} --table {info.table}\n"
+              f"  {me} watch {args.url} {info.table}", file=sys.stderr)
         return 0
 
     return _run_client(run)
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from server.protocol import json_schema
+
+    print(json.dumps(json_schema(), indent=1))
+    return 0
 
 
 def cmd_tracks(args: argparse.Namespace) -> int:
@@ -290,18 +314,26 @@ def cmd_bots(args: argparse.Namespace) -> int:
             raise Refused(f"the game at table {info.table} is over; nobody was seated")
         if len(free) < args.seats:
             noun = "seat" if len(free) == 1 else "seats"
-            which = f" ({noun} {', '.join(map(str, free))})" if free else ""
+            which = f" ({seat_list(free)})" if free else ""
             bots = "bot" if args.seats == 1 else "bots"
             raise Refused(f"table {info.table} has {len(free) or 'no'} free {noun}{which}, too few for "
                           f"{args.seats} {bots}; nobody was seated")
         seed = args.seed if args.seed is not None else secrets.randbits(32)
-        seats, missed = await play_seats(args.url, info.table, args.seats, args.policy, seed)
-        print(f"{args.policy} bots played seats {sorted(seats)} at {info.table} to the end")
+
+        def lost(reason: str) -> None:
+            print(f"photofinish bots: connection lost ({reason}); reconnecting, the bots resume their seats",
+                  file=sys.stderr)
+
+        seats, missed, stopped = await play_seats(args.url, info.table, args.seats, args.policy, seed, on_lost=lost)
+        if seats:
+            print(f"{args.policy} {'bot' if len(seats) == 1 else 'bots'} played {seat_list(seats)} at {info.table} "
+                  f"to the end")
+        for seat, why in stopped:
+            print(f"photofinish bots: the bot at seat {seat + 1} stopped before the end: {why}", file=sys.stderr)
         if missed:
             print(f"photofinish bots: {len(missed)} of {args.seats} bots found no seat (someone sat down "
                   f"first: {missed[0]})", file=sys.stderr)
-            return 1
-        return 0
+        return 1 if missed or stopped else 0
 
     return _run_client(run)
 
@@ -373,6 +405,7 @@ def _replay(args: argparse.Namespace, log: str) -> int:
     from server.logfile import read_log
     from server.replay import check_log
 
+    from .feed import feed_lines
     from .log_words import LogPeople, fair_words, refused_words
 
     last: dict = {"time": None, "game": None, "people": None}
@@ -388,8 +421,9 @@ def _replay(args: argparse.Namespace, log: str) -> int:
         if events is None:  # a refused intent: shown with its reason, the table unchanged
             print(refused_words(entry, people, args.seat))
         else:
-            shown = [msgspec.json.encode(game.redact(e, args.seat)).decode() for e in events]
-            print(f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: " + "; ".join(shown))
+            shown = feed_lines(game.info.name, [game.redact(e, args.seat) for e in events], args.seat,
+                               game.view(state, args.seat))
+            print(f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: " + ("; ".join(shown) or "-"))
         decision = fair_words(entry, people)
         if decision:
             print(decision)
@@ -406,7 +440,7 @@ def _replay(args: argparse.Namespace, log: str) -> int:
     if args.seat is not None:
         seats = _log_seats(log)
         if seats is not None and not args.seat < seats:
-            raise Refused(f"--seat {args.seat}: the table in {args.log} has seats 0-{seats - 1}")
+            raise Refused(f"--seat {args.seat + 1}: the table in {args.log} has seats 1-{seats}")
     walk = args.step or args.seat is not None or args.speed
     try:
         report = check_log(log, on_step=step if walk else None)
@@ -447,6 +481,7 @@ def _parse_receipt(text: str) -> tuple[int, str]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    checks.readable_file(args.log)  # missing, a directory, empty: a mistake in what was typed (2, stderr)
     with _as_log(args.log) as log:
         return _verify(args, log)
 
@@ -475,7 +510,11 @@ def _verify(args: argparse.Namespace, log: str) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from server.replay import check_log, export
 
+    checks.readable_file(args.log)  # no document at all for a file that is not there
     report = check_log(args.log)
+    if report.read is None:  # nothing of it could be read: an error, not a document saying so
+        print(f"photofinish export: {args.log}: {report.problem}", file=sys.stderr)
+        return 1
     document = msgspec.json.format(msgspec.json.encode(export(report)).decode(), indent=1)
     if args.output:
         checks.write_text(args.output, document)
@@ -509,12 +548,47 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
+    """`serve`'s abuse limits (README, "The server": no anonymous client can lock the others out)."""
+    serve.add_argument("--address-rate", type=checks.amount, default=limits.address_rate, metavar="N",
+                       help=f"messages a second all the connections of one IP address may send together (default "
+                            f"{limits.address_rate:g}; twice as many at once); past it they are read no faster, never refused")
+    serve.add_argument("--max-conns-per-address", type=checks.positive, default=limits.max_conns_per_address,
+                       metavar="N", help=f"connections open at once from one IP address (default "
+                                         f"{limits.max_conns_per_address}; a LAN behind one NAT is one address)")
+    serve.add_argument("--max-connections", type=checks.positive, default=limits.max_connections, metavar="N",
+                       help=f"connections open at once in all (default: the open-file limit, raised to its hard "
+                            f"limit at start, less {limits.fd_reserve}); more are refused at once with a reason")
+    serve.add_argument("--idle-timeout", type=checks.amount, default=limits.idle_timeout, metavar="SECONDS",
+                       help=f"close a connection that sends no whole frame, not even a pong, for this long "
+                            f"(default {limits.idle_timeout:g}; it is pinged at half)")
+    serve.add_argument("--max-depth", type=checks.positive, default=limits.max_depth, metavar="N",
+                       help=f"containers nested in one frame (default {limits.max_depth}); deeper is malformed")
+    serve.add_argument("--budget-rate", type=checks.amount, default=limits.budget_rate, metavar="UNITS",
+                       help=f"request-cost units a second one address may spend (default {limits.budget_rate:g}): "
+                            f"list_tables and list_tournaments 1 (+1 per 16 KiB of tables), leaderboard 2, "
+                            f"replay and open_playback 8; over it: over_budget")
+    serve.add_argument("--budget-burst", type=checks.amount, default=limits.budget_burst, metavar="UNITS",
+                       help=f"... and at once (default {limits.budget_burst:g})")
+    serve.add_argument("--tournaments-per-minute", type=checks.amount, default=limits.tournaments_per_minute,
+                       metavar="N", help=f"tournaments one address may create a minute (default "
+                                         f"{limits.tournaments_per_minute:g})")
+    serve.add_argument("--registrations-per-minute", type=checks.amount, default=limits.registrations_per_minute,
+                       metavar="N", help=f"tournament registrations one address may make a minute (default "
+                                         f"{limits.registrations_per_minute:g})")
+    serve.add_argument("--kernel-rtt", choices=("direct", "always", "never"), default=limits.kernel_rtt,
+                       help="fair ordering credits a seat no more round trip than the kernel measured on its "
+                            "connection: 'direct' (default) for connections not from loopback (a local proxy "
+                            "hides the path), 'always', or 'never'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from server.gateway import Limits
     from server.quotas import Quotas
 
     parser = _Parser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"photofinish {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
@@ -526,6 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate", type=float, default=Limits.rate,
                        help=f"messages a second one connection may send on average (default {Limits.rate:g}; "
                             "twice as many at once); more are dropped with a rate_limited error")
+    _limit_flags(serve, Limits)
     serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
     serve.add_argument("--cluster", type=checks.redis_url, metavar="redis://HOST:PORT",
                        help="join the cluster whose lobby is kept in this Redis (see README, More than one process)")
@@ -574,6 +649,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fair ordering: the most a seat's round trip is credited (default 50)")
     create.set_defaults(run=cmd_create)
 
+    schema = sub.add_parser("schema", help="print the JSON Schema of every message and of each game's actions "
+                                            "and views (generated from the protocol's types)")
+    schema.set_defaults(run=cmd_schema)
+
     tracks = sub.add_parser("tracks", help="list the built-in Checkered Flag tracks, or check track files")
     tracks.add_argument("files", nargs="*", metavar="FILE")
     tracks.set_defaults(run=cmd_tracks)
@@ -602,7 +681,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--table", default=None)
     play.add_argument("--tournament", default=None,
                       help="follow this tournament with your player --token: each round's table, played in turn")
-    play.add_argument("--seat", type=int, default=None)
+    play.add_argument("--seat", type=checks.seat, default=None,
+                      help="the seat to take, numbered from 1 as the screen shows it (before issue 30: from 0)")
     play.add_argument("--name", default="")
     play.add_argument("--token", default=None,
                       help="resume the seat of this token (printed when you sat down; `play` remembers it too)")
@@ -621,7 +701,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("log")
     replay.add_argument("--step", action="store_true",
                         help="walk it one entry at a time (Enter for the next, q to quit)")
-    replay.add_argument("--seat", type=checks.seat, default=None, help="show what this seat saw")
+    replay.add_argument("--seat", type=checks.seat, default=None,
+                        help="show what this seat saw (numbered from 1; before issue 30: from 0)")
     replay.add_argument("--speed", type=checks.replay_speed, default=0.0, help="play it in time, X times as fast")
     replay.add_argument("--allow-unfinished", action="store_true",
                         help="exit 0 for a log with no end record (a table still open) that checks out so far")
@@ -662,12 +743,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("photofinish")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the real command: a Ctrl-C can land between a coroutine's making and its await, and
         # the tasks torn down on the way out drop it before the KeyboardInterrupt below is even reached
         warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:  # `photofinish` alone: what it can do, then the one-line mistake
+            parser.print_help()
+            print("photofinish: a command is required: one of the above (photofinish COMMAND --help says more)",
+                  file=sys.stderr)
+            return 2
         try:
             code = args.run(args)
         except BaseExceptionGroup as group:  # one error from inside trio: say it as if raised alone

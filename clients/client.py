@@ -16,6 +16,12 @@ from the last sequence number it saw, and resends unanswered requests with their
 answers a resent action with its first answer and never applies it twice. Updates arrive once each, in order.
 The client answers the server's pings at once (``pong_delay`` delays it, for tests of the fair ordering's cap),
 and each action says which update it was chosen on (``seen``: by default the last one received).
+
+A server can die without a word (its machine gone, the network cut): the client asks a connection that has been
+silent for ``PROBE_AFTER`` s something cheap (the server pings a seated connection about once a second anyway),
+and one silent for ``DEAD_AFTER`` s is dropped and reconnected. ``on_lost`` hears of each lost connection at
+once (`play` and `watch` say it on screen). One connect, handshake and hello take at most ``CONNECT_TIMEOUT``
+s, even against a port that accepts and never answers.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import itertools
 import math
 import os
 import secrets
+import socket
 import urllib.parse
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -38,11 +45,15 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
+                             TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.sendpath import send_promptly
 
 NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
-CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://) and the websocket handshake
+CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://), the websocket handshake and hello
+PROBE_AFTER = 2.0  # seconds without a frame from the server before the client asks it something (a probe)
+DEAD_AFTER = 5.0  # ... and without a frame at all: the server (or the way to it) is dead; close, reconnect
+DISCONNECT_TIMEOUT = 1.0  # seconds a closing handshake may take before the socket is dropped anyway
 MAX_REDIRECTS = 3  # a cluster sends a request on at most once or twice; more is a loop
 
 
@@ -72,7 +83,10 @@ def check_url(url: str) -> str:
 
 def _connect_failure(url: str, error: BaseException) -> str:
     """Why the first connection to ``url`` failed, in one sentence."""
-    if isinstance(error, ConnectionTimeout):
+    cause = error.__cause__ if isinstance(error, HandshakeError) else error
+    if isinstance(cause, socket.gaierror):
+        return f"cannot connect to {url}: cannot resolve host {urllib.parse.urlsplit(url).hostname}"
+    if isinstance(error, (ConnectionTimeout, trio.TooSlowError)):
         if url.startswith("wss://"):
             return (f"cannot connect to {url}: no answer to the TLS handshake within {CONNECT_TIMEOUT:g} s; "
                     f"a plain photofinish server is ws://{url[len('wss://'):]}")
@@ -86,6 +100,8 @@ def connect_reason(error: BaseException) -> str:
         error = error.__cause__
     if isinstance(error.__cause__, ExceptionGroup) and error.__cause__.exceptions:  # trio's "all attempts..."
         error = error.__cause__.exceptions[0]
+    if isinstance(error, socket.gaierror):
+        return "cannot resolve the host"
     if isinstance(error, OSError) and error.errno:
         return os.strerror(error.errno)
     return getattr(error, "strerror", None) or str(error) or type(error).__name__
@@ -140,6 +156,11 @@ class Client:
         self.receipts: dict[str, tuple[int, str]] = {}  # table -> the newest (seq, log line hash) received
         self.reconnects = 0
         self.on_reconnecting: Callable[[int], None] | None = None  # called with `reconnects` as each try begins
+        self.on_lost: Callable[[str], None] | None = None  # called with the reason as soon as a connection is lost
+        self.dead_after = DEAD_AFTER  # seconds without any frame from the server: the connection is dead
+        self.lost_reason = ""  # why the last connection was lost, in words
+        self._heard = 0.0  # trio time of the last frame from the server
+        self._silent = False  # the watchdog dropped the connection
         self.pong_delay = pong_delay  # seconds: answer pings this late (only a test or a benchmark wants it)
         self._pongs: list[Pong] = []  # pongs due, sent by the reader
         self._ids = itertools.count(1)
@@ -277,6 +298,10 @@ class Client:
         """Returns ``registered``: your player id and secret ``token`` (keep it: it takes your seats)."""
         return await self.request(Register(tournament=tournament, name=name))
 
+    async def tournament_log(self, tournament: str) -> Any:
+        """Returns ``tournament_log_file``: the tournament's log as it stands (``log``), ``lines`` and ``head``."""
+        return await self.request(TournamentLog(tournament=tournament))
+
     async def check_in(self, tournament: str, token: str) -> TournamentState:
         return await self.request(CheckIn(tournament=tournament, token=token))
 
@@ -311,30 +336,48 @@ class Client:
         delay = 0.05
         started = False
         while not self._closed:
-            try:
-                async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024,
-                                              connect_timeout=CONNECT_TIMEOUT) as ws:
-                    send_promptly(ws)
-                    await self._hello(ws)
-                    self._ws = ws
-                    async with trio.open_nursery() as nursery:
-                        nursery.start_soon(self._read, ws, nursery)
-                        if started:
-                            await self._resync(ws)
-                        self._connected.set()
-                        if not started:
-                            started = True
-                            task_status.started()
-                        delay = 0.05
-            except (ConnectionClosed, HandshakeError, OSError) as error:
-                if not started:
-                    raise ConnectionError(_connect_failure(self.url, error)) from error
-            except ServerError:
-                if not started:
-                    raise
-                return
+            failure: BaseException | None = None
+            self._silent = False
+            # Everything about one connection is in `link`: its deadline bounds the connect, the handshake and the
+            # hello (a port that accepts but never answers); the watchdog cancels it when the server falls silent
+            # (a dead machine, a cut cable: no close ever arrives), and that drops the socket at once.
+            with trio.CancelScope(deadline=trio.current_time() + CONNECT_TIMEOUT) as link:
+                try:
+                    async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024,
+                                                  connect_timeout=CONNECT_TIMEOUT,
+                                                  disconnect_timeout=DISCONNECT_TIMEOUT) as ws:
+                        send_promptly(ws)
+                        await self._hello(ws)
+                        link.deadline = math.inf
+                        self._ws = ws
+                        self._heard = trio.current_time()
+                        async with trio.open_nursery() as nursery:
+                            nursery.start_soon(self._read, ws, nursery)
+                            nursery.start_soon(self._watchdog, ws, link)
+                            if started:
+                                await self._resync(ws)
+                            self._connected.set()
+                            if not started:
+                                started = True
+                                task_status.started()
+                            delay = 0.05
+                    self.lost_reason = "the connection closed"
+                except (ConnectionClosed, HandshakeError, OSError) as error:
+                    failure = error
+                    self.lost_reason = f"the connection broke ({connect_reason(error)})"
+                except ServerError:
+                    if not started:
+                        raise
+                    return
+            if link.cancelled_caught and not self._silent:
+                failure = trio.TooSlowError()  # the connect, the handshake or the hello took too long
+                self.lost_reason = f"no answer within {CONNECT_TIMEOUT:g} s"
+            if not started:
+                raise ConnectionError(_connect_failure(self.url, failure or ConnectionClosed(None)))
             if self._connected.is_set():  # a new event only when the connection was up: a request made between
                 self._connected = trio.Event()  # failed reconnects waits on this one, set when one succeeds
+                if self.on_lost is not None and not self._closed:
+                    self.on_lost(self.lost_reason)
             self._ws = None
             if self._closed or not self.reconnect:
                 self._send.send_nowait(Closing(code="disconnected", message="the connection is closed"))
@@ -347,6 +390,36 @@ class Client:
                 self.on_reconnecting(self.reconnects)
             await trio.sleep(delay)
             delay = min(delay * 2, 2.0)
+
+    async def _watchdog(self, ws, link: trio.CancelScope) -> None:
+        """The server pings a seated connection about once a second, and answers every request: after
+        ``PROBE_AFTER`` s without a frame, ask it something cheap; after ``dead_after`` s without any, the
+        connection is dead (a server killed with its machine, a network gone): drop it, so the reconnect begins."""
+        probes = itertools.count(1)
+        probed = -1.0
+        planned: float | None = None
+        while True:
+            now = trio.current_time()
+            if planned is not None and now - planned > 1.0:  # this process stalled, not the server: its frames
+                self._heard = max(self._heard, now - min(PROBE_AFTER, self.dead_after / 2))  # may wait unread: ask again
+            quiet = now - self._heard
+            if quiet >= self.dead_after:
+                self.lost_reason = f"no word from the server for {self.dead_after:g} s"
+                self._silent = True
+                link.cancel()
+                return
+            if quiet >= min(PROBE_AFTER, self.dead_after / 2) and probed != self._heard:
+                probed = self._heard
+                try:
+                    with trio.move_on_after(self.dead_after - quiet):
+                        await ws.send_message(self.codec.encode(ListGames(id=f"probe-{next(probes)}")))
+                except ConnectionClosed:
+                    return
+                planned = None
+                continue
+            wait = (self.dead_after if probed == self._heard else min(PROBE_AFTER, self.dead_after / 2)) - quiet
+            planned = trio.current_time() + max(wait, 0.05)
+            await trio.sleep_until(planned)
 
     def _fail_pending(self) -> None:
         """The client will not reconnect: every unanswered request fails instead of waiting forever."""
@@ -390,6 +463,7 @@ class Client:
         try:
             while True:
                 frame = await ws.get_message()
+                self._heard = trio.current_time()
                 self._take(decode_server(frame, self.codec))
                 while self._pongs:
                     pong = self._pongs.pop(0)

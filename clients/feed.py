@@ -12,23 +12,28 @@ from typing import Any, Callable
 
 import msgspec
 
+from .words import a_or_an, and_list, ordinal, plural, seat_no
+
 QUIET = frozenset({"turn"})  # events the feed leaves out: the table already marks whose turn it is
 GEARS = ("neutral", "1st", "2nd", "3rd")
 
 
 def who(seat: int | None, me: int | None) -> str:
-    return "you" if seat is not None and seat == me else f"seat {seat}"
+    """``you`` for the reader's own seat, else ``seat N`` numbered from 1 (the wire's seats are 0-based)."""
+    if seat is None:
+        return "nobody"
+    return "you" if seat == me else f"seat {seat_no(seat)}"
 
 
 def whose(seat: int | None, me: int | None) -> str:
-    return "your" if seat is not None and seat == me else f"seat {seat}'s"
+    return "your" if seat is not None and seat == me else f"{who(seat, me)}'s"
 
 
 def seats_text(seats, me: int | None) -> str:
     seats = list(seats)
     if not seats:
         return "nobody"
-    return ", ".join(who(s, me) for s in seats)
+    return and_list(who(s, me) for s in seats)
 
 
 def scores_text(scores) -> str:
@@ -58,7 +63,7 @@ def _timed_out(e, me):
 
 
 def _turn(e, me):
-    return "your turn" if e.seat == me else f"seat {e.seat}'s turn"
+    return "your turn" if e.seat == me else f"{whose(e.seat, me)} turn"
 
 
 # ---------------------------------------------------------------- Flag Finish
@@ -75,7 +80,7 @@ def _ff_drew(e, me):
 
 
 def _ff_finished(e, me):
-    left = f"{e.cards_left} card(s) left" if e.cards_left else "no cards left"
+    left = f"{plural(e.cards_left, 'card')} left" if e.cards_left else "no cards left"
     return f"{who(e.seat, me)} finished the row with the flag ({left}, {e.greens} green)" + (
         "; the photo-finish window is open" if e.window_open else "")
 
@@ -122,7 +127,7 @@ def _fl_dealt(e, me):
 
 
 def _cards(count: int) -> str:
-    return f"{count} card{'' if count == 1 else 's'}"
+    return plural(count, "card")
 
 
 def _fl_released(e, me):
@@ -139,13 +144,14 @@ def _fl_blind(e, me):
 def _fl_flushed(e, me):
     kind = "a Gold Flush" if e.gold else "a Super Flush" if e.super else ""
     verb = f"made {kind}" if kind else "flushed"
-    return f"{who(e.seat, me)} {verb}: {_cards(e.cards)} leave the game"
+    return f"{who(e.seat, me)} {verb}: {_cards(e.cards)} {'leaves' if e.cards == 1 else 'leave'} the game"
 
 
 def _fl_gold(e, me):
     if e.seat == me:
-        return f"the Gold Flush makes you draw {e.card}" if e.card else "the Gold Flush finds no card for you to draw"
-    return f"the Gold Flush makes seat {e.seat} draw a card"
+        return f"the Gold Flush makes you draw a card: {e.card}" if e.card else \
+            "the Gold Flush finds no card for you to draw"
+    return f"the Gold Flush makes {who(e.seat, me)} draw a card"
 
 
 def _fl_passed(e, me):
@@ -155,7 +161,7 @@ def _fl_passed(e, me):
 
 def _fl_round_ended(e, me):
     how = f"{who(e.winner, me)} went out first" if e.winner is not None else "nobody went out (turn limit)"
-    bonus = f", {e.bonus} Bonus card(s)" if e.bonus else ""
+    bonus = f", {plural(e.bonus, 'Bonus card')}" if e.bonus else ""
     out = f"; out of the game: {seats_text(e.eliminated, me)}" if e.eliminated else ""
     return f"round {e.round}: {how}{bonus}, scores {scores_text(e.scores)}, totals {scores_text(e.totals)}{out}"
 
@@ -168,7 +174,7 @@ FLUSH = {
     "flushed": _fl_flushed,
     "gold_drawn": _fl_gold,
     "base_passed": _fl_passed,
-    "skipped": lambda e, me: f"{seats_text(e.seats, me)} {'are' if len(e.seats) > 1 or me in e.seats else 'is'} "
+    "skipped": lambda e, me: f"{seats_text(e.seats, me)} {'are' if len(e.seats) > 1 or list(e.seats) == [me] else 'is'} "
                              f"skipped (a Skip card)",
     "round_ended": _fl_round_ended,
     "match_ended": _match_ended,
@@ -202,8 +208,9 @@ def _rf_place(position: int) -> str:
     return "the finish" if position == FINISH else "the start" if position == 0 else f"track card {position}"
 
 
-def _rf_moved(e, me):
-    piece = f"{whose(e.seat, me)} piece {e.piece}"
+def _rf_moved(e, me, pieces: int = 2):
+    """``pieces``: how many pieces each seat has (one with three seats or more: it goes unnumbered)."""
+    piece = f"{whose(e.seat, me)} piece {e.piece + 1}" if pieces > 1 else f"{whose(e.seat, me)} piece"
     if e.how == "sidetracked":
         return f"{piece} is sidetracked at {_rf_place(e.start)}"
     if e.how == "stays":
@@ -243,7 +250,7 @@ def _cf_start(e, me):
 
 def _cf_braking(e, me):
     how = "had to brake" if e.forced else "braked"
-    return f"{who(e.seat, me)} {how} {e.spaces} space(s), stopping on space {e.stop}"
+    return f"{who(e.seat, me)} {how} {plural(e.spaces, 'space')}, stopping on space {e.stop}"
 
 
 def _cf_check(e, me):
@@ -260,7 +267,7 @@ CHECKERED_FLAG = {
     "crash_check": _cf_check,
     "moved": lambda e, me: f"{who(e.seat, me)} moved from space {e.start} to space {e.end}",
     "crashed": lambda e, me: f"{who(e.seat, me)} crashed on space {e.at} and lose{'' if e.seat == me else 's'} "
-                             f"{e.turns_lost} turn(s)",
+                             f"{plural(e.turns_lost, 'turn')}",
     "turn_lost": lambda e, me: f"{who(e.seat, me)} sit{'' if e.seat == me else 's'} out a turn after the crash "
                                f"({e.remaining} more)",
     "race_won": lambda e, me: f"game over: {_winners([e.seat], me)}"
@@ -283,8 +290,8 @@ def _fn_rolled(e, me):
 
 
 def _fn_moved(e, me):
-    how = {"red": "by the red die", "black": "by the black die", "attack": "by an attack"}.get(e.how, f"by a {e.how}")
-    return f"{whose(e.seat, me)} marker {e.marker} moved from {_fn_where(e.start)} to {_fn_where(e.end)} {how}"
+    how = {"red": "by the red die", "black": "by the black die", "attack": "by an attack"}.get(e.how, f"by {a_or_an(e.how)}")
+    return f"{whose(e.seat, me)} marker {e.marker + 1} moved from {_fn_where(e.start)} to {_fn_where(e.end)} {how}"
 
 
 def _fn_activation(e, me):
@@ -294,17 +301,17 @@ def _fn_activation(e, me):
         name = card_name(e.card)
     except (KeyError, IndexError):
         name = e.card
-    return f"{whose(e.seat, me)} marker {e.marker} {'activated' if e.activated else 'did not activate'} {name}"
+    return f"{whose(e.seat, me)} marker {e.marker + 1} {'activated' if e.activated else 'did not activate'} {name}"
 
 
 def _fn_attack(e, me):
     if not e.hit:
-        return f"{whose(e.seat, me)} marker {e.marker} attacked on square {e.at} and missed"
-    return f"{whose(e.seat, me)} marker {e.marker} attacked on square {e.at}: hit, sent back {e.back}"
+        return f"{whose(e.seat, me)} marker {e.marker + 1} attacked on square {e.at} and missed"
+    return f"{whose(e.seat, me)} marker {e.marker + 1} attacked on square {e.at}: hit, sent back {e.back}"
 
 
 def _fn_ended(e, me):
-    places = ", ".join(f"{who(s, me)} {p}" for s, p in enumerate(e.places))
+    places = and_list(f"{who(s, me)} {ordinal(p)}" for s, p in enumerate(e.places))
     reason = " (turn limit)" if e.reason == "turn_limit" else ""
     winners = [s for s, p in enumerate(e.places) if p == 1]
     return f"game over{reason}: {_winners(winners, me)}; places {places}"
@@ -312,14 +319,14 @@ def _fn_ended(e, me):
 
 FINISH_LINE = {
     "board_dealt": lambda e, me: "the board is dealt" + (
-        f" ({len(e.reinserted)} card(s) went back into the deck)" if e.reinserted else ""),
+        f" ({plural(len(e.reinserted), 'card')} went back into the deck)" if e.reinserted else ""),
     "rolled": _fn_rolled,
     "marker_moved": _fn_moved,
     "no_move": lambda e, me: f"{who(e.seat, me)} cannot use the {e.die} {e.value}",
     "activation": _fn_activation,
     "attack": _fn_attack,
-    "marker_home": lambda e, me: f"{whose(e.seat, me)} marker {e.marker} is home",
-    "seat_finished": lambda e, me: f"{who(e.seat, me)} finished, place {e.place}",
+    "marker_home": lambda e, me: f"{whose(e.seat, me)} marker {e.marker + 1} is home",
+    "seat_finished": lambda e, me: f"{who(e.seat, me)} finished {ordinal(e.place)}",
     "game_ended": _fn_ended,
 }
 
@@ -339,7 +346,7 @@ def generic(event: Any, me: int | None) -> str:
     return (f"{who(seat, me)}: " if seat is not None else "") + words + (f" ({detail})" if detail else "")
 
 
-def describe_event(game: str, event: Any, me: int | None = None) -> str:
+def describe_event(game: str, event: Any, me: int | None = None, view: Any = None) -> str:
     """One sentence for ``event`` of ``game``, as the seat ``me`` (None: a spectator) reads it. An event whose
     fields are not what its sentence expects (a server newer than this client) gets the generic sentence rather
     than ending the player's session; the tests call every sentence directly, so a mistake here still shows."""
@@ -348,18 +355,22 @@ def describe_event(game: str, event: Any, me: int | None = None) -> str:
     if sentence is None or isinstance(event, dict):
         return generic(event, me)
     try:
+        if sentence is _rf_moved and view is not None and getattr(view, "pieces", None):
+            return _rf_moved(event, me, pieces=len(view.pieces[0]))  # one piece each: it goes unnumbered
         return sentence(event, me)
     except (AttributeError, TypeError, KeyError, IndexError, ValueError):
         return generic(event, me)
 
 
-def feed_lines(game: str, events, me: int | None = None) -> list[str]:
-    """The sentences the feed shows for some events (whose turn it is is left to the table)."""
-    return [describe_event(game, event, me) for event in events if _tag(event) not in QUIET]
+def feed_lines(game: str, events, me: int | None = None, view: Any = None) -> list[str]:
+    """The sentences the feed shows for some events (whose turn it is is left to the table); ``view``: the
+    table as the reader last saw it (how many pieces a seat has)."""
+    return [describe_event(game, event, me, view) for event in events if _tag(event) not in QUIET]
 
 
-def describe_result(result: Any, me: int | None = None) -> str:
-    """The end of a game in plain words: who won, the scores, and which way they count."""
+def describe_result(result: Any, me: int | None = None, game: str = "") -> str:
+    """The end of a game in plain words: who won, the scores, and which way they count (Finish Line, which
+    has no score, says each seat's place)."""
     if isinstance(result, dict):
         scores, winners = result.get("scores", []), result.get("winners", [])
         lower = result.get("lower_is_better", True)
@@ -372,5 +383,8 @@ def describe_result(result: Any, me: int | None = None) -> str:
     else:
         headline = _winners(winners, me)
         headline = headline[0].upper() + headline[1:]
+    if game == "finish_line":  # its result's scores are its places
+        places = and_list(f"{who(seat, me)} {ordinal(place)}" for seat, place in enumerate(scores))
+        return f"Game over. {headline}! Places: {places}."
     order = "lower is better" if lower else "higher is better"
     return f"Game over. {headline}! Final scores {scores_text(scores)} ({order})."

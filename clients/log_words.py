@@ -45,7 +45,8 @@ class LogPeople:
             return SYSTEM[seat]
         names = self.names.get(entry.seq, ())
         name = names[seat] if 0 <= seat < len(names) else ""
-        return f"seat {seat} ({name})" if name else f"seat {seat}"
+        number = seat + 1  # seats are numbered from 1 wherever a person reads them; the log's are 0-based
+        return f"seat {number} ({name})" if name else f"seat {number}"
 
 
 def ms(seconds: float) -> str:

@@ -68,9 +68,48 @@ def _single_value(action: Any) -> str | None:
 # ---------------------------------------------------------------- numbered lists (the lockstep games)
 
 
-def numbered(legal: list) -> list[str]:
-    """The moves in columns: ``1 play R5   2 play B7 ...``, numbered in the server's order."""
-    items = [f"{i + 1:>2} {describe_action(a)}" for i, a in enumerate(legal)]
+GEAR_NAMES = ("Neutral", "1st", "2nd", "3rd")
+
+
+def hand_order(card: str) -> tuple:
+    """The Race to the Finish's cards as its hand is shown: by suit, then by number."""
+    return (card[0] if card[1:].isdigit() else "~" + card, int(card[1:]) if card[1:].isdigit() else 0)
+
+
+def ordered(game: str, legal: list) -> list:
+    """The moves in the order the menu numbers them: the server's, except The Race to the Finish's cards,
+    sorted as the hand is shown."""
+    if game == "race_to_the_finish":
+        return sorted(legal, key=lambda a: (_tag(a), hand_order(getattr(a, "card", "")) if _tag(a) == "play"
+                                            else getattr(a, "piece", 0)))
+    return list(legal)
+
+
+def action_words(game: str, action: Any, view: Any = None) -> str:
+    """A move as the menu says it, seats, pieces and markers numbered from 1: 'shift to 3rd', 'stay in 2nd',
+    'move piece 2', 'move marker 1 by the red die'. What `play` reads back, as well as ``describe_action``'s."""
+    tag = _tag(action)
+    if game == "checkered_flag" and tag == "shift":
+        gears = getattr(view, "gears", None)
+        seat = getattr(view, "seat", None)
+        now = gears[seat] if gears is not None and seat is not None and seat < len(gears) else None
+        gear = GEAR_NAMES[action.gear] if 0 <= action.gear < 4 else str(action.gear)
+        return f"stay in {gear}" if action.gear == now else f"shift to {gear}"
+    if game == "checkered_flag" and tag == "brake":
+        return f"brake to stop on space {action.stop}"
+    if game == "race_to_the_finish" and tag in ("move", "sidetrack"):
+        return f"{tag} piece {action.piece + 1}"
+    if game == "finish_line" and tag == "move":
+        return f"move marker {action.marker + 1} by the {action.die} die"
+    if game == "finish_line" and tag == "pick":
+        mine = getattr(view, "seat", None) == action.seat
+        return f"pick {'your' if mine else f'seat {action.seat + 1}' + chr(39) + 's'} marker {action.marker + 1}"
+    return describe_action(action)
+
+
+def numbered(legal: list, game: str = "", view: Any = None) -> list[str]:
+    """The moves in columns: ``1 play R5   2 play B7 ...``, numbered in ``ordered``'s order."""
+    items = [f"{i + 1:>2} {action_words(game, a, view)}" for i, a in enumerate(ordered(game, legal))]
     if not items:
         return []
     width = max(len(item) for item in items) + 3
@@ -79,19 +118,23 @@ def numbered(legal: list) -> list[str]:
             for start in range(0, len(items), columns)]
 
 
-def read_numbered(text: str, legal: list) -> Any | NotAMove:
+def read_numbered(text: str, legal: list, game: str = "", view: Any = None) -> Any | NotAMove:
     text = text.strip()
+    legal = ordered(game, legal)
     if text.isdigit():
         if 0 < int(text) <= len(legal):
             return legal[int(text) - 1]
         return NotAMove(f"there is no move {text}: the moves are numbered 1 to {len(legal)}")
+    said = [a for a in legal if _canonical(action_words(game, a, view)) == _canonical(text)]
+    if said:
+        return said[0]
     action = parse_words(text, legal)
     if action is not None:
         return action
     matches = [a for a in legal if (_single_value(a) or "").lower() == text.lower()]
     if len(matches) == 1:
         return matches[0]
-    example = describe_action(legal[0])
+    example = action_words(game, legal[0], view)
     return NotAMove(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its words, "
                     f"e.g. '{example}'")
 
@@ -123,46 +166,79 @@ def _needs(view: Any) -> str:
     return "a flag (F)" if rank == 11 else f"a {rank}" if rank <= 10 else "nothing more"
 
 
+VERBS = {"TAKE": "take", "PLAY": "play", "DISCARD": "discard", "DRAW": "draw", "D": "draw"}
+
+
 def read_flag_finish(text: str, legal: list, view: Any) -> Any | NotAMove:
+    """A card (``G5``), or a verb and a card (``take G5``, ``play G5``, ``discard G5``), or ``draw`` (``d``):
+    nothing more. A bare ``play``, ``take`` or ``discard`` is the one such move there is (``play``: a green
+    first), else it asks which."""
     typed = text.strip().split()
     words = [word.upper() for word in typed]
     if not words:
         return NotAMove("type a card (e.g. G5) or 'draw'")
-    verb = {"TAKE": "take", "PLAY": "play", "DISCARD": "discard", "DRAW": "draw", "D": "draw"}.get(words[0])
-    card = words[-1] if (verb is None or len(words) == 2) and not (verb == "draw" and len(words) == 1) else None
+    verb = VERBS.get(words[0])
+    if verb == "draw" and len(words) > 1:
+        return NotAMove(f"'{text.strip()}' is not a move: 'draw' (or 'd') takes nothing after it")
     if len(words) > 2 or (verb is None and len(words) != 1):
-        return NotAMove(f"'{text.strip()}' is not a move: type a card (e.g. G5), 'take G5', 'play G5' or 'draw'")
-    if verb in ("take", "discard") and card is None:
-        return NotAMove(f"{verb} which card? e.g. '{verb} G5'")
+        extra = " ".join(typed[2:] if verb is not None else typed[1:])
+        return NotAMove(f"'{text.strip()}' is not a move ('{extra}' is more than a move says): type a card "
+                        f"(e.g. G5), 'take G5', 'play G5' or 'draw'")
+    card = words[1] if verb is not None and len(words) == 2 else words[0] if verb is None else None
+    if card is not None and VERBS.get(card):
+        return NotAMove(f"'{text.strip()}' is not a move: one verb and then a card, e.g. '{verb or 'take'} G5'")
     matching = [a for a in legal if (verb is None or _tag(a) == verb)
                 and (card is None or getattr(a, "card", None) == card)]
+    if verb in ("take", "discard") and card is None:
+        if len(matching) == 1:
+            return matching[0]  # the only card there is to take (or discard)
+        if matching:
+            cards = " ".join(a.card for a in matching)
+            return NotAMove(f"{verb} which card? {cards} (e.g. '{verb} {matching[0].card}')")
     # a bare card: playing it beats taking another flag from the pile; a bare 'play': a green first (tiebreak)
     matching.sort(key=lambda a: (("play", "discard", "take", "draw").index(_tag(a)),
                                  not getattr(a, "card", "").startswith("G")))
     if matching:
         return matching[0]
-    return NotAMove(_flag_finish_why(verb, card, legal, view).replace(f"{card} is neither", f"{typed[-1]} is neither"))
+    shown = typed[-1] if card is not None else None
+    return NotAMove(_flag_finish_why(verb, card, legal, view, shown))
 
 
-def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any) -> str:
+def _flag_finish_why(verb: str | None, card: str | None, legal: list, view: Any, shown: str | None = None) -> str:
+    """Why the typed card (``shown`` as typed) or verb names none of ``legal``, and what would do."""
+    shown = shown or card
     if not legal:
         return "you have no move now" + (": you finished this race" if view is not None and view.seat in
                                          getattr(view, "finishers", []) else "")
     if any(_tag(a) == "discard" for a in legal):
         return "you drew a card: discard one from your hand first (type it)"
-    hand = view.hand or [] if view is not None else []
+    hand = (view.hand or []) if view is not None else []
     discard = view.discard if view is not None else []
+    playable = [a.card for a in legal if _tag(a) == "play"]
     if verb == "draw":
         return "the draw pile is empty: take a card of the discard pile instead"
     if verb == "discard":
         return "you discard only after a draw or a take"
-    if card is not None and card in hand:
-        return f"{card} is in your hand, but your row needs {_needs(view)}"
-    if card is not None and card in discard:
-        return f"{card} is in the discard pile: 'take {card}' takes it"
-    if card is not None:
-        return f"{card} is neither in your hand nor in the discard pile"
-    return "type a card (e.g. G5) or 'draw'"
+    if verb in ("take", "play") and card is None:
+        return f"there is nothing to {verb} now: your row needs {_needs(view)}" + (
+            "; 'draw' draws" if any(_tag(a) == "draw" for a in legal) else "")
+    if verb == "take":
+        if card in hand:
+            play = f": '{shown}' plays it" if card in playable else ""
+            return f"{shown} is in your hand, not in the discard pile{play}"
+        if card not in discard:
+            return f"{shown} is not in the discard pile"
+        return f"you cannot take {shown} now"
+    if verb == "play":
+        if card in discard and card not in hand:
+            return f"{shown} is in the discard pile, not in your hand: 'take {shown}' takes it"
+        if card not in hand:
+            return f"{shown} is not in your hand"
+    if card in hand:
+        return f"{shown} is in your hand, but your row needs {_needs(view)}"
+    if card in discard:
+        return f"{shown} is in the discard pile: 'take {shown}' takes it"
+    return f"{shown} is neither in your hand nor in the discard pile"
 
 
 # ---------------------------------------------------------------- Flush
@@ -174,7 +250,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
     tags = Counter(_tag(a) for a in legal)
     if tags["pass_base"]:
         bases = " ".join(f"b{a.base}" for a in legal)
-        return [f"  Super Flush: pass one of your Bases to seat {view.previous}: type {bases}"]
+        return [f"  Super Flush: pass one of your Bases to seat {view.previous + 1}: type {bases}"]
     releases = [a for a in legal if _tag(a) == "release"]
     values = list(dict.fromkeys(a.value for a in releases))
     lines = []
@@ -183,8 +259,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
         lines.append(f"  type the cards to release, any order (Base tops as b0 b1 b2), e.g. "
                      f"'{_cards_text(first)}'")
         marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
-        lines.append(f"  values you can declare: {marked}"
-                     + ("   (^: higher than the pile: picks it up)" if "^" in marked else ""))
+        lines.append(f"  values to declare: {marked}" + ("   (^ is higher: picks up the pile)" if "^" in marked else ""))
     extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
     if tags["stop"]:
         extra.append("'stop' leaves the Blind card as it lies")
@@ -298,7 +373,7 @@ def menu(game: str, view: Any, legal: list) -> list[str]:
         return flag_finish_menu(view, legal)
     if game == "flush":
         return flush_menu(view, legal)
-    return ["  type a move's number or its words:"] + numbered(legal)
+    return ["  type a move's number or its words:"] + numbered(legal, game, view)
 
 
 def read_move(game: str, text: str, legal: list, view: Any = None) -> Any | NotAMove:
@@ -311,7 +386,7 @@ def read_move(game: str, text: str, legal: list, view: Any = None) -> Any | NotA
         return read_flag_finish(text, legal, view)
     if game == "flush":
         return read_flush(text, legal, view)
-    return read_numbered(text, legal)
+    return read_numbered(text, legal, game, view)
 
 
 def parse_action(text: str, legal: list, game: str | None = None, view: Any = None) -> Any | None:

@@ -6,12 +6,15 @@ from typing import Any
 
 import msgspec
 
+from .words import ordinal, seat_list, seat_no
+
 
 def seat_label(seat: int, view: Any, names: list[str] | None, width: int = 15) -> str:
-    """'1 YOU ann' for the reader's own seat, '2 heuristic bot' for another: a seat's number and name."""
+    """'1 YOU ann' for the reader's own seat, '2 heuristic bot' for another: a seat's number (from 1, as a
+    person counts them; the wire's ``seat`` is 0-based) and name."""
     name = names[seat] if names and seat < len(names) and names[seat] else ""
     you = getattr(view, "seat", None) == seat
-    label = f"{seat} {'YOU ' if you else ''}{name}" if name else f"seat {seat}{' YOU' if you else ''}"
+    label = f"{seat_no(seat)} {'YOU ' if you else ''}{name}" if name else f"seat {seat_no(seat)}{' YOU' if you else ''}"
     return label[:width].ljust(width)
 
 
@@ -52,7 +55,7 @@ def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
         lines += wrap("   races:", [f"#{i + 1} {'/'.join(map(str, s))}" for i, s in enumerate(view.race_scores)],
                       most=2)
     if view.winners:
-        lines.append(f"   WINNER: {', '.join(f'seat {w}' for w in view.winners)} with totals {totals}")
+        lines.append(f"   WINNER: {seat_list(view.winners)} with totals {totals}")
     return "\n".join(lines)
 
 
@@ -83,11 +86,16 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
     if view.seat is not None and view.seat < len(view.tops):
         tops, blinds = view.tops[view.seat], view.blinds[view.seat]
         bases = [f"b{i} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
-        lines.append("   your Bases: " + "  ".join(bases) + "   (+: a Blind card under it)")
+        line = "   your Bases: " + "  ".join(bases)
+        for legend in ("   (. empty, + a Blind card under)", "   (+: Blind card under)"):  # whichever fits
+            if len(line + legend) < 80:
+                line += legend
+                break
+        lines.append(line)
     if view.passing:
         lines.append("   Super Flush: choose the Base to pass")
     if view.winners:
-        lines.append(f"   WINNER: {', '.join(f'seat {w}' for w in view.winners)} with totals {view.totals}")
+        lines.append(f"   WINNER: {seat_list(view.winners)} with totals {'/'.join(map(str, view.totals))}")
     return "\n".join(lines)
 
 
@@ -95,7 +103,7 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
     from rules.race_to_the_finish.game import FINISH, SUIT_NAMES
 
     trump = SUIT_NAMES.get(view.trump or "", "none")
-    lines = [f"The Race to the Finish - deal {view.deals}, {view.phase}, trump {trump}, dealer seat {view.dealer}"]
+    lines = [f"The Race to the Finish - deal {view.deals}, {view.phase}, trump {trump}, dealer seat {seat_no(view.dealer)}"]
     track = " ".join(view.track) + " FINISH"
     lines.append(f"   track: start {track}")
     for seat, pieces in enumerate(view.pieces):
@@ -104,18 +112,20 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
         where = ", ".join(("FINISH" if pos == FINISH else "start" if pos == 0 else f"card {pos}")
                           + (" sidetracked" if off else "") for pos, off in zip(pieces, view.sidetracked[seat]))
         lines.append(f" {mark} {who} {where:<34} hand {view.hand_counts[seat]:>2}  tricks {view.tricks_won[seat]}")
-    trick = "  ".join(f"{seat}:{card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
-    lines.append(f"   trick: {trick}   Sidetracked cards played this deal: {view.sidetracked_played}")
+    trick = "  ".join(f"seat {seat_no(seat)} {card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
+    lines.append(f"   trick: {trick}   sidetracked: {view.sidetracked_played}")
     if view.hand is not None:
-        hand = sorted(view.hand, key=lambda card: (card[0] if card[1:].isdigit() else "~" + card,
-                                                  int(card[1:]) if card[1:].isdigit() else 0))
+        from .moves import hand_order
+
+        hand = sorted(view.hand, key=hand_order)
         lines.append(f"   your hand: {' '.join(hand) or '-'}")
     if view.phase == "move":
-        lines.append(f"   seat {view.chooser} chooses which piece moves")
+        lines.append(f"   seat {seat_no(view.chooser)} chooses which piece moves")
     if view.phase == "sidetrack":
-        lines.append(f"   seat {view.chooser} chooses which of seat {view.mover}'s pieces is sidetracked")
+        lines.append(f"   seat {seat_no(view.chooser)} chooses which of seat {seat_no(view.mover)}'s pieces is "
+                     f"sidetracked")
     if view.winner is not None:
-        lines.append(f"   WINNER: seat {view.winner}")
+        lines.append(f"   WINNER: seat {seat_no(view.winner)}")
     return "\n".join(lines)
 
 
@@ -137,7 +147,7 @@ def render_checkered_flag(view: Any, names: list[str] | None = None) -> str:
         marks = [" "] * (last - first + 1)
         for seat, position in enumerate(view.positions):
             if first <= position <= last:
-                marks[position - first] = str(seat)
+                marks[position - first] = str(seat_no(seat))[-1]
         lap = f"lap {(first - 1) // track.spaces + 1}" if track.laps > 1 else ""
         lines.append(f"   {f'{first}-{last}':>{label}} |{row}|" + (" finish" if last == course else f" {lap}"))
         lines.append(f"   {'':>{label}} |{''.join(marks)}|")
@@ -151,7 +161,7 @@ def render_checkered_flag(view: Any, names: list[str] | None = None) -> str:
                      + (f"; may brake to stop on {', '.join(map(str, view.plan.stops))}" if view.plan.stops else ""))
     lines.append("   . white  ! danger zone  = narrow (no passing)")
     if view.winner is not None:
-        lines.append(f"   WINNER: seat {view.winner}")
+        lines.append(f"   WINNER: seat {seat_no(view.winner)}")
     return "\n".join(lines)
 
 
@@ -177,9 +187,17 @@ def render_finish_line(view: Any, names: list[str] | None = None) -> str:
         where = "  ".join("HOME" if p == FINISH else "start" if p == 0 else f"{p}:{view.board[p]}" for p in markers)
         lines.append(f" {mark} {who} {where}")
     if view.choice is not None:
-        lines.append(f"   activated {view.choice.kind}: choose one of {view.choice.candidates} ([seat, marker])")
+        me = getattr(view, "seat", None)
+        markers = [f"{'your' if seat == me else f'seat {seat_no(seat)}' + chr(39) + 's'} marker {marker + 1}"
+                   for seat, marker in view.choice.candidates]
+        lines.append(f"   activated {view.choice.kind}: choose {' or '.join(markers)}")
     if view.places:
-        lines.append(f"   places: {view.places}")
+        by_place: dict[int, list[int]] = {}
+        for seat, place in enumerate(view.places):
+            by_place.setdefault(place, []).append(seat)
+        groups = [f"{ordinal(place) if place else 'still racing'}: {seat_list(seats)}"
+                  for place, seats in sorted(by_place.items(), key=lambda item: item[0] or 99)]
+        lines += wrap("   places:", [group + ";" for group in groups[:-1]] + groups[-1:], most=2)
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from .feed import describe_result, feed_lines
 from .moves import menu
 from .render import render
+from .words import command_name, seat_no
 
 FEED_KEPT = 60
 
@@ -39,10 +40,16 @@ class Seen:
     connection: str = ""  # the connection is lost (the server shuts down...): shown until the table is heard again
     deadline: float | None = None  # when the seat's time to act runs out (trio time), if the table has a clock
     greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
+    played_by: list[str] = field(default_factory=list)  # a playback's seats: who played them (its own are empty)
+    ended: str = ""  # the table was ended before its game's end (`table_ended`), in words
+    last_turn: list[str] = field(default_factory=list)  # what your own last turn did: stays until your next
+    _turn_open: bool = False  # the events of your turn are still coming
 
     @property
     def names(self) -> list[str]:
         """Each seat's name from the table info: 'ann', 'heuristic bot', '(free)', 'ann (away)'."""
+        if self.played_by:
+            return [(name or "someone")[:16] for name in self.played_by]
         if self.info is None:
             return []
         names = []
@@ -64,7 +71,9 @@ class Seen:
         connection is up again, if it was lost (a reconnect's resume is answered with a snapshot)."""
         self.connection = ""
         events = getattr(message, "events", None) or []
-        self.feed.extend(feed_lines(self.game, events, self.seat))
+        self.feed.extend(feed_lines(self.game, events, self.seat, message.view or self.view))
+        if self.seat is not None:
+            self._keep_last_turn(events)
         if message.view is not None and self.greeting:  # after the catch-up, which comes without views
             self.feed.extend(self.greeting)
             self.greeting = []
@@ -76,11 +85,25 @@ class Seen:
         if message.result is not None:
             self.result = message.result
 
+    def _keep_last_turn(self, events) -> None:
+        """Your own events, from the first of a turn to the next event of another seat: what your last turn did
+        (your move, your roll, a card you did not activate), kept on screen while the bots' events scroll."""
+        for event in events:
+            seat = getattr(event, "seat", None)
+            if seat is None or type(event).__name__ == "TurnStarted":
+                continue
+            if seat != self.seat:
+                self._turn_open = False
+                continue
+            if not self._turn_open:
+                self.last_turn, self._turn_open = [], True
+            self.last_turn += feed_lines(self.game, [event], self.seat, self.view)
+
 
 def _who(seen: Seen, seat: int) -> str:
     names = seen.names
     name = names[seat] if seat < len(names) else ""
-    return f"seat {seat}" + (f" {name}" if name.startswith("(") else f" ({name})" if name else "")
+    return f"seat {seat_no(seat)}" + (f" {name}" if name.startswith("(") else f" ({name})" if name else "")
 
 
 def header(seen: Seen, now: float) -> str:
@@ -96,10 +119,12 @@ def header(seen: Seen, now: float) -> str:
 def status(seen: Seen) -> list[str]:
     """Your moves, or what the table waits for, or the result."""
     if seen.result is not None:
-        return [describe_result(seen.result, seen.seat)]
+        return [describe_result(seen.result, seen.seat, seen.game)]
+    if seen.ended:
+        return [seen.ended]
     waiting = seen.waiting_for
     if waiting or (seen.view is None and seen.info is not None and seen.info.status == "waiting"):
-        join = f"photofinish play {seen.url} --table {seen.table}" if seen.url else ""
+        join = f"{command_name()} play {seen.url} --table {seen.table}" if seen.url else ""
         free = ", ".join(_who(seen, s) for s in waiting) or "its players"
         return [f"Waiting for {free} to sit down; the game starts when every seat is taken.",
                 *([f"  (join with: {join})"] if join else [])]
@@ -137,6 +162,10 @@ def compose(seen: Seen, now: float = 0.0, height: int = 24, width: int = 80) -> 
         bottom += _wrapped([f"! {seen.note}"], width)[:2]
     top = [line[:width - 1] for line in top]
     room = height - 1 - len(top) - len(bottom)
+    if seen.last_turn and seen.result is None and room > 0:  # before the feed: the bots' moves scroll it away
+        last = _wrapped(["Your last turn: " + "; ".join(seen.last_turn)], width)[:min(2, room)]
+        bottom = last + bottom
+        room -= len(last)
     feed = _wrapped(list(seen.feed)[-max(room, 0):], width)[-max(room, 0):] if room > 0 else []
     lines = top + feed + bottom
     return lines[:height - 1]

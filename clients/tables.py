@@ -11,11 +11,12 @@ from .client import Client, ServerError
 
 
 def describe_seat(seat: SeatInfo) -> str:
-    """``0 free``, ``1 alice``, ``2 heuristic bot``, ``1 alice (away)``: the seat, who holds it, its state."""
+    """``1 free``, ``2 alice``, ``3 heuristic bot``, ``2 alice (away)``: the seat (numbered from 1, as a person
+    counts; the wire's are 0-based), who holds it, its state."""
     if seat.state == "free":
-        return f"{seat.seat} free"
+        return f"{seat.seat + 1} free"
     name = seat.name or ("a bot" if seat.state == "bot" else "(no name)")
-    return f"{seat.seat} {name}" + (" (away)" if seat.state == "away" else "")
+    return f"{seat.seat + 1} {name}" + (" (away)" if seat.state == "away" else "")
 
 
 def describe_table(info: TableInfo) -> str:

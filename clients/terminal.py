@@ -8,26 +8,33 @@ table's info (seat names, who is still missing) fresh, and remembers the seat's 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import warnings
+from contextlib import contextmanager
 from typing import Any, Awaitable, Callable
 
 import trio
 
 from rules import get_game
 from server.names import printable
-from server.protocol import Closing, Error, Snapshot, Update
+from server.protocol import Closing, Error, Snapshot, TableEnded, Update
 
 from . import tokens
 from .client import NO_RECONNECT, ActionRejected, Client, ServerError, open_client
 from .moves import NotAMove, parse_action, read_move
+from .feed import who
 from .screen import Seen, compose
+from .words import and_list, ordinal
 
 __all__ = ["Terminal", "watch", "play", "playback", "parse_action"]
 
 INFO_EVERY = 15.0  # s between refreshes of the table's info while a game goes on
 WAITING_EVERY = 1.0  # ... and while the table waits for players
+ALIAS_WAIT = 60.0  # s `watch` waits for an alias (`demo`) to name its next table once a game is over
+ALIAS_POLL = 1.0  # ... asking this often
+STOPPED = frozenset({"table_closed", "server_shutdown"})  # errors that last only until it is back
 
 
 class Terminal:
@@ -93,6 +100,13 @@ class _Session:
     def draw(self, full: bool = False) -> None:
         self.terminal.show(compose(self.seen, trio.current_time(), self.terminal.rows), full)
 
+    def say_lost(self, reason: str) -> None:
+        """The connection is gone (the client reconnects by itself): say so at once, until the table is back.
+        A word on it from elsewhere (`play --tournament`'s: the server shuts down) is kept: it says more."""
+        if not self.seen.connection:
+            self.seen.connection = f"connection lost ({reason}); reconnecting..."
+            self.draw()
+
     async def refresh_info(self) -> None:
         try:
             tables = await self.client.list_tables()
@@ -135,9 +149,19 @@ class _Session:
                 self.draw()
                 continue
             if kind is Error:
-                seen.note = f"{message.message} ({message.code})"
+                if message.code in STOPPED:
+                    seen.connection = f"{message.message}; reconnecting..."
+                else:
+                    seen.note = f"{message.message} ({message.code})"
                 self.draw()
                 continue
+            if kind is TableEnded and message.table == seen.table:  # an end, though not the game's own
+                places = and_list(f"{who(seat, seen.seat)} {ordinal(place)}" for seat, place in enumerate(message.places))
+                seen.ended = (f"The table was ended before its game's end ({message.reason.replace('_', ' ')}). "
+                              f"Places as it stood: {places}.")
+                seen.note = seen.connection = ""
+                self.draw()
+                return 0
             if kind not in (Update, Snapshot) or message.table != seen.table:
                 continue
             if seen.connection or (seen.info is not None and seen.info.status == "waiting"):
@@ -155,48 +179,137 @@ class _Session:
         return 1
 
 
-async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
-    """Show ``table`` live until its game is over (or the server goes away); Ctrl-C ends it quietly."""
+async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
+                read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT,
+                played_by: list[str] | None = None) -> int:
+    """Show ``table`` live until its game is over (or the server goes away); ``q`` (or Ctrl-C) leaves quietly.
+    A table named by an alias (``demo``) is followed to the alias's next table when its game is over, for up
+    to ``follow_alias`` s. ``read_key``: the keys typed (default: the terminal's, when stdin is one)."""
     try:
-        return await _watch(url, table, once=once, terminal=terminal)
+        return await _watch(url, table, once=once, terminal=terminal, read_key=read_key, follow_alias=follow_alias,
+                            played_by=played_by)
     except (KeyboardInterrupt, BaseExceptionGroup) as error:
         if not _interrupted(error):
             raise
         return 130
 
 
-async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None) -> int:
+async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
+                 read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT,
+                 played_by: list[str] | None = None) -> int:
     terminal = terminal or Terminal()
-    async with open_client(url, name="watch") as client:
-        try:
-            watching = await client.watch(table)
-        except ServerError as error:
-            print(f"photofinish watch: {error.message}", file=sys.stderr)
-            return 2
-        session = _Session(client, Seen(game=watching.game, table=watching.table, url=url), terminal)
-        await session.refresh_info()
-        session.draw()
-        try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(session.keep_info)
-                if once:
-                    async for message in client.messages:
-                        if type(message) in (Update, Snapshot) and message.view is not None:
-                            session.seen.take(message)
-                            break
-                    session.draw()
+    with _keys(read_key) as keys:
+        async with open_client(url, name="watch") as client:
+            try:
+                watching = await client.watch(table)
+            except ServerError as error:
+                print(f"photofinish watch: {error.message}", file=sys.stderr)
+                return 2
+            try:
+                async with trio.open_nursery() as outer:
+                    if keys is not None:
+                        outer.start_soon(_quit_on_q, keys, outer.cancel_scope)
                     code = 0
-                else:
-                    code = await session.follow()
-                nursery.cancel_scope.cancel()
-        finally:
-            terminal.close()
+                    while True:
+                        code = await _watch_one(client, url, watching, terminal, once, played_by or [])
+                        if once or code != 0 or watching.table == table or follow_alias <= 0:
+                            break
+                        following = await _next_at_alias(client, table, watching.table, follow_alias)
+                        if following is None:
+                            break
+                        watching = following
+                    outer.cancel_scope.cancel()
+                    return code
+            finally:
+                terminal.close()
+    return 0
+
+
+async def _watch_one(client: Client, url: str, watching: Any, terminal: Terminal, once: bool,
+                     played_by: list[str]) -> int:
+    """Show one table until its game is over (0) or the connection is gone for good (1)."""
+    session = _Session(client, Seen(game=watching.game, table=watching.table, url=url, played_by=played_by),
+                       terminal)
+    client.on_lost = session.say_lost
+    await session.refresh_info()
+    session.draw()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.keep_info)
+        if once:
+            async for message in client.messages:
+                if type(message) in (Update, Snapshot) and message.view is not None:
+                    session.seen.take(message)
+                    break
+            session.draw()
+            code = 0
+        else:
+            code = await session.follow()
+            if code == 0 and session.seen.result is not None:
+                session.seen.connection = "the game is over; q leaves"
+                session.draw()
+        nursery.cancel_scope.cancel()
     return code
 
 
-async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
+async def _next_at_alias(client: Client, alias: str, old: str, wait: float) -> Any | None:
+    """The ``watching`` answer for the next table the alias ``alias`` names once it no longer names ``old`` (a
+    kept table such as ``demo`` starts again when its game ends), or None after ``wait`` s."""
+    try:
+        await client.leave(old)
+    except ServerError:
+        client.watching.discard(old)  # the table is gone already
+    with trio.move_on_after(wait):
+        while True:
+            try:
+                watching = await client.watch(alias)
+            except ServerError:
+                watching = None
+            if watching is not None and watching.table != old:
+                return watching
+            if watching is not None:
+                await client.leave(watching.table)
+            await trio.sleep(ALIAS_POLL)
+    return None
+
+
+async def _quit_on_q(keys: Callable[[], Awaitable[str]], cancel: trio.CancelScope) -> None:
+    """``q`` (or the end of input) leaves `watch`."""
+    while True:
+        key = await keys()
+        if not key or key.strip().lower() in ("q", "quit", "exit", "\x04"):
+            cancel.cancel()
+            return
+
+
+@contextmanager
+def _keys(read_key: Callable[[], Awaitable[str]] | None):
+    """What `watch` reads keys with: ``read_key``, else each key of the terminal, unechoed (cbreak mode, put
+    back on the way out), else nothing (stdin is no terminal: a pipe, a test)."""
+    if read_key is not None:
+        yield read_key
+        return
+    try:
+        fd = sys.stdin.fileno()
+        interactive = os.isatty(fd)
+    except (AttributeError, OSError, ValueError):
+        interactive = False
+    if not interactive:
+        yield None
+        return
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        yield lambda: trio.to_thread.run_sync(lambda: os.read(fd, 1).decode(errors="replace"), abandon_on_cancel=True)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+async def playback(url: str, log_table: str, speed: float = 1.0, *, terminal: Terminal | None = None) -> int:
     """Ask the server to play the finished game of ``log_table`` back, and watch it."""
-    from server.protocol import OpenPlayback
+    from server.protocol import OpenPlayback, Replay
 
     async with open_client(url, name="playback") as client:
         try:
@@ -204,7 +317,11 @@ async def playback(url: str, log_table: str, speed: float = 1.0) -> int:
         except ServerError as error:
             print(f"photofinish playback: {error.message}", file=sys.stderr)
             return 2
-    return await watch(url, created.table.table)
+        try:  # the playback table's own seats are empty: who played them is in the log
+            names = (await client.request(Replay(log=log_table, count=1))).names
+        except ServerError:
+            names = []
+    return await watch(url, created.table.table, played_by=names, terminal=terminal)
 
 
 async def _sit(client: Client, url: str, table: str, seat: int | None, token: str | None):
@@ -266,9 +383,10 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
         if token is not None:
             tokens.remember(url, table, tokens.Remembered(seat=seated.seat, token=token, table=seated.table))
         seen = Seen(game=seated.game, table=seated.table, url=url, seat=seated.seat)
-        seen.greeting = [f"{how} seat {seated.seat} at table {seated.table}: q leaves, `play` again resumes it",
+        seen.greeting = [f"{how} seat {seated.seat + 1} at table {seated.table}: q leaves, `play` again resumes it",
                          f"your token (remembered here): {seated.token}"]
         session = _Session(client, seen, terminal)
+        client.on_lost = session.say_lost
         await session.refresh_info()
         session.draw(full=True)
 
@@ -285,15 +403,24 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                     session.draw(full=True)
                     continue
                 seen.note = ""
+                waiting = bool(seen.connection)
+                if waiting:  # it waits for the reconnect: say so rather than sit at "> d"
+                    seen.note = f"'{line.strip()}' is sent once the connection is back"
+                    session.draw(full=True)
                 try:
                     await client.act(seen.table, found)
                 except ActionRejected as error:
                     seen.note = f"refused: {error.message}"
                     session.draw(full=True)
                 except ServerError as error:
-                    seen.note = f"{error.message} ({error.code})"
+                    if error.code in STOPPED:  # said until the table is heard from again, then it is old news
+                        seen.connection = f"{error.message}: your move was not made; reconnecting..."
+                    else:
+                        seen.note = f"{error.message} ({error.code})"
                     session.draw(full=True)
                 else:
+                    if waiting and seen.note.endswith("once the connection is back"):
+                        seen.note = ""  # sent and accepted
                     session.draw(full=True)  # the typed line scrolled the terminal: draw it all again
 
         async def show_notices() -> None:
@@ -314,7 +441,7 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                 nursery.cancel_scope.cancel()
         finally:
             terminal.close()
-        if seen.result is not None:
+        if seen.result is not None or seen.ended:
             tokens.forget(url, table)
         elif left.is_set():
             print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)

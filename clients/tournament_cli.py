@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import sys
 from pathlib import Path
 
@@ -22,11 +23,25 @@ from rules import GAMES
 from rules.bots import POLICY_NAMES
 
 
+def _point(text: str) -> float:
+    """One point value: a number of 0 or more, kept as written (2.5 stays 2.5; the server never truncates)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"points are numbers, e.g. 3 or 2.5; not {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"points are 0 or more, not {text!r}")
+    return value
+
+
 def _points(text: str) -> list[float]:
     try:
-        values = [float(v) for v in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"points are numbers by place, best first, e.g. 3,1,0; not {text!r}")
+        values = [_point(v) for v in text.split(",")]
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"points are numbers of 0 or more by place, best first, e.g. 3,1,0 or "
+                                         f"2.5,1,0; not {text!r} ({error})") from None
+    if values != sorted(values, reverse=True):
+        raise argparse.ArgumentTypeError(f"points go best first (never rising), e.g. 3,1,0; not {text!r}")
     return values
 
 
@@ -53,7 +68,14 @@ def add_parser(sub) -> None:
 
     parser = sub.add_parser("tournament", help="run a tournament: create, register, start, standings, export, "
                                                "verify, bots")
-    cmds = parser.add_subparsers(dest="tournament_command", required=True)
+    cmds = parser.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND")
+
+    def what_it_can_do(args) -> int:  # `photofinish tournament` alone: its subcommands, then the mistake
+        parser.print_help()
+        print("photofinish tournament: a subcommand is required: one of the above", file=sys.stderr)
+        return 2
+
+    parser.set_defaults(run=what_it_can_do)
 
     url_help = "the server, e.g. ws://127.0.0.1:8765"
     tid_help = "the tournament's id, e.g. T1 (create prints it, list shows them)"
@@ -68,14 +90,17 @@ def add_parser(sub) -> None:
     create.add_argument("--format", default="swiss", choices=("swiss", "round_robin", "arena"),
                         help="swiss (default): pairs by standings; round_robin: everyone meets everyone; "
                              "arena: a new table as soon as enough players are free, for --arena-time")
-    create.add_argument("--rounds", type=checks.positive, default=3, metavar="N", help="swiss: the number of rounds (default 3)")
+    create.add_argument("--rounds", type=checks.positive, default=None, metavar="N",
+                        help="swiss: the number of rounds (default 3); other formats refuse it")
     create.add_argument("--top", type=checks.seat, default=0, metavar="N",
-                        help="swiss: a final table of the top N after the rounds (default 0: none)")
+                        help="swiss: a final table of the top N after the rounds (default 0: none; shrinks to the "
+                             "players left if fewer remain); other formats refuse it")
     create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
                         help="a game option for every table, e.g. races=3 (repeatable)")
     create.add_argument("--points", type=_points, default=None, metavar="P1,P2,...",
-                        help="placement points, best first (default by table size: 3,0 / 3,1,0 / 5,3,1,0 ...)")
-    create.add_argument("--bye-points", type=float, default=None, metavar="POINTS",
+                        help="placement points, best first, 0 or more; fractions are kept (2.5,1,0) (default by table "
+                             "size: 3,0 / 3,1,0 / 5,3,1,0 ...)")
+    create.add_argument("--bye-points", type=_point, default=None, metavar="POINTS",
                         help="what a bye is worth (default: the points of 1st place)")
     create.add_argument("--round-time", type=_seconds, default=0, metavar="SECONDS",
                         help="end unfinished tables as they stand after this long (0: no limit)")
@@ -176,10 +201,19 @@ def add_parser(sub) -> None:
     bots.add_argument("--secret", default="", help="the organiser's secret: start the tournament once all are in")
     bots.set_defaults(run=cmd_bots)
 
+    log = cmds.add_parser("log", help="download a tournament's log as it stands, to verify it on this machine")
+    log.add_argument("url", type=checks.server_url, help=url_help)
+    log.add_argument("tournament", help=tid_help)
+    log.add_argument("--out", default=None, metavar="FILE", help="where to write it (default: <tournament>.log here)")
+    log.set_defaults(run=cmd_log)
+
     verify = cmds.add_parser("verify", help="recompute every seating and standing from a tournament's log")
     verify.add_argument("log", help="the tournament's log, e.g. data/tournaments/T1.log")
     verify.add_argument("--tables", default=None, metavar="DIR",
                         help="where its tables' logs are (default: the tables folder beside the log's folder)")
+    verify.add_argument("--receipt", default=None, metavar="HASH",
+                        help="also check that the log holds the line with this hash (the receipt your "
+                             "registration's answer gave you)")
     verify.set_defaults(run=cmd_verify)
 
 
@@ -252,10 +286,12 @@ def _simple(call):
 cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
 async def _drop(client, args: argparse.Namespace):
     player = args.player
-    if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana)
+    if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana, ana, ANA: as registration
+        from server.names import skeleton  # compares them)
+
         state = await client.watch_tournament(args.tournament)
         player = next((p.player for p in state.players if p.player == player), None) or next(
-            (p.player for p in state.players if p.name.casefold() == player.strip().casefold()), player)
+            (p.player for p in state.players if skeleton(p.name) == skeleton(player)), player)
     return await client.drop(args.tournament, token=args.token, secret=args.secret, player=player)
 
 
@@ -433,25 +469,51 @@ def cmd_bots(args: argparse.Namespace) -> int:
     return _run(run)
 
 
+def cmd_log(args: argparse.Namespace) -> int:
+    from .client import open_client
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            got = await client.tournament_log(args.tournament)
+        out = Path(args.out or f"{got.tournament}.log")
+        out.write_text(got.log)
+        print(f"{out}: {got.lines} line(s) of {got.tournament}'s log, the last one's hash {got.head[:16]}...; "
+              f"check it with: photofinish tournament verify {out}")
+        return 0
+
+    return _run(run)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from server.tournament.verify import verify_tournament
 
     from . import checks
 
-    checks.read_text(args.log, "tournament log")  # missing, empty, a directory, not text: one line, exit 2
+    checks.readable_file(args.log, "tournament log")  # missing, empty, a directory: one line, exit 2 (as `verify`)
     log = Path(args.log)
     tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
     report = verify_tournament(log, tables if tables.is_dir() else None)
+    if report.ok and args.receipt and not _holds_line(log, args.receipt):
+        print(f"{log}: NOT VERIFIED: no line of this log has the hash {args.receipt}: it is not the log that "
+              "gave that receipt, or not all of it")
+        return 1
     if not report.ok:
         where = f"line {report.line}: " if report.line else ""
         print(f"{log}: NOT VERIFIED: {where}{report.problem}")
         return 1
     print(f"{log}: verified: {report.rounds} round(s) seated as the standings, history and seed give, "
           f"{report.results} result(s)" + (f" matching their {report.table_logs} table logs" if report.table_logs
-                                             else " (no table logs checked)") + ", final standings recomputed:")
+                                             else " (no table logs checked)")
+          + (f", ended: {report.end_reason.replace('_', ' ')}" if report.end_reason else "")
+          + (f" ({report.end_note})" if report.end_note else "") + ", final standings recomputed:")
     for row in report.standings:
         name = report.names.get(row.player)
         who = f"{name} ({row.player})" if name else row.player
         print(f"  {row.rank:>3}. {who} {row.points:g} point{'' if row.points == 1 else 's'}"
               + (" (dropped)" if row.dropped else ""))
     return 0
+
+
+def _holds_line(log: Path, receipt: str) -> bool:
+    """Whether a line of the (chain-checked) log has the hash ``receipt``."""
+    return any(line[:64] == receipt.strip().lower() for line in log.read_text().splitlines())

@@ -57,7 +57,7 @@ async def follow_tournament(url: str, tournament: str, token: str, *,
                     break
             if type(message) is YourTable and message.table not in played:
                 played.add(message.table)
-                out(f"round {message.round}: your table is {message.table}, seat {message.seat}")
+                out(f"round {message.round}: your table is {message.table}, seat {message.seat + 1}")
                 code = await _play_table(client, url, message.table, token, lines_out, terminal, later)
                 if code == 130:
                     break

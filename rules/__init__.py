@@ -19,11 +19,11 @@ from .contract import (
     resolve_options,
 )
 from .registry import GAMES, get_game
-from .rng import Rng
+from .rng import Rng, derive
 from .session import Session, Step, copy_state, replay, restore, verify_chance
 
 __all__ = [
-    "CHANCE", "SYSTEM", "GAMES", "Game", "GameInfo", "OptionSpec", "Result", "Rng", "RulesError", "Session",
+    "CHANCE", "SYSTEM", "GAMES", "Game", "GameInfo", "OptionSpec", "Result", "Rng", "RulesError", "derive", "Session",
     "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "places", "replay", "resolve_options",
     "restore",
     "verify_chance",

@@ -222,7 +222,8 @@ def resolve_options(info: GameInfo, given: dict[str, Any] | None) -> dict[str, O
 def _check_option(spec: OptionSpec, value: Any) -> None:
     kind = type(spec.default)
     if type(value) is not kind:
-        raise RulesError("bad_option", f"option {spec.name!r} takes a {kind.__name__}, not {value!r}")
+        what = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(kind, kind.__name__)
+        raise RulesError("bad_option", f"option {spec.name!r} takes {what}, not {value!r}")
     if spec.choices is not None and value not in spec.choices:
         raise RulesError("bad_option", f"option {spec.name!r} is one of {', '.join(spec.choices)}, not {value!r}")
     if spec.minimum is not None and value < spec.minimum:

@@ -15,11 +15,13 @@ import trio
 from rules import RulesError
 
 from .datalock import data_dir_lock
+from .disk import private_dir
 from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
 from .cluster import Cluster, node_id
+from .limits import raise_file_limit
 from .lobby import Lobby
 from .quotas import Quotas
 from .presence import Presence
@@ -123,7 +125,7 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
     try:
         if data_dir is None:
             return await serve()
-        Path(data_dir).mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)  # 0700: the logs hold live deck orders
         with data_dir_lock(data_dir):  # one server per data directory, before anything in it is read
             return await serve()
     finally:
@@ -197,6 +199,15 @@ def hint(label: str, text: str) -> str:
     return f"  {label:<{HINT_WIDTH}}{text}"
 
 
+def limit_line(raised: tuple[int, int] | None, gateway: Gateway) -> str:
+    """What `serve` says of its open-file limit (raised at start) and the connections that allows."""
+    files = ("no open-file limit" if raised is None else
+             f"{raised[1]} open files" + (f" (raised from {raised[0]})" if raised[1] != raised[0] else ""))
+    total = gateway.admission.total
+    return (f"  {files}: at most {total if total is not None else 'any number of'} connections in all, "
+            f"{gateway.limits.max_conns_per_address} from one address")
+
+
 def join_lines(urls: tuple[str, ...]) -> list[str]:
     """The URLs to open in a browser, the first labelled, the others each an "or"."""
     return [hint("in a browser:", urls[0]), *(hint(f"{'or':>{HINT_WIDTH - 2}}", url) for url in urls[1:])]
@@ -239,6 +250,7 @@ async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, d
 async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str, limits: Limits,
                               web_root: Path | None, cluster: ClusterConfig | None,
                               quotas: Quotas = Quotas()) -> None:
+    raised = raise_file_limit()  # each connection holds a descriptor: as many as the system lets this process have
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
@@ -246,6 +258,7 @@ async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, 
                                                            cluster=cluster, quotas=quotas))
             settle_gc()
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
+            print(limit_line(raised, running.gateway), flush=True)
             if running.lobby.cluster is not None:
                 print(f"  a node of the cluster (node {running.lobby.cluster.node}, clients sent to "
                       f"{running.lobby.cluster.url})", flush=True)

@@ -10,8 +10,10 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
   same node and its tables are its own again.
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
-  restart is reclaimed (the claim already names this node). Ids never collide: each node leases blocks of
-  ``BLOCK`` numbers from the ``id_block`` counter and numbers its tables and tournaments inside them.
+  restart is reclaimed (the claim already names this node). Only another node's name on the key refuses a
+  claim (``holds``): a refusal with nothing there is asked again (its two calls straddled a Redis restart).
+- **Ids** (see "Ids" below) come from the node's own id, not from the store: nothing in Redis is needed to
+  keep them apart, so nothing Redis forgets can make two nodes hand out the same one.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
   ``TournamentInfo``) are what the node publishes with each heartbeat, only what changed (and a new one at
   once, before its create is answered: ``announce``). Every node's lists are its own tables live and the
@@ -27,10 +29,31 @@ Nothing on an action's path comes here: only creating, finding (``locate``: for 
 a table that is not on this node) and listing do. When the presence store cannot be reached the node keeps
 running its tables, lists only its own, and refuses new tables (``cluster_unavailable``) until it is back;
 its next heartbeat then registers it again, reclaims its tables and republishes its directory.
+
+Ids. A table id is ``t<number>`` (logs are ``t<number>.log``), a tournament's ``T<number>``. On a cluster a node
+numbers them ``seq * ID_SPACE + mark`` (seq 1, 2, ...): ``mark`` (``node_mark``) is the node id's 48 random bits
+(a node id is ``n`` and 12 hex digits, kept in ``node.id``; one set by hand gives 48 bits of its hash), so
+every id a node hands out ends in its mark's 15 digits, and two nodes' ids never meet as long as their node ids
+differ, which the cluster needs anyway (a claim that names this node's id is taken for this node's). No id
+needs anything from Redis, so nothing Redis forgets can make two nodes hand out the same one. A node restarted
+on its data directory numbers on past its table logs and the tables its tournaments' logs name (some of those
+ran on other nodes: ``TournamentHub._skip_named_tables``).
+
+Ids used to come from blocks leased from a counter in Redis (issue 29). A Redis restarted empty while a node
+was paused (SIGSTOP, a frozen VM) had forgotten the counter and that node's block; a node joining then leased
+the same block and handed out the paused node's ids again, and the paused node, awake, found its tables and
+its next creates claimed by the other (``table_exists``, watches sent to the wrong node). A paused node can
+re-assert nothing, so a shared counter is only safe if it restarts above every block ever leased, and after
+the loss only a clock could say where that is (with a wait before each new block, and trust in Redis's clock);
+ids that need no shared record are simpler and need neither. The price is length: ``t1281474976710655``, 16
+digits (17 from a node's 10th table on). Ids below ``ID_SPACE`` (a single server's ``t1``, ``t2``, ... and the
+leased ids in data directories from before) are never handed out on a cluster, so they cannot meet these. A
+node without a data directory has a new node id, and so new ids, at each start.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from pathlib import Path
 from typing import Callable
@@ -45,8 +68,7 @@ from .protocol import TableInfo, TournamentInfo
 
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
-ID_BLOCK = PREFIX + "id_block"
-BLOCK = 100_000  # ids a lease holds: node leases are t100001..t200000, t200001..
+ID_SPACE = 10**15  # an id on a cluster is seq * ID_SPACE + the node's mark (48 bits: below 2.9 * 10**14)
 SEATS_PER_TABLE = 3  # connections that count as one table's load
 
 
@@ -66,6 +88,14 @@ _encode = msgspec.json.Encoder().encode
 _decode_load = msgspec.json.Decoder(NodeLoad).decode
 _decode_table = msgspec.json.Decoder(TableInfo).decode
 _decode_tournament = msgspec.json.Decoder(TournamentInfo).decode
+
+
+def node_mark(node: str) -> int:
+    """The number every id ``node`` hands out ends in: the 48 random bits of its id (``n`` and 12 hex digits), or
+    48 bits of the hash of an id set by hand."""
+    if len(node) == 13 and node[0] == "n" and all(c in "0123456789abcdef" for c in node[1:]):
+        return int(node[1:], 16)
+    return int.from_bytes(hashlib.blake2b(node.encode(), digest_size=6).digest(), "big")
 
 
 def node_id(data_dir: Path | None) -> str:
@@ -99,7 +129,7 @@ class Cluster:
         self.expiry = expiry
         self.forget_after = forget_after
         self.online = False  # the last heartbeat reached the store
-        self.leases: list[int] = []  # id blocks this node holds (each BLOCK numbers)
+        self.mark = node_mark(node)  # the last 15 digits of every id this node numbers
         self.peers: dict[str, NodeLoad] = {}  # the other live nodes, as of the last heartbeat
         self.claimed: dict[str, set[str]] = {"table": set(), "tournament": set()}
         self.conflicts: set[str] = set()  # ids another node holds (reported once)
@@ -134,7 +164,6 @@ class Cluster:
                 if not was or not await self._read_peers():  # away, or a Redis restarted empty forgot us
                     await self._join()
                     await self._read_peers()
-                await self._lease_ahead()
                 await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
                 await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
@@ -153,27 +182,14 @@ class Cluster:
         self.beats += 1
 
     async def _join(self) -> None:
-        """(Again) in the store: the registration, the id counter at least past our leases, everything
-        claimed and published anew (a Redis that restarted has forgotten it; a node notices at its next
-        heartbeat, from its registration being gone)."""
+        """(Again) in the store: the registration, everything claimed and published anew (a Redis that
+        restarted has forgotten it; a node notices at its next heartbeat, from its registration being gone)."""
         await self.presence.hset(NODES, {self.node: self.url})
-        if self.leases:
-            current = await self.presence.incr(ID_BLOCK, 0)
-            if current < max(self.leases):
-                await self.presence.incr(ID_BLOCK, max(self.leases) - current)
-        else:
-            self.leases.append(await self.presence.incr(ID_BLOCK))
         for kind in self.claimed:
             self.claimed[kind] = set()
         self.published = {"tables": {}, "tournaments": {}}
         await self.presence.delete(f"{PREFIX}tables:{self.node}", f"{PREFIX}tournaments:{self.node}")
         self.joins += 1
-
-    async def _lease_ahead(self) -> None:
-        """A new block before the newest one runs out (tables are numbered synchronously)."""
-        newest = max(self.leases)
-        if self.lobby._next >= newest * BLOCK + BLOCK * 9 // 10 and self.lobby._next <= (newest + 1) * BLOCK:
-            self.leases.append(await self.presence.incr(ID_BLOCK))
 
     def _load(self) -> NodeLoad:
         tables = sum(1 for table in self.lobby.tables.values() if not table.over.is_set())
@@ -194,7 +210,7 @@ class Cluster:
         for key in local.keys() - claimed:
             if key in self.conflicts:
                 continue
-            if await self._claim(kind, key):
+            if await self.holds(kind, key):
                 claimed.add(key)
             else:
                 self.conflicts.add(key)
@@ -213,9 +229,20 @@ class Cluster:
         self.published[directory] = {key: value for key, value in local.items() if key in claimed}
         self.announced[directory] -= announced
 
-    async def _claim(self, kind: str, key: str) -> bool:
+    async def holds(self, kind: str, key: str) -> bool:
+        """Claim ``key`` (``SET NX``) unless a node has it; whether this node holds it now. A claim refused with
+        nothing there is asked again: its two calls straddled a Redis that restarted empty (the refusal from the
+        old one, which held our own claim, the empty read from the new one), or a node let the key go between
+        them. Only another node's name there is a refusal; refused three times with nothing there,
+        ``PresenceError`` (the caller tries again when the store answers sensibly)."""
         name = f"{PREFIX}{kind}:{key}"
-        return await self.presence.set(name, self.node, only_new=True) or await self.presence.get(name) == self.node
+        for _ in range(3):
+            if await self.presence.set(name, self.node, only_new=True):
+                return True
+            holder = await self.presence.get(name)
+            if holder is not None:
+                return holder == self.node
+        raise PresenceError(f"{name}: a claim refused three times with nothing there")
 
     async def _read_peers(self) -> bool:
         """The other live nodes and their loads; returns whether this node is still registered."""
@@ -239,14 +266,10 @@ class Cluster:
     # ------------------------------------------------------------------ ids
 
     def number(self, candidate: int) -> int:
-        """The first number from ``candidate`` on inside a block this node leased (for a table or tournament
-        id), or ``RulesError`` ``cluster_unavailable`` before the node has ever reached the store."""
-        for lease in sorted(self.leases):
-            low, high = lease * BLOCK + 1, (lease + 1) * BLOCK
-            if candidate <= high:
-                return max(candidate, low)
-        raise RulesError("cluster_unavailable", "this node has not reached the cluster's Redis yet: no new "
-                         "tables until it has")
+        """The first number from ``candidate`` on that is this node's own (for a table or tournament id): at
+        least ``ID_SPACE`` and ending in this node's mark (see "Ids" above). Needs nothing from the store."""
+        candidate = max(candidate, ID_SPACE)
+        return candidate + (self.mark - candidate) % ID_SPACE
 
     # ------------------------------------------------------------------ creating, finding, listing
 
@@ -277,7 +300,7 @@ class Cluster:
         has it)."""
         self.require_online()
         try:
-            ours = await self._claim(kind, key)
+            ours = await self.holds(kind, key)
         except PresenceError:
             self.online = False
             self.require_online()

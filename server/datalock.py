@@ -30,7 +30,7 @@ class DataDirInUse(Exception):
 def data_dir_lock(data_dir: Path) -> Iterator[None]:
     """Hold the data directory for this server, or raise ``DataDirInUse`` (nothing in it touched)."""
     path = Path(data_dir) / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -21,6 +21,39 @@ from rules import Rng
 
 EPSILON = 0.001  # seconds: reactions closer than this are a tie (our clocks measure no finer on a LAN)
 LOT_RANGE = 2**32  # lots are drawn in [0, 2**32): below() never redraws (2**64 is a multiple)
+EARLY_MARGIN = 0.001  # seconds: jitter allowed below a seat's round trip before an action counts as too early
+EARLY_SHARE = 0.25  # ... or this share of the round trip, if more
+GUESS_REACTION = 3600.0  # seconds: a guess's reaction, so that it goes after every real one of its group
+ALL = object()  # every contested item (a release that is not of one item)
+
+
+KERNEL_SLACK = 0.001  # seconds the application's round trip may exceed the kernel's (both ends' event loops)
+
+
+def credited(pings: list[float] | None, path: float | None, kernel: float | None = None) -> float | None:
+    """The round trip a seat is credited with: its ping estimate (the smallest recent sample), never more
+    than the quickest of its recent takes' arrival - first send (a reaction is never negative, so its round
+    trip can be no longer), nor than the kernel's own smallest round trip of the connection plus
+    ``KERNEL_SLACK`` (which a client cannot delay without delaying everything it sends). So answering pings
+    late buys nothing on a direct connection, and no more than its own takes show behind a proxy. None: not
+    measured."""
+    estimate = min(pings) if pings else None
+    if estimate is None:
+        return None
+    for bound in (path, None if kernel is None else kernel + KERNEL_SLACK):
+        if bound is not None and bound < estimate:
+            estimate = bound
+    return estimate
+
+
+def early_floor(rtt: float | None) -> float:
+    """An action arriving sooner than this after its card was first sent to the seat could not have been a
+    reaction to it: the update and the action each cross the path, so the seat's round trip as credited
+    (``credited``: never more than the kernel's measure on a direct connection, so pings slowed by a busy
+    moment do not make an honest take look early), less a margin for jitter."""
+    if not rtt:
+        return 0.0
+    return max(0.0, rtt - max(EARLY_MARGIN, EARLY_SHARE * rtt))
 
 
 def credit(rtt: float | None, cap: float) -> float:

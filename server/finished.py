@@ -8,10 +8,11 @@ the marker first and leaves such a log alone instead of reopening it to be playe
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import msgspec
+
+from .disk import write_file
 
 
 class Finished(msgspec.Struct, frozen=True):
@@ -26,18 +27,7 @@ def marker_path(log_path: Path) -> Path:
 
 def write_marker(log_path: Path, finished: Finished) -> None:
     """Write the marker durably: a temporary file, fsynced, renamed into place, then the folder fsynced."""
-    path = marker_path(log_path)
-    temporary = path.with_suffix(".done.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(msgspec.json.encode(finished) + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    write_file(marker_path(log_path), msgspec.json.encode(finished) + b"\n")
 
 
 def read_finished(log_path: Path) -> Finished | str | None:

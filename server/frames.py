@@ -19,6 +19,7 @@ import msgspec
 from rules import RulesError, Setup, digest, get_game
 from rules.contract import make_setup
 
+from .limits import LOG_ID
 from .logfile import Entry, SeatTaken, seed_commitment
 from .protocol import Frame, FrameContest, Replay, ReplayFrames, ReplayLog, Rival
 from .replay import check_log
@@ -48,8 +49,10 @@ def answer(data_dir: Path | None, message: Replay) -> ReplayFrames:
 def _from_file(data_dir: Path | None, log: str):
     if data_dir is None:
         raise RulesError("no_logs", "this server keeps no logs (it runs without a data directory)")
+    if not LOG_ID.fullmatch(log):  # a file name is made only of an id of the right shape (and length)
+        raise RulesError("no_log", f"no log for table {log[:24]!r}")
     path = Path(data_dir) / "tables" / f"{log}.log"
-    if not log.replace("t", "", 1).isdigit() or not path.exists():
+    if not path.exists():
         raise RulesError("no_log", f"no log for table {log!r}")
     report = check_log(path)
     if not report.ok:

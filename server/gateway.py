@@ -6,6 +6,12 @@ unknown messages (a typed ``error``, nothing changes), oversize frames (trio-web
 a per-connection rate limit, and a bounded outbox: a connection that cannot keep up is closed with a reason
 instead of slowing its table. It never touches a game state: table work goes to the table's arbiter.
 
+So that no anonymous client can lock the others out (``server/limits.py`` has the machinery, ``Limits`` the
+figures): connections are counted per address and in all at accept (over either: told why at once), a
+connection that sends no whole frame for ``idle_timeout`` is closed, frames nested too deep are malformed before
+they are decoded, ids are checked by shape before any lookup, and per address a message rate, a budget for
+expensive requests and rates for tournaments and registrations are shared by all its connections.
+
 Closing a connection stops its reader at once but never its writer in the middle of a frame (a frame cut
 short is a protocol error at the client, and nothing may follow it on the wire): the writer finishes the
 frame it is sending, what is still queued is dropped, then come ``closing`` and the close frame. A client
@@ -18,8 +24,10 @@ once when the connection asks for a seat (from then on), stamped when its frame 
 
 from __future__ import annotations
 
+import math
 import traceback
-from dataclasses import dataclass
+from functools import partial
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgspec
@@ -29,18 +37,21 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from rules import RulesError
 
 from .http import HttpLimits, Site, serve_http
-from .latency import LatencyMeter
+from .latency import LatencyMeter, kernel_min_rtt
+from .limits import (Admission, Buckets, check_ids, file_limit, shallow_json_id, shallow_msgpack_id,
+                     too_deep)
 from .lobby import Lobby
 from .outbox import Outbox
 from .quotas import new_owner, peer_address
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
-                       TableCreated, Tables, TakeSeat, TournamentCreated, Tournaments, Watch, WatchTournament, Welcome,
+                       TableCreated, Tables, TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, Watch,
+                       WatchTournament, Welcome,
                        decode_client, id_of)
 from . import frames
 from .tournament.model import TournamentError
-from .sendpath import plain_frames, send_frame, send_promptly
+from .sendpath import plain_frames, send_frame, send_promptly, stream_socket
 from .table import Intent, Table
 
 SERVER_NAME = "photofinish 0.1.0"
@@ -48,7 +59,13 @@ MAX_BATCH = 64
 YIELD_EVERY = 16  # frames a writer sends at most before it lets other tasks run (a frame written whole never yields)
 TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
-                    WatchTournament, Leaderboard}
+                    WatchTournament, Leaderboard, TournamentLog}
+COSTS = {ListTables: 1, ListTournaments: 1, Leaderboard: 2, Replay: 8, OpenPlayback: 8,
+         TournamentLog: 8}  # request-cost units
+EXPLAINED_RATE, EXPLAINED_BURST = 2.0, 16  # refused connections an address is told why, a second and at once
+UNIT_BYTES = 16 * 1024  # a list_tables answer costs one unit more for each this many bytes
+CACHE_BYTES = 64 * 1024  # a list of tables this large is reused for ``Limits.tables_cache`` s (a smaller one: never)
+MOST_PAGES = 8  # encoded pages of the cached list kept at once
 
 
 def _problem(frame: str | bytes, error: Exception) -> str:
@@ -63,6 +80,8 @@ def _problem(frame: str | bytes, error: Exception) -> str:
 
 @dataclass(frozen=True)
 class Limits:
+    """Every limit a connection meets, with its default; each has a `serve` flag (README, "The server")."""
+
     max_frame: int = 64 * 1024  # bytes; larger frames close the connection (1009)
     outbox: int = 1024  # messages queued for one connection before it counts as too slow
     rate: float = 200.0  # messages per second a connection may send on average
@@ -72,14 +91,122 @@ class Limits:
     close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
+    kernel_rtt: str = "direct"  # read the kernel's round trip: "direct" (not from loopback), "always", "never"
+    address_rate: float = 1000.0  # messages a second the connections of one IP address are read at, together
+    address_burst: int = 2000  # ... and at once
+    max_conns_per_address: int = 64  # connections open at once from one IP address (a LAN behind one NAT)
+    max_connections: int | None = None  # in all; None: the open-file limit less ``fd_reserve``
+    fd_reserve: int = 256  # file descriptors kept for logs, journals and refusals when the cap is derived
+    refuse_timeout: float = 2.0  # seconds a refused connection has to read its reason before it is cut
+    idle_timeout: float = 60.0  # seconds after hello without one whole frame from the client (pinged at half)
+    max_depth: int = 32  # containers nested in one frame, checked before it is decoded
+    budget_rate: float = 40.0  # request-cost units a second per address (list_tables, replay, ...)
+    budget_burst: float = 120.0  # ... and at once
+    tables_cache: float = 0.25  # seconds a list_tables answer is reused, encoded
+    tournaments_per_minute: float = 10.0  # tournaments one address may create a minute
+    registrations_per_minute: float = 60.0  # tournament registrations one address may make a minute
+
+
+def kernel_reader(ws: WebSocketConnection, policy: str):
+    """What reads the kernel's min round trip of ``ws`` (fair ordering credits no more than it), or None:
+    a connection from loopback is a local client or a local proxy, whose kernel measure says nothing of the
+    player's path, unless ``policy`` is ``always``."""
+    sock = stream_socket(ws)
+    if sock is None or policy == "never":
+        return None
+    if policy != "always":
+        host = getattr(getattr(ws, "remote", None), "address", None)
+        if host is None or str(host).startswith("127.") or str(host) in ("::1", "::ffff:127.0.0.1"):
+            return None
+    return partial(kernel_min_rtt, sock)
+
+
+class OverQuota(RulesError):
+    """A refusal for a rate or a budget (nothing was done): the error says when to send again."""
+
+    def __init__(self, code: str, message: str, retry: float) -> None:
+        super().__init__(code, message)
+        self.retry_ms = max(1, math.ceil(retry * 1000))
+
+
+class TablesCache:
+    """The list of tables, reused for ``ttl`` seconds once it is large (invalidated by nothing but time), with
+    its pages already encoded: a lobby of a thousand tables asked for at a high rate is listed and encoded once
+    per ``ttl`` for every connection. A small list (most events) is made afresh for each request."""
+
+    def __init__(self, ttl: float) -> None:
+        self.ttl = ttl
+        self.until = -math.inf
+        self.tables: list = []
+        self.pages: dict[tuple, msgspec.Raw] = {}
+
+    async def page(self, lobby: Lobby, encoding: str, offset: int, limit: int | None) -> tuple[msgspec.Raw, int]:
+        """The tables ``offset`` to ``offset + limit`` encoded, and how many there are in all."""
+        if trio.current_time() >= self.until:
+            self.tables = lobby.list() if lobby.cluster is None else await lobby.cluster.list_tables(lobby.list())
+            self.pages = {}
+            whole = msgspec.Raw(CODECS[encoding].encoder.encode(self.tables))
+            self.pages[(encoding, 0, None)] = whole
+            large = len(whole) >= CACHE_BYTES
+            self.until = trio.current_time() + self.ttl if large else -math.inf
+        key = (encoding, offset, limit)
+        raw = self.pages.get(key)
+        if raw is None:
+            if len(self.pages) >= MOST_PAGES:
+                self.pages.clear()
+            chosen = self.tables[offset:] if limit is None else self.tables[offset:offset + limit]
+            raw = self.pages[key] = msgspec.Raw(CODECS[encoding].encoder.encode(chosen))
+        return raw, len(self.tables)
+
+
+class Quotas:
+    """What one gateway's connections share: the per-address request budget, the tournament and registration
+    rates per address, and the cached list of tables."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.budget = Buckets(limits.budget_rate, limits.budget_burst)
+        self.messages = Buckets(limits.address_rate, limits.address_burst)
+        self.explained = Buckets(EXPLAINED_RATE, EXPLAINED_BURST)  # refusals told in words, per address
+        self.created = Buckets(limits.tournaments_per_minute / 60, limits.tournaments_per_minute)
+        self.registered = Buckets(limits.registrations_per_minute / 60, limits.registrations_per_minute)
+        self.tables = TablesCache(limits.tables_cache)
+
+    def spend(self, peer: str, cost: float, now: float) -> None:
+        """Take ``cost`` from the address's budget, or refuse the request (``over_budget``, nothing done)."""
+        cost = min(cost, self.budget.burst)  # a request dearer than the burst is still possible, when it is full
+        retry = self.budget.take(peer, cost, now)
+        if retry:
+            limits = self.limits
+            raise OverQuota("over_budget", f"this address asks for more than {limits.budget_rate:g} request units a "
+                                           f"second (at once {limits.budget_burst:g}), the most serve --budget-rate "
+                                           f"allows; this request costs {cost:g}: nothing was done, retry in "
+                                           f"{math.ceil(retry * 1000)} ms", retry)
+
+    def count(self, kind: type, peer: str, now: float) -> None:
+        """A tournament created or a registration made from ``peer``, or its refusal (``rate_limited``)."""
+        if kind is CreateTournament:
+            buckets, what, flag = self.created, "tournaments", "--tournaments-per-minute"
+        elif kind is Register:
+            buckets, what, flag = self.registered, "registrations", "--registrations-per-minute"
+        else:
+            return
+        retry = buckets.take(peer, 1, now)
+        if retry:
+            raise OverQuota("rate_limited", f"this address makes more than {buckets.burst:g} {what} a minute, the "
+                                            f"most serve {flag} allows: nothing was done, retry in "
+                                            f"{math.ceil(retry * 1000)} ms", retry)
 
 
 class Connection:
     """One client: a table ``Receiver`` whose messages go out through a bounded outbox."""
 
-    def __init__(self, ws: WebSocketConnection, limits: Limits) -> None:
+    def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None) -> None:
         self.ws = ws
         self.limits = limits
+        self.peer = peer  # the remote IP address: the key of every per-address limit
+        self.quotas = quotas if quotas is not None else Quotas(limits)
+        self.heard_at = trio.current_time()  # when the client's last whole frame arrived
         self.codec = CODECS["json"]
         self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
         self.outbox = Outbox(limits.outbox)
@@ -95,10 +222,11 @@ class Connection:
         self.refused = 0
         self.batch = False
         self.latency = LatencyMeter()  # the tables read the seat's round trip here (fair ordering, pings shown)
+        self.latency.kernel = kernel_reader(ws, limits.kernel_rtt)
         self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
         self._pings_queued = 0  # pings in the outbox, stamped by the writer as their frame leaves
         self.ping_scope = trio.CancelScope()  # cancelled when the reader stops
-        self.owner = new_owner(peer_address(ws))  # what it creates is counted against it and its address
+        self.owner = new_owner(peer or peer_address(ws))  # what it creates is counted against it and its address
 
     def deliver(self, message: Any) -> bool:
         return self.outbox.put(message)
@@ -124,6 +252,24 @@ class Connection:
             self.tokens -= 1
             return True
         return False
+
+    def _over_rate(self, now: float) -> str | None:
+        """Why this message is dropped for the connection's own rate (None: it is not); it counts towards
+        ``flood``: a connection that keeps sending too fast is closed, not answered with errors for ever."""
+        if not self._allow(now):
+            self.refused += 1
+            return f"more than {self.limits.rate:g} messages a second: this one was dropped"
+        return None
+
+    async def _address_turn(self) -> None:
+        """Wait until this connection's address may send one more message: the connections of one address are
+        read no faster than ``--address-rate`` together. Waiting costs nothing (the socket fills and the sender
+        is slowed by TCP itself), where answering each message with an error would cost as much as serving it."""
+        for _ in range(1_000_000):
+            retry = self.quotas.messages.take(self.peer, 1, trio.current_time())
+            if not retry:
+                return
+            await trio.sleep(retry)
 
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
@@ -159,18 +305,53 @@ class Connection:
             await self.ping_now.wait()
             self.ping_now = trio.Event()
             while not self.outbox.closed:
-                if self.deliver(Ping(ping=self.latency.ping())):
-                    self._pings_queued += 1
+                self._ping()
                 with trio.move_on_after(self.limits.ping_every):
                     await self.ping_now.wait()
                 self.ping_now = trio.Event()
 
+    def _ping(self) -> None:
+        if self.deliver(Ping(ping=self.latency.ping())):
+            self._pings_queued += 1
+
     def _decode(self, frame: str | bytes):
         return decode_client(frame, self._codec_of(frame))
 
+    def _read(self, frame: str | bytes) -> tuple[Any, str | None]:
+        """A frame as a message, or None and what is wrong with it. Nesting is measured before decoding (nearly
+        free for an ordinary frame), so a deep frame costs no recursion and never reaches a table."""
+        if too_deep(frame, self.limits.max_depth):
+            return None, (f"the frame nests deeper than {self.limits.max_depth} levels, the most serve --max-depth "
+                          f"allows")
+        try:
+            return self._decode(frame), None
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            return None, _problem(frame, error)
+        except RecursionError:
+            return None, "the frame nests too deep to read"
+
+    async def _next_frame(self) -> str | bytes | None:
+        """The client's next whole frame, or None once it has sent none for ``idle_timeout`` seconds: at half
+        that it is pinged (its pong is a frame); the server's own pings never count as hearing from it. A
+        frame stalled halfway is no frame."""
+        idle = self.limits.idle_timeout
+        with trio.move_on_at(self.heard_at + idle / 2):
+            return self._heard(await self.ws.get_message())
+        self._ping()
+        with trio.move_on_at(self.heard_at + idle):
+            return self._heard(await self.ws.get_message())
+        return None
+
+    def _heard(self, frame: str | bytes) -> str | bytes:
+        self.heard_at = trio.current_time()
+        return frame
+
     def _id_of(self, frame: str | bytes):
         """The id of a frame that is no valid message, where it can be read (else None)."""
-        return id_of(frame, self._codec_of(frame))
+        found = id_of(frame, self._codec_of(frame))
+        if found is None and too_deep(frame, self.limits.max_depth):  # the decoder may run out of stack skipping
+            return shallow_json_id(frame) if isinstance(frame, str) else shallow_msgpack_id(frame)  # the deep part
+        return found
 
     @staticmethod
     def _codec_of(frame: str | bytes):
@@ -182,10 +363,9 @@ class Connection:
             frame = await self.ws.get_message()
         if frame is None:
             return self._finish("hello_timeout", f"say hello within {self.limits.hello_timeout:g} s")
-        try:
-            hello = self._decode(frame)
-        except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            return self._finish("bad_hello", f"the first message must be a hello: {error}", ref=self._id_of(frame))
+        hello, problem = self._read(frame)
+        if hello is None:
+            return self._finish("bad_hello", f"the first message must be a hello: {problem}", ref=self._id_of(frame))
         if type(hello) is not Hello:
             return self._finish("hello_first", "the first message must be a hello", ref=hello.id)
         if hello.protocol != PROTOCOL_VERSION:
@@ -194,24 +374,26 @@ class Connection:
         self.codec = CODECS[hello.encoding]
         self.batch = hello.batch
         self.deliver(Welcome(ref=hello.id, protocol=PROTOCOL_VERSION, encoding=hello.encoding, server=SERVER_NAME))
+        self.heard_at = trio.current_time()
         while True:
-            frame = await self.ws.get_message()
+            frame = await self._next_frame()
+            if frame is None:
+                self.closing = ("no_answer", f"nothing heard for {self.limits.idle_timeout:g} s, not even a pong, "
+                                             f"the most serve --idle-timeout allows")
+                return
             now = trio.current_time()
-            try:
-                message, problem = self._decode(frame), None
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                message, problem = None, _problem(frame, error)
+            message, problem = self._read(frame)
             if type(message) is Pong:  # the answer to the server's own ping: never counted against the rate
                 self.latency.pong(message.ping, now)
                 continue
-            if not self._allow(now):
-                self.refused += 1
+            await self._address_turn()
+            limited = self._over_rate(now)
+            if limited is not None:
                 if self.refused >= self.limits.flood:
                     return self._finish("flood", "too many messages; slow down and reconnect")
                 # with the message's id, so that a request waiting for its answer gets one (and may send again)
                 ref = self._id_of(frame) if message is None else message.id
-                self.deliver(Error(ref=ref, code="rate_limited",
-                                   message=f"more than {self.limits.rate:g} messages a second: this one was dropped"))
+                self.deliver(Error(ref=ref, code="rate_limited", message=limited))
                 continue
             if message is None:
                 self.deliver(Error(ref=self._id_of(frame), code="malformed", message=problem))
@@ -224,15 +406,17 @@ class Connection:
             self.latency.pong(message.ping, now)
             return
         try:
+            check_ids(message)  # before anything looks an id up, or opens a file by it
+            if kind is ListTables:
+                return await self._list_tables(lobby, message, now)
+            if kind in COSTS:
+                self.quotas.spend(self.peer, COSTS[kind], now)
             if kind in TOURNAMENT_CALLS:
                 return await self._tournament_call(lobby.tournaments, message)
             if kind is Hello:
                 raise RulesError("already_greeted", "hello comes once, first")
             if kind is ListGames:
                 self.deliver(Games(ref=message.id, games=lobby.games()))
-            elif kind is ListTables:
-                tables = lobby.list() if lobby.cluster is None else await lobby.cluster.list_tables(lobby.list())
-                self.deliver(Tables(ref=message.id, tables=tables))
             elif kind is CreateTable:
                 table = await (lobby.create(message, owner=self.owner) if lobby.cluster is None
                                else self._create_here(lobby, message))
@@ -258,7 +442,21 @@ class Connection:
                     self.ping_now.set()  # the seat's round trip, measured as soon as it plays
                 await table.submit(Intent(TABLE_INTENTS[kind], self, message, now))
         except (RulesError, TournamentError) as error:
-            self.deliver(Error(ref=message.id, code=error.code, message=error.message))
+            self.deliver(Error(ref=message.id, code=error.code, message=error.message,
+                               retry_ms=getattr(error, "retry_ms", None)))
+        except RecursionError:  # never with frames --max-depth allows; a bug must not close the connection
+            self.deliver(Error(ref=message.id, code="malformed", message="the message nests too deep to handle"))
+
+    async def _list_tables(self, lobby: Lobby, message: ListTables, now: float) -> None:
+        """The tables (a page of them), from the cached list; it costs one unit of the address's budget, and one
+        more for each 64 KiB of the answer."""
+        if message.offset < 0 or (message.limit is not None and not 1 <= message.limit <= 1000):
+            raise RulesError("bad_page", "a page of tables starts at offset 0 or more and holds 1..1000 tables")
+        self.quotas.spend(self.peer, COSTS[ListTables], now)  # refused before the list is made
+        tables, total = await self.quotas.tables.page(lobby, self.codec.encoding, message.offset, message.limit)
+        if len(tables) >= UNIT_BYTES:
+            self.quotas.spend(self.peer, len(tables) // UNIT_BYTES, now)
+        self.deliver(Tables(ref=message.id, tables=tables, total=total))
 
     async def _create_here(self, lobby: Lobby, message: CreateTable) -> Table | None:
         """In a cluster: send the create to a less loaded node (``redirect``, answered here; None), or claim
@@ -284,6 +482,7 @@ class Connection:
         if hub is None:
             raise TournamentError("no_tournaments", "this server runs no tournaments")
         cluster = getattr(hub.lobby, "cluster", None)
+        self.quotas.count(kind, self.peer, trio.current_time())
         if kind is CreateTournament:
             if cluster is not None:
                 cluster.require_online()  # tournaments open where they are asked for, while Redis is there
@@ -307,7 +506,12 @@ class Connection:
         if kind is Register:
             player, token = await director.register(message.name)
             return self.deliver(Registered(ref=message.id, tournament=director.id, player=player,
-                                           name=director.state.names[player], token=token))
+                                           name=director.state.names[player], token=token,
+                                           receipt=director.receipts.get(player)))
+        if kind is TournamentLog:
+            text, lines, head = await director.log_text()
+            return self.deliver(TournamentLogFile(ref=message.id, tournament=director.id, log=text, lines=lines,
+                                                  head=head))
         if kind is WatchTournament:
             director.watch(self, message.token, message.id)
             self.tournaments.add(director)
@@ -343,6 +547,38 @@ async def abort(ws: WebSocketConnection) -> None:
         await ws.aclose()
 
 
+def peer_of(stream: trio.abc.Stream) -> str:
+    """The remote IP address of a connection ("" where there is none: a stream that is no socket)."""
+    try:
+        return str(stream.socket.getpeername()[0])
+    except (AttributeError, OSError, IndexError, TypeError):
+        return ""
+
+
+def connection_cap(limits: Limits) -> int | None:
+    """The most connections open at once: ``max_connections``, else the open-file limit less ``fd_reserve``
+    (so that logs, journals and refusals still get descriptors); None where no file limit is known."""
+    if limits.max_connections is not None:
+        return limits.max_connections
+    soft = file_limit()
+    return None if soft is None else max(16, soft - limits.fd_reserve)
+
+
+async def refuse(stream: trio.abc.Stream, site: Site, code: str, message: str, limits: Limits) -> None:
+    """Answer one request on a connection that is over a limit: a websocket upgrade is accepted only to say
+    ``closing`` with ``code`` and close (1013, try again later); a plain request gets a 503 with the message."""
+    busy = replace(site, busy=f"{code}: {message}\n")
+    upgrade = await serve_http(stream, busy, HttpLimits(head_timeout=limits.refuse_timeout, max_requests=1))
+    if upgrade is None:
+        return
+    async with trio.open_nursery() as nursery:
+        request = await wrap_server_stream(nursery, upgrade, max_message_size=limits.max_frame)
+        ws = await request.accept()
+        await ws.send_message(CODECS["json"].encode(Closing(code=code, message=message)))
+        await ws.aclose(1013, message[:120])
+        nursery.cancel_scope.cancel()
+
+
 class Gateway:
     """Accepts connections: plain HTTP goes to ``server/http.py``, websockets run until they close."""
 
@@ -354,6 +590,9 @@ class Gateway:
         self.http_limits = http_limits
         self.connections: set[Connection] = set()
         self._closed_one = trio.Event()
+        self.quotas = Quotas(limits)
+        self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
+        self.refusing = 0  # refused connections still being told why
 
     async def serve(self, host: str, port: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
@@ -364,6 +603,38 @@ class Gateway:
             task_status.started(listeners[0].socket.getsockname()[1])
 
     async def _serve_stream(self, stream: trio.SocketStream) -> None:
+        peer = peer_of(stream)
+        refusal = self.admission.admit(peer)
+        if refusal is not None:
+            return await self._refuse(stream, *refusal, peer=peer)
+        try:
+            await self._serve_admitted(stream, peer)
+        finally:
+            self.admission.release(peer)
+
+    async def _refuse(self, stream: trio.SocketStream, code: str, message: str, peer: str = "") -> None:
+        """Tell a connection over a limit why, quickly: a websocket gets ``closing`` with the code as soon as
+        its handshake is done, plain HTTP a 503 with the message; either is cut after ``refuse_timeout`` s.
+        While too many are being told, or one address has been told ``EXPLAINED_BURST`` times within a few
+        seconds (it knows: telling it again would cost a handshake each), the next ones are closed at once."""
+        self.refusing += 1
+        try:
+            if self.refusing > max(1, self.limits.fd_reserve // 2):
+                return
+            if self.quotas.explained.take(peer, 1, trio.current_time()):
+                return
+            with trio.move_on_after(self.limits.refuse_timeout):
+                await refuse(stream, self.site, code, message, self.limits)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionClosed):
+            pass  # the client went away before it was told
+        except Exception:  # a bug in refusing one connection must show, and must not stop the server
+            traceback.print_exc()
+        finally:
+            self.refusing -= 1
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
+    async def _serve_admitted(self, stream: trio.SocketStream, peer: str) -> None:
         try:
             try:
                 upgrade = await serve_http(stream, self.site, self.http_limits)
@@ -380,7 +651,7 @@ class Gateway:
                     request = await wrap_server_stream(nursery, upgrade, max_message_size=self.limits.max_frame)
                 if request is not None:
                     try:
-                        await self.handle(request)
+                        await self.handle(request, peer)
                     except ConnectionClosed:
                         pass  # the client left during the handshake
                 nursery.cancel_scope.cancel()  # the websocket's reader, once the connection is done
@@ -388,10 +659,10 @@ class Gateway:
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
 
-    async def handle(self, request: WebSocketRequest) -> None:
+    async def handle(self, request: WebSocketRequest, peer: str = "") -> None:
         ws = await request.accept()
         send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
-        conn = Connection(ws, self.limits)
+        conn = Connection(ws, self.limits, peer, self.quotas)
         self.connections.add(conn)
         try:
             async with trio.open_nursery() as nursery:

@@ -75,6 +75,7 @@ class Site:
     files: dict[str, StaticFile] = field(default_factory=dict)
     join_urls: tuple[str, ...] = ()
     security: list[tuple[str, str]] = field(default_factory=lambda: SECURITY_HEADERS)
+    busy: str | None = None  # the reason a connection over a limit is refused: every request gets a 503 with it
 
     def find(self, path: str) -> StaticFile | None:
         return self.files.get(path)
@@ -185,6 +186,9 @@ def _header(request: h11.Request, wanted: bytes) -> bytes | None:
 
 def respond(site: Site, request: h11.Request) -> tuple[int, list[tuple[str, str]], bytes]:
     """The status, headers and body that answer one plain request (a pure function of the site)."""
+    if site.busy is not None:
+        return 503, [("Content-Type", CONTENT_TYPES[".txt"]), ("Retry-After", "1"), ("Connection", "close")], \
+            site.busy.encode()
     if request.method not in (b"GET", b"HEAD"):
         return 405, [("Allow", "GET, HEAD"), ("Content-Type", CONTENT_TYPES[".txt"]),
                      ("Connection", "close")], b"only GET and HEAD here\n"

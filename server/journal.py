@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Callable
 
 import trio
 
+from . import disk
+
 if TYPE_CHECKING:
     from .logstore import FileLog
 
@@ -45,16 +47,12 @@ INLINE = ("auto", "always", "never")
 
 
 def sync_file(fd: int) -> None:
-    (getattr(os, "fdatasync", None) or os.fsync)(fd)
+    disk.current().fdatasync(fd)
 
 
 def sync_path(path: Path) -> None:
     """fsync a file by its path (its log may be closed by now: fsync works on any descriptor of the file)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    disk.sync_path(path)
 
 
 def sync_folder(folder: Path) -> None:
@@ -129,42 +127,52 @@ class Replayed:
     notes: tuple[str, ...]  # a torn tail per journal that had one
 
 
-def replay(data_dir: Path) -> Replayed:
-    """Bring every log file up to its journals (see the module's docstring), fsync what was written, then
-    delete the journals. Call before any log of the data directory is read or opened."""
-    data_dir = Path(data_dir)
-    files = journal_files(data_dir)
-    restored, written, notes, fds = 0, {}, [], {}
-    created: set[Path] = set()
+def write_back(data_dir: Path, records: list[Record]) -> tuple[int, tuple[str, ...]]:
+    """Make every log file hold its journal ``records``: each line whose bytes are not in its file at its
+    offset is written there, and the files written to (and folders created) are fsynced. Returns the lines
+    written and the files. Raises ``OSError`` if any of it fails: the journal must then be kept."""
+    restored, written, fds, created = 0, {}, {}, set()
     try:
-        for journal in files:
-            records, problem = read_records(journal.read_bytes())
-            if problem:
-                notes.append(f"{journal.name}: {problem}")
-            for record in records:
-                fd = fds.get(record.path)
-                if fd is None:
-                    target = data_dir / record.path
-                    if not target.exists():
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        created.add(target.parent)
-                    fd = fds[record.path] = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
-                if os.pread(fd, len(record.line), record.offset) != record.line:
-                    os.pwrite(fd, record.line, record.offset)
-                    restored += 1
-                    written[record.path] = None
+        for record in records:
+            fd = fds.get(record.path)
+            if fd is None:
+                target = Path(data_dir) / record.path
+                if not target.exists():
+                    disk.private_dir(target.parent)
+                    created.add(target.parent)
+                fd = fds[record.path] = disk.current().open(target, os.O_RDWR | os.O_CREAT, disk.FILE_MODE)
+            if os.pread(fd, len(record.line), record.offset) != record.line:
+                disk.pwrite_all(fd, record.line, record.offset)
+                restored += 1
+                written[record.path] = None
         for path in written:
-            os.fsync(fds[path])
+            disk.current().fsync(fds[path])
     finally:
         for fd in fds.values():
             os.close(fd)
     for folder in created:
         sync_folder(folder)
+    return restored, tuple(written)
+
+
+def replay(data_dir: Path) -> Replayed:
+    """Bring every log file up to its journals (see the module's docstring), fsync what was written, then
+    delete the journals. Call before any log of the data directory is read or opened. Raises ``OSError`` if
+    the disk fails meanwhile: then no journal is deleted (the next start tries again)."""
+    data_dir = Path(data_dir)
+    files = journal_files(data_dir)
+    records, notes = [], []
     for journal in files:
-        journal.unlink()
+        found, problem = read_records(journal.read_bytes())
+        if problem:
+            notes.append(f"{journal.name}: {problem}")
+        records.extend(found)
+    restored, logs = write_back(data_dir, records)
+    for journal in files:
+        disk.current().unlink(journal)
     if files:
         sync_folder(journal_folder(data_dir))
-    return Replayed(journals=len(files), restored=restored, logs=tuple(written), notes=tuple(notes))
+    return Replayed(journals=len(files), restored=restored, logs=logs, notes=tuple(notes))
 
 
 class Journal:
@@ -190,8 +198,7 @@ class Journal:
         self.checkpoints = 0
         self.checkpointed = trio.Event()  # set (and replaced) each time an old journal is retired
         self.error: OSError | None = None  # the failed write or sync that stopped the journal, for good
-        self.folder = journal_folder(self.data_dir)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder = disk.private_dir(journal_folder(self.data_dir))
         existing = journal_files(self.data_dir)
         self.generation = int(existing[-1].stem) + 1 if existing else 1
         self._kept: list[Path] = []  # journals a failed checkpoint could not retire (replayed at the next start)
@@ -218,8 +225,16 @@ class Journal:
 
     def _create(self, generation: int) -> tuple[Path, int]:
         path = self.folder / f"{generation:08d}.wal"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        os.write(fd, MAGIC)
+        fd = disk.current().open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, disk.FILE_MODE)
+        try:
+            disk.write_all(fd, MAGIC)
+        except OSError:
+            os.close(fd)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            raise
         return path, fd
 
     def mark(self, log: FileLog, offset: int, line: bytes) -> None:
@@ -285,7 +300,11 @@ class Journal:
                     elif self._closing:
                         break
                     if self._size >= self.limit and self.error is None and self._checkpoint_done is None:
-                        nursery.start_soon(self._checkpoint, *self._switch())
+                        try:
+                            old = self._switch()
+                        except OSError:  # no new journal file (a full or read-only disk): go on in this one,
+                            continue  # and try again after the next round (a round that fails stops the journal)
+                        nursery.start_soon(self._checkpoint, *old)
             self._closed = True
             if self.error is None:  # a clean stop: every log file synced, no journal left to replay
                 await self._checkpoint(self.path, self._fd, self._touched)
@@ -341,10 +360,7 @@ class Journal:
         if self._end - end < self.prealloc // 2:  # the zeros ahead run short: the next stretch, in this write
             data += bytes(self.prealloc)
         try:
-            view, at = memoryview(data), self._size
-            while view:
-                written = os.pwrite(self._fd, view, at)
-                view, at = view[written:], at + written
+            disk.pwrite_all(self._fd, data, self._size)
             if self._new_file:
                 sync_folder(self.folder)
                 self._new_file = False
@@ -366,11 +382,20 @@ class Journal:
                 log._synced(log.written, error)
             self._chunks, self._counts = [], {}
 
+    def _retire(self, path: Path) -> None:
+        """In a worker thread: check the old journal's lines against the log files (writing back any a log
+        lacks), then delete it."""
+        records, _ = read_records(path.read_bytes())
+        write_back(self.data_dir, records)
+        disk.current().unlink(path)
+
     def _switch(self) -> tuple[Path, int, dict]:
-        """Start the next journal file; returns the old one and the log files with lines in it."""
+        """Start the next journal file; returns the old one and the log files with lines in it. Raises
+        ``OSError`` (and changes nothing) if the new file cannot be made."""
+        path, fd = self._create(self.generation + 1)
         old = (self.path, self._fd, self._touched)
         self.generation += 1
-        self.path, self._fd = self._create(self.generation)
+        self.path, self._fd = path, fd
         self._size = self._end = len(MAGIC)
         self._new_file, self._touched = True, {}
         self._checkpoint_done = trio.Event()
@@ -378,8 +403,10 @@ class Journal:
 
     async def _checkpoint(self, path: Path, fd: int, touched: dict) -> None:
         """Retire a journal file that takes no more records: fsync every log file with lines in it (up to
-        ``MAX_THREADS`` at once), then delete it. A log file that cannot be synced fails its log (its table
-        stops) and the journal file is kept, so the next start writes its lines back."""
+        ``MAX_THREADS`` at once), check that every line it holds is in its log file (and write back any that
+        is not: ``write_back``), then delete it. A log file that cannot be synced fails its log (its table
+        stops), and the journal file is kept whenever anything failed, so the next start writes its lines
+        back: a checkpoint never removes a line the logs do not hold."""
         items = list(touched.items())
         failed: list[tuple[FileLog, OSError]] = []
 
@@ -401,10 +428,16 @@ class Journal:
                 done.set()
         for log, error in failed:
             log._synced(log.written, error)
+        if not failed:
+            try:
+                await trio.to_thread.run_sync(self._retire, path)
+            except OSError as error:
+                for log in touched.values():
+                    log._synced(log.written, error)
+                failed.append((None, error))
         if failed:
             self._kept.append(path)
             return
         self.checkpoints += 1
-        await trio.to_thread.run_sync(path.unlink)
         self.checkpointed.set()
         self.checkpointed = trio.Event()

@@ -3,13 +3,22 @@
 The server sends ``ping`` (a number) about once a second and at once after a seat joins; the client answers
 ``pong`` with the same number. Each answered ping is a round-trip sample; the estimate is the smallest of the
 last ``KEEP`` samples (NTP's rule: queueing only ever adds delay, so the minimum is the path itself), and the
-one-way delay is taken as half of it. A pong for a ping never sent, or already answered, is ignored, so a
-client cannot make itself look nearer than it is; it can look farther by answering late, which the fair
-ordering caps (``server/fairness.py``).
+one-way delay is taken as half of it. The numbers are random (a client cannot answer a ping before it has
+it), and a pong for a ping never sent, or already answered, is ignored, so a client cannot make itself look
+nearer than it is; it can look farther by answering late, which the fair ordering caps and checks against
+the kernel's own measure of the connection and the seat's takes (``server/fairness.py``).
+
+``kernel_min_rtt(sock)``: Linux's ``TCP_INFO`` for a connection, its ``tcpi_min_rtt``: the smallest round
+trip the kernel saw on its segments and their acknowledgements, which a client cannot delay without delaying
+everything it sends. A connection through a local proxy (from loopback) shows only the proxy's path, so the
+gateway reads it only for direct connections (``Limits.kernel_rtt``).
 """
 
 from __future__ import annotations
 
+import secrets
+import socket
+import struct
 from collections import deque
 from typing import Callable
 
@@ -21,13 +30,16 @@ class LatencyMeter:
     def __init__(self, keep: int = KEEP) -> None:
         self.samples: deque[float] = deque(maxlen=keep)
         self._sent: dict[int, float] = {}
-        self._next = 0
+        self.kernel: Callable[[], float | None] | None = None  # the connection's kernel min round trip, if read
         self.on_sample: Callable[[], None] | None = None  # called after each new sample (tests wait on it)
 
     def ping(self) -> int:
-        """A new ping's number (stamp it with ``sent`` when it actually leaves)."""
-        self._next += 1
-        return self._next
+        """A new ping's number, random so that no client can answer one it has not received (stamp it with
+        ``sent`` when it actually leaves)."""
+        while True:
+            number = secrets.randbits(31) + 1
+            if number not in self._sent:
+                return number
 
     def sent(self, number: int, now: float) -> None:
         """The ping ``number`` left at ``now``."""
@@ -55,3 +67,22 @@ class LatencyMeter:
         """The round trip in milliseconds, to a tenth (what players and spectators are shown)."""
         rtt = self.rtt
         return None if rtt is None else round(rtt * 1000, 1)
+
+
+TCP_INFO_MIN_RTT = 148  # byte offset of tcpi_min_rtt (microseconds, u32) in Linux's struct tcp_info
+
+
+def kernel_min_rtt(sock: socket.socket) -> float | None:
+    """The connection's smallest round trip the kernel measured, in seconds; None where it cannot tell
+    (not Linux, not TCP, a closed socket, an old kernel, no sample yet)."""
+    option = getattr(socket, "TCP_INFO", None)
+    if option is None:
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, option, TCP_INFO_MIN_RTT + 4)
+    except (OSError, ValueError):
+        return None
+    if len(info) < TCP_INFO_MIN_RTT + 4:
+        return None
+    (micros,) = struct.unpack_from("I", info, TCP_INFO_MIN_RTT)
+    return micros / 1e6 if 0 < micros < 0xFFFFFFFF else None

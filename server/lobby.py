@@ -9,7 +9,9 @@ playback nobody watches is closed.
 
 from __future__ import annotations
 
+import os
 import secrets
+import sys
 from collections import OrderedDict
 from pathlib import Path
 
@@ -19,10 +21,12 @@ import trio
 from rules.bots import get_policy
 from rules import GAMES, RulesError, Session, Setup, get_game, make_setup, restore
 
+from . import disk
 from .actionlog import MemoryLog
 from .finished import Finished, finished_marker, write_marker
 from .logfile import End, Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
+from .journal import LIMIT as JOURNAL_LIMIT
 from .journal import Journal, replay
 from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
 from .quotas import Owner, Quotas
@@ -31,6 +35,9 @@ from .fairness import EPSILON as FAIR_EPSILON
 from .table import Intent, Reservation, Table
 
 MAX_TABLES = 2000
+STORAGE_RETRY = 1.0  # seconds between checks that a failing data directory can be written again
+PROBE_BYTES = 64 * 1024  # what such a check writes and syncs (a full disk must show as full)
+REOPEN_TRIES = 5  # reopenings of one table after disk failures before it is left for a restart
 
 
 async def first_of(*events: trio.Event) -> None:
@@ -50,12 +57,13 @@ class Lobby:
     the first log it opens until ``stop_all``."""
 
     def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
-                 quotas: Quotas = Quotas()) -> None:
+                 quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT) -> None:
         self.nursery = nursery
         self.quotas = quotas
         self.owners: dict[str, Owner] = {}  # a held table or playback -> who created or opened it
         self.finished: OrderedDict[str, None] = OrderedDict()  # held tables that are over, oldest first
         self.summaries: OrderedDict[str, TableInfo] = OrderedDict()  # finished tables no longer held
+        self.journal_limit = journal_limit  # the journal's checkpoint size (tests make it small)
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
         self._syncer: Journal | None = None
@@ -64,13 +72,17 @@ class Lobby:
         self.tournaments = None  # the server's TournamentHub, once it has one
         self.cluster = None  # the server's node in a cluster (server/cluster.py), with `serve --cluster`
         self._next = 0
+        self.storage_error: str | None = None  # why the data directory cannot be written now (new tables refused)
+        self._recovering = False  # the storage watch runs (``_recover_storage``)
+        self._reopen_tries: dict[str, int] = {}
+        self._stopping = False
 
     def new_table_id(self) -> str:
         """The next table id (a tournament names its round's tables in its log before it opens them); never
         one whose log is already in the data directory."""
         self._next += 1
         while True:
-            if self.cluster is not None:  # inside this node's own block of ids: never another node's
+            if self.cluster is not None:  # this node's own ids: never another node's
                 self._next = self.cluster.number(self._next)
             if self.data_dir is None or not (self.data_dir / "tables" / f"t{self._next}.log").exists():
                 return f"t{self._next}"
@@ -96,6 +108,9 @@ class Lobby:
         """The game and checked set-up for a request, or ``RulesError`` saying what is wrong with it (or that
         its ``owner`` holds its share of waiting tables already; None: a tournament's, never counted)."""
         self._make_room()
+        if self.storage_error is not None:
+            raise RulesError("storage_failed", f"no new tables for now: {self.storage_error}; the server checks "
+                             f"every {STORAGE_RETRY:g} s and takes them again once the disk can be written")
         if owner is not None:
             self._check_waiting(owner)
         game = get_game(request.game)
@@ -162,36 +177,126 @@ class Lobby:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         store = None
         if self.data_dir is not None:
+            seed_file = self.data_dir / "tables" / f"{table_id}.seed"
             try:
-                seed_file = table_dir(self.data_dir) / f"{table_id}.seed"
+                table_dir(self.data_dir)
                 # off the event loop: a round of a tournament opens a hundred tables at once
                 await trio.to_thread.run_sync(write_secret_seed, seed_file, seed, self.durability != "never")
                 store = self._open_log(table_id, game, setup, request, seed, alias,
                                        {"stand_in": stand_in, **(tags or {})} if stand_in or tags else {})
             except OSError as error:
+                for path in (seed_file, seed_file.with_suffix(".log")):  # nothing of it was acknowledged
+                    try:
+                        path.unlink(missing_ok=True)
+                    except OSError:
+                        pass
+                self._storage_failed(error)
                 raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
-                                 f"{error.strerror or error}") from None
+                                 f"{disk.error_text(error)}") from None
         table = Table(table_id, game, setup, seed, name=request.name.strip(), bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
                       bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in,
                       ordering=request.ordering, fair_ms=request.fair_ms,
                       expire_after=None if alias else self.quotas.waiting_expiry or None,
                       chosen_seed=request.seed, practice=request.practice)
-        await self.nursery.start(table.run)
-        self.tables[table_id] = table
+        await self._start(table)
         if owner is not None:
             self.owners[table_id] = owner
         if alias:
             self.aliases[alias] = table_id
-        self.nursery.start_soon(self._tend, table)
         return table
+
+    async def _start(self, table: Table) -> None:
+        """Run a table's arbiter, list it, and watch for it stopping on a disk failure."""
+        await self.nursery.start(table.run)
+        self.tables[table.id] = table
+        self.nursery.start_soon(self._tend, table)
+        if table.store is not None:
+            self.nursery.start_soon(self._watch_table, table)
+
+    async def _watch_table(self, table: Table) -> None:
+        await table.stopped.wait()
+        if table.failed_code == "log_failed" and self.tables.get(table.id) is table:
+            self._storage_failed(table.store.error)
+
+    def _storage_failed(self, error: OSError | None) -> None:
+        """The data directory failed a write: refuse new tables and start checking until it works again."""
+        if error is not None or self.storage_error is None:
+            what = disk.error_text(error) if error is not None else "a table's log could not be written"
+            self.storage_error = f"the data directory {self.data_dir} failed a write ({what})"
+        if not self._recovering and not self._stopping:
+            self._recovering = True
+            self.nursery.start_soon(self._recover_storage)
+
+    async def _recover_storage(self) -> None:
+        """Every ``STORAGE_RETRY`` seconds, write and sync a probe file; once that works, start a new journal
+        if the old one failed, reopen every table that stopped on a disk failure from its log (as a restart
+        would), and take new tables again."""
+        try:
+            while not self._stopping:
+                await trio.sleep(STORAGE_RETRY)
+                if self._stopping:
+                    return
+                try:
+                    await trio.to_thread.run_sync(self._probe)
+                except OSError as error:
+                    self.storage_error = (f"the data directory {self.data_dir} cannot be written "
+                                          f"({disk.error_text(error)})")
+                    continue
+                if self._syncer is not None and self._syncer.error is not None:
+                    self._syncer.close()  # its file stays: the next start checks it against the logs
+                    self._syncer = None
+                if await self._reopen_failed():
+                    self.storage_error = None
+                    print(f"photofinish: the data directory {self.data_dir} can be written again: new tables "
+                          "are taken", file=sys.stderr, flush=True)
+                    return
+        finally:
+            self._recovering = False
+
+    def _probe(self) -> None:
+        path = self.data_dir / ".probe"
+        fd = disk.current().open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, disk.FILE_MODE)
+        try:
+            disk.write_all(fd, bytes(PROBE_BYTES))
+            disk.current().fsync(fd)
+        finally:
+            os.close(fd)
+            path.unlink(missing_ok=True)
+
+    async def _reopen_failed(self) -> bool:
+        """Reopen the tables stopped on a disk failure; False if one failed again (the watch goes on)."""
+        ok = True
+        for table in [t for t in self.tables.values() if t.failed_code == "log_failed" and t.stopped.is_set()]:
+            tries = self._reopen_tries[table.id] = self._reopen_tries.get(table.id, 0) + 1
+            if tries > REOPEN_TRIES:
+                continue
+            try:
+                read = read_log(table.store.path)
+                if read.end is not None:  # it ended before it failed: nothing to reopen
+                    continue
+                again = self._rebuild(table.store.path, read)
+            except (LogError, RulesError, OSError, ValueError) as error:
+                print(f"photofinish: cannot reopen {table.id} yet: {error}", file=sys.stderr, flush=True)
+                ok = False
+                if tries == REOPEN_TRIES:
+                    print(f"photofinish: leaving {table.id} stopped; restarting the server reopens it from its "
+                          "log", file=sys.stderr, flush=True)
+                continue
+            await self._start(again)
+            print(f"photofinish: reopened {table.id} from its log after the disk failure", file=sys.stderr,
+                  flush=True)
+        return ok
 
     def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int,
                   alias: str | None = None, extra: dict | None = None) -> FileLog:
         """The new table's seed file and log, its header written (with the alias it is kept under, if any,
         so that a restarted server gives the reopened table its name back, and ``extra`` table options)."""
         folder = table_dir(self.data_dir)
-        store = FileLog(folder / f"{table_id}.log", self.durability, syncer=self._shared_syncer())
+        syncer = self._shared_syncer()
+        if syncer is not None and syncer.error is not None:  # the journal failed: no line could be acknowledged
+            raise syncer.error
+        store = FileLog(folder / f"{table_id}.log", self.durability, syncer=syncer)
         try:
             store.append(Header(
                 format=1, table=table_id, name=request.name.strip(), game=game.info.name,
@@ -217,7 +322,7 @@ class Lobby:
         if self.durability != "batch":
             return None
         if self._syncer is None:
-            self._syncer = Journal(self.data_dir)
+            self._syncer = Journal(self.data_dir, limit=self.journal_limit)
             self.nursery.start_soon(self._syncer.run)
         return self._syncer
 
@@ -359,9 +464,7 @@ class Lobby:
             except (LogError, RulesError, OSError, ValueError) as error:
                 print(f"photofinish: cannot reopen {path}: {error}", flush=True)
                 continue
-            await self.nursery.start(table.run)
-            self.tables[table.id] = table
-            self.nursery.start_soon(self._tend, table)
+            await self._start(table)
             if alias := read.header.table_options.get("alias"):
                 self.aliases[alias] = table.id  # a kept table (the demo's) takes its name back
             reopened.append(table.id)
@@ -440,6 +543,7 @@ class Lobby:
         return table
 
     async def stop_all(self) -> None:
+        self._stopping = True
         for table in list(self.tables.values()):
             await table.stop()
         if self._syncer is not None:

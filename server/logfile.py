@@ -38,11 +38,15 @@ class Fair(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     """What a fair ordering decision used (on the entry of every contested action at a ``fair`` table).
 
     ``rule``: ``reaction`` (its group went in order of reaction), ``lot`` (tied within epsilon: the seeded
-    ``lot`` ordered the tie), ``arrival`` (no usable ``seen``: applied in arrival order, after everything held
-    before it), ``after`` (an action of a seat that had one held: applied right after it). Times are server
-    seconds like the entry's ``time``; ``rtt`` is the seat's measured round trip, ``reaction`` is
-    ``arrival - sent - min(rtt, fair_ms)``, ``until`` when it was due at the latest, ``group`` the release it
-    went in (its members in ``rank`` order of arrival), ``lost_to`` the seat whose same action went first."""
+    ``lot`` ordered the tie), ``guess`` (the seat asked for this card before it was offered: ordered after
+    every real reaction), ``too_early`` (refused: it arrived sooner after the card was first sent to the seat
+    than the seat's round trip allows, or was chosen on a view from before the card), ``after`` (the seat's
+    second ask for the same item: answered right after its first), ``arrival`` (logs of format 1: no usable
+    ``seen``). Times are server seconds like the entry's ``time``; ``sent`` is when the update that offered
+    the card first left for this seat (never stamped again by a resume), ``rtt`` the round trip credited
+    (``fairness.credited`` of ``pings`` and ``path``), ``reaction`` is ``arrival - sent - min(rtt, fair_ms)``,
+    ``until`` when it was due at the latest, ``group`` the release it went in (its members in ``rank`` order
+    of arrival), ``lost_to`` the seat whose same action went first."""
 
     rule: str
     arrival: float
@@ -55,6 +59,9 @@ class Fair(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     rank: int | None = None
     lot: int | None = None
     lost_to: int | None = None
+    pings: list[float] | None = None  # the seat's ping samples then (seconds): the estimate is the smallest
+    path: float | None = None  # the quickest of its recent takes' arrival - first send: rtt is at most this
+    kernel: float | None = None  # the kernel's smallest round trip of its connection (direct connections)
 
 
 class Entry(msgspec.Struct, tag_field="kind", tag="entry", frozen=True, omit_defaults=True):

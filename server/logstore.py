@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import trio
 
+from . import disk
 from .logfile import GENESIS, Reopened, encode_line
 
 POLICIES = ("always", "batch", "never")
@@ -38,7 +39,7 @@ def utc_now() -> str:
 
 def sync_file(fd: int) -> None:
     """Make a file's written bytes durable: fdatasync (enough for appends: it also flushes the new size)."""
-    (getattr(os, "fdatasync", None) or os.fsync)(fd)
+    disk.current().fdatasync(fd)
 
 
 class Syncer:
@@ -126,7 +127,8 @@ class FileLog:
         self.path = path
         self.policy = policy
         self.head = head
-        self.file = open(path, "ab", buffering=0)
+        fd = disk.current().open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, disk.FILE_MODE)
+        self.file = open(fd, "ab", buffering=0)
         self.size = os.fstat(self.file.fileno()).st_size  # where the next line goes
         self.written = 0
         self.durable = 0
@@ -139,9 +141,21 @@ class FileLog:
         self._failed = trio.Event()
 
     def append(self, record: Any) -> int:
-        """Write one record (straight to the OS); returns its line number in this session."""
-        line, self.head = encode_line(self.head, record)
-        self.file.write(line)
+        """Write one record (straight to the OS); returns its line number in this session.
+
+        The whole line or nothing: a short write is carried on, and a write that fails (a full disk, an I/O
+        error) cuts the file back to where the line began and raises; the log then takes no more lines
+        (``error``), so no torn line can ever sit in the middle of a log, and nothing after it is acknowledged."""
+        if self.error is not None:
+            raise self.error
+        line, head = encode_line(self.head, record)
+        try:
+            disk.write_all(self.file.fileno(), line)
+        except OSError as error:
+            self._cut_back()
+            self._fail(error)
+            raise
+        self.head = head
         offset, self.size = self.size, self.size + len(line)
         self.written += 1
         if self.policy == "never":
@@ -162,14 +176,27 @@ class FileLog:
         if end is not None:
             end()
 
+    def _cut_back(self) -> None:
+        """After a failed append: the file back to where that line began. If even that fails, the torn line
+        stays last (nothing follows it: the log is failed), and reopening the log cuts it."""
+        try:
+            disk.current().ftruncate(self.file.fileno(), self.size)
+        except OSError:
+            pass
+
+    def _fail(self, error: OSError) -> None:
+        """This log failed for good: nothing written from now on counts as durable."""
+        if self.error is None:
+            self.error = error
+            self._failed.set()
+            self._progress.set()  # wake the waiters: they raise it
+
     def _synced(self, count: int, error: OSError | None) -> None:
         """A round ended for this log: lines up to ``count`` are durable, or the log failed for good."""
         if self.error is not None:
             return
         if error is not None:
-            self.error = error
-            self._failed.set()
-            self._progress.set()  # wake the waiters: they raise it
+            self._fail(error)
             return
         self.fsyncs += 1
         if count > self.durable:
@@ -225,8 +252,12 @@ class FileLog:
 
 def reopen(path: Path, read, policy: str, syncer: Syncer | None = None) -> FileLog:
     """Reopen an unfinished log to go on appending: cut a torn last line, mark the reopening."""
-    with open(path, "r+b") as handle:
-        handle.truncate(read.good_bytes)
+    if read.torn is not None:
+        fd = disk.current().open(path, os.O_WRONLY)
+        try:
+            disk.current().ftruncate(fd, read.good_bytes)
+        finally:
+            os.close(fd)
     log = FileLog(path, policy, head=read.head, syncer=syncer)
     entries = read.entries()
     log.append(Reopened(seq=entries[-1].seq if entries else 0, started=utc_now()))
@@ -245,17 +276,12 @@ def numbered_logs(folder: Path, prefix: str) -> tuple[list[Path], list[Path]]:
 
 
 def table_dir(data_dir: Path) -> Path:
-    path = Path(data_dir) / "tables"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    disk.private_dir(data_dir)
+    return disk.private_dir(Path(data_dir) / "tables")
 
 
 def write_secret_seed(path: Path, seed: int, sync: bool = True) -> None:
-    """The seed, kept apart from the log until the table ends (a restarted server needs it to go on);
-    ``sync`` False (``--durability never``): left to the OS like the log lines, it survives a killed process."""
-    with open(path, "w") as handle:
-        handle.write(f"{seed}\n")
-        handle.flush()
-        if sync:
-            os.fsync(handle.fileno())
-    os.chmod(path, 0o600)
+    """The seed (0600), kept apart from the log until the table ends (a restarted server needs it to go on);
+    ``sync`` False (``--durability never``): left to the OS like the log lines, it survives a killed process.
+    Written whole or not at all (``disk.write_file``)."""
+    disk.write_file(path, f"{seed}\n".encode(), sync)

@@ -11,6 +11,8 @@ message may carry an ``id`` (an int or a string); every answer to it carries the
 
 from __future__ import annotations
 
+import typing
+
 from typing import Any, Literal, Union
 
 import msgspec
@@ -62,7 +64,10 @@ class CreateTable(ClientMessage, tag="create_table"):
 
 
 class ListTables(ClientMessage, tag="list_tables"):
-    pass
+    """The tables, ``limit`` of them (None: all) from the ``offset``-th on; the answer says the ``total``."""
+
+    offset: int = 0
+    limit: int | None = None
 
 
 class TakeSeat(ClientMessage, tag="take_seat"):
@@ -125,9 +130,10 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     seats: int = 3  # the table size wanted (smaller tables where the count does not divide)
     options: dict[str, Any] = {}
     format: Literal["swiss", "round_robin", "arena"] = "swiss"
-    rounds: int = 3  # swiss: the number of rounds (round_robin: computed; arena: ignored)
+    rounds: int | None = None  # swiss: the number of rounds (None: 3); round robin computes its own, arena has none
     top: int = 0  # after swiss, a final table of the top N (0: none)
-    points: list[float] | None = None  # placement points by place; None: the default for the table size
+    points: list[float] | None = None  # placement points by place, 0 or more, best first (fractions kept as
+    # written: 2.5 is 5/2); None: the default for the table size
     bye_points: float | None = None  # None: the points of first place
     round_time_ms: int = 0  # 0: no limit; else unfinished tables end as they stand
     turn_time_ms: int = 60_000  # lockstep tables: a seat's time to act (a walk-away cannot stall a round)
@@ -190,6 +196,13 @@ class WatchTournament(ClientMessage, tag="watch_tournament"):
     token: str = ""
 
 
+class TournamentLog(ClientMessage, tag="tournament_log"):
+    """The tournament's log as it stands (its seed revealed only once it has ended): anyone may ask, and
+    `photofinish tournament verify` checks the copy on the player's own machine."""
+
+    tournament: str
+
+
 class Leaderboard(ClientMessage, tag="leaderboard"):
     """The ratings of ``game``'s players (from every finished tournament table), best first."""
 
@@ -236,7 +249,7 @@ class Replay(ClientMessage, tag="replay"):
 
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
-                          CorrectResult, WatchTournament, Leaderboard, Replay]
+                          CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog]
 
 
 # ------------------------------------------------------------------ server -> client
@@ -260,6 +273,7 @@ class Error(ServerMessage, tag="error"):
     ref: MessageId
     code: str
     message: str
+    retry_ms: int | None = None  # a refusal for a rate or budget (``over_budget``, ``rate_limited``): send again after
 
 
 class OptionInfo(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -291,6 +305,7 @@ class SeatInfo(msgspec.Struct, frozen=True):
     state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
     name: str = ""
     ping_ms: float | None = None  # the seat's connection's round trip (measured by pings); None: not measured
+    guesses: int = 0  # fair tables: contested actions this seat sent before it could have seen their card
 
 
 class TableInfo(msgspec.Struct, frozen=True):
@@ -319,6 +334,7 @@ class TableCreated(ServerMessage, tag="table_created"):
 class Tables(ServerMessage, tag="tables"):
     ref: MessageId
     tables: list[TableInfo]
+    total: int | None = None  # the tables in all (a page asked with ``offset``/``limit`` holds some of them)
 
 
 class Seated(ServerMessage, tag="seated"):
@@ -355,12 +371,13 @@ class Accepted(ServerMessage, tag="accepted"):
 
 
 class Contest(msgspec.Struct, frozen=True):
-    """Why a contested action lost (fair ordering): ``winner`` did the same first, reacting in
-    ``winner_reaction_ms`` against your ``reaction_ms`` (``lot``: the reactions tied and a seeded lot decided)."""
+    """Why a contested action lost (fair ordering): ``winner`` did the same first, by ``rule``: ``reaction``
+    (it reacted first), ``lot`` (the reactions tied and a seeded lot decided; ``lot`` true) or ``guess``
+    (every ask was a guess: first asked, first served). The winner's reaction time is not told (it would help
+    a client tune a cheat); the log has every input, and replay shows them once the table is over."""
 
     winner: int
-    winner_reaction_ms: float
-    reaction_ms: float
+    rule: str = "reaction"
     lot: bool = False
 
 
@@ -486,6 +503,7 @@ class Registered(ServerMessage, tag="registered"):
     player: str
     name: str
     token: str  # the player's secret: check in, drop, and take each round's reserved seat (``resume``)
+    receipt: str | None = None  # the hash of the registration's line in the tournament's log (``verify --receipt``)
 
 
 class TournamentState(ServerMessage, tag="tournament"):
@@ -506,6 +524,17 @@ class RatingRow(msgspec.Struct, frozen=True):
     mu: float
     sigma: float
     tables: int
+
+
+class TournamentLogFile(ServerMessage, tag="tournament_log_file"):
+    """The answer to ``tournament_log``: the log's text, every whole line so far (``lines`` of them), and the
+    hash of its last line (``head``: keep it to prove later that a log is a continuation of this one)."""
+
+    ref: MessageId
+    tournament: str
+    log: str
+    lines: int
+    head: str
 
 
 class Ratings(ServerMessage, tag="ratings"):
@@ -598,7 +627,8 @@ class Closing(ServerMessage, tag="closing"):
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
-                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing]
+                          TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing,
+                          TournamentLogFile]
 
 
 # ------------------------------------------------------------------ codecs
@@ -646,7 +676,7 @@ def id_of(frame: str | bytes, codec: Codec) -> MessageId:
     its error can answer the request that waits for it; None where the frame is no object or its id no id."""
     try:
         return codec.id_decoder.decode(frame).id
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
 
 
@@ -671,3 +701,23 @@ class JoinInfo(msgspec.Struct, frozen=True):
 
     url: str
     urls: list[str]
+
+
+def json_schema() -> dict:
+    """The JSON Schema of the protocol, generated from its types (``photofinish schema``): every client and
+    server message (a tagged union on ``type``), and each game's actions and a seat's view."""
+    from rules import GAMES
+
+    def union(kind) -> dict:
+        (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
+        tags = sorted(t.__struct_config__.tag for t in typing.get_args(kind))
+        return {"tags": tags, **schema, "$defs": components}
+
+    def one(kind) -> dict:
+        (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
+        return {**schema, "$defs": components}
+
+    return {"protocol": PROTOCOL_VERSION, "client_messages": union(ClientMessageType),
+            "server_messages": union(ServerMessageType),
+            "games": {name: {"actions": one(game.action_type), "view": one(game.view_type)}
+                      for name, game in sorted(GAMES.items())}}

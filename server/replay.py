@@ -23,7 +23,7 @@ import msgspec
 from rules import CHANCE, RulesError, Setup, digest, get_game, verify_chance
 
 from .finished import Finished, marker_path, read_finished
-from .fairness import EPSILON, draw_from, fair_order, hold_bound, lot_rng, reaction
+from .fairness import EPSILON, GUESS_REACTION, credited, draw_from, fair_order, hold_bound, lot_rng, reaction
 from .logfile import End, Entry, LogError, ReadLog, read_log, seed_commitment
 
 
@@ -185,20 +185,32 @@ def _limits(table_options: dict) -> tuple[float, float]:
 
 
 def _check_fair(entry: Entry, table_options: dict) -> str | None:
-    """One entry's decision: its reaction recomputed exactly from its inputs, and its hold within the bound."""
+    """One entry's decision checked for consistency: it was sent before it arrived and applied after it
+    arrived; the round trip credited is what its logged samples give; its reaction is recomputed exactly
+    from its inputs; its hold within the bound; the rule fits (a lot only in a tie)."""
     fair = entry.fair
     if fair.rule in ("arrival", "after"):
-        return None
-    if fair.rule not in ("reaction", "lot"):
+        return None if entry.time >= fair.arrival else "applied before it arrived"
+    if fair.rule not in ("reaction", "lot", "guess", "too_early"):
         return f"unknown fair ordering rule {fair.rule!r}"
+    if entry.time < fair.arrival:
+        return "applied before it arrived"
+    if fair.sent is not None and fair.sent > fair.arrival:
+        return "the card was sent to the seat after its action arrived"
+    if fair.pings is not None and fair.rtt != credited(fair.pings, fair.path, fair.kernel):
+        return "the round trip credited is not what its logged ping samples and takes give"
+    if fair.rule == "too_early":
+        return None if not entry.accepted else "an action refused as too early was applied"
     if None in (fair.sent, fair.reaction, fair.until, fair.group, fair.rank):
         return "a fair ordering decision without its inputs"
     cap, _ = _limits(table_options)
-    if reaction(fair.arrival, fair.sent, fair.rtt, cap) != fair.reaction:
+    if fair.rule != "guess" and reaction(fair.arrival, fair.sent, fair.rtt, cap) != fair.reaction:
         return "the recorded reaction time is not arrival - sent - min(rtt, fair_ms)"
+    if fair.rule == "guess" and fair.reaction != GUESS_REACTION:
+        return "a guess not ordered after every reaction"
     if fair.until > hold_bound(fair.arrival, fair.rtt, cap) or fair.until < fair.arrival:
         return "the action was due later than fair_ms less its seat's credit after its arrival"
-    if (fair.rule == "lot") != (fair.lot is not None):
+    if fair.rule != "guess" and (fair.rule == "lot") != (fair.lot is not None):
         return "a lot without a tie, or a tie without a lot"
     return None
 

@@ -124,3 +124,10 @@ async def send_frame(ws: WebSocketConnection, proto: Any, payload: bytes, text: 
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):  # OSError: the write itself
             await ws._abort_web_socket()
             raise ConnectionClosed(ws._close_reason) from None
+
+
+def stream_socket(ws: WebSocketConnection):
+    """The connection's socket (for the kernel's round trip, ``latency.kernel_min_rtt``), or None where
+    trio-websocket does not hold one as this module expects."""
+    sock = getattr(getattr(ws, "_stream", None), "socket", None)
+    return sock if hasattr(sock, "getsockopt") else None

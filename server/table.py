@@ -30,21 +30,24 @@ import trio
 
 from rules.bots import get_policy
 from .botdriver import BotDriver
-from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct
+from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct, derive
 
 from .actionlog import MemoryLog, compact_refused
-from .fairness import EPSILON, draw_from, fair_order, hold_bound, lot_rng
+from .fairness import ALL, EPSILON, GUESS_REACTION, credited, draw_from, early_floor, fair_order, hold_bound, lot_rng
 from .fairness import credit as credit_for
 from .fairness import reaction as reaction_of
 from .finished import Finished, write_marker
 from .logfile import End, Entry, Fair, SeatTaken, StandIn
+from .disk import error_text
 from .names import PERSON_MOST, check_name
 from .logstore import FileLog
 from .protocol import (Accepted, Act, BotSeat, Contest, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
                        Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
 
 INBOX_SIZE = 1024
-SENT_KEPT = 256  # per seat: the send times of its last updates, for fair ordering's ``seen`` (older: arrival)
+PATH_KEPT = 16  # per seat: the last takes' arrival - first send, an upper bound of its round trip
+GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
+LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
 MAX_BATCH = 64  # intents the arbiter takes per wake-up before it sends what they caused
 CATCH_UP_MOST = 256  # a catch-up missing more accepted entries sends the snapshot alone (outboxes hold 1,024)
 
@@ -77,18 +80,24 @@ class SeatSlot:
     away_since: float | None = None
     answers: dict[MessageId, Any] = field(default_factory=dict)  # first answer to each message id
     stood_in: bool = False  # a stand-in has played this seat (a tournament places it last)
-    sent: dict[int, float] = field(default_factory=dict)  # fair tables: seq -> when its update left (table time)
-    last_sent: float | None = None  # when the newest update left for this seat
+    # fair tables: each contested action legal for this seat now -> [the seq whose update first offered it, when
+    # that update first left for this seat (table time; None until it has)]: stamped once, never by a resume
+    since: dict[Any, list] = field(default_factory=dict)
+    left: dict[Any, float] = field(default_factory=dict)  # contested actions no longer legal -> when (recently)
+    guessed: dict[Any, float] = field(default_factory=dict)  # ... asked for before they were offered -> when
+    guesses: int = 0  # contested actions asked for before the seat could have seen them (too_early, guess)
+    path: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))  # arrival - first send, per take
 
 
 @dataclass
 class Held:
-    """A contested action waiting for its group's release (fair ordering), and its seat's actions behind it."""
+    """A contested action waiting for its item's release (fair ordering), and its seat's resends of the same."""
 
     intent: Intent
     seat: int
     fair: Fair
     virtual: float  # arrival less the seat's credit: when the action would have arrived from no distance
+    key: Any = None  # the contested item (the action itself): one item's release never releases another's
     followers: list[Intent] = field(default_factory=list)
 
 
@@ -129,6 +138,7 @@ class Table:
         if self._holding:
             store.on_durable = self._release  # the log's group commit hands over what its lines made safe
         self.failed: str | None = None  # why the table stopped, if it could not go on
+        self.failed_code: str | None = None  # ... and its code: log_failed (the disk), internal_error (a bug)
         self._finished: tuple[int, Finished] | None = None  # (end record's line, marker) until it is written
         self.marked = trio.Event()  # set once the finished marker (finished.py) is written, or reported failed
         self._defer = False  # True while the arbiter takes a batch of intents: deliveries wait for the flush
@@ -199,7 +209,7 @@ class Table:
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
             options=dict(self.setup.options),
-            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name, ping_ms=ping)
+            seats=[SeatInfo(seat=s.seat, state=s.state, name=s.name, ping_ms=ping, guesses=s.guesses)
                    for s, ping in zip(self.slots, self.pings())],
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
@@ -232,7 +242,7 @@ class Table:
                 nursery.start_soon(self._run_flusher)
                 nursery.start_soon(self._mark_finished)
             for seat, policy in self.bot_seats.items():
-                bot = LocalBot(self, seat, policy, Rng(self.seed ^ (0xB07 + seat)))
+                bot = LocalBot(self, seat, policy, Rng(derive(self.seed, f"bot {seat}")))
                 self.slots[seat].state = "bot"
                 self.slots[seat].name = f"{policy} bot"
                 self.slots[seat].receiver = bot
@@ -268,8 +278,9 @@ class Table:
                     if self._take_batch(intent):
                         break
             except OSError as error:  # the log is the truth: a table that cannot write it must not go on
-                self._fail(f"table {self.id} stopped: its log could not be written ({error.strerror or error}); "
-                           "restarting the server reopens it from what reached the disk")
+                self._fail(f"table {self.id} stopped: its log could not be written ({error_text(error)}); nothing "
+                           "that was not on disk was acknowledged, and the server reopens the table from its log "
+                           "by itself once the disk can be written again: resume your seat then")
             except Exception as error:  # a bug (in a game's rules, in the arbiter): this table stops, never the
                 # server; what was logged stays whole, and nothing of the failing intent was acknowledged
                 self._fail(f"table {self.id} stopped on an internal error ({type(error).__name__}: {error}); the "
@@ -311,7 +322,10 @@ class Table:
         """Once the end record is on disk, record apart from the log that this table finished."""
         await self.over.wait()
         if self._finished is not None:
-            await self.store.wait_durable(self._finished[0])
+            try:
+                await self.store.wait_durable(self._finished[0])
+            except OSError:  # the log failed first: the arbiter stops the table and says why
+                return
             await trio.to_thread.run_sync(self._write_marker)
             self._close_log()
             self.marked.set()
@@ -345,7 +359,7 @@ class Table:
     def _fail(self, message: str, code: str = "log_failed") -> None:
         """Stop for good: tell every seat and spectator why, and the operator on stderr."""
         print(f"photofinish: {message}", file=sys.stderr, flush=True)
-        self.failed = message
+        self.failed, self.failed_code = message, code
         receivers = [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators)
         for receiver in receivers:
             receiver.close(code, message)
@@ -368,6 +382,8 @@ class Table:
                     intent = self._inbox.receive_nowait()
                 except trio.WouldBlock:
                     break
+            if self.held and not stopping:  # after every queued frame is in: one that was read first but
+                self._release_due()  # handled later (a loaded server) still takes part in its item's decision
         finally:
             try:
                 self._flush()
@@ -530,22 +546,21 @@ class Table:
             if type(first) is Accepted:
                 first = msgspec.structs.replace(first, duplicate=True)
             return self._deliver(receiver, first)
-        if self.held:
-            head = next((h for h in self.held if h.seat == slot.seat), None)
-            if head is not None:  # the seat's actions keep their order: this one goes right after its held one
-                if message.id is None or all(i.message.id != message.id for i in [head.intent, *head.followers]):
-                    head.followers.append(intent)  # (a resend of a held one is answered at its release)
-                return
+        if message.id is not None and any(h.seat == slot.seat and message.id in
+                                          (h.intent.message.id, *(f.message.id for f in h.followers))
+                                          for h in self.held):
+            return  # a resend of a held action: answered at its release
         if self._fair and self.started and self._contest(slot, intent):
             return
         self._answer(slot.seat, intent, intent.received - self._t0)
 
     def _answer(self, seat: int, intent: Intent, time: float, fair: Fair | None = None,
-                lost: tuple[int, float, bool] | None = None) -> Accepted | Rejected:
-        """Apply a seat's action now, answer its sender (``lost``: the seat, reaction and lot of another
-        seat whose same action went first) and send everyone the update."""
+                lost: tuple[int, str] | None = None, refusal: tuple[str, str] | None = None) -> Accepted | Rejected:
+        """Apply a seat's action now, answer its sender (``lost``: the seat and rule of another seat whose
+        same action went first; ``refusal``: refuse it with this code and text instead) and send everyone the
+        update."""
         message = intent.message
-        answer, entries, turn = self._apply(seat, message, time, fair, lost)
+        answer, entries, turn = self._apply(seat, message, time, fair, lost, refusal)
         slot = self.slots[seat]
         if message.id is not None:
             slot.answers[message.id] = answer
@@ -562,8 +577,15 @@ class Table:
 
     def _contest(self, slot: SeatSlot, intent: Intent) -> bool:
         """Take a contested action into fair ordering (True), or say it is not contested (False: apply it
-        now like any other). Held until its group is due; with no usable ``seen``, applied now in arrival
-        order, after everything held (which arrived before it)."""
+        now like any other, in arrival order, releasing nothing).
+
+        Its reaction is measured from what the server knows: when this seat was first sent the update that
+        offered the action (``since``), never from the client's ``seen``, which may only show it was chosen
+        on an older view (then it is a guess). An action that arrives sooner after that send than the seat's
+        round trip allows, or that the seat asked for before it was offered, gains nothing: it is refused
+        (``too_early``) or ordered last (``guess``), and counted. Otherwise it is held until no quicker
+        reaction to the same item can still arrive (``_hold_until``), and released with the other actions on
+        that item only (``_release_due``)."""
         message = intent.message
         try:
             action = self.game.to_action(message.action)
@@ -572,59 +594,138 @@ class Table:
         if not self.game.contested(self.session.state, action):
             return False
         arrival = intent.received - self._t0
-        sent = slot.sent.get(message.seen) if message.seen is not None else None
-        if sent is None:  # no seen, or an update this seat was never sent (or long ago): arrival order
-            self._release_held()
-            self._answer(slot.seat, intent, self._now(), Fair(rule="arrival", arrival=arrival, seen=message.seen))
+        offered = slot.since.get(action)
+        if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
+            left = slot.left.get(action)  # it lately is a guess, counted, and orders its later take last
+            if left is None or arrival - left > GUESS_WINDOW:
+                slot.guesses += 1
+                slot.guessed[action] = arrival
+                if len(slot.guessed) > LEFT_KEPT:
+                    del slot.guessed[next(iter(slot.guessed))]
+            return False
+        seq, sent = offered
+        rtt, pings, path, kernel = self._round_trip(slot)
+        mine = next((h for h in self.held if h.seat == slot.seat and h.key == action), None)
+        if mine is not None:  # the seat asked for the same item again: answered right after its first ask
+            mine.followers.append(intent)
             return True
-        rtt = self._rtt(slot)
+        early = sent is None or arrival - sent < early_floor(rtt)
+        guessed = slot.guessed.get(action)
+        left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
+        before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)
+        if early or before_offer:
+            slot.guesses += 1
+            rule = "too_early"
+        elif guessed is not None and sent - guessed <= GUESS_WINDOW:
+            rule = "guess"
+        else:
+            rule = "reaction"
+        if rule == "too_early":
+            why = ("it arrived sooner after the card was sent to you than your round trip allows"
+                   if early else f"it was chosen on update {message.seen}, before the card was offered at {seq}")
+            self._answer(slot.seat, intent, self._now(),
+                         Fair(rule="too_early", arrival=arrival, seen=message.seen, sent=sent, rtt=rtt,
+                              pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
+            return True
+        slot.path.append(arrival - sent)
         credit = credit_for(rtt, self._cap)
-        reaction = reaction_of(arrival, sent, rtt, self._cap)
-        until = hold_bound(arrival, rtt, self._cap)
-        others = [other.last_sent + credit_for(self._rtt(other), self._cap) for other in self.slots
-                  if other is not slot and other.receiver is not None and other.last_sent is not None]
-        # a quicker reaction from another seat arrives by the last update it was sent + its credit + this
-        # reaction; none can come later than the bound, and with no other seat none can come at all
-        until = min(until, max(reaction + max(others), arrival)) if others else arrival
-        fair = Fair(rule="reaction", arrival=arrival, seen=message.seen, sent=sent, rtt=rtt, reaction=reaction,
-                    until=until)
-        self.held.append(Held(intent, slot.seat, fair, arrival - credit))
-        if until <= self._now():
-            self._release_held()
+        reaction = reaction_of(arrival, sent, rtt, self._cap) if rule == "reaction" else GUESS_REACTION
+        until = self._hold_until(slot, action, arrival, reaction, credit)
+        fair = Fair(rule=rule, arrival=arrival, seen=message.seen, sent=sent, rtt=rtt, reaction=reaction,
+                    until=until, pings=pings, path=path, kernel=kernel)
+        self.held.append(Held(intent, slot.seat, fair, arrival - credit, key=action))
         return True
 
-    def _release_held(self, within: float | None = None) -> None:
-        """Apply the held actions as one group, in order of reaction (ties by seeded lot); ``within``: only
-        those whose virtual time is at most that (the photo-finish window closing), the rest stay held."""
+    def _hold_until(self, slot: SeatSlot, action: Any, arrival: float, reaction: float, credit: float) -> float:
+        """When a quicker reaction to the same item can no longer arrive: each other seat that may take it
+        would have sent it by when its update offering the item left + this reaction + its credit. No such
+        seat: now (arrival order; on a LAN of equal round trips this is about the arrival too). A seat not yet
+        sent the offer: the bound, ``fair_ms`` less this seat's credit after the arrival."""
+        bound = hold_bound(arrival, credit, self._cap)
+        latest = arrival
+        for other in self.slots:
+            if other is slot or other.receiver is None:
+                continue
+            offered = other.since.get(action)
+            if offered is None:
+                continue  # it may not take this item
+            if offered[1] is None:
+                return bound
+            latest = max(latest, offered[1] + reaction + credit_for(self._round_trip(other)[0], self._cap))
+        return min(latest, bound)
+
+    def _round_trip(self, slot: SeatSlot) -> tuple[float | None, list[float] | None, float | None, float | None]:
+        """The round trip a seat's reactions are credited with (``fairness.credited``), and what it comes
+        from: its ping samples, the quickest of its last takes' arrival - first send, and the kernel's smallest
+        round trip of its connection (direct connections)."""
+        meter = self._meter(slot)
+        pings = sorted(round(x, 6) for x in meter.samples) if meter is not None and meter.samples else None
+        path = round(min(slot.path), 6) if slot.path else None
+        read = getattr(meter, "kernel", None)
+        kernel = read() if read is not None else None
+        kernel = round(kernel, 6) if kernel is not None else None
+        return credited(pings, path, kernel), pings, path, kernel
+
+    def _release_due(self) -> None:
+        """Release every item whose first held action is due (its group decided: see ``_hold_until``)."""
         if not self.held:
             return
-        group = [h for h in self.held if within is None or h.virtual <= within]
+        now = self._now()
+        due = {}
+        for held in self.held:
+            if held.fair.until <= now:
+                due[held.key] = None
+        for key in due:
+            self._release_held(key=key)
+
+    def _release_held(self, within: float | None = None, key: Any = ALL) -> None:
+        """Apply held actions as one group, in order of reaction (ties by seeded lot): those on ``key`` (every
+        item: ``ALL``); ``within``: only those whose virtual time is at most that (the photo-finish window
+        closing), the rest stay held. A loser is refused at once, saying it lost and by which rule."""
+        if not self.held:
+            return
+        group = [h for h in self.held if (key is ALL or h.key == key) and (within is None or h.virtual <= within)]
         if not group:
             return
         self.held = [h for h in self.held if h not in group]
         self.groups += 1
         order, lots = fair_order([h.fair.reaction for h in group], EPSILON, self._draw)
-        went_first: dict[Any, tuple[int, float, bool]] = {}  # action -> (seat, reaction, lot) of an accepted one
+        went_first: dict[Any, tuple[int, str]] = {}  # action -> (seat, rule) of the accepted one
         now = self._now()
         for index in order:
             held = group[index]
             lot = lots.get(index)
-            fair = msgspec.structs.replace(held.fair, group=self.groups, rank=index, lot=lot,
-                                           rule="reaction" if lot is None else "lot")
-            try:
-                action = self.game.to_action(held.intent.message.action)
-            except msgspec.ValidationError:  # checked when it was taken in; kept for safety
-                action = None
-            first = went_first.get(action)
+            rule = held.fair.rule if held.fair.rule == "guess" else ("reaction" if lot is None else "lot")
+            fair = msgspec.structs.replace(held.fair, group=self.groups, rank=index, lot=lot, rule=rule)
+            first = went_first.get(held.key)
             lost = first if first is not None and first[0] != held.seat else None
             self._opening = held.virtual
             answer = self._answer(held.seat, held.intent, now, fair, lost)
             self._opening = None
-            if type(answer) is Accepted and action is not None:
-                went_first.setdefault(action, (held.seat, fair.reaction, lot is not None))
+            if type(answer) is Accepted:
+                went_first.setdefault(held.key, (held.seat, rule))
             for follower in held.followers:
                 self._answer(held.seat, follower, now, Fair(rule="after", arrival=follower.received - self._t0,
                                                              seen=follower.message.seen))
+
+    def _track_offers(self, seat: int, legal: list, seq: int) -> None:
+        """Fair tables: the contested actions ``legal`` for ``seat`` in the update of ``seq``: a new one is
+        offered from ``seq`` on (its send time stamped when that update leaves), a gone one is remembered for
+        a while (a late take of it is a loss, not a guess)."""
+        slot = self.slots[seat]
+        state, contested = self.session.state, self.game.contested
+        now_legal = {action for action in legal if contested(state, action)}
+        since = slot.since
+        for action in now_legal:
+            if action not in since:
+                since[action] = [seq, None]
+        if len(since) > len(now_legal):
+            now = self._now()
+            for action in [a for a in since if a not in now_legal]:
+                del since[action]
+                slot.left[action] = now
+            while len(slot.left) > LEFT_KEPT:
+                del slot.left[next(iter(slot.left))]
 
     def skip_lots(self, count: int) -> None:
         """A reopened table: advance the lot generator past the lots its log already drew."""
@@ -632,7 +733,8 @@ class Table:
             self._draw([0])
 
     def _apply(self, seat: int, message: Act, time: float, fair: Fair | None = None,
-               lost: tuple[int, float, bool] | None = None) -> tuple[Accepted | Rejected, list, ToAct | None]:
+               lost: tuple[int, str] | None = None,
+               refusal: tuple[str, str] | None = None) -> tuple[Accepted | Rejected, list, ToAct | None]:
         """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed.
         Returns the answer, the new entries and who may act after them (None when refused)."""
         def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list, None]:
@@ -644,16 +746,17 @@ class Table:
                                 ref=message.id, fair=logged))
             contest = None
             if lost is not None:
-                winner, winner_reaction, by_lot = lost
-                contest = Contest(winner=winner, winner_reaction_ms=round(winner_reaction * 1000, 1),
-                                  reaction_ms=round(fair.reaction * 1000, 1), lot=by_lot)
+                winner, rule = lost
+                contest = Contest(winner=winner, rule=rule, lot=rule == "lot")
                 name = self.slots[winner].name
-                text = (f"{text}: seat {winner}{f' ({name})' if name else ''} reacted first, in "
-                        f"{contest.winner_reaction_ms:g} ms against your {contest.reaction_ms:g} ms"
-                        + (" (a tie, decided by lot)" if by_lot else ""))
+                how = {"reaction": "it reacted first", "lot": "your reactions tied; a seeded lot decided",
+                       "guess": "it asked first"}.get(rule, rule)
+                text = f"{text}: seat {winner}{f' ({name})' if name else ''} took it first ({how})"
             return (Rejected(ref=message.id, table=self.id, code=code, message=text, seq=self.log.seq,
                              contest=contest), [], None)
 
+        if refusal is not None:
+            return refuse(message.action, *refusal)
         if not self.started:
             return refuse(message.action, "not_started", "the game starts when every seat is filled")
         if self.halted is not None:
@@ -724,7 +827,11 @@ class Table:
             pings = self.pings()
             seats = [seat for _, seat in receivers]
             views = iter(game.views(state, seats))
-            legal = iter(game.legal_for(state, [seat for seat in seats if seat is not None]))
+            lists = game.legal_for(state, [seat for seat in seats if seat is not None])
+            if self._fair:
+                for seat, legal_list in zip([seat for seat in seats if seat is not None], lists):
+                    self._track_offers(seat, legal_list, last.seq)
+            legal = iter(lists)
         for receiver, seat in receivers:
             for entry in earlier:
                 deliver(receiver, Update(table=table, seq=entry.seq, actor=entry.actor, to_act=to_act,
@@ -783,9 +890,12 @@ class Table:
     def _snapshot(self, seat: int | None, skipped: int = 0) -> Snapshot:
         state = self.session.state
         waiting = None if self.started else [s.seat for s in self.slots if s.state == "free"]
+        legal = self.game.legal_actions(state, seat) if seat is not None else None
+        if self._fair and legal is not None:
+            self._track_offers(seat, legal, self.log.seq)
         return Snapshot(table=self.id, seq=self.log.seq, view=self.game.view(state, seat),
                         to_act=list(self.session.to_act().seats),
-                        legal=self.game.legal_actions(state, seat) if seat is not None else None,
+                        legal=legal,
                         result=self.session.result(), skipped=skipped, waiting_for=waiting,
                         receipt=self._receipt(self.log.seq), pings=self.pings())
 
@@ -844,8 +954,7 @@ class Table:
         now = trio.current_time()
         if self._expires is not None and now >= self._expires:
             return self._expire()
-        if self.held and now >= self._t0 + min(h.fair.until for h in self.held):
-            self._release_held()
+        self._release_due()
         if self.window_deadline is not None and now >= self.window_deadline:
             self.window_deadline = None
             if self.held and self.window_opened is not None:  # finishes within the window in reaction time
@@ -867,7 +976,7 @@ class Table:
 
     def _start_stand_in(self, slot: SeatSlot, persist: bool = True) -> None:
         """An absent player's seat is played by a server bot, marked as a stand-in, until they resume."""
-        bot = LocalBot(self, slot.seat, self.stand_in or "heuristic", Rng(self.seed ^ (0x57A0 + slot.seat)))
+        bot = LocalBot(self, slot.seat, self.stand_in or "heuristic", Rng(derive(self.seed, f"stand-in {slot.seat}")))
         slot.state, slot.receiver, slot.away_since, slot.stood_in = "stand_in", bot, None, True
         if persist:
             self._persist(StandIn(seat=slot.seat, active=True, time=self._now()))
@@ -940,13 +1049,15 @@ class Table:
             self._disconnect(receiver)
 
     def _stamp(self, receiver: Receiver, seq: int) -> None:
-        """Fair tables: when update ``seq`` left for a seat (the last ``SENT_KEPT`` of them are kept)."""
+        """Fair tables: update ``seq`` leaves for a seat now: each contested action it offered the seat for
+        the first time is stamped with this moment, once (a resume, a snapshot or a catch-up sends it again
+        later and changes nothing)."""
         slot = self._slot_of(receiver)
-        if slot is not None:
-            now = self._now()
-            slot.sent[seq] = slot.last_sent = now
-            if len(slot.sent) > SENT_KEPT:
-                del slot.sent[next(iter(slot.sent))]
+        if slot is not None and slot.since:
+            now = None
+            for offered in slot.since.values():
+                if offered[1] is None and offered[0] <= seq:
+                    offered[1] = now = self._now() if now is None else now
 
     def _error(self, receiver: Receiver, ref: MessageId, code: str, text: str) -> None:
         self._deliver(receiver, Error(ref=ref, code=code, message=text))

@@ -35,13 +35,16 @@ def test_match_names_the_winners_and_prints_each_seats_place_and_score_for_every
     result, places = session.result(), rules.placings(session.state)
     assert "None" not in out
     said = next(line for line in out.splitlines() if " wins" in line or "share the win" in line)
-    assert said.split(" wins")[0].split(" share")[0] == " and ".join(f"seat {s}" for s in result.winners)
+    from clients.words import and_list
+
+    assert said.split(" wins")[0].split(" share")[0] == and_list(f"seat {s + 1}" for s in result.winners)
+    assert "[" not in out  # no Python lists: "scores 9, 55 and 70"
     header, *rows = out.split("\n\n")[-1].strip().splitlines()
     assert len(rows) == 3
     assert header.split()[:3] == ["seat", "policy", "place"]
     for seat, row in enumerate(rows):
         cells = row.split()
-        assert cells[:3] == [str(seat), policies[seat], str(places[seat])]
+        assert cells[:3] == [str(seat + 1), policies[seat], str(places[seat])]  # seats counted from 1
         if game == "finish_line":  # its result's scores are its places: no second column repeating them
             assert "score" not in header and cells[3:] in ([], ["winner"])
         else:
@@ -89,7 +92,7 @@ async def test_create_opens_a_flush_table_with_server_bots_and_a_bot_over_the_wi
 
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     created = await trio.to_thread.run_sync(main, [
-        "create", running.url, "--game", "flush", "--seats", "3", "--bot", "1", "--bot", "2:random",
+        "create", running.url, "--game", "flush", "--seats", "3", "--bot", "2", "--bot", "3:random",
         "--option", "rounds=1", "--bot-delay-ms", "0"])
     table = capsys.readouterr().out.strip()
     assert created == 0 and running.lobby.find(table).game.info.name == "flush"
@@ -131,7 +134,7 @@ async def test_a_table_on_a_bad_track_file_is_refused_by_the_server_and_a_good_o
     good = tmp_path / "good.track"
     good.write_text("name: Loop\nspaces: 20\nlaps: 2\ndanger: 6-8\nnarrow: 12-14\n")
     created = await trio.to_thread.run_sync(main, ["create", running.url, "--game", "checkered_flag", "--track",
-                                                   str(good), "--bot", "0", "--bot", "1:random",
+                                                   str(good), "--bot", "1", "--bot", "2:random",
                                                    "--bot-delay-ms", "0"])
     from rules.checkered_flag.game import track_of
 
@@ -187,7 +190,7 @@ async def test_tables_lists_every_table_with_its_seats_names_and_states(nursery,
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"{waiting.id}  waiting  Flush (flush, lockstep)")
-    assert "seats: 0 alice, 1 free, 2 random bot" in lines[0] and "1 watching" in lines[0]
+    assert "seats: 1 alice, 2 free, 3 random bot" in lines[0] and "1 watching" in lines[0]
     assert "'evening game'" in lines[0]
 
 
@@ -200,7 +203,7 @@ async def test_create_sets_a_tables_ordering(nursery, capsys):
     for extra, ordering, fair_ms in (([], "fair", 50), (["--ordering", "arrival"], "arrival", 50),
                                      (["--fair-ms", "80"], "fair", 80)):
         created = await trio.to_thread.run_sync(main, [
-            "create", running.url, "--mode", "challenge", "--bot", "1", *extra])
+            "create", running.url, "--mode", "challenge", "--bot", "2", *extra])
         table = running.lobby.find(capsys.readouterr().out.strip())
         assert created == 0 and (table.ordering, table.fair_ms) == (ordering, fair_ms)
 
@@ -241,3 +244,35 @@ async def test_tournament_drop_takes_a_players_name_and_says_plainly_when_no_pla
     assert await trio.to_thread.run_sync(main, [*drop, "--player", ben.player]) == 0
     players = {p.player: p for p in running.lobby.tournaments.find(tid).snapshot().players}
     assert players[ana.player].dropped and players[ben.player].dropped
+
+
+async def test_tournament_create_keeps_fractional_points_and_refuses_what_a_format_does_not_take(nursery, capsys):
+    """The organiser's trial: `--points 2.5,1,0` was stored as 2,1,0; `--top 3` was taken and ignored by an
+    arena and a round robin; `--bye-points -1` was taken."""
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    made = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, "--seats", "3",
+                                                "--points", "2.5,1,0"])
+    tid = capsys.readouterr().out.strip()
+    assert made == 0 and running.lobby.tournaments.find(tid).state.settings.points == {3: (2.5, 1, 0)}
+    for argv, words in ((["--format", "arena", "--top", "3"], "final follows Swiss"),
+                        (["--format", "round_robin", "--top", "3"], "final follows Swiss"),
+                        (["--format", "round_robin", "--rounds", "4"], "computes its own")):
+        refused = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, *argv])
+        said = capsys.readouterr()
+        assert refused != 0 and words in said.out + said.err, said
+    with pytest.raises(SystemExit) as refused:  # said before connecting
+        main(["tournament", "create", running.url, "--bye-points", "-1"])
+    assert refused.value.code == 2 and "0 or more" in capsys.readouterr().err
+    made = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, "--format", "round_robin"])
+    assert made == 0  # (no --rounds: a round robin computes its own)
+    assert len(running.lobby.tournaments.directors) == 2
+
+
+def test_a_bad_option_value_says_what_it_takes_in_words_not_a_type_name(capsys):
+    assert main(["match", "--option", "races=x"]) == 2
+    err = capsys.readouterr().err
+    assert "option 'races' takes a whole number, not 'x'" in err and "int" not in err

@@ -148,8 +148,8 @@ CASES = [
     (["replay", "{empty}"], "empty"),
     (["replay", "{binary}"], "line 1"),
     (["replay", "{dir}"], "directory"),
-    (["replay", "{log}", "--seat", "9"], "seats 0-1"),
-    (["replay", "{log}", "--seat", "-1"], "0 or more"),
+    (["replay", "{log}", "--seat", "9"], "seats 1-2"),
+    (["replay", "{log}", "--seat", "0"], "from 1"),
     (["replay", "{log}", "--speed", "-1"], "a speed is"),
     (["replay", "{log}", "--speed", "fast"], "a speed is"),
     # playback
@@ -188,6 +188,10 @@ CASES = [
     (["tournament", "create", "{closed}", "--seats", "0"], "1 or more"),
     (["tournament", "create", "{closed}", "--format", "knockout"], "invalid choice"),
     (["tournament", "create", "{closed}", "--points", "3,one"], "points are numbers"),
+    (["tournament", "create", "{closed}", "--points", "3,-1,0"], "0 or more"),
+    (["tournament", "create", "{closed}", "--points", "1,3,0"], "best first"),
+    (["tournament", "create", "{closed}", "--points", "3,nan,0"], "0 or more"),
+    (["tournament", "create", "{closed}", "--bye-points", "-2"], "0 or more"),
     (["tournament", "create", "{closed}", "--round-time", "-1"], "0 or more"),
     (["tournament", "create", "{closed}", "--seed", "-5"], "0 to 2**64-1"),
     (["tournament", "create", "{closed}"], "cannot connect"),
@@ -312,7 +316,7 @@ async def test_mistakes_that_need_a_server_are_refused_plainly_and_change_nothin
         (["playback", url, "t1"], "no logs"),
         (["create", url, "--seats", "9"], "not 9"),
         (["create", url, "--game", "flush", "--mode", "challenge"], "lockstep"),
-        (["bots", url, "--table", table.id, "--seats", "3"], "2 free seats (seats 0, 1), too few for 3"),
+        (["bots", url, "--table", table.id, "--seats", "3"], "2 free seats (seats 1 and 2), too few for 3"),
     ]:
         code, out, err = await trio.to_thread.run_sync(run, argv)
         assert_refused(code, out, err, named)
@@ -331,8 +335,8 @@ async def test_a_bot_that_finds_its_seat_gone_does_not_abandon_the_one_that_sat(
     table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bot_delay_ms=0,
                                                    bots=[BotSeat(1, "random")], options={"races": 1}))
     with trio.fail_after(30):
-        seats, missed = await play_seats(running.url, table.id, 2, "heuristic", seed=4)
-    assert seats == [0] and len(missed) == 1 and "no free seat" in missed[0]
+        seats, missed, stopped = await play_seats(running.url, table.id, 2, "heuristic", seed=4)
+    assert seats == [0] and not stopped and len(missed) == 1 and "no free seat" in missed[0]
     assert table.session.result() is not None  # the seated bot played to the end
 
 
@@ -500,3 +504,47 @@ def test_fuzzed_arguments_never_print_a_traceback(fuzz_files, tail, head):
         raise AssertionError(f"{argv} raised {error!r}") from error
     assert isinstance(code, int) and "Traceback" not in out + err
     assert code == 0 or (out + err).strip(), f"{argv} failed silently"
+
+
+async def test_a_port_that_accepts_and_never_answers_and_a_host_that_does_not_resolve_are_said_plainly(
+        nursery, monkeypatch):
+    import clients.client
+
+    async def silent(stream) -> None:
+        async with stream:
+            await trio.sleep_forever()
+
+    listeners = await nursery.start(lambda task_status: trio.serve_tcp(silent, 0, host="127.0.0.1",
+                                                                        task_status=task_status))
+    port = listeners[0].socket.getsockname()[1]
+    monkeypatch.setattr(clients.client, "CONNECT_TIMEOUT", 0.3)
+    with trio.fail_after(10):
+        code, out, err = await trio.to_thread.run_sync(run, ["tables", f"ws://127.0.0.1:{port}"])
+    assert code == 1 and "no answer within 0.3 s" in err, err
+    with trio.fail_after(10):
+        code, out, err = await trio.to_thread.run_sync(run, ["tables", "ws://no-such-host.invalid:8765"])
+    assert code == 1 and "cannot resolve host no-such-host.invalid" in err and "Unknown error" not in err, err
+
+
+def test_verify_and_tournament_verify_answer_alike_and_export_of_a_missing_log_writes_nothing(files, tmp_path):
+    """Both verifies: a file that is not there (or a directory, or empty) is a mistake in what was typed, one
+    line on stderr, exit 2; a file they read that does not verify is exit 1 with the verdict on stdout."""
+    for argv in (["verify"], ["tournament", "verify"]):
+        code, out, err = run([*argv, files["missing"]])
+        assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "cannot read" in err, (argv, err)
+        code, out, err = run([*argv, files["binary"]])
+        assert code == 1 and "NOT VERIFIED" in out or "PROBLEM" in out, (argv, out, err)
+    target = tmp_path / "out.json"
+    code, out, err = run(["export", files["missing"], "-o", str(target)])
+    assert code == 2 and not out and "cannot read" in err and not target.exists()
+    code, out, err = run(["export", files["missing"]])
+    assert code == 2 and not out and '"ok"' not in out
+
+
+def test_replay_step_says_each_entry_in_the_feeds_sentences_with_seats_from_1(files, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n" * 8 + "q\n"))
+    code, out, err = run(["replay", files["log"], "--step"])
+    assert code == 0 and len(re.findall(r"#(\d+) t=", out)) == 9
+    assert '{"type"' not in out and "race 1 dealt: flipped" in out, out
+    assert re.search(r"#\d+ t=\S+ seat [12] \(\w+ bot\): seat [12] (took|played|drew|discarded)", out), out
+    assert "seat 0" not in out

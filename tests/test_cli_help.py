@@ -30,3 +30,29 @@ def test_every_argument_of_every_tournament_subcommand_has_a_help_text(name, cap
     for action in parser._actions:  # each one is shown, with its words (argparse fills in no %-format left)
         assert (action.option_strings[0] if action.option_strings else action.dest) in shown
     assert "%(" not in shown and "None" not in shown
+
+
+def test_photofinish_alone_lists_its_commands_and_version_says_the_version(capsys):
+    import pytest as _pytest
+
+    from clients.cli import main
+
+    assert main([]) == 2
+    said = capsys.readouterr()
+    assert "play" in said.out and "watch" in said.out and "tables" in said.out and "tournament" in said.out
+    assert said.err.strip() == "photofinish: a command is required: one of the above (photofinish COMMAND --help " \
+                               "says more)"
+    with _pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("photofinish ")
+    assert main(["tournament"]) == 2 and "verify" in capsys.readouterr().out
+
+
+def test_hints_print_the_command_as_the_person_runs_it(monkeypatch):
+    import shutil
+
+    from clients.words import command_name
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # not on PATH: the path they typed
+    assert command_name(".venv/bin/photofinish") == ".venv/bin/photofinish"
+    assert command_name("/usr/lib/python3/clients/cli.py") == "photofinish"

@@ -13,7 +13,11 @@ waits for its end and logs its result from the table itself (places, scores, sta
 end line), never from what a player says. When every table of a round is over the next round is seated (Swiss
 and round robin), or, in an arena, each finished table's players are seated again with whoever is waiting,
 until the arena's time is up. With ``round_time_ms``, tables still playing when it runs out are halted and
-placed as they stand. After the last round the seed is revealed in the ``ended`` record.
+placed as they stand; ``start`` with ``next_round`` ends them the same way and seats the next round from their
+results. After the last round (or when the next round would seat no table: too few active players left) the
+seed is revealed in the ``ended`` record, with the reason (``state.Tournament.end_reason``); nothing is taken
+after it (``tournament_over``). An error while advancing ends the event (reason ``stopped``) rather than stall
+it; a round's table that cannot open is tried again until it opens.
 
 On a cluster (``server/cluster.py``) a round's tables are spread over the live nodes by load: each is asked of
 its node through Redis (``remote.py``), which opens it and, at its end, writes its result (from the table's own
@@ -25,14 +29,19 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sqlite3
+import sys
 from typing import Any
 
+import msgspec
 import trio
 
 from rules import RulesError, get_game
 
+from .. import crashpoint
+from ..disk import error_text
 from ..logstore import FileLog
-from ..names import PERSON_MOST, check_name
+from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
                         TournamentState, YourTable)
 from ..table import Reservation, Table, token_hash
@@ -44,10 +53,14 @@ from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, SeatedTable, TableFinished
 
 STAND_IN = "heuristic"
+RETRY_SECONDS = 5.0  # a round's table that could not open is tried again this often
 
 
 def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+_NO_TOKEN = "0" * 64  # an old log's player whose token the store lost: the seat is kept, a stand-in plays it
 
 
 class Director:
@@ -70,7 +83,11 @@ class Director:
         self.unplaced: list[tuple[str, int, tuple[str, ...]]] = []  # reopened on a cluster: seated, not open here
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
         self.arena_over = False
+        self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
+        self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line
+        self.paused: str | None = None  # a round logged whose tables did not all open yet (_retry_tables)
         self.over = trio.Event()
+        self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
         self._t0 = trio.current_time()
 
     # ------------------------------------------------------------------ what a client sees
@@ -109,6 +126,8 @@ class Director:
                                seatings=seatings, byes=byes)
 
     def _push(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
         snapshot = self.snapshot()
         for receiver in list(self.watchers):
             if not receiver.deliver(snapshot):
@@ -148,17 +167,56 @@ class Director:
     def _now(self) -> float:
         return round(trio.current_time() - self._t0, 3)
 
-    async def _record(self, record: Any) -> None:
-        """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk."""
+    async def log_text(self) -> tuple[str, int, str]:
+        """The log as it stands (every whole line), how many lines, and its last line's hash: what a player
+        keeps to verify the event on their own machine (the seed is in it once the event has ended)."""
+        if self.log is None:
+            raise TournamentError("no_log", f"tournament {self.id} keeps no log on this server")
+        size, head = self.log.size, self.log.head
+
+        def read() -> bytes:
+            with open(self.log.path, "rb") as handle:
+                return handle.read(size)
+
+        data = await trio.to_thread.run_sync(read)
+        return data.decode(), data.count(b"\n"), head
+
+    async def _record(self, record: Any) -> str | None:
+        """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk. A log
+        that cannot be written stops the tournament's changes for good (its state is ahead of its log): each
+        later one is refused with ``storage_failed``, and a restart reopens it from what its log holds."""
+        if self.failed is not None:
+            raise TournamentError("storage_failed", self.failed)
         self.state.apply(record)
+        head = None
         if self.log is not None:
-            line = self.log.append(record)
-            if self.log.policy != "never":
-                await self.log.wait_durable(line)
+            try:
+                line, head = self.log.append(record), self.log.head  # the line's hash: a receipt for it
+                if self.log.policy != "never":
+                    await self.log.wait_durable(line)
+                crashpoint.reached(f"tournament:{type(record).__struct_config__.tag}")
+            except OSError as error:
+                self.failed = (f"tournament {self.id} stopped: its log could not be written ({error_text(error)}); "
+                               "nothing that was not on disk was acknowledged; restart the server once the disk "
+                               "can be written to reopen it from its log")
+                print(f"photofinish: {self.failed}", file=sys.stderr, flush=True)
+                raise TournamentError("storage_failed", self.failed) from None
+        return head
+
+    def _not_over(self) -> None:
+        """Refuse a change once the tournament has ended (its log's last record is ``ended``)."""
+        if self.state.ended is not None:
+            raise TournamentError("tournament_over", f"{self.id} is over: nothing is accepted after its end")
 
     async def _store(self, method, *args) -> None:
+        """Mirror a change in the store. The log is the truth and the store is rebuilt from it at every start
+        (``Store.mirror``), so a store write that fails is one line on stderr and never stops the event."""
         if self.store is not None:
-            await self.store.call(method, *args)
+            try:
+                await self.store.call(method, *args)
+            except (TournamentError, sqlite3.Error, OSError) as error:
+                print(f"photofinish: tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
+                      "it is rebuilt from the log at the next start", file=sys.stderr, flush=True)
 
     async def register(self, name: str) -> tuple[str, str]:
         try:
@@ -166,13 +224,17 @@ class Director:
         except RulesError as error:
             raise TournamentError(error.code, error.message) from None
         async with self.lock:
-            taken = next((p for p, known in self.state.names.items() if known.casefold() == name.casefold()), None)
-            if taken is not None:  # standings, seatings and ratings (by name) could not tell the two apart
+            self._not_over()
+            looks = skeleton(name)
+            taken = next((p for p, known in self.state.names.items() if skeleton(known) == looks), None)
+            if taken is not None:  # standings, seatings and ratings (by skeleton) could not tell the two apart
                 raise TournamentError("name_taken", f"{self.state.names[taken]!r} is registered in {self.id} "
-                                                    f"already (player {taken}); choose another name")
+                                                    f"already (player {taken}), and {name!r} reads as it (in any "
+                                                    "case, or with look-alike letters); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
-            token = secrets.token_urlsafe(18)
-            await self._record(Registered(player=player, name=name, time=self._now()))
+            token = secrets.token_urlsafe(18)  # its hash is in the log: no crash can part the two
+            self.receipts[player] = await self._record(Registered(player=player, name=name, time=self._now(),
+                                                                  token=token_hash(token)))
             self.tokens[token_hash(token)] = player
             await self._store(Store.add_player, player, name, token_hash(token))
             await self._store(Store.register, self.id, player)
@@ -185,6 +247,7 @@ class Director:
 
     async def check_in(self, token: str) -> None:
         async with self.lock:
+            self._not_over()
             player = self._player(token)
             if player in self.state.checked_in:
                 return
@@ -194,6 +257,7 @@ class Director:
 
     async def drop(self, token: str, secret: str, player: str | None) -> None:
         async with self.lock:
+            self._not_over()
             if token:
                 player = self._player(token)
             else:
@@ -210,10 +274,26 @@ class Director:
             await self._maybe_advance()
 
     async def start(self, secret: str, next_round: bool) -> None:
+        """Start round 1; or, with ``next_round``, the next round now: tables of this round still playing are
+        ended as they stand (as ``round_time_ms`` ends them) and the next round is seated once their results
+        are logged, from those results."""
         self._organiser(secret)
         async with self.lock:
-            if self.state.ended:
-                raise TournamentError("ended", f"{self.id} is over")
+            self._not_over()
+            playing = self.state.unfinished() if next_round and self.state.round else []
+            round_no = self.state.round
+        if playing and self.state.settings.format != "arena":
+            await self._halt(playing)
+            with trio.move_on_after(30):  # their results are logged by their own tasks, then the round advances
+                while self.state.round == round_no and self.state.ended is None and self.failed is None:
+                    changed = self._changed
+                    await changed.wait()
+            return
+        async with self.lock:
+            self._not_over()
+            if self.state.round and next_round and self.state.settings.format == "arena":
+                raise TournamentError("already_started", f"{self.id} is an arena: it seats players as they finish "
+                                                         "and has no next round to start")
             if self.state.round and not next_round:
                 raise TournamentError("already_started", f"{self.id} has started; ask for the next round instead")
             if not self.state.round:
@@ -233,8 +313,7 @@ class Director:
         if not reason.strip():
             raise TournamentError("no_reason", "a correction needs a reason")
         async with self.lock:
-            if self.state.ended:
-                raise TournamentError("ended", f"{self.id} is over: its results are final")
+            self._not_over()
             result = self.state.results.get(table)
             if result is None:
                 raise TournamentError("unknown_table", f"table {table} of {self.id} has no result to correct")
@@ -255,7 +334,7 @@ class Director:
         lobby = self.hub.lobby
         tables = tuple(SeatedTable(table=lobby.new_table_id(), players=players) for players in seating.tables)
         await self._record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
-                                       time=self._now()))
+                                       note=seating.note, time=self._now()))
         await self._store(Store.add_round, self.id, round_no, {t.table: t.players for t in tables}, seating.byes)
         nodes = self._placement(len(tables))
         try:
@@ -269,11 +348,41 @@ class Director:
             first = failed
             while isinstance(first, BaseExceptionGroup):
                 first = first.exceptions[0]
+            self._push()  # the tables that did open play on; the others are opened again by _retry_tables
+            self.paused = f"round {round_no} is seated but not all its tables opened ({first.message})"
+            self.hub.spawn(self.id, self._retry_tables)
+            if self.request.round_time_ms and self.state.settings.format != "arena":
+                self.hub.spawn(self.id, self._round_clock, round_no, [t.table for t in tables])
             raise TournamentError("tables_failed", f"round {round_no} is seated in the log but a table could not "
-                                                   f"open ({first.message}); restarting the server opens it") from None
+                                                   f"open ({first.message}); it is tried again every "
+                                                   f"{RETRY_SECONDS:g} s, and restarting the server opens it") from None
         self._push()
         if self.request.round_time_ms and self.state.settings.format != "arena":
             self.hub.spawn(self.id, self._round_clock, round_no, [t.table for t in tables])
+
+    async def _retry_tables(self) -> None:
+        """A round is in the log but some of its tables did not open (the lobby refused them: a disk that
+        failed a write, say): try them again every ``RETRY_SECONDS`` until they are open, so the event goes on
+        by itself once the server can open tables again (a restart opens them too)."""
+        while True:
+            await trio.sleep(RETRY_SECONDS)
+            async with self.lock:
+                if self.state.ended is not None or self.failed is not None:
+                    return
+                missing = [t for t in self.state.unfinished() if t not in self.opened]
+                for table_id in missing:
+                    round_no, players = self.state.tables[table_id]
+                    try:
+                        await self._open_table(table_id, round_no, players)
+                    except (RulesError, TournamentError) as error:
+                        self.paused = f"table {table_id} of round {round_no} cannot open yet ({error.message})"
+                        break
+                    if self.request.round_time_ms and self.state.settings.format != "arena":
+                        self.hub.spawn(self.id, self._round_clock, round_no, [table_id])  # its time from now
+                else:
+                    self.paused = None
+                    self._push()
+                    return
 
     def _cluster(self):
         return getattr(self.hub.lobby, "cluster", None)
@@ -304,7 +413,7 @@ class Director:
                              turn_time_ms=request.turn_time_ms if lockstep else 0, grace_ms=request.no_show_ms,
                              bot_delay_ms=request.bot_delay_ms)
         digests = {player: digest for digest, player in self.tokens.items()}
-        reserved = [Reservation(seat, self.state.names[p], digests[p]) for seat, p in enumerate(players)]
+        reserved = [Reservation(seat, self.state.names[p], digests.get(p) or _NO_TOKEN) for seat, p in enumerate(players)]
         cluster = self._cluster()
         if cluster is not None:
             remote = self._remote()
@@ -384,6 +493,8 @@ class Director:
         async with self.lock:
             if self.hub.closing:  # the store is closing: the table's log has the result for the next start
                 return False
+            if self.state.ended is not None:  # an event stopped while this table played: nothing follows the end
+                return True
             if table_id in self.state.results:  # heard twice (a cluster's result, written again): logged once
                 return True
             record = TableFinished(round=round_no, table=table_id, players=players, places=outcome.places,
@@ -401,37 +512,66 @@ class Director:
             return True
 
     async def _rate(self, result) -> None:
-        """Ratings are by name across tournaments (a LAN player keeps their name); stand-ins are not rated."""
+        """Rate a table's result once (the store remembers which tables it rated, in the same transaction as
+        the ratings, so a restart rates exactly the results the log has and the store has not)."""
+        try:
+            await self._rate_once(result)
+        except (sqlite3.Error, OSError, TournamentError) as error:
+            print(f"photofinish: tournament {self.id}: table {result.table} not rated yet ({error}); it is rated "
+                  "at the next start", file=sys.stderr, flush=True)
+
+    async def _rate_once(self, result) -> None:
+        """Ratings are by player identity across tournaments: the skeleton of the name (a LAN player keeps their
+        name; ``Ana`` and ``ANA`` or ``Аna`` with a Cyrillic А are one player), shown by the name case-folded;
+        stand-ins are not rated."""
         if self.store is None:
             return
-        names = tuple(self.state.names[p].casefold() for p in result.players)
-        if len(set(names)) != len(names):
-            return  # two players of one name at one table: no rating can tell them apart
-        by_name = type(result)(table=result.table, players=names, places=result.places, scores=result.scores,
-                               lower_is_better=result.lower_is_better, stand_ins=result.stand_ins)
+        keys = tuple(skeleton(self.state.names[p]) for p in result.players)
+        if len(set(keys)) != len(keys):
+            return  # two players of one name at one table (an old log's): no rating can tell them apart
+        shown = {key: self.state.names[p].casefold() for key, p in zip(keys, result.players)}
+        by_key = type(result)(table=result.table, players=keys, places=result.places, scores=result.scores,
+                              lower_is_better=result.lower_is_better, stand_ins=result.stand_ins)
         known = {r.player: r for r in await self.store.call(Store.ratings, self.game.info.name)}
-        updated = rate_table(known, self.game.info.name, by_name)
-        await self.store.call(Store.save_ratings, list(updated.values()))
+        updated = rate_table(known, self.game.info.name, by_key)
+        await self.store.call(Store.save_ratings, [msgspec.structs.replace(r, name=shown[key])
+                                                   for key, r in updated.items()], (self.id, result.table))
 
     async def _maybe_advance(self) -> None:
-        """After a result or a drop (under the lock): the next round, the next arena tables, or the end."""
+        """After a result or a drop (under the lock): the next round, the next arena tables, or the end. An
+        error while advancing never stalls the event: before the round is in the log it ends the event with
+        its standings (``ended``, reason ``stopped``, the error in its note); once the round is logged (a table
+        that could not open) its missing tables are tried again (``_retry_tables``), said on stderr."""
         if self.state.ended or not self.state.round:
             return
+        seated = self.state.round
+        try:
+            await self._advance()
+        except Exception as error:  # noqa: BLE001 - any error here must end or pause the event, never stall it
+            code = getattr(error, "code", type(error).__name__)
+            words = getattr(error, "message", str(error))
+            if code == "storage_failed" or self.state.ended:
+                raise  # the log cannot be written: nothing more can be logged (a restart reopens it)
+            if self.state.round != seated:  # the round is in the log: its missing tables are tried again
+                print(f"photofinish: tournament {self.id}: {words}", file=sys.stderr, flush=True)
+                return
+            print(f"photofinish: tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
+                  f"{words}); it ends with its standings", file=sys.stderr, flush=True)
+            await self._end("stopped", f"seating round {seated + 1} failed: {code}: {words}")
+
+    async def _advance(self) -> None:
         if self.state.settings.format == "arena":
             if not self.arena_over:
                 await self._arena_seat()
             elif not self.state.unfinished():
-                await self._end()
+                await self._end("time_up", "the arena's time is up")
             return
         if self.state.unfinished():
             return
-        try:
-            seating = self.state.next_seating()
-        except TournamentError as error:
-            if error.code == "no_more_rounds":
-                return await self._end()
-            raise
-        await self._open_round(seating)
+        why = self.state.end_reason()
+        if why is not None:
+            return await self._end(*why)
+        await self._open_round(self.state.next_seating())
 
     async def _arena_seat(self) -> None:
         if self.arena_over or len(self.waiting) < self.state.settings.sizes.min:
@@ -449,7 +589,7 @@ class Director:
             self.arena_over = True
             self.waiting = []
             if not self.state.unfinished() and not self.state.ended:
-                await self._end()
+                await self._end("time_up", "the arena's time is up")
         if self.request.round_time_ms:  # tables still playing get their time too, then end as they stand
             await trio.sleep(self.request.round_time_ms / 1000)
             await self._halt([t for t in self.state.unfinished()])
@@ -466,9 +606,9 @@ class Director:
             if table is not None and not table.over.is_set():
                 await table.submit(Intent("halt", None, "time_limit"))
 
-    async def _end(self) -> None:
+    async def _end(self, reason: str, note: str = "") -> None:
         order = tuple(row.player for row in self.state.standings())
-        await self._record(Ended(seed=self.state.seed, standings=order, time=self._now()))
+        await self._record(Ended(seed=self.state.seed, standings=order, reason=reason, note=note, time=self._now()))
         await self._store(Store.set_state, self.id, "ended", self.state.seed)
         self._push()
         self.over.set()

@@ -20,6 +20,8 @@ from rules import RulesError, get_game, make_setup
 
 from ..logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
+from .. import crashpoint, disk
+from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
@@ -28,9 +30,10 @@ from .remote import TableHost, outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
-from .tlog import Created, TableFinished, read_tournament_log
+from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
 
 MAX_TOURNAMENTS = 200
+DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
 TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms")
 
 
@@ -49,9 +52,7 @@ class TournamentHub:
         self._next = 0
 
     def _folder(self) -> Path:
-        folder = self.data_dir / "tournaments"
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
+        return private_dir(self.data_dir / "tournaments")
 
     async def open(self) -> None:
         if self.data_dir is not None and self.store is None:
@@ -101,7 +102,7 @@ class TournamentHub:
         if self.store is None:
             return []
         rows = leaderboard(await self.store.call(Store.ratings, game), game, limit)
-        return [RatingRow(rank=r.rank, player=r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
+        return [RatingRow(rank=r.rank, player=r.name or r.player, ordinal=round(r.ordinal, 3), mu=round(r.mu, 3),
                           sigma=round(r.sigma, 3), tables=r.tables) for r in rows]
 
     @staticmethod
@@ -109,7 +110,8 @@ class TournamentHub:
         """The game, checked settings and table options of a request, or an error saying what is wrong."""
         game = get_game(request.game)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
-        for name, value, low, high in (("rounds", request.rounds, 0, 100), ("turn_time_ms", request.turn_time_ms, 0,
+        rounds = request.rounds if request.rounds is not None else (DEFAULT_ROUNDS if request.format == "swiss" else 0)
+        for name, value, low, high in (("rounds", rounds, 0, 100), ("turn_time_ms", request.turn_time_ms, 0,
                                         3_600_000), ("no_show_ms", request.no_show_ms, 0, 3_600_000),
                                        ("round_time_ms", request.round_time_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
@@ -119,12 +121,19 @@ class TournamentHub:
                 raise TournamentError("bad_settings", f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
             raise TournamentError("bad_seed", "a seed is an integer from 0 to 2**64-1")
-        points = {request.seats: tuple(int(p) for p in request.points)} if request.points else {}
+        if request.arena_ms and request.format != "arena":
+            raise TournamentError("bad_settings", f"arena_ms is an arena's length; a {request.format.replace('_', ' ')} "
+                                                  "plays its rounds: leave it at 0")
+        if request.points is not None and len(request.points) != request.seats:
+            raise TournamentError("bad_settings", f"points: one value per place at a table of {request.seats}, "
+                                                  f"best first (not {len(request.points)})")
+        points = {request.seats: tuple(int(p) if isinstance(p, float) and p.is_integer() else p
+                                       for p in request.points)} if request.points else {}  # 3.0 is 3; 2.5 stays
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
-                            rounds=request.rounds, points=points, bye_points=request.bye_points,
+                            rounds=rounds, points=points, bye_points=request.bye_points,
                             check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
-        settings.check()
+        settings.check_new()
         return game, settings, dict(setup.options)
 
     async def create(self, request: CreateTournament) -> tuple[Director, str]:
@@ -136,14 +145,15 @@ class TournamentHub:
             raise TournamentError(error.code, error.message) from None
         game, settings, options = self.settings_for(request)
         self._next += 1
-        if getattr(self.lobby, "cluster", None) is not None:  # inside this node's own block of ids
+        if getattr(self.lobby, "cluster", None) is not None:  # this node's own ids: never another node's
             self._next = self.lobby.cluster.number(self._next)
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS}
-        created = Created(format=1, tournament=tid, name=request.name.strip() or tid, game=game.info.name, options=options,
-                          settings=settings, commitment=seed_commitment(seed), started=utc_now(), tables=tables)
+        created = Created(format=FORMAT_VERSION, tournament=tid, name=request.name.strip() or tid, game=game.info.name,
+                          options=options, settings=settings, commitment=seed_commitment(seed), started=utc_now(),
+                          tables=tables, secret=secret_hash(secret))
         log = None
         if self.data_dir is not None:
             folder = self._folder()
@@ -153,6 +163,7 @@ class TournamentHub:
                 line = log.append(created)
                 if log.policy != "never":
                     await log.wait_durable(line)
+                crashpoint.reached("tournament:created")
                 await self.store.call(Store.add_tournament, tid, created.name, created.game, options, settings,
                                       created.commitment, created.started)
                 await self.store.call(Store.set_secret, tid, secret_hash(secret))
@@ -186,6 +197,12 @@ class TournamentHub:
             reopened.append(tid)
         return reopened
 
+    def _skip_named_tables(self, state) -> None:
+        """Never number a table again with an id this tournament's log names: on a cluster some of its tables ran
+        on other nodes, so no log of theirs is here for the lobby to skip."""
+        numbers = [int(table[1:]) for table in state.tables if table[1:].isdigit()]
+        self.lobby._next = max([self.lobby._next, *numbers])
+
     async def _reopen(self, path: Path) -> Director:
         read = read_tournament_log(path)
         created = read.created
@@ -194,20 +211,41 @@ class TournamentHub:
         seed = ended.seed if ended else int(path.with_suffix(".seed").read_text())
         if seed_commitment(seed) != created.commitment:
             raise ValueError("its seed file does not match the log's commitment")
-        state = fold(created, seed, read.records)
+        records = read.records
+        if ended is not None and records[-1] is not ended:  # an old server logged changes after the end: the
+            later = len(records) - records.index(ended) - 1  # event is as it ended (verify names the first)
+            print(f"photofinish: tournament {tid}: {later} record(s) after its end in {path} are ignored; "
+                  "nothing is taken after the end now", flush=True)
+            records = records[:records.index(ended) + 1]
+        state = fold(created, seed, records)
+        self._skip_named_tables(state)
         if read.torn:
             with open(path, "r+b") as handle:
-                handle.truncate(read.good_bytes)
+                disk.current().ftruncate(handle.fileno(), read.good_bytes)
         log = FileLog(path, self.durability, head=read.head, syncer=self.lobby._shared_syncer())
         request = CreateTournament(name=created.name, game=created.game, seats=created.settings.sizes.wanted,
                                    options=dict(created.options), format=created.settings.format,
                                    rounds=created.settings.rounds, top=created.settings.top_n,
                                    **{k: v for k, v in created.tables.items() if k in TABLE_FIELDS})
-        tokens = await self.store.call(Store.tokens, tid)
-        digest = await self.store.call(Store.secret, tid) or ""
+        # the log is the truth: the store is made to say what it says (tokens and the secret too, from the log
+        # where it holds them; an old log's from the store as it was)
+        old_tokens = await self.store.call(Store.tokens, tid)
+        by_player = {player: digest for digest, player in old_tokens.items()}
+        by_player.update({r.player: r.token for r in records if type(r) is Registered and r.token})
+        await self.store.call(Store.mirror, created, records, by_player)
+        tokens = {digest: player for player, digest in by_player.items()}
+        digest = created.secret or await self.store.call(Store.secret, tid) or ""
+        missing = [p for p in state.players if p not in by_player]
+        if missing:
+            print(f"photofinish: tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
+                  "seats are kept and played by a stand-in", flush=True)
         director = Director(self, tid, request, state, log, digest, tokens, self.store)
         last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
         director._t0 = trio.current_time() - last
+        rated = await self.store.call(Store.rated, tid)
+        for record in records:  # results logged but not yet in the ratings (a crash between the two)
+            if type(record) is TableFinished and record.table not in rated:
+                await director._rate(record.result())
         if ended:
             director.over.set()
             return director

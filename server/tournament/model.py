@@ -7,6 +7,8 @@ Nothing here does I/O or reads a clock; randomness only ever comes from ``rules.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Mapping
 
 import msgspec
@@ -60,6 +62,7 @@ class Seating(msgspec.Struct, frozen=True):
     tables: tuple[tuple[str, ...], ...]
     byes: tuple[str, ...] = ()
     waiting: tuple[str, ...] = ()
+    note: str = ""  # what the log says of it: a top-N final shrunk to the players that remain
 
     def seated(self) -> list[str]:
         return [p for table in self.tables for p in table]
@@ -95,12 +98,13 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
 
     ``points`` maps a table size to the points of 1st, 2nd, ... place (missing sizes take
     ``DEFAULT_POINTS``); ``bye_points`` is what a bye is worth (None: 1st place at the wanted size);
-    ``top_n`` > 0 adds a final table of the top N after the Swiss rounds."""
+    ``top_n`` > 0 adds a final table of the top N after the Swiss rounds. Points may be fractions: a point
+    value is read as the decimal it is written as (``exact``: 2.5 is 5/2, 0.1 is 1/10), never truncated."""
 
     format: str
     sizes: Sizes
     rounds: int = 0  # Swiss rounds; round robin computes its own; arena ignores it
-    points: dict[int, tuple[int, ...]] = {}
+    points: dict[int, tuple[int | float, ...]] = {}
     bye_points: float | None = None
     check_in: bool = False  # only checked-in players are seated in round 1
     late_until: int = 0  # registration stays open until this round is seated (0: until round 1)
@@ -117,7 +121,34 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
             if len(row) != size or list(row) != sorted(row, reverse=True):
                 raise TournamentError("bad_settings", f"points at {size} seats: {size} values, best first")
 
-    def points_for(self, size: int) -> tuple[int, ...]:
+    def check_new(self) -> None:
+        """The checks a new tournament's settings pass on top of ``check`` (a log written before them still
+        folds): points and bye points are numbers of 0 or more (finite, at most ``POINTS_MOST``), and every
+        setting given applies to the format (``bad_settings`` says which does not, and why)."""
+        values = [v for row in self.points.values() for v in row]
+        for value in values + ([self.bye_points] if self.bye_points is not None else []):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or not 0 <= value <= POINTS_MOST:
+                raise TournamentError("bad_settings", f"points are numbers from 0 to {POINTS_MOST}, not {value!r}")
+        self.check()
+        if self.top_n and self.format != "swiss":
+            raise TournamentError("bad_settings", f"a top-N final follows Swiss rounds; a {_words(self.format)} "
+                                                  "has none: leave top at 0")
+        if self.rounds and self.format != "swiss":
+            raise TournamentError("bad_settings", f"rounds are set for Swiss only; a {_words(self.format)} "
+                                                  + ("computes its own" if self.format == "round_robin"
+                                                     else "runs for its time (arena_ms)"))
+        if self.late_until and self.format == "round_robin":
+            raise TournamentError("bad_settings", "a round robin's schedule is fixed at round 1: late entries "
+                                                  "cannot join it (late_entry_rounds is 0)")
+
+    def exact_points(self, size: int) -> tuple[Fraction, ...]:
+        return tuple(exact(v) for v in self.points_for(size))
+
+    def exact_bye(self) -> Fraction:
+        return exact(self.bye_value())
+
+    def points_for(self, size: int) -> tuple[int | float, ...]:
         row = self.points.get(size) or DEFAULT_POINTS.get(size)
         if row is None:
             raise TournamentError("bad_settings", f"no placement points for tables of {size}")
@@ -125,6 +156,19 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
 
     def bye_value(self) -> float:
         return self.bye_points if self.bye_points is not None else self.points_for(self.sizes.wanted)[0]
+
+
+POINTS_MOST = 1_000_000
+
+
+def _words(format: str) -> str:
+    return format.replace("_", " ")
+
+
+def exact(value: int | float) -> Fraction:
+    """A point value as the exact number it is written as: an int as itself, a float as its shortest decimal
+    (``repr``), so 2.5 is 5/2 and 0.1 is 1/10 (not the binary float's neighbour)."""
+    return Fraction(value) if isinstance(value, int) else Fraction(repr(float(value)))
 
 
 def derive_seed(seed: int, label: int) -> int:

@@ -1,4 +1,6 @@
 """Ratings: one per player per game, across tournaments and rated tables, from each finished table's places.
+A player is keyed by a stable identity, the skeleton of their name (``server.names.skeleton``: ``Ana``,
+``ANA`` and ``Аna`` with a Cyrillic А are one player), and shown by the name they registered (``name``).
 
 The model is openskill's Plackett-Luce (Weng and Lin's Bayesian approximation: multi-player, ties allowed,
 each rating a mean ``mu`` and an uncertainty ``sigma``, defaults 25 and 25/3). A table updates its players
@@ -30,6 +32,7 @@ class Rating(msgspec.Struct, frozen=True):
     mu: float = MODEL.mu
     sigma: float = MODEL.sigma
     tables: int = 0
+    name: str = ""  # how the leaderboard shows the player (``player`` is the key: the name's skeleton)
 
     @property
     def ordinal(self) -> float:
@@ -43,6 +46,7 @@ class LeaderRow(msgspec.Struct, frozen=True):
     mu: float
     sigma: float
     tables: int
+    name: str = ""
 
 
 def rate_table(ratings: Mapping[str, Rating], game: str, result: TableResult) -> dict[str, Rating]:
@@ -59,8 +63,8 @@ def rate_table(ratings: Mapping[str, Rating], game: str, result: TableResult) ->
             raise TournamentError("bad_rating", f"{rating.player}'s rating is for {rating.game}, not {game}")
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma, name=r.player)] for r in before]
     after = MODEL.rate(teams, ranks=[float(result.places[i]) for i in seats])
-    return {r.player: Rating(player=r.player, game=game, mu=team[0].mu, sigma=team[0].sigma, tables=r.tables + 1)
-            for r, team in zip(before, after)}
+    return {r.player: Rating(player=r.player, game=game, mu=team[0].mu, sigma=team[0].sigma, tables=r.tables + 1,
+                             name=r.name) for r, team in zip(before, after)}
 
 
 def rate_tables(game: str, results: Iterable[TableResult],
@@ -75,5 +79,6 @@ def rate_tables(game: str, results: Iterable[TableResult],
 def leaderboard(ratings: Iterable[Rating], game: str, limit: int | None = None) -> list[LeaderRow]:
     """``game``'s players by ordinal, best first (ties by player id)."""
     rows = sorted((r for r in ratings if r.game == game), key=lambda r: (-r.ordinal, r.player))[:limit]
-    return [LeaderRow(rank=i + 1, player=r.player, ordinal=r.ordinal, mu=r.mu, sigma=r.sigma, tables=r.tables)
+    return [LeaderRow(rank=i + 1, player=r.player, ordinal=r.ordinal, mu=r.mu, sigma=r.sigma, tables=r.tables,
+                      name=r.name)
             for i, r in enumerate(rows)]

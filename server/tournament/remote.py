@@ -353,9 +353,7 @@ class TableHost:
                 # here and hears the result, instead of waiting out its answer time with the result unheard
                 await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
                 return None
-            name = f"{PREFIX}table:{request.table}"
-            if not (await self.presence.set(name, self.cluster.node, only_new=True)
-                    or await self.presence.get(name) == self.cluster.node):
+            if not await self.cluster.holds("table", request.table):
                 await self._refuse(request, "another node holds the table")
                 return None
             try:

@@ -5,7 +5,8 @@
 split the points of the places they cover: two tied 1st at 3 seats get (3 + 1) / 2 = 2 each. A seat that a
 stand-in bot played for a no-show is placed last at its table whatever the bot did (several stand-ins share
 the last places); the present players keep their order among themselves. A bye is worth
-``Settings.bye_value()``. Arithmetic is exact (fractions); rows carry floats.
+``Settings.bye_value()``. Arithmetic is exact (fractions: a point value of 2.5 or 0.1 counts as the decimal
+it is written as, ``model.exact``); rows carry floats.
 
 **Tiebreaks, in order** (all higher is better):
 1. ``opponents``: opponents' average points percentage. A player's points percentage is the points they
@@ -61,12 +62,12 @@ def placed(result: TableResult) -> tuple[int, ...]:
 
 def table_points(result: TableResult, settings: Settings) -> list[Fraction]:
     """Each seat's placement points, tied places splitting the points of the places they cover."""
-    row = settings.points_for(len(result.players))
+    row = settings.exact_points(len(result.players))
     places = placed(result)
     out = []
     for place in places:
         tied = places.count(place)
-        out.append(Fraction(sum(row[place - 1:place - 1 + tied]), tied))
+        out.append(sum(row[place - 1:place - 1 + tied], Fraction(0)) / tied)
     return out
 
 
@@ -129,7 +130,7 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
     opponents: dict[str, list[str]] = {p: [] for p in players}
     for result in final:
         earned = table_points(result, settings)
-        best = settings.points_for(len(result.players))[0]
+        best = settings.exact_points(len(result.players))[0]
         n = len(result.players)
         for player, got, share in zip(result.players, earned, table_shares(result)):
             points[player] += got
@@ -139,9 +140,9 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
     bye_count = {p: 0 for p in players}
     for player in byes:
         bye_count[player] += 1
-        points[player] += Fraction(settings.bye_value())
+        points[player] += settings.exact_bye()
 
-    bye_value = Fraction(settings.bye_value())
+    bye_value = settings.exact_bye()
     percentage = {p: max(FLOOR, (points[p] - bye_count[p] * bye_value) / most[p]) if most[p] else FLOOR
                   for p in players}
     opp = {p: (sum((percentage[q] for q in opponents[p]), Fraction(0)) / len(opponents[p]))

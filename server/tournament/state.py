@@ -15,8 +15,13 @@ What is seated when (``next_seating``):
   table left below the game's minimum gives its players byes; late entries wait for the next event;
 - ``arena``: ``seating.arena`` over the players waiting (given by the director, logged in the record), who
   must be active and at no unfinished table.
-A new Swiss or round-robin round needs every table of the round before it finished. Active players are
-the registered ones (checked in, when the settings ask for check-in) who have not dropped.
+A new Swiss or round-robin round needs every table of the round before it finished, and seats a table or is
+not seated at all: when it would seat none (too few active players) the event is over (``no_table``). A
+top-N final seats the top of the active players, fewer than N if fewer remain (its ``note`` says so), and is
+skipped when fewer than a table's minimum remain. ``end_reason`` says why a Swiss or round-robin event is over,
+and an ``ended`` record that gives a reason must give that one, in the same words. Nothing follows ``ended``
+(``tournament_over``). Active players are the registered ones (checked in, when the settings ask for
+check-in) who have not dropped.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import seating as seat
+from . import seating, seating_v1
 from .model import Seating, Settings, TableResult, TournamentError
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -48,6 +53,7 @@ class Tournament:
     byes: list[str] = field(default_factory=list)
     schedule: list[Seating] | None = None  # round robin
     ended: Ended | None = None
+    _old_empty_round: bool = field(default=False, repr=False)  # folding a round of byes alone from an old log
 
     def __post_init__(self) -> None:
         self.settings.check()
@@ -55,6 +61,11 @@ class Tournament:
     @property
     def settings(self) -> Settings:
         return self.created.settings
+
+    @property
+    def _seater(self):
+        """The seating module this log was made with (format 1: ``seating_v1``, kept so old logs verify)."""
+        return seating_v1 if self.created.format < 2 else seating
 
     @property
     def round(self) -> int:
@@ -92,7 +103,7 @@ class Tournament:
     def next_seating(self, waiting: Sequence[str] = ()) -> Seating:
         """The seating of round ``self.round + 1`` (for an arena: of the players ``waiting``)."""
         if self.ended is not None:
-            raise TournamentError("ended", "the tournament is over")
+            raise TournamentError("tournament_over", "the tournament is over")
         s, r = self.settings, self.round + 1
         rows = self.standings()
         points = {row.player: row.points for row in rows}
@@ -104,17 +115,18 @@ class Tournament:
             if wrong:
                 raise TournamentError("not_waiting", f"{wrong} cannot be waiting: dropped, not active or "
                                                      "still at a table")
-            return seat.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
+            return self._seater.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
                               s.sizes)
         if self.unfinished():
             raise TournamentError("round_not_over", f"round {self.round} still has tables playing")
         if s.format == "swiss":
             if r <= s.rounds:
-                return seat.swiss(order, points, self.seatings, self.seed, r, s.sizes)
+                return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes), r)
             if s.top_n and r == s.rounds + 1:
-                return seat.final_table(order, s.top_n, s.sizes)
-            raise TournamentError("no_more_rounds", f"the tournament has {s.rounds} rounds")
-        schedule = self.schedule if self.schedule is not None else seat.round_robin(order, self.seed, s.sizes)
+                return self._final(order)
+            raise TournamentError("no_more_rounds", f"the tournament has {s.rounds} rounds"
+                                                    + (" and its final" if s.top_n else ""))
+        schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes)
         if r > len(schedule):
             raise TournamentError("no_more_rounds", f"the round robin has {len(schedule)} rounds")
         planned = schedule[r - 1]
@@ -125,12 +137,50 @@ class Tournament:
                 tables.append(present)
             else:
                 byes.extend(present)
-        return Seating(tables=tuple(tables), byes=tuple(byes))
+        return self._some_table(Seating(tables=tuple(tables), byes=tuple(byes)), r)
+
+    def _some_table(self, seating: Seating, r: int) -> Seating:
+        """A Swiss or round-robin round seats a table or ends the event (``no_table``): a round of byes alone
+        would leave the event running with nothing to play."""
+        if not seating.tables and not self._old_empty_round:
+            raise TournamentError("no_table", f"round {r} would seat no table ({len(self.active())} active "
+                                              f"player(s); a table seats {self.settings.sizes.min} or more)")
+        return seating
+
+    def _final(self, order: list[str]) -> Seating:
+        """The top-N final of the active players: shrunk to those that remain (said in its ``note``), skipped
+        (``no_more_rounds``) when fewer than a table's minimum remain."""
+        s = self.settings
+        n = min(s.top_n, len(order))
+        if n < max(2, s.sizes.min):
+            raise TournamentError("no_more_rounds", f"the final of the top {s.top_n} is skipped: {len(order)} "
+                                                    f"active player(s) remain, a table seats {s.sizes.min} or more")
+        seating = self._seater.final_table(order, n, s.sizes)
+        if n < s.top_n:
+            seating = Seating(tables=seating.tables, byes=seating.byes,
+                              note=f"a final of {n}: the top {s.top_n} was asked, {n} active players remain")
+        return seating
+
+    def end_reason(self) -> tuple[str, str] | None:
+        """Why a Swiss or round-robin event is over now (``no_more_rounds`` or ``no_table``, and the words), or
+        None when it can seat another round or has tables playing. What ``ended`` must say (``verify``)."""
+        if self.settings.format == "arena" or not self.round or self.unfinished() or self.ended is not None:
+            return None
+        try:
+            self.next_seating()
+        except TournamentError as error:
+            if error.code in ("no_more_rounds", "no_table"):
+                return error.code, error.message
+            raise
+        return None
 
     # -- folding records -------------------------------------------------------------------------------
 
     def apply(self, record: Any) -> None:
-        """Fold one record in; raise ``TournamentError`` (and change nothing) if it does not follow."""
+        """Fold one record in; raise ``TournamentError`` (and change nothing) if it does not follow. Nothing
+        follows ``ended``: any record after it is refused with ``tournament_over``."""
+        if self.ended is not None:
+            raise TournamentError("tournament_over", "the tournament is over: nothing is accepted after its end")
         match record:
             case Registered(player=player, name=name):
                 if player in self.names:
@@ -160,9 +210,18 @@ class Tournament:
                                   lower_is_better=base.lower_is_better, stand_ins=base.stand_ins)
                 fix.check()
                 self.corrections.append(fix)
-            case Ended(seed=seed, standings=order):
+            case Ended(seed=seed, standings=order, reason=reason, note=note):
                 if seed != self.seed:
                     raise TournamentError("wrong_seed", "the revealed seed is not the tournament's seed")
+                if reason in ("no_more_rounds", "no_table"):
+                    why = self.end_reason()
+                    if why != (reason, note):
+                        raise TournamentError("wrong_end", f"the log ends it for {reason!r} ({note}); the records "
+                                                           f"give {why[0] + ' (' + why[1] + ')' if why else 'none'}")
+                elif reason == "time_up" and self.settings.format != "arena":
+                    raise TournamentError("wrong_end", "only an arena ends when its time is up")
+                elif reason not in ("", "time_up", "stopped"):
+                    raise TournamentError("wrong_end", f"no tournament ends for {reason!r}")
                 computed = tuple(row.player for row in self.standings())
                 if tuple(order) != computed:
                     raise TournamentError("wrong_standings", f"the final standings {list(order)} are not "
@@ -181,16 +240,23 @@ class Tournament:
         ids = [t.table for t in record.tables]
         if len(set(ids)) != len(ids) or set(ids) & set(self.tables):
             raise TournamentError("bad_table", "a table id is used twice")
-        expected = self.next_seating(record.waiting)
+        # A log written before rounds of byes alone ended the event may hold one: it folds if it is the seating
+        # those rules gave (so an old tournament still reopens, and then ends); the director writes none now.
+        self._old_empty_round = not record.tables
+        try:
+            expected = self.next_seating(record.waiting)
+        finally:
+            self._old_empty_round = False
         got = record.seating()
-        if (got.tables, got.byes) != (expected.tables, expected.byes):
+        if (got.tables, got.byes, got.note) != (expected.tables, expected.byes, expected.note):
             raise TournamentError("wrong_seating", f"round {record.round}'s seating is not the one the "
                                                    f"standings, history and seed give: expected "
                                                    f"{[list(t) for t in expected.tables]} byes "
-                                                   f"{list(expected.byes)}")
+                                                   f"{list(expected.byes)}"
+                                                   + (f" ({expected.note})" if expected.note else ""))
         if self.settings.format == "round_robin" and self.schedule is None:
             order = [row.player for row in self.standings() if row.player in set(self.active())]
-            self.schedule = seat.round_robin(order, self.seed, self.settings.sizes)
+            self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes)
         self.seatings.append(expected)
         self.byes.extend(expected.byes)
         for t in record.tables:

@@ -6,7 +6,8 @@ player), results (places, scores, stand-ins, the table log's end-line hash, a co
 ratings per player per game. The tournament's log (``tlog``) stays the truth that ``verify`` checks; the
 store is what the server queries and resumes from.
 
-- **Schema versions**: ``MIGRATIONS`` is a list of SQL steps; step i brings the schema to version i + 1.
+- **Schema versions**: ``MIGRATIONS`` is a list of steps (SQL, or a function of the connection where SQL cannot
+  say it); step i brings the schema to version i + 1.
   Opening applies the missing steps in order, each in one transaction with its version bump, so a crash
   mid-migration leaves the previous version. A database newer than this code is refused.
 - **Durability**: WAL with ``synchronous=FULL``: every commit fsyncs the WAL before it returns, so a write
@@ -23,6 +24,7 @@ store is what the server queries and resumes from.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -31,13 +33,37 @@ from typing import Any, AsyncIterator, Callable, Iterator, TypeVar
 import msgspec
 import trio
 
+from ..disk import private_dir
+from ..names import skeleton
 from .model import Seating, Settings, TableResult, TournamentError
 from .ratings import Rating
 
 FILENAME = "tournaments.sqlite3"
 T = TypeVar("T")
 
-MIGRATIONS: list[str] = [
+
+def _ratings_by_skeleton(db: sqlite3.Connection) -> None:
+    """Ratings were keyed by the case-folded name as typed, so ``Ana``, ``Ana`` + U+200B and ``Аna`` (Cyrillic
+    А), or ``José`` composed and decomposed, were different players. Each rating is re-keyed by the skeleton
+    (``server.names.skeleton``) of the first registered name that case-folds to its key, and keeps that key
+    as the name the leaderboard shows. Two old ratings that meet under one skeleton keep the one from more
+    tables (then the first by key): they were one person's, split."""
+    db.execute("ALTER TABLE ratings ADD COLUMN name TEXT NOT NULL DEFAULT ''")
+    typed: dict[str, str] = {}
+    for (name,) in db.execute("SELECT name FROM players ORDER BY rowid"):
+        typed.setdefault(name.casefold(), name)
+    rows = db.execute("SELECT player, game, mu, sigma, tables FROM ratings ORDER BY tables DESC, player").fetchall()
+    db.execute("DELETE FROM ratings")
+    kept: set[tuple[str, str]] = set()
+    for player, game, mu, sigma, tables in rows:
+        key = skeleton(typed.get(player, player))
+        if (key, game) not in kept:
+            kept.add((key, game))
+            db.execute("INSERT INTO ratings (player, game, mu, sigma, tables, name) VALUES (?, ?, ?, ?, ?, ?)",
+                       (key, game, mu, sigma, tables, player))
+
+
+MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     # 1: everything the issue names
     """
     CREATE TABLE players (id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT);
@@ -64,7 +90,16 @@ MIGRATIONS: list[str] = [
     "CREATE INDEX ratings_by_game ON ratings (game);",
     # 3: the organiser's secret, as its sha256 (the secret itself is never stored)
     "ALTER TABLE tournaments ADD COLUMN secret_hash TEXT;",
+    # 4: ratings keyed by the skeleton of the player's name, shown by the name (see _ratings_by_skeleton)
+    _ratings_by_skeleton,
+    # 5: which tables' results are in the ratings (written with them): a restart rates exactly the rest; the
+    # results already stored were rated when they were stored
+    """
+    CREATE TABLE rated (tournament TEXT NOT NULL, table_id TEXT NOT NULL, PRIMARY KEY (tournament, table_id));
+    INSERT INTO rated SELECT tournament, table_id FROM results;
+    """,
 ]
+
 
 _encode = msgspec.json.encode
 
@@ -72,8 +107,10 @@ _encode = msgspec.json.encode
 class Store:
     """The blocking store over one connection (see the module's text for threads)."""
 
-    def __init__(self, path: Path | str, migrations: list[str] = MIGRATIONS) -> None:
+    def __init__(self, path: Path | str, migrations: list = MIGRATIONS) -> None:
         self.path = Path(path)
+        if not self.path.exists():  # private like the logs (SQLite gives its -wal and -shm the file's mode)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -91,15 +128,18 @@ class Store:
     def version(self) -> int:
         return self.db.execute("SELECT version FROM schema_version").fetchone()[0]
 
-    def migrate(self, migrations: list[str]) -> None:
+    def migrate(self, migrations: list) -> None:
         current = self.version()
         if current > len(migrations):
             raise TournamentError("store_too_new", f"{self.path} is at schema version {current}; this server "
                                                    f"knows {len(migrations)}")
         for number, step in enumerate(migrations[current:], start=current + 1):
             with self._transaction():
-                for statement in _statements(step):
-                    self.db.execute(statement)
+                if callable(step):  # a step SQL cannot say (it computes in Python), in the same transaction
+                    step(self.db)
+                else:
+                    for statement in _statements(step):
+                        self.db.execute(statement)
                 self.db.execute("UPDATE schema_version SET version = ?", (number,))
 
     def close(self) -> None:
@@ -210,10 +250,67 @@ class Store:
             "SELECT players.id, players.token_hash FROM entries JOIN players ON players.id = entries.player "
             "WHERE entries.tournament = ? AND players.token_hash IS NOT NULL", (tournament,))}
 
-    def save_ratings(self, ratings: list[Rating]) -> None:
+    def save_ratings(self, ratings: list[Rating], table: tuple[str, str] | None = None) -> None:
+        """Save ratings; with ``table`` (tournament, table id), mark that table's result rated in the same
+        transaction (a table already rated is refused, ``already_rated``, and changes nothing)."""
+        statements = [("INSERT OR REPLACE INTO ratings (player, game, mu, sigma, tables, name) VALUES (?, ?, ?, ?, ?, ?)",
+                       (r.player, r.game, r.mu, r.sigma, r.tables, r.name)) for r in ratings]
+        if table is not None:
+            statements.append(("INSERT INTO rated VALUES (?, ?)", table))
+        self._write("already_rated", f"table {table} is rated already", statements)
+
+    def rated(self, tournament: str) -> set[str]:
+        """The tables of ``tournament`` whose results are in the ratings."""
+        return {row[0] for row in self.db.execute("SELECT table_id FROM rated WHERE tournament = ?", (tournament,))}
+
+    def mirror(self, created: Any, records: list, tokens: dict[str, str]) -> None:
+        """Make the store's rows of one tournament exactly what its log says, in one transaction: the log is
+        the truth, the store a projection of it, rebuilt (idempotently) at every start, so no crash between a
+        record and its store write leaves the two apart. ``tokens``: player -> token hash, for an old log whose
+        ``registered`` records carry none (from the store as it was)."""
+        from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, TableFinished
+
+        tid = created.tournament
         with self._transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?)",
-                           [(r.player, r.game, r.mu, r.sigma, r.tables) for r in ratings])
+            for table in ("results", "seatings", "rounds", "entries"):
+                db.execute(f"DELETE FROM {table} WHERE tournament = ?", (tid,))
+            db.execute("INSERT OR IGNORE INTO tournaments (id, name, game, options, settings, commitment, created) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (tid, created.name, created.game, _encode(created.options),
+                                                        _encode(created.settings), created.commitment, created.started))
+            if created.secret is not None:
+                db.execute("UPDATE tournaments SET secret_hash = ? WHERE id = ?", (created.secret, tid))
+            state, seed, position = "registration", None, 0
+            for record in records:
+                kind = type(record)
+                if kind is Registered:
+                    token = record.token or tokens.get(record.player)
+                    db.execute("INSERT OR REPLACE INTO players VALUES (?, ?, ?)", (record.player, record.name, token))
+                    db.execute("INSERT INTO entries (tournament, player, position) VALUES (?, ?, ?)",
+                               (tid, record.player, position))
+                    position += 1
+                elif kind is CheckedIn or kind is Dropped:
+                    column = "checked_in" if kind is CheckedIn else "dropped"
+                    db.execute(f"UPDATE entries SET {column} = 1 WHERE tournament = ? AND player = ?",
+                               (tid, record.player))
+                elif kind is RoundSeated:
+                    state = "running"
+                    db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)",
+                               (tid, record.round, _encode(list(record.byes))))
+                    for table in record.tables:
+                        for seat, player in enumerate(table.players):
+                            db.execute("INSERT OR REPLACE INTO seatings VALUES (?, ?, ?, ?, ?)",
+                                       (tid, record.round, table.table, seat, player))
+                elif kind is TableFinished:
+                    db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                               (tid, record.table, record.round, _encode(record.places), _encode(record.scores),
+                                int(record.lower_is_better), _encode(record.stand_ins), record.log_hash))
+                elif kind is Corrected:
+                    db.execute("UPDATE results SET places = ?, scores = ?, corrected = ? WHERE tournament = ? AND "
+                               "table_id = ?", (_encode(list(record.places)), _encode(list(record.scores)),
+                                                record.reason, tid, record.table))
+                elif kind is Ended:
+                    state, seed = "ended", str(record.seed)
+            db.execute("UPDATE tournaments SET state = ?, seed = COALESCE(?, seed) WHERE id = ?", (state, seed, tid))
 
     # -- reads -----------------------------------------------------------------------------------------
 
@@ -264,8 +361,9 @@ class Store:
         return [(self.result(tournament, table), log_hash, reason) for table, log_hash, reason in rows]
 
     def ratings(self, game: str) -> list[Rating]:
-        return [Rating(player=p, game=game, mu=mu, sigma=sigma, tables=n) for p, mu, sigma, n in self.db.execute(
-            "SELECT player, mu, sigma, tables FROM ratings WHERE game = ? ORDER BY player", (game,))]
+        return [Rating(player=p, game=game, mu=mu, sigma=sigma, tables=n, name=name)
+                for p, mu, sigma, n, name in self.db.execute(
+                    "SELECT player, mu, sigma, tables, name FROM ratings WHERE game = ? ORDER BY player", (game,))]
 
 
 def _statements(script: str) -> list[str]:
@@ -287,8 +385,7 @@ class AsyncStore:
 @asynccontextmanager
 async def open_store(data_dir: Path | str) -> AsyncIterator[AsyncStore]:
     """The store of a data directory, opened (and migrated) in a worker thread, closed on the way out."""
-    path = Path(data_dir)
-    path.mkdir(parents=True, exist_ok=True)
+    path = private_dir(data_dir)
     limiter = trio.CapacityLimiter(1)
     store = await trio.to_thread.run_sync(Store, path / FILENAME, limiter=limiter)
     wrapped = AsyncStore(store, limiter)

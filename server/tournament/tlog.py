@@ -21,7 +21,7 @@ from server.logfile import read_chain
 
 from .model import Seating, Settings, TableResult
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: seated by seating.py (exact to 12 players); 1: seating_v1.py
 
 
 class Created(msgspec.Struct, tag_field="kind", tag="created", frozen=True):
@@ -37,12 +37,14 @@ class Created(msgspec.Struct, tag_field="kind", tag="created", frozen=True):
     commitment: str  # logfile.seed_commitment(seed); the seed is in `ended`
     started: str  # wall clock, ISO 8601 UTC
     tables: dict[str, Any] = {}  # how its tables are opened: mode, turn_time_ms, no_show_ms, round_time_ms, ...
+    secret: str | None = None  # sha256 of the organiser's secret (never the secret): the log vouches for it
 
 
 class Registered(msgspec.Struct, tag_field="kind", tag="registered", frozen=True, omit_defaults=True):
     player: str  # the player's public id (their secret token is never logged)
     name: str
     time: float = 0.0  # seconds since the tournament was created
+    token: str | None = None  # sha256 of the player's token (never the token): a restart needs nothing else
 
 
 class CheckedIn(msgspec.Struct, tag_field="kind", tag="checked_in", frozen=True, omit_defaults=True):
@@ -70,12 +72,14 @@ class RoundSeated(msgspec.Struct, tag_field="kind", tag="round_seated", frozen=T
     tables: tuple[SeatedTable, ...]
     byes: tuple[str, ...] = ()
     waiting: tuple[str, ...] = ()
+    note: str = ""  # a final smaller than the settings' top N: why (recomputed by ``verify``)
     time: float = 0.0
 
     def seating(self) -> Seating:
         tables = tuple(t.players for t in self.tables)
         seated = {p for t in tables for p in t}
-        return Seating(tables=tables, byes=self.byes, waiting=tuple(p for p in self.waiting if p not in seated))
+        return Seating(tables=tables, byes=self.byes, waiting=tuple(p for p in self.waiting if p not in seated),
+                       note=self.note)
 
 
 class TableFinished(msgspec.Struct, tag_field="kind", tag="table_result", frozen=True, omit_defaults=True):
@@ -107,10 +111,15 @@ class Corrected(msgspec.Struct, tag_field="kind", tag="corrected", frozen=True, 
 
 
 class Ended(msgspec.Struct, tag_field="kind", tag="ended", frozen=True, omit_defaults=True):
-    """The end: the seed revealed, and the final standings' order as published."""
+    """The end: the seed revealed, the final standings' order as published, and why it ended (``reason``, with
+    ``note`` in words): ``no_more_rounds`` (every round played, or a final skipped for want of players) and
+    ``no_table`` (the next round would seat no table) are recomputed by ``verify``; ``time_up`` ends an arena;
+    ``stopped`` an event an error stopped while it advanced (``note`` says which). An old log's has none."""
 
     seed: int
     standings: tuple[str, ...]
+    reason: str = ""
+    note: str = ""
     time: float = 0.0
 
 

@@ -5,8 +5,10 @@ and 4 go through the log line by line, so the problem named is the earliest line
 1. the hash chain of every line (``tlog.read_tournament_log``), and that no line is torn;
 2. that the tournament ended and the seed it reveals matches the commitment in ``created``;
 3. every record folded with that seed (``state.Tournament.apply``): each round's seating recomputed from the
-   log's own earlier records and the seed, each result against its table's seating, each correction, and
-   the final standings recomputed from every result, bye, drop and correction;
+   log's own earlier records and the seed (a shrunk final's note too), each result against its table's
+   seating, each correction, why it ended (a last round played, a final skipped, a round that would seat no
+   table: recomputed with its words) and the final standings recomputed from every result, bye, drop and
+   correction; and that no record follows the end;
 4. with ``table_logs_dir``, each result against its table's log ``<table>.log`` there: its chain, that it
    is that table, that the game ended (``end`` reason ``over``) with the same scores and its winners (and
    only they) placed 1st, or was halted as it stood (``time_limit``), with the places its end record gives,
@@ -38,6 +40,8 @@ class VerifyReport(msgspec.Struct, frozen=True):
     table_logs: int = 0  # table logs checked
     standings: list[Standing] = []
     names: dict[str, str] = {}  # player id -> the name they registered
+    end_reason: str = ""  # why it ended (``tlog.Ended``): no_more_rounds, no_table, time_up, stopped ("" in old logs)
+    end_note: str = ""
 
 
 def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None) -> VerifyReport:
@@ -77,7 +81,8 @@ def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None
                                     results=len(state.results), table_logs=checked)
             checked += 1
     return VerifyReport(ok=True, rounds=state.round, results=len(state.results), table_logs=checked,
-                        standings=state.standings(), names=dict(state.names))
+                        standings=state.standings(), names=dict(state.names), end_reason=ended.reason,
+                        end_note=ended.note)
 
 
 def _check_table_log(folder: Path, result: TableFinished) -> str | None:

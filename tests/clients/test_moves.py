@@ -4,7 +4,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients.moves import NotAMove, menu, parse_action, read_move
+from clients.moves import NotAMove, action_words, menu, parse_action, read_move
 from clients.render import describe_action
 from rules import Rng, Session, get_game, make_setup
 from rules.flag_finish.game import Discard, DrawPile, Play, TakeDiscard
@@ -108,7 +108,8 @@ def test_values_that_pick_up_the_pile_are_marked():
             marked = f" {value}^" in lines
             assert marked == is_pickup(view.top_value, value), (value, view.top_value, lines)
         if any(is_pickup(view.top_value, v) for v in values):
-            assert "higher than the pile: picks it up" in lines
+            assert "(^ is higher: picks up the pile)" in lines
+            assert all(len(line) < 80 for line in lines.split("\n")), "the legend fits on its line"
             return
     raise AssertionError("no pick-up came up in 60 moves")
 
@@ -123,9 +124,54 @@ def test_the_other_games_take_a_number_or_the_words():
     assert read_move("checkered_flag", "1", legal, view) == legal[0]
     assert read_move("checkered_flag", describe_action(legal[-1]), legal, view) == legal[-1]
     assert "numbered 1 to" in read_move("checkered_flag", "99", legal, view).reason
-    assert any(describe_action(legal[0]) in line for line in menu("checkered_flag", view, legal))
+    assert any(action_words("checkered_flag", legal[0], view) in line for line in menu("checkered_flag", view, legal))
+
+
+def test_the_other_games_menus_say_moves_in_words_with_pieces_and_gears_named():
+    from rules.checkered_flag.game import Shift
+    from rules.race_to_the_finish.game import MovePiece, PlayCard
+
+    view = msgspec.defstruct("V", [("seat", int), ("gears", list)])(seat=0, gears=[2, 0])
+    legal = [Shift(1), Shift(2), Shift(3)]
+    text = "\n".join(menu("checkered_flag", view, legal))
+    assert "shift to 1st" in text and "stay in 2nd" in text and "shift to 3rd" in text and "shift 2" not in text
+    assert read_move("checkered_flag", "stay in 2nd", legal, view) == Shift(2)
+    assert menu("checkered_flag", view, [Shift(0)])[1].endswith("shift to Neutral")
+    plays = [PlayCard("S10"), PlayCard("H2"), PlayCard("S3")]
+    assert "1 play H2" in menu("race_to_the_finish", None, plays)[1]  # the hand's order: suit, then number
+    assert read_move("race_to_the_finish", "2", plays, None) == PlayCard("S3")
+    assert "move piece 2" in "\n".join(menu("race_to_the_finish", None, [MovePiece(0), MovePiece(1)]))
 
 
 def test_parse_action_guesses_the_game_from_the_moves():
     assert parse_action(" PLAY g0 ", [Play("G0"), DrawPile()]) == Play("G0")
     assert parse_action("play G1", [Play("G0"), DrawPile()]) is None
+
+
+def test_flag_finish_lines_with_more_than_a_move_are_refused_plainly_never_read_as_something_else():
+    view = _flag_finish_view(rows=[["R0"], []], hand=["G3", "R0", "B1"], discard=["R5"], draw_count=36)
+    legal = [Play("B1"), DrawPile(), TakeDiscard("R5")]
+    for line in ("draw please", "draw 3", "d d"):
+        reason = read_move("flag_finish", line, legal, view).reason
+        assert "takes nothing after it" in reason and "empty" not in reason, (line, reason)
+    reason = read_move("flag_finish", "take R5 now", legal, view).reason
+    assert "'now' is more than a move says" in reason
+    assert "one verb and then a card" in read_move("flag_finish", "take play", legal, view).reason
+
+
+def test_take_of_a_card_in_your_hand_says_where_it_is_and_how_to_play_it():
+    view = _flag_finish_view(rows=[["R0"], []], hand=["G3", "R0", "B1"], discard=["R5"])
+    legal = [Play("B1"), DrawPile(), TakeDiscard("R5")]
+    assert read_move("flag_finish", "take R0", legal, view).reason == "R0 is in your hand, not in the discard pile"
+    assert read_move("flag_finish", "take b1", legal, view).reason == (
+        "b1 is in your hand, not in the discard pile: 'b1' plays it")
+    assert "not in your hand: 'take R5' takes it" in read_move("flag_finish", "play R5", legal, view).reason
+
+
+def test_a_bare_take_or_discard_acts_when_there_is_one_choice_and_asks_which_otherwise():
+    view = _flag_finish_view(rows=[["R0"], []], hand=["G3", "B1"], discard=["R5"])
+    assert read_move("flag_finish", "take", [DrawPile(), TakeDiscard("R5")], view) == TakeDiscard("R5")
+    assert read_move("flag_finish", "discard", [Discard("G3")], view) == Discard("G3")
+    reason = read_move("flag_finish", "discard", [Discard("G3"), Discard("B1")], view).reason
+    assert reason == "discard which card? G3 B1 (e.g. 'discard G3')"
+    assert "nothing to take" in read_move("flag_finish", "take", [DrawPile()], view).reason

@@ -96,8 +96,8 @@ def _flag_finish_seen(**changes) -> Seen:
 
 def test_the_screen_says_who_you_are_and_names_every_seat():
     screen = "\n".join(compose(_flag_finish_seen()))
-    assert screen.startswith(f"You are seat 1 ({LONG_NAME[:16]}) - table t7, Flag Finish")
-    assert " 0 ann " in screen and " 1 YOU Bartholo" in screen and " 2 heuristic bot" in screen
+    assert screen.startswith(f"You are seat 2 ({LONG_NAME[:16]}) - table t7, Flag Finish")  # seats count from 1
+    assert " 1 ann " in screen and " 2 YOU Bartholo" in screen and " 3 heuristic bot" in screen
     assert "Your moves:" in screen
 
 
@@ -111,8 +111,8 @@ def test_a_refusal_stays_on_screen_and_the_turn_clock_counts_down():
     seen = _flag_finish_seen(note="refused: card_not_in_discard", deadline=30.0)
     first, later = compose(seen, now=10.2), compose(seen, now=21.5)
     assert first[-1] == later[-1] == "! refused: card_not_in_discard"
-    assert first[0].startswith("You are seat 1 (Bartholomew-the-), 20 s left to move - table t7")
-    assert later[0].startswith("You are seat 1 (Bartholomew-the-), 9 s left to move")
+    assert first[0].startswith("You are seat 2 (Bartholomew-the-), 20 s left to move - table t7")
+    assert later[0].startswith("You are seat 2 (Bartholomew-the-), 9 s left to move")
 
 
 def test_after_the_game_the_result_in_words_and_no_waiting():
@@ -126,10 +126,10 @@ def test_a_waiting_table_says_whom_it_waits_for():
     seen = Seen(game="flush", table="t7", url="ws://127.0.0.1:1", seat=0,
                 info=_info("flush", 3, status="waiting", states=["taken", "free", "bot"]))
     screen = "\n".join(compose(seen))
-    assert "Waiting for seat 1 (free) to sit down" in screen
+    assert "Waiting for seat 2 (free) to sit down" in screen
     assert "photofinish play ws://127.0.0.1:1 --table t7" in screen
     spectator = "\n".join(compose(Seen(game="flush", table="t7", info=seen.info)))
-    assert spectator.startswith("Watching table t7") and "Waiting for seat 1 (free)" in spectator
+    assert spectator.startswith("Watching table t7") and "Waiting for seat 2 (free)" in spectator
 
 
 def test_updates_fill_the_feed_and_the_newest_view():
@@ -139,7 +139,7 @@ def test_updates_fill_the_feed_and_the_newest_view():
     view = seen.view
     seen.take(Update(table="t7", seq=5, actor=0, events=[Took(seat=0, card="G5")], to_act=[0, 1, 2]))
     seen.take(Snapshot(table="t7", seq=6, view=view, to_act=[0, 1, 2], legal=[]))
-    assert list(seen.feed)[-1] == "seat 0 took G5 from the discard pile" and seen.seq == 6 and seen.legal == []
+    assert list(seen.feed)[-1] == "seat 1 took G5 from the discard pile" and seen.seq == 6 and seen.legal == []
 
 
 def test_a_lost_connection_is_said_until_the_table_is_heard_from_again_and_a_refusal_stays():
@@ -163,3 +163,22 @@ def test_a_remembered_token_is_kept_per_server_and_table(tmp_path):
     assert tokens.recall("ws://a", "open", path) is None and tokens.recall("ws://b", "open", path).token == "other"
     path.write_text("{not json")
     assert tokens.recall("ws://b", "open", path) is None  # a damaged file is an empty one, never an error
+
+
+def test_your_last_turn_stays_on_screen_while_the_others_play_on():
+    from rules.finish_line.game import Activation, MarkerMoved, Rolled
+
+    seen = Seen(game="finish_line", table="t7", seat=0)
+    mine = [Rolled(seat=0, red=3, black=5, purpose="move", stop=None),
+            MarkerMoved(seat=0, marker=0, start=0, end=3, how="red"),
+            Activation(seat=0, marker=0, card="5S", activated=False)]
+    seen.take(Update(table="t7", seq=1, actor=0, events=mine, to_act=[1]))
+    for seq in range(2, 40):  # the bots play on: the feed scrolls
+        seen.take(Update(table="t7", seq=seq, actor=1, events=[Rolled(seat=1 + seq % 2, red=1, black=2,
+                                                                      purpose="move", stop=None)], to_act=[0]))
+    screen = "\n".join(compose(seen))
+    assert "Your last turn: you rolled red 3, black 5 (to move); your marker 1 moved from the start to square 3" \
+        in " ".join(line.strip() for line in compose(seen))
+    seen.take(Update(table="t7", seq=40, actor=0, events=[Rolled(seat=0, red=6, black=6, purpose="move",
+                                                                 stop=None)], to_act=[1]))
+    assert "Your last turn: you rolled red 6, black 6" in "\n".join(compose(seen)) and screen

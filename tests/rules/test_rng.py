@@ -63,3 +63,13 @@ def test_shuffle_follows_the_written_specification(seed):
 def test_seed_out_of_range_is_refused(bad):
     with pytest.raises(ValueError):
         Rng(bad)
+
+
+def test_derived_seeds_are_deterministic_independent_and_hide_the_secret_seed():
+    from rules import derive
+
+    assert derive(7, "bot 0") == derive(7, "bot 0")
+    assert len({derive(7, f"bot {seat}") for seat in range(8)} | {derive(7, "stand-in 0")}) == 9
+    # an XOR derivation let anyone who saw two bots' streams relate them to the seed; a hash does not
+    assert derive(7, "bot 0") ^ derive(8, "bot 0") != 7 ^ 8
+    assert all(0 <= derive(seed, "x") < 2**64 for seed in (0, 2**64 - 1, 12345))

@@ -11,24 +11,51 @@ from hypothesis import given, strategies as st
 from clients.client import ServerError, open_client
 from rules import RulesError
 from server.app import run_server
-from server.names import BIDI_CONTROLS, PERSON_MOST, check_name
+from server.names import BIDI_CONTROLS, INVISIBLE, PERSON_MOST, check_name, skeleton
 
 
 @given(st.text(max_size=60))
-def test_a_name_is_taken_as_typed_or_refused_with_the_reason(text):
+def test_a_name_is_taken_in_nfc_as_typed_or_refused_with_the_reason(text):
     try:
         name = check_name(text, "a seat's name", PERSON_MOST)
     except RulesError as error:
         assert error.code == "bad_name"
-        stripped = text.strip()
+        stripped = unicodedata.normalize("NFC", text).strip()
         assert len(stripped) > PERSON_MOST or any(
-            unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in BIDI_CONTROLS for c in stripped)
+            unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") or c in BIDI_CONTROLS or c in INVISIBLE
+            for c in stripped)
     else:
-        assert name == text.strip() and len(name) <= PERSON_MOST
-        assert not any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in name)
+        assert name == unicodedata.normalize("NFC", text).strip() and len(name) <= PERSON_MOST
+        assert unicodedata.is_normalized("NFC", name)
+        assert not any(unicodedata.category(c) in ("Cc", "Cf") or c in BIDI_CONTROLS or c in INVISIBLE for c in name)
 
 
-@pytest.mark.parametrize("name", ["\x1b[2J\x1b[31mAna", "Ana\nBen", "evil\u202egnp.exe", "x" * 41])
+@pytest.mark.parametrize("name", ["Ana\u200b", "\u200b", "\u2060", "\u00adAna", "A\u200dna", "\u3164", "\ufeffAna"])
+def test_invisible_and_format_characters_are_refused(name):
+    with pytest.raises(RulesError) as refused:
+        check_name(name, "a player's name", PERSON_MOST, required=True)
+    assert refused.value.code == "bad_name" and "invisible or format" in refused.value.message
+
+
+def test_a_name_typed_composed_or_decomposed_is_one_name():
+    assert check_name("Jos\u00e9", "n", PERSON_MOST) == check_name("Jose\u0301", "n", PERSON_MOST) == "Jos\u00e9"
+
+
+@pytest.mark.parametrize("one, other", [("Ana", "ANA"), ("Ana", "\u0410na"), ("Ana", "\u0430n\u0430"),
+                                        ("Bob", "\u0412\u041e\u0412"), ("Jos\u00e9", "JOSE\u0301"),
+                                        ("Pax", "\u03a1\u03b1x"), ("carl", "cari"[:3] + "\u04cf"),
+                                        ("Ol1ie", "olLie".lower()), ("Vanya", "\uff36anya")])
+def test_look_alike_names_share_a_skeleton(one, other):
+    assert skeleton(one) == skeleton(other)
+
+
+@pytest.mark.parametrize("one, other", [("Ana", "Anna"), ("Jos\u00e9", "Jose"), ("Ivan", "\u0418\u0432\u0430\u043d")])
+def test_different_names_keep_different_skeletons(one, other):
+    assert skeleton(one) != skeleton(other)
+
+
+@pytest.mark.parametrize("name", ["\x1b[2J\x1b[31mAna", "Ana\nBen", "evil\u202egnp.exe", "x" * 41, "Ana\u200b",
+                                  "\u2060"])
 async def test_a_seat_a_table_and_a_player_refuse_a_bad_name_and_nothing_changes(nursery, name):
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     async with open_client(running.url) as client:

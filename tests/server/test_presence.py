@@ -1,5 +1,5 @@
 """The Presence interface: the in-process store and Redis answer the same calls the same way (the Redis half
-against a real redis-server on loopback), and the cluster's id leases never overlap."""
+against a real redis-server on loopback), and the cluster's nodes number their ids apart without it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from server.cluster import BLOCK, Cluster
+from server.cluster import ID_SPACE, Cluster, node_mark
 from server.presence import LocalPresence, PresenceError
 from tests.server.redis_server import redis_server
 
@@ -83,21 +83,51 @@ class _Lobby:
         self._next = 0
 
 
-async def test_nodes_lease_blocks_of_ids_that_never_overlap():
+def ids(node: Cluster, count: int) -> list[int]:
+    """The first ``count`` numbers ``node`` hands out, as the lobby asks for them (one past the last)."""
+    numbers = [node.number(1)]
+    while len(numbers) < count:
+        numbers.append(node.number(numbers[-1] + 1))
+    return numbers
+
+
+async def test_nodes_number_ids_apart_without_the_store():
     presence = LocalPresence()
-    nodes = [Cluster(presence, _Lobby(), f"n{i}", f"ws://127.0.0.1:{9000 + i}") for i in range(3)]
-    for node in nodes:
-        await node.beat()
-    ranges = []
-    for node in nodes:
-        first = node.number(1)
-        assert first == node.leases[0] * BLOCK + 1
-        ranges.append(range(first, first + BLOCK))
-    assert len({r.start for r in ranges}) == 3
-    assert all(a.stop <= b.start or b.stop <= a.start for a in ranges for b in ranges if a is not b)
-    presence.values.clear()  # Redis restarted empty: the counter starts again below the leases held
-    for node in nodes:
-        await node.beat()
-    fresh = Cluster(presence, _Lobby(), "n9", "ws://127.0.0.1:9009")
-    await fresh.beat()
-    assert fresh.leases[0] > max(max(node.leases) for node in nodes)
+    names = ["n000000000001", "n0000000000a2", "nffffffffffff", "a-name-set-by-hand"]
+    nodes = [Cluster(presence, _Lobby(), name, f"ws://127.0.0.1:{9000 + i}") for i, name in enumerate(names)]
+    presence.down = True  # never reached: the store has no part in it
+    numbered = [ids(node, 25) for node in nodes]
+    for node, numbers in zip(nodes, numbered):
+        assert numbers[0] == ID_SPACE + node_mark(node.node)  # the first, whatever came before on one server
+        assert numbers == sorted(set(numbers)) and all(n % ID_SPACE == node.mark for n in numbers)
+    assert len({n for numbers in numbered for n in numbers}) == 100  # no two nodes ever share one
+    assert nodes[2].number(12 * ID_SPACE) == 12 * ID_SPACE + 0xffffffffffff  # from a reopened log's id on
+    assert nodes[0].number(200002) == ID_SPACE + 1  # ids from the old leased blocks are left behind
+    assert node_mark("nffffffffffff") < ID_SPACE and node_mark("a-name-set-by-hand") < 2**48
+
+
+class _Straddled(LocalPresence):
+    """A Redis restarted empty between a claim's two calls, ``times`` times: the old one refused the claim (it
+    held it already), the new one has nothing."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    async def set(self, key: str, value: str, *, ttl_ms: int | None = None, only_new: bool = False) -> bool:
+        if only_new and self.times:
+            self.times -= 1
+            return False
+        return await super().set(key, value, ttl_ms=ttl_ms, only_new=only_new)
+
+
+async def test_a_claim_refused_with_nothing_there_is_asked_again_not_taken_for_another_nodes():
+    presence = _Straddled(times=2)
+    node = Cluster(presence, _Lobby(), "n000000000001", "ws://127.0.0.1:9000")
+    assert await node.holds("table", "t1")
+    assert await presence.get("photofinish:table:t1") == "n000000000001"
+    await presence.set("photofinish:table:t2", "n0000000000a2")
+    assert not await node.holds("table", "t2")  # another node's name there: that is a refusal
+    presence.times = 3
+    with pytest.raises(PresenceError):  # never sensible: the store is taken for away, tried again later
+        await node.holds("table", "t3")

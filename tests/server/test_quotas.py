@@ -203,7 +203,7 @@ async def test_refused_junk_actions_are_kept_as_a_digest_in_memory_and_in_the_lo
     report = check_log(table.store.path)
     assert report.ok and report.refused == 51, report.problem
     capsys.readouterr()
-    assert main(["replay", str(table.store.path), "--allow-unfinished", "--seat", "0"]) == 0
+    assert main(["replay", str(table.store.path), "--allow-unfinished", "--seat", "1"]) == 0
     said = capsys.readouterr().out
     assert f"refused an action of {len(msgspec.json.encode(junk))} bytes (kept as its sha256" in said
 
@@ -268,12 +268,14 @@ async def test_no_more_finished_tables_are_held_than_the_bound(tmp_path, autojum
 
 
 async def test_soak_a_few_hundred_games_hold_file_descriptors_and_tables_bounded(tmp_path, autojump_clock):
-    """File descriptors follow live tables, never history: 300 bot games in one lobby (batch durability, its
-    journal in a thread) leave the process with about the descriptors it started with."""
+    """File descriptors follow live tables, never history: 300 bot games in one lobby leave the process with
+    about the descriptors it started with. (``never``: under ``batch`` the journal's checkpoint opens each log
+    again for a moment in worker threads, which a virtual clock can catch mid-way; bench/soak_bench.py runs
+    ``batch`` on the real clock.)"""
     games = 300
     async with trio.open_nursery() as nursery:
-        lobby = Lobby(nursery, tmp_path, "batch", Quotas(finished_most=20, summaries_most=50))
-        await (await lobby.create(BOTS)).over.wait()  # the journal opened: part of the floor
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(finished_most=20, summaries_most=50))
+        await (await lobby.create(BOTS)).marked.wait()
         await settle()
         floor, most_held = fd_count(), 0
         for played in range(games):

@@ -86,9 +86,9 @@ async def test_a_person_plays_a_whole_flag_finish_challenge_game_against_server_
         assert await play(running.url, table.id, name="ann", read_line=person.read_line,
                           terminal=person.terminal) == 0
     screens, last = person.text, person.frames[-1]
-    assert "You are seat 0 (ann) - table t1, Flag Finish, Challenge Mode" in screens
-    assert " 0 YOU ann " in screens and " 1 heuristic bot " in screens and " 2 random bot " in screens
-    assert re.search(r"seat [12] (played|took|discarded) ", screens) and "race 1: " in screens
+    assert "You are seat 1 (ann) - table t1, Flag Finish, Challenge Mode" in screens
+    assert " 1 YOU ann " in screens and " 2 heuristic bot " in screens and " 3 random bot " in screens
+    assert re.search(r"seat [23] (played|took|discarded) ", screens) and "race 1: " in screens
     assert re.search(r"^you (played|took|drew|discarded) ", screens, re.M), "the feed never said what you did"
     assert re.search(r"^Game over\. (You win|Seat \d wins)! Final scores \d+/\d+/\d+ \(lower is better\)\.$", last,
                      re.M)
@@ -106,9 +106,9 @@ async def test_a_person_plays_a_whole_flush_game_with_a_turn_clock(nursery):
         assert await play(running.url, table.id, name="ann", read_line=person.read_line,
                           terminal=person.terminal) == 0
     screens, last = person.text, person.frames[-1]
-    assert "You are seat 0 (ann), 600 s left to move - table t1, Flush, lockstep" in screens
-    assert "type the cards to release, any order" in screens and "values you can declare:" in screens
-    assert re.search(r"^you (released|flipped) ", screens, re.M) and re.search(r"^seat 1 (released|flipped|skip)",
+    assert "You are seat 1 (ann), 600 s left to move - table t1, Flush, lockstep" in screens
+    assert "type the cards to release, any order" in screens and "values to declare:" in screens
+    assert re.search(r"^you (released|flipped) ", screens, re.M) and re.search(r"^seat 2 (released|flipped|skip)",
                                                                               screens, re.M)
     assert "round 1: " in screens and len(person.typed) >= 5
     assert "lower is better" in last and last.rstrip().splitlines()[-1].startswith("Game over.")
@@ -121,12 +121,12 @@ async def test_play_again_resumes_your_own_seat_after_you_left(nursery, capsys):
     leaving = Person(quit_after=2)
     with trio.fail_after(60):
         assert await play(running.url, "mine", read_line=leaving.read_line, terminal=leaving.terminal) == 0
-    assert "took seat 1 at table t1" in leaving.text and tokens.recall(running.url, "mine").seat == 1
+    assert "took seat 2 at table t1" in leaving.text and tokens.recall(running.url, "mine").seat == 1
     assert "the same `play` command resumes your seat" in capsys.readouterr().err
     back = Person()
     with trio.fail_after(60):
         assert await play(running.url, "mine", read_line=back.read_line, terminal=back.terminal) == 0
-    assert "resumed seat 1 at table t1" in back.text and "You are seat 1 " in back.text
+    assert "resumed seat 2 at table t1" in back.text and "You are seat 2 " in back.text
     assert "you released" in back.text  # the game went on from where it was
     assert "Game over." in back.frames[-1] and tokens.recall(running.url, "mine") is None
 
@@ -163,10 +163,10 @@ async def test_play_at_a_table_still_waiting_says_whom_it_waits_for(nursery):
         async with trio.open_nursery() as inner:
             inner.start_soon(lambda: play(running.url, table.id, name="ann", read_line=person.read_line,
                                           terminal=person.terminal))
-            await person.wait_for("Waiting for seat 1 (free) to sit down")
+            await person.wait_for("Waiting for seat 2 (free) to sit down")
             async with open_client(running.url, name="bob") as bob:
                 await bob.take_seat(table.id)
-                await person.wait_for(" 1 bob ")  # the game started: the names come with the table's info
+                await person.wait_for(" 2 bob ")  # the game started: the names come with the table's info
     assert f"photofinish play {running.url} --table t1" in person.text
 
 
@@ -177,7 +177,7 @@ async def test_watch_of_a_table_still_waiting_says_so(nursery):
     with trio.fail_after(30):
         async with trio.open_nursery() as inner:
             inner.start_soon(lambda: watch(running.url, table.id, terminal=person.terminal))
-            await person.wait_for("Waiting for seat 0 (free), seat 1 (free) to sit down")
+            await person.wait_for("Waiting for seat 1 (free), seat 2 (free) to sit down")
             inner.cancel_scope.cancel()
     assert person.frames[0].lstrip("\n-").startswith("Watching table t1, Flush, lockstep as a spectator")
 
@@ -187,7 +187,7 @@ async def test_watch_shows_the_demo_table_race_by_race_to_the_winner(nursery):
     await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
                                            bots=[BotSeat(0), BotSeat(1, "random")]), alias=DEMO_ALIAS)
     person = Person()
-    assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal) == 0
+    assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal, follow_alias=0) == 0
     assert "Flag Finish Challenge - race 1 of 1" in person.text and "discard pile" in person.text
     assert "race 1: seat " in person.text and "Game over." in person.frames[-1]
 
@@ -210,7 +210,7 @@ async def test_tables_a_person_plays_get_a_bot_pace_a_person_can_follow(nursery,
     assert [seat.state for seat in open_table.info().seats].count("free") == 1  # a person alone can play it
     for mode, game in (("challenge", "flag_finish"), ("lockstep", "flush")):
         assert await trio.to_thread.run_sync(main, ["create", running.url, "--game", game, "--mode", mode,
-                                                    "--bot", "1"]) == 0
+                                                    "--bot", "2"]) == 0
         table = running.lobby.find(capsys.readouterr().out.strip())
         assert table.bot_delay_ms == human_pace_ms(mode) > 0
     assert human_pace_ms("lockstep") < human_pace_ms("challenge")
@@ -253,3 +253,44 @@ def test_the_flush_screen_shows_the_mimic_the_pile_and_only_your_own_hand():
     assert f"Mimic {view.mimic}" in screen and "pile: empty" in screen
     assert "your hand: " in screen and all(card in screen.split("your hand: ")[1] for card in view.hand)
     assert "your hand" not in render("flush", flush.view(session.state, None))
+
+
+async def test_watch_quits_on_q_and_follows_the_demo_alias_to_its_next_table(nursery):
+    from server.app import keep_table
+
+    running = await _server(nursery)
+    quick = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1}, bot_delay_ms=0,
+                        bots=[BotSeat(0), BotSeat(1, "random")])
+    nursery.start_soon(keep_table, running.lobby, quick, DEMO_ALIAS, 0.2)
+    await trio.testing.wait_all_tasks_blocked()
+    person, pressed = Person(), trio.Event()
+
+    async def keys() -> str:
+        await pressed.wait()
+        return "q"
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as inner:
+            async def watching() -> None:
+                assert await watch(running.url, DEMO_ALIAS, terminal=person.terminal, read_key=keys) == 0
+            inner.start_soon(watching)
+            await person.wait_for("Watching table t1")
+            await person.wait_for("Watching table t2")  # the demo's next game, followed by itself
+            pressed.set()  # q: watch ends (else it would follow the demo for ever)
+    assert "Game over." in person.text
+
+
+async def test_playback_names_who_played_each_seat(nursery, tmp_path):
+    from clients.terminal import playback
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, tmp_path / "data",
+                                                                 task_status=task_status))
+    table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bot_delay_ms=0,
+                                                   options={"races": 1}, bots=[BotSeat(0), BotSeat(1, "random")]))
+    person = Person()
+    with trio.fail_after(60):
+        while table.session.result() is None:
+            await trio.sleep(0.05)
+        assert await playback(running.url, table.id, 1000.0, terminal=person.terminal) == 0
+    assert " 1 heuristic bot " in person.text and " 2 random bot " in person.text
+    assert "(free)" not in person.text and "to sit down" not in person.text

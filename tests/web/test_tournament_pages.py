@@ -128,3 +128,35 @@ def test_organiser_and_player_run_a_tournament_from_their_pages(browser, live_se
 
 async def _seated_names(live_server, table: str) -> list[str]:
     return [slot.name for slot in live_server.running.lobby.find(table).slots]
+
+
+def test_a_player_downloads_the_tournaments_log_from_its_page(browser, tmp_path):
+    """The tournament page's "Download the log" saves the log as it stands, to check with `tournament verify`."""
+    from clients.client import open_client
+
+    from .logged_server import LoggedServer
+
+    server = LoggedServer(tmp_path / "data")
+
+    async def create() -> str:
+        async with open_client(server.ws_url) as organiser:
+            created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1)
+            await organiser.register(created.tournament.tournament, "Ann")
+            return created.tournament.tournament
+
+    try:
+        tournament = server.run(create)
+        page = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True).new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"{server.url}#/tournament/{tournament}")
+        page.wait_for_selector("button.download-log")
+        assert f"photofinish tournament verify {tournament}.log" in page.text_content("p.verify")
+        with page.expect_download() as download:
+            page.click("button.download-log")
+        saved = tmp_path / "saved.log"
+        download.value.save_as(saved)
+        assert download.value.suggested_filename == f"{tournament}.log"
+        assert saved.read_bytes() == (tmp_path / "data" / "tournaments" / f"{tournament}.log").read_bytes()
+        assert '"name":"Ann"' in saved.read_text().splitlines()[1]
+    finally:
+        server.stop()

@@ -202,7 +202,28 @@ class TournamentPage {
       d ? h("div", { class: "layout" },
         h("div", {}, this.tables(), this.standings()),
         h("aside", { class: "side" }, this.players(),
-          h("p", { class: "commitment" }, "Seating seed's hash: ", h("code", {}, info.commitment.slice(0, 16) + "…")))) : null));
+          h("p", { class: "commitment" }, "Seating seed's hash: ", h("code", {}, info.commitment.slice(0, 16) + "…")),
+          h("p", { class: "verify" }, h("button", { type: "button", class: "download-log",
+                                                    onclick: () => this.downloadLog() }, "Download the log"),
+            " and check it on your machine: ", h("code", {}, `photofinish tournament verify ${this.id}.log`)))) : null));
+  }
+
+  async downloadLog() {
+    // the log as it stands (its seed revealed once the event is over), saved as a file by the browser
+    try {
+      const answer = await this.client.request({ type: "tournament_log", tournament: this.id });
+      const url = URL.createObjectURL(new Blob([answer.log], { type: "text/plain" }));
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = `${answer.tournament}.log`;
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (error) {
+      this.error = error.message;
+      this.render();
+    }
   }
 
   playerPanel() {
@@ -329,6 +350,7 @@ class CreatePage {
     const message = { type: "create_tournament", name: f.name, game: f.game, mode: f.mode, format: f.format,
                       check_in: f.check_in, options };
     for (const name of numbers) message[name] = Number(f[name]) || 0;
+    if (f.format !== "swiss") delete message.rounds; // Swiss's own: the server refuses it for another format
     try {
       const created = await this.app.client.request(message);
       secretStore.put(created.tournament.tournament, created.secret);

@@ -165,7 +165,7 @@ async def test_an_organiser_corrects_a_result_and_the_standings_follow(nursery, 
             final = await wait_over(client, tid)
         with pytest.raises(ServerError) as late:
             await client.correct_result(tid, secret, first.table, places, "too late")
-        assert late.value.code == "ended"
+        assert late.value.code == "tournament_over"
     points = {row.name: row.points for row in final.standings}
     assert points == {"Ben": 3 + 1.5, "Ana": 0 + 1.5}  # 2 seats pay 3/0; the round-2 tie splits them
     report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")

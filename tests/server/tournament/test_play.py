@@ -35,7 +35,7 @@ async def test_a_person_plays_every_round_of_a_swiss_against_bots_to_the_final_s
         final = await organiser.watch_tournament(tid)
     assert final.tournament.status == "over"
     assert [line for line in said if line.startswith("round ")] == [
-        f"round {r}: your table is {t}, seat {s}" for r, t, s in _ann_tables(final, ann.player, running)]
+        f"round {r}: your table is {t}, seat {s + 1}" for r, t, s in _ann_tables(final, ann.player, running)]
     assert "You are seat" in person.text and person.typed, "ann played her tables herself"
     assert said[-1].startswith(f"{final.tournament.name} is over. Final standings:") and " ann " in said[-1]
     assert next(row for row in final.standings if row.player == ann.player).tables == 2

@@ -28,7 +28,7 @@ def fill(store: Store) -> None:
     store.add_result("t1", 1, TableResult("t1-r1-0", ("a", "b"), (1, 2), (3, 9)), "f" * 64)
     store.correct_result("t1", "t1-r1-0", (2, 1), (9, 3), "scores swapped by hand")
     store.drop("t1", "d")
-    store.save_ratings([Rating("a", "flag_finish", mu=27.5, sigma=7.0, tables=1)])
+    store.db.execute("INSERT INTO ratings (player, game, mu, sigma, tables) VALUES ('a', 'flag_finish', 27.5, 7.0, 1)")
     store.set_state("t1", "ended", seed=2**64 - 1)
 
 
@@ -46,7 +46,7 @@ def test_reopening_keeps_everything_and_applies_the_new_migration(tmp_path):
     assert store.seatings("t1") == [Seating(tables=(("a", "b"), ("c", "d")))]
     [(result, log_hash, reason)] = store.results("t1")
     assert (result.places, result.scores, log_hash, reason) == ((2, 1), (9, 3), "f" * 64, "scores swapped by hand")
-    assert store.ratings("flag_finish") == [Rating("a", "flag_finish", mu=27.5, sigma=7.0, tables=1)]
+    assert store.ratings("flag_finish") == [Rating("a", "flag_finish", mu=27.5, sigma=7.0, tables=1, name="a")]
     store.close()
 
 
@@ -105,3 +105,20 @@ async def test_trio_uses_the_store_from_a_worker_thread_one_call_at_a_time(tmp_p
         assert db.limiter.total_tokens == 1
     reopened = Store(tmp_path / FILENAME)
     assert reopened.db.execute("SELECT name FROM players").fetchall() == [("P",)]
+
+
+def test_ratings_of_an_old_store_are_keyed_by_the_skeleton_of_the_name_and_look_alikes_merge(tmp_path):
+    """Version 3 keyed ratings by the case-folded name as typed: Ana and Аna (Cyrillic А) were two players, José
+    decomposed another than José composed. Version 4 keys them by skeleton: one rating each, the one from more
+    tables kept where two meet, shown by the old key."""
+    old = Store(tmp_path / FILENAME, migrations=MIGRATIONS[:3])
+    for player, name in (("T1p1", "Ana"), ("T1p2", "\u0410na"), ("T1p3", "Jose\u0301")):
+        old.add_player(player, name)
+    for key, tables in (("ana", 3), ("\u0430na", 1), ("jose\u0301", 2)):
+        old.db.execute("INSERT INTO ratings VALUES (?, 'flag_finish', 25.0, 8.0, ?)", (key, tables))
+    old.close()
+    store = Store(tmp_path / FILENAME)
+    assert store.ratings("flag_finish") == [Rating("ana", "flag_finish", mu=25.0, sigma=8.0, tables=3, name="ana"),
+                                            Rating("jos\u00e9", "flag_finish", mu=25.0, sigma=8.0, tables=2,
+                                                   name="jose\u0301")]
+    store.close()

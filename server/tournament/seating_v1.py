@@ -1,0 +1,296 @@
+"""The seater of tournament logs of format 1, kept unchanged so that their rounds still reopen and verify.
+
+Logs of format 2 on are seated by ``seating.py``, which is exact up to 12 players (this one: up to 10, then
+pair swaps) and adds points exactly in thirds; the two give different seatings in those cases, and a log's
+seatings are recomputed when it is reopened or verified, so each log is read with the seater it was made by.
+What follows is that module's text as it was.
+"""
+
+# Seating: who sits at which table, in which seat, each round. A pure function of its inputs.
+# 
+# Inputs are always the active players in standings order (best first), their points, the earlier seatings
+# (who already shared a table, who sat first), the tournament seed and the table sizes: nothing else, so
+# ``tlog.verify_tournament`` recomputes every round from the log. No clock, no I/O; the only randomness is a
+# ``rules.Rng`` seeded with ``model.derive_seed(seed, round)``.
+# 
+# **Table sizes** (``table_sizes``): the fewest byes first; then tables no bigger than ``wanted`` and no smaller
+# than ``min``, as few and as even as possible (10 players wanting 4: 4, 3, 3); only if that is impossible,
+# tables bigger than ``wanted`` up to ``max``; only if no table set exists at all, a bye (an odd count at a
+# 2-seat game). Byes go to the players with the fewest byes so far, lowest-ranked first.
+# 
+# **Swiss objective**: a seating's cost is the tuple, compared in order, of
+#   1. repeats: over every pair at the same table, how many times they already shared one;
+#   2. point spread: over the tables, the highest minus the lowest points at the table;
+#   3. rank spread: over the tables, the worst minus the best standings position at the table.
+# The start is the standings cut into tables top-down with the wanted sizes, improved by a greedy fill that
+# looks a few places ahead for a player who met nobody at the table, then by swaps: for each table with a
+# repeat, the nearest table for which exchanging two players lowers the two tables' cost, until no swap
+# helps. With ``EXACT_LIMIT`` players or fewer, a branch-and-bound search over every way of cutting them into
+# the tables then finds the lowest cost exactly. Ties keep the first seating found, which is deterministic.
+# 
+# **Seat order**: seat 0 goes to the player at the table who has sat first least often; ties, and the order of
+# the remaining seats, by the same count then a seeded draw per player.
+# 
+# **Round robin** (``round_robin``): two seats, Berger tables by the circle method: everyone meets everyone once
+# in n-1 rounds (n if odd, one bye each), each player's first seats and second seats differ by at most one.
+# Pods: ceil((n-1)/(k-1)) rounds, the fewest in which everyone could meet everyone, each seated with the Swiss
+# objective without points, so each round has as few repeat meetings as the earlier rounds allow (exactly for
+# ``EXACT_LIMIT`` players or fewer); what is guaranteed is that repeats are spread round by round, not that
+# every pair meets (no such schedule exists for many counts).
+# 
+# **Arena** (``arena``): of the players waiting (in the order they became free), as many as make whole tables of
+# the wanted size are seated now, the earliest arrivals first, grouped by the Swiss objective; the rest wait.
+# 
+# **Final** (``final_table``): the top N of the standings at one table, the leader in seat 0.
+
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Mapping, Sequence
+
+from rules.rng import Rng
+
+from .model import Seating, Sizes, TournamentError, derive_seed
+
+EXACT_LIMIT = 10  # players at or below which the Swiss objective is minimised exactly
+LOOKAHEAD = 6  # how far down the standings the greedy fill looks for a player new to the table
+MAX_PASSES = 20  # swap passes at most (each pass that changes nothing ends the search earlier)
+
+
+def table_sizes(count: int, sizes: Sizes) -> tuple[list[int], int]:
+    """The table sizes for ``count`` players, biggest first, and how many byes: see the module's text."""
+    for byes in range(count + 1):
+        n = count - byes
+        if n == 0:
+            return [], count
+        tables = min(-(-n // sizes.wanted), n // sizes.min)
+        if tables >= 1 and tables * sizes.max >= n:
+            base, extra = divmod(n, tables)
+            return [base + 1] * extra + [base] * (tables - extra), byes
+    raise AssertionError("unreachable: zero players always seat")
+
+
+def meetings(past: Sequence[Seating]) -> dict[str, dict[str, int]]:
+    """For each player, how many times they shared a table with each other player."""
+    met: dict[str, dict[str, int]] = {}
+    for seating in past:
+        for table in seating.tables:
+            for a, b in combinations(table, 2):
+                met.setdefault(a, {})[b] = met.setdefault(a, {}).get(b, 0) + 1
+                met.setdefault(b, {})[a] = met.setdefault(b, {}).get(a, 0) + 1
+    return met
+
+
+def first_seats(past: Sequence[Seating]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for seating in past:
+        for table in seating.tables:
+            counts[table[0]] = counts.get(table[0], 0) + 1
+    return counts
+
+
+def bye_counts(past: Sequence[Seating]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for seating in past:
+        for player in seating.byes:
+            counts[player] = counts.get(player, 0) + 1
+    return counts
+
+
+def _check_players(players: Sequence[str]) -> None:
+    if len(set(players)) != len(players):
+        raise TournamentError("bad_players", "a player is listed twice")
+
+
+class _Problem:
+    """The Swiss objective over players numbered by standings position (0 = best)."""
+
+    def __init__(self, players: Sequence[str], points: Mapping[str, float], past: Sequence[Seating]) -> None:
+        index = {p: i for i, p in enumerate(players)}
+        met = meetings(past)
+        self.met = [{index[q]: c for q, c in met.get(p, {}).items() if q in index} for p in players]
+        self.points = [points.get(p, 0) for p in players]
+
+    def cost(self, table: Sequence[int]) -> tuple:
+        met, pts = self.met, self.points
+        repeats = 0
+        for i, a in enumerate(table):
+            row = met[a]
+            if row:
+                for b in table[i + 1:]:
+                    repeats += row.get(b, 0)
+        values = [pts[a] for a in table]
+        return (repeats, max(values) - min(values), max(table) - min(table))
+
+
+def _add(x: tuple, y: tuple) -> tuple:
+    return (x[0] + y[0], x[1] + y[1], x[2] + y[2])
+
+
+def _greedy(problem: _Problem, count: int, sizes: list[int]) -> list[list[int]]:
+    free = list(range(count))
+    tables = []
+    for size in sizes:
+        table = [free.pop(0)]
+        while len(table) < size:
+            pick = 0
+            for k in range(min(LOOKAHEAD, len(free))):
+                if not any(problem.met[free[k]].get(a) for a in table):
+                    pick = k
+                    break
+            table.append(free.pop(pick))
+        tables.append(table)
+    return tables
+
+
+def _swaps(problem: _Problem, tables: list[list[int]]) -> None:
+    costs = [problem.cost(t) for t in tables]
+    n = len(tables)
+    for _ in range(MAX_PASSES):
+        changed = False
+        for a in range(n):
+            while costs[a][0]:
+                if not _one_swap(problem, tables, costs, a, n):
+                    break
+                changed = True
+        if not changed:
+            return
+
+
+def _one_swap(problem: _Problem, tables: list[list[int]], costs: list[tuple], a: int, n: int) -> bool:
+    """The first swap between table ``a`` and the nearest table that lowers their summed cost."""
+    for distance in range(1, n):
+        for b in (a - distance, a + distance):
+            if not 0 <= b < n:
+                continue
+            before = _add(costs[a], costs[b])
+            ta, tb = tables[a], tables[b]
+            for i in range(len(ta)):
+                for j in range(len(tb)):
+                    ta[i], tb[j] = tb[j], ta[i]
+                    ca, cb = problem.cost(ta), problem.cost(tb)
+                    if _add(ca, cb) < before:
+                        costs[a], costs[b] = ca, cb
+                        return True
+                    ta[i], tb[j] = tb[j], ta[i]
+    return False
+
+
+def _exact(problem: _Problem, count: int, sizes: list[int], start: list[list[int]]) -> list[list[int]]:
+    """Branch and bound over every way to cut the players into tables of ``sizes``: the lowest cost."""
+    best_cost = (0, 0, 0)
+    for table in start:
+        best_cost = _add(best_cost, problem.cost(table))
+    best = [start]
+    best_box = [best_cost]
+    left = {size: sizes.count(size) for size in set(sizes)}
+
+    def search(remaining: list[int], cost: tuple, chosen: list[list[int]]) -> None:
+        if not remaining:
+            best_box[0], best[0] = cost, [list(t) for t in chosen]
+            return
+        first, rest = remaining[0], remaining[1:]
+        for size in sorted(left, reverse=True):
+            if not left[size]:
+                continue
+            left[size] -= 1
+            for others in combinations(rest, size - 1):
+                table = [first, *others]
+                total = _add(cost, problem.cost(table))
+                if total < best_box[0]:
+                    taken = set(others)
+                    chosen.append(table)
+                    search([p for p in rest if p not in taken], total, chosen)
+                    chosen.pop()
+            left[size] += 1
+
+    search(list(range(count)), (0, 0, 0), [])
+    return best[0]
+
+
+def _seat_order(table: list[str], firsts: Mapping[str, int], keys: Mapping[str, int]) -> tuple[str, ...]:
+    return tuple(sorted(table, key=lambda p: (firsts.get(p, 0), keys[p])))
+
+
+def _group(players: Sequence[str], points: Mapping[str, float], past: Sequence[Seating], sizes: list[int],
+           rng: Rng) -> list[tuple[str, ...]]:
+    """Players (standings order) cut into tables of ``sizes`` by the Swiss objective, seats in order."""
+    problem = _Problem(players, points, past)
+    tables = _greedy(problem, len(players), sizes)
+    _swaps(problem, tables)
+    if len(players) <= EXACT_LIMIT:
+        tables = _exact(problem, len(players), sizes, tables)
+    tables.sort(key=min)
+    keys = {p: rng.next_u64() for p in players}
+    firsts = first_seats(past)
+    return [_seat_order([players[i] for i in table], firsts, keys) for table in tables]
+
+
+def swiss(players: Sequence[str], points: Mapping[str, float], past: Sequence[Seating], seed: int,
+          round_no: int, sizes: Sizes) -> Seating:
+    """Round ``round_no``'s Swiss seating of ``players`` (the active players, standings order)."""
+    _check_players(players)
+    table_list, byes = table_sizes(len(players), sizes)
+    counts = bye_counts(past)
+    ranked = list(enumerate(players))
+    takers = sorted(ranked, key=lambda item: (counts.get(item[1], 0), -item[0]))[:byes]
+    bye_set = {p for _, p in takers}
+    seated = [p for p in players if p not in bye_set]
+    tables = _group(seated, points, past, table_list, Rng(derive_seed(seed, round_no)))
+    return Seating(tables=tuple(tables), byes=tuple(p for p in players if p in bye_set))
+
+
+def round_robin(players: Sequence[str], seed: int, sizes: Sizes) -> list[Seating]:
+    """Every round of a round robin, computed up front (see the module's text for what it guarantees)."""
+    _check_players(players)
+    if sizes.wanted == 2:
+        return _berger(list(players))
+    count = len(players)
+    rounds = max(1, -(-(count - 1) // (sizes.wanted - 1)))
+    schedule: list[Seating] = []
+    for round_no in range(1, rounds + 1):
+        schedule.append(swiss(players, {}, schedule, seed, round_no, sizes))
+    return schedule
+
+
+def _berger(players: list[str]) -> list[Seating]:
+    ring: list[str | None] = list(players) + ([None] if len(players) % 2 else [])
+    n = len(ring)
+    if n < 2:
+        return [Seating(tables=(), byes=tuple(players))] if players else []
+    fixed, rest = ring[-1], ring[:-1]
+    rounds = []
+    for r in range(n - 1):
+        order = rest[r:] + rest[:r]  # rotate everyone but the fixed player
+        pairs = [(order[0], fixed) if r % 2 == 0 else (fixed, order[0])]
+        for i in range(1, n // 2):
+            pairs.append((order[i], order[-i]))
+        tables = tuple((a, b) for a, b in pairs if a is not None and b is not None)
+        byes = tuple(p for pair in pairs if None in pair for p in pair if p is not None)
+        rounds.append(Seating(tables=tables, byes=byes))
+    return rounds
+
+
+def arena(waiting: Sequence[str], standings: Sequence[str], points: Mapping[str, float],
+          past: Sequence[Seating], seed: int, label: int, sizes: Sizes) -> Seating:
+    """The tables to seat now from the players ``waiting`` (in the order they became free); ``standings``
+    orders everyone. The players not seated are in ``waiting`` of the result, still in their order."""
+    _check_players(waiting)
+    tables = len(waiting) // sizes.wanted
+    now = set(waiting[:tables * sizes.wanted])
+    unknown = now - set(standings)
+    if unknown:
+        raise TournamentError("bad_players", f"waiting players not in the standings: {sorted(unknown)}")
+    order = [p for p in standings if p in now]
+    seated = _group(order, points, past, [sizes.wanted] * tables, Rng(derive_seed(seed, label)))
+    return Seating(tables=tuple(seated), waiting=tuple(waiting[tables * sizes.wanted:]))
+
+
+def final_table(standings: Sequence[str], n: int, sizes: Sizes) -> Seating:
+    """The top ``n`` of the standings at one table, in standings order (the leader sits first)."""
+    _check_players(standings)
+    if not sizes.min <= n <= sizes.max or n > len(standings):
+        raise TournamentError("bad_final", f"a final of {n} needs {sizes.min}..{sizes.max} seats and as many "
+                                           "players")
+    return Seating(tables=(tuple(standings[:n]),))
