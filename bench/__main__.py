@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from . import (abuse_bench, browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench,
-               server_bench, tournament_bench)
+               server_bench, soak_bench, tournament_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -44,6 +44,10 @@ def main() -> None:
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
     print()
+    soak = soak_bench.run()
+    soak_bench.print_table(soak)
+    (RESULTS / "soak.json").write_text(json.dumps({**stamp, **soak}, indent=2))
+    print()
     abuse = abuse_bench.run(quick=True)  # the full run (8 s attacks, 30 s to settle) takes ~9 minutes alone
     abuse_bench.print_table(abuse)
     (RESULTS / "abuse.json").write_text(json.dumps({**stamp, **abuse}, indent=2, default=str))
@@ -62,8 +66,8 @@ def main() -> None:
         apart = browser_bench.run(cores=True)
         browser_bench.print_table(apart)
         (RESULTS / "browser.json").write_text(json.dumps({**stamp, **browser, "cores_apart": apart}, indent=2))
-    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json, abuse.json "
-          "(and cluster.json, browser.json)")
+    print(f"\nwritten to {RESULTS}/rules.json, log.json, tournament.json, fairness.json, server.json, soak.json, "
+          "abuse.json (and cluster.json, browser.json)")
 
 
 if __name__ == "__main__":

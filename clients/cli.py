@@ -112,6 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.gateway import Limits
     from server.lan import WILDCARDS
     from server.datalock import DataDirInUse
+    from server.quotas import Quotas
     from server.tournament.model import TournamentError
 
     from .client import single_error
@@ -133,6 +134,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"photofinish serve: with --host {args.host} say which address other nodes send clients to: "
               f"--public-url ws://THIS-HOST:{args.port}", file=sys.stderr)
         return 2
+    for flag, value, most in (("--waiting-per-connection", args.waiting_per_connection, 10_000),
+                              ("--waiting-per-address", args.waiting_per_address, 100_000),
+                              ("--playbacks-per-address", args.playbacks_per_address, 10_000),
+                              ("--waiting-expiry", args.waiting_expiry, 30 * 86400),
+                              ("--keep-finished", args.keep_finished, 30 * 86400)):
+        if not 0 <= value <= most:
+            print(f"photofinish serve: {flag} is 0..{most}", file=sys.stderr)
+            return 2
+    quotas = Quotas(waiting_per_connection=args.waiting_per_connection, waiting_per_address=args.waiting_per_address,
+                    waiting_expiry=args.waiting_expiry, playbacks_per_address=args.playbacks_per_address,
+                    keep_finished=args.keep_finished)
     checks.check_listen(args.host, args.port)  # before any table is reopened from the data directory
     checks.check_data_dir(args.data)
     try:
@@ -146,7 +158,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         web_root = None if args.no_web else Path(__file__).resolve().parent / "web"
         trio.run(partial(serve_until_signal, args.host, args.port, Path(args.data), args.demo, args.durability,
                          limits, web_root, cluster_url=args.cluster, public_url=args.public_url,
-                         heartbeat=args.heartbeat, forget_after=args.forget_after))
+                         heartbeat=args.heartbeat, forget_after=args.forget_after, quotas=quotas))
     except (OSError, TournamentError, DataDirInUse, BaseExceptionGroup) as raised:
         error = single_error(raised)
         if isinstance(error, (TournamentError, DataDirInUse)):  # another server's data directory; a bad store
@@ -572,6 +584,7 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from server.gateway import Limits
+    from server.quotas import Quotas
 
     parser = _Parser(prog="photofinish", description="photofinish: racing games, fairly arbitrated")
     parser.add_argument("--version", action="version", version=f"photofinish {_version()}")
@@ -600,6 +613,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--forget-after", type=float, default=600.0, metavar="SECONDS",
                        help="with --cluster: seconds a dead node's tables stay listed as unavailable before they "
                             "leave every node's lists (default 600); if it comes back, they are listed again")
+    quotas = Quotas()
+    serve.add_argument("--waiting-per-connection", type=int, default=quotas.waiting_per_connection, metavar="N",
+                       help="tables waiting for players one connection may have created (0: no limit; default: %(default)s)")
+    serve.add_argument("--waiting-per-address", type=int, default=quotas.waiting_per_address, metavar="N",
+                       help="... all connections from one IP address (default: %(default)s)")
+    serve.add_argument("--waiting-expiry", type=float, default=quotas.waiting_expiry, metavar="SECONDS",
+                       help="a table nobody sat at is closed after this long (0: never; default: %(default)s)")
+    serve.add_argument("--playbacks-per-address", type=int, default=quotas.playbacks_per_address, metavar="N",
+                       help="playbacks one IP address may have open (0: no limit; default: %(default)s)")
+    serve.add_argument("--keep-finished", type=float, default=quotas.keep_finished, metavar="SECONDS",
+                       help="a finished table stays watchable this long, then only its summary and log "
+                            "(default: %(default)s)")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")

@@ -59,8 +59,17 @@ def refused_words(entry: Entry, people: LogPeople, seat: int | None = None) -> s
     that it was refused and why, which is what that seat could have learnt at the table at most."""
     if seat is not None and entry.actor != seat:
         return f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: an action refused: {entry.code or 'refused'}"
-    action = msgspec.json.encode(entry.action).decode()
-    return f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: refused {action}: {entry.code or 'refused'}"
+    return f"#{entry.seq} t={entry.time:.3f}s {people.who(entry)}: refused {action_words(entry.action)}: " \
+        f"{entry.code or 'refused'}"
+
+
+def action_words(action) -> str:
+    """A refused action as logged: its JSON, or for one the server kept only as a digest (it was over 512
+    bytes), how large it was and the start of its sha256."""
+    if isinstance(action, dict) and set(action) == {"digest", "bytes"}:
+        digest = action["digest"] or "?"
+        return f"an action of {action['bytes']} bytes (kept as its sha256 {digest[:16]}…)"
+    return msgspec.json.encode(action).decode()
 
 
 def fair_words(entry: Entry, people: LogPeople) -> str | None:

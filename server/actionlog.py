@@ -7,9 +7,26 @@ store appends the same entries to disk.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import msgspec
+
+REFUSED_MOST = 512  # bytes: a refused action encoded larger is kept (in memory and in the log) as its digest
+_encode = msgspec.json.Encoder().encode
+
+
+def compact_refused(action: Any) -> Any:
+    """What is kept of a refused intent's action: itself, or when its JSON is over ``REFUSED_MOST`` bytes
+    ``{"digest": <sha256 hex of that JSON>, "bytes": N}``, so a client sending junk cannot fill the memory or
+    the disk (the refusal's code is kept whole beside it)."""
+    try:
+        body = _encode(action)
+    except (TypeError, ValueError, OverflowError):  # not JSON-encodable: nothing a client sent as JSON
+        return {"digest": None, "bytes": None}
+    if len(body) <= REFUSED_MOST:
+        return action
+    return {"digest": hashlib.sha256(body).hexdigest(), "bytes": len(body)}
 
 
 class LogEntry(msgspec.Struct, frozen=True, gc=False):
@@ -20,7 +37,8 @@ class LogEntry(msgspec.Struct, frozen=True, gc=False):
     seq: int
     time: float  # server seconds since the table started (trio's clock: virtual under a MockClock)
     actor: int  # a seat, rules.SYSTEM or rules.CHANCE
-    action: Any  # the game action (as received, for a refused intent that did not decode)
+    action: Any  # the game action (as received, for a refused intent that did not decode; a large refused
+    # one only as its digest: ``compact_refused``)
     accepted: bool
     code: str | None = None  # the refusal's code
     events: tuple[Any, ...] = ()  # what an accepted entry did (kept to catch up reconnecting clients)

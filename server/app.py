@@ -23,6 +23,7 @@ from .lan import WILDCARDS, join_urls
 from .cluster import Cluster, node_id
 from .limits import raise_file_limit
 from .lobby import Lobby
+from .quotas import Quotas
 from .presence import Presence
 from .protocol import BotSeat, CreateTable
 from .tournament.hub import TournamentHub
@@ -107,18 +108,20 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
         await table.over.wait()
         await trio.sleep(pause)
         await table.stop()
-        del lobby.tables[table.id]
+        lobby.tables.pop(table.id, None)
 
 
 async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path | None = None, demo: bool = False,
                      limits: Limits = Limits(), durability: str = "batch", web_root: Path | None = None,
-                     cluster: ClusterConfig | None = None, task_status=trio.TASK_STATUS_IGNORED) -> None:
+                     cluster: ClusterConfig | None = None, quotas: Quotas = Quotas(),
+                     task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Serve; with ``data_dir`` every table is logged there and unfinished tables are reopened first.
     ``web_root``: the folder a browser's plain GET is served from (None: no files, only the protocol).
     ``cluster``: be one node of a cluster (``server/cluster.py``); the node has joined (or tried once) when
-    this has started."""
+    this has started. ``quotas``: what one client may hold, and for how long (``server/quotas.py``)."""
     stopped = trio.Event()
-    serve = partial(_serve, host, port, data_dir, demo, limits, durability, web_root, cluster, stopped, task_status)
+    serve = partial(_serve, host, port, data_dir, demo, limits, durability, web_root, cluster, stopped, task_status,
+                    quotas)
     try:
         if data_dir is None:
             return await serve()
@@ -130,9 +133,10 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
 
 
 async def _serve(host: str, port: int, data_dir: Path | None, demo: bool, limits: Limits, durability: str,
-                 web_root: Path | None, cluster: ClusterConfig | None, stopped: trio.Event, task_status) -> None:
+                 web_root: Path | None, cluster: ClusterConfig | None, stopped: trio.Event, task_status,
+                 quotas: Quotas = Quotas()) -> None:
     async with trio.open_nursery() as nursery:
-        lobby = Lobby(nursery, data_dir, durability)
+        lobby = Lobby(nursery, data_dir, durability, quotas)
         hub = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
         await hub.open()  # a store that cannot be opened stops the start before any table is reopened
         reopened = await lobby.recover()
@@ -230,27 +234,28 @@ def print_join(urls: tuple[str, ...], qr: bool) -> None:
 async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
                              limits: Limits = Limits(), web_root: Path | None = None, cluster_url: str | None = None,
                              public_url: str | None = None, heartbeat: float = 1.0,
-                             forget_after: float = 600.0) -> None:
+                             forget_after: float = 600.0, quotas: Quotas = Quotas()) -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``cluster_url`` (a
     Redis), join that cluster as a node whose tables clients reach at ``public_url``."""
     if cluster_url is None:
-        return await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, None)
+        return await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, None, quotas)
     from .redis_presence import open_redis_presence
 
     async with open_redis_presence(cluster_url) as presence:
         config = ClusterConfig(presence, public_url, heartbeat=heartbeat, expiry=5 * heartbeat,
                                forget_after=forget_after)
-        await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, config)
+        await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, config, quotas)
 
 
 async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str, limits: Limits,
-                              web_root: Path | None, cluster: ClusterConfig | None) -> None:
+                              web_root: Path | None, cluster: ClusterConfig | None,
+                              quotas: Quotas = Quotas()) -> None:
     raised = raise_file_limit()  # each connection holds a descriptor: as many as the system lets this process have
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
                                                            durability=durability, web_root=web_root,
-                                                           cluster=cluster))
+                                                           cluster=cluster, quotas=quotas))
             settle_gc()
             print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
             print(limit_line(raised, running.gateway), flush=True)

@@ -42,6 +42,7 @@ from .limits import (Admission, Buckets, check_ids, file_limit, shallow_json_id,
                      too_deep)
 from .lobby import Lobby
 from .outbox import Outbox
+from .quotas import new_owner, peer_address
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
@@ -225,6 +226,7 @@ class Connection:
         self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
         self._pings_queued = 0  # pings in the outbox, stamped by the writer as their frame leaves
         self.ping_scope = trio.CancelScope()  # cancelled when the reader stops
+        self.owner = new_owner(peer or peer_address(ws))  # what it creates is counted against it and its address
 
     def deliver(self, message: Any) -> bool:
         return self.outbox.put(message)
@@ -416,11 +418,12 @@ class Connection:
             if kind is ListGames:
                 self.deliver(Games(ref=message.id, games=lobby.games()))
             elif kind is CreateTable:
-                table = await (lobby.create(message) if lobby.cluster is None else self._create_here(lobby, message))
+                table = await (lobby.create(message, owner=self.owner) if lobby.cluster is None
+                               else self._create_here(lobby, message))
                 if table is not None:
                     self.deliver(TableCreated(ref=message.id, table=table.info()))
             elif kind is OpenPlayback:
-                table = await lobby.open_playback(message.log, message.speed)
+                table = await lobby.open_playback(message.log, message.speed, owner=self.owner)
                 self.deliver(TableCreated(ref=message.id, table=table.info()))
             elif kind is Replay:  # rebuilt off the event loop, two at a time for the whole server
                 self.deliver(await trio.to_thread.run_sync(frames.answer, lobby.data_dir, message,
@@ -461,11 +464,11 @@ class Connection:
         if not message.placed and (url := lobby.cluster.placement()) is not None:
             self.deliver(Redirect(ref=message.id, url=url))
             return None
-        lobby.check(message)  # a bad request claims nothing
+        lobby.check(message, self.owner)  # a bad request claims nothing
         table_id = lobby.new_table_id()
         await lobby.cluster.claim("table", table_id)
         try:
-            table = await lobby.create(message, table_id=table_id)
+            table = await lobby.create(message, table_id=table_id, owner=self.owner)
         except BaseException:
             with trio.CancelScope(shield=True):
                 await lobby.cluster.release("table", table_id)

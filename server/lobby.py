@@ -1,7 +1,10 @@
 """The lobby: the games on offer and the tables that exist, and where a new table's arbiter is started.
 
-It checks a table request against the rules (game, mode, seats, options, bot seats) before any task starts,
-so a bad request is a typed error and leaves nothing half-made.
+It checks a table request against the rules (game, mode, seats, options, bot seats) and its creator's quotas
+(``server/quotas.py``) before any task starts, so a bad request is a typed error and leaves nothing half-made.
+It also tends what it holds: a finished table leaves memory after ``keep_finished`` seconds (its summary stays
+listed, its log on disk), a waiting table nobody sat at ends itself (``expired``) and is forgotten, and a
+playback nobody watches is closed.
 """
 
 from __future__ import annotations
@@ -9,22 +12,24 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from collections import OrderedDict
 from pathlib import Path
 
 import msgspec
 import trio
 
 from rules.bots import get_policy
-from rules import GAMES, RulesError, Setup, get_game, make_setup, restore
+from rules import GAMES, RulesError, Session, Setup, get_game, make_setup, restore
 
 from . import disk
 from .actionlog import MemoryLog
-from .finished import finished_marker
-from .logfile import Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
+from .finished import Finished, finished_marker, write_marker
+from .logfile import End, Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
 from .journal import LIMIT as JOURNAL_LIMIT
 from .journal import Journal, replay
 from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
+from .quotas import Owner, Quotas
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
 from .fairness import EPSILON as FAIR_EPSILON
 from .table import Intent, Reservation, Table
@@ -35,14 +40,29 @@ PROBE_BYTES = 64 * 1024  # what such a check writes and syncs (a full disk must 
 REOPEN_TRIES = 5  # reopenings of one table after disk failures before it is left for a restart
 
 
+async def first_of(*events: trio.Event) -> None:
+    """Return once any of ``events`` is set."""
+    async with trio.open_nursery() as nursery:
+        async def wait(event: trio.Event) -> None:
+            await event.wait()
+            nursery.cancel_scope.cancel()
+
+        for event in events:
+            nursery.start_soon(wait, event)
+
+
 class Lobby:
     """``data_dir`` None keeps logs in memory only (tests); otherwise every table has a log file. Under
     ``batch`` the lobby runs the server's one group commit (the write-ahead ``Journal``) for every log, from
     the first log it opens until ``stop_all``."""
 
     def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
-                 journal_limit: int = JOURNAL_LIMIT) -> None:
+                 quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT) -> None:
         self.nursery = nursery
+        self.quotas = quotas
+        self.owners: dict[str, Owner] = {}  # a held table or playback -> who created or opened it
+        self.finished: OrderedDict[str, None] = OrderedDict()  # held tables that are over, oldest first
+        self.summaries: OrderedDict[str, TableInfo] = OrderedDict()  # finished tables no longer held
         self.journal_limit = journal_limit  # the journal's checkpoint size (tests make it small)
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
@@ -74,21 +94,25 @@ class Lobby:
     def find(self, table_id: str) -> Table:
         table = self.tables.get(self.aliases.get(table_id, table_id))
         if table is None:
+            if table_id in self.summaries:
+                raise RulesError("table_over", f"table {table_id} is over and no longer held: its log can be "
+                                 f"played back (open_playback {table_id}) or replayed")
             raise RulesError("no_table", f"no table {table_id!r}")
         return table
 
     def list(self) -> list[TableInfo]:
-        return [table.info() for table in self.tables.values()]
+        """Every table held, then the summaries (as they ended) of finished tables no longer held."""
+        return [table.info() for table in self.tables.values()] + list(self.summaries.values())
 
-    def check(self, request: CreateTable) -> tuple:
-        """The game and checked set-up for a request, or ``RulesError`` saying what is wrong with it."""
-        if len(self.tables) >= MAX_TABLES:
-            self._evict_finished()
-        if len(self.tables) >= MAX_TABLES:
-            raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
+    def check(self, request: CreateTable, owner: Owner | None = None) -> tuple:
+        """The game and checked set-up for a request, or ``RulesError`` saying what is wrong with it (or that
+        its ``owner`` holds its share of waiting tables already; None: a tournament's, never counted)."""
+        self._make_room()
         if self.storage_error is not None:
             raise RulesError("storage_failed", f"no new tables for now: {self.storage_error}; the server checks "
                              f"every {STORAGE_RETRY:g} s and takes them again once the disk can be written")
+        if owner is not None:
+            self._check_waiting(owner)
         game = get_game(request.game)
         check_name(request.name, "a table's name", TITLE_MOST)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
@@ -106,13 +130,47 @@ class Lobby:
                 raise RulesError("bad_option", f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
             raise RulesError("bad_seed", "a seed is an integer from 0 to 2**64-1")
+        if request.seed is not None and not request.practice:
+            raise RulesError("bad_seed", "a chosen seed makes every hidden card known to its chooser: it is for "
+                             "practice tables only (send practice: true with it; everyone is shown the seed)")
         return game, setup
 
+    def _make_room(self) -> None:
+        if len(self.tables) >= MAX_TABLES:
+            self._evict_finished()
+        if len(self.tables) >= MAX_TABLES:
+            raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
+
+    def _held_by(self, owner: Owner, playbacks: bool) -> tuple[int, int]:
+        """(by this connection, by its address): the waiting tables (or the playbacks) held for them."""
+        mine = address = 0
+        for table_id, who in self.owners.items():
+            table = self.tables.get(table_id)
+            if table is None or table.read_only != playbacks or (not playbacks and table.started):
+                continue
+            if who.address == owner.address:
+                address += 1
+                mine += who.connection == owner.connection
+        return mine, address
+
+    def _check_waiting(self, owner: Owner) -> None:
+        quotas = self.quotas
+        mine, address = self._held_by(owner, playbacks=False)
+        if quotas.waiting_per_connection and mine >= quotas.waiting_per_connection:
+            raise RulesError("too_many_waiting", f"this connection has {mine} tables waiting for players, the most "
+                             f"it may (serve --waiting-per-connection {quotas.waiting_per_connection}): sit at one "
+                             "or let one fill first")
+        if quotas.waiting_per_address and address >= quotas.waiting_per_address:
+            raise RulesError("too_many_waiting", f"your address has {address} tables waiting for players, the most "
+                             f"it may (serve --waiting-per-address {quotas.waiting_per_address})")
+
     async def create(self, request: CreateTable, alias: str | None = None, reserved: list[Reservation] = (),
-                     stand_in: str | None = None, tags: dict | None = None, table_id: str | None = None) -> Table:
+                     stand_in: str | None = None, tags: dict | None = None, table_id: str | None = None,
+                     owner: Owner | None = None) -> Table:
         """A new table; ``reserved`` seats are kept for their players' tokens (a tournament's), and with
-        ``stand_in`` (a policy) an absent player's seat is played by that bot after ``grace_ms``."""
-        game, setup = self.check(request)
+        ``stand_in`` (a policy) an absent player's seat is played by that bot after ``grace_ms``. ``owner``:
+        the client that asked (its waiting tables are counted); an aliased table (the demo's) never expires."""
+        game, setup = self.check(request, owner)
         table_id = table_id or self.new_table_id()
         if table_id in self.tables:
             raise RulesError("table_exists", f"table {table_id} exists already")
@@ -138,8 +196,12 @@ class Lobby:
         table = Table(table_id, game, setup, seed, name=request.name.strip(), bots=list(request.bots),
                       turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
                       bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in,
-                      ordering=request.ordering, fair_ms=request.fair_ms)
+                      ordering=request.ordering, fair_ms=request.fair_ms,
+                      expire_after=None if alias else self.quotas.waiting_expiry or None,
+                      chosen_seed=request.seed, practice=request.practice)
         await self._start(table)
+        if owner is not None:
+            self.owners[table_id] = owner
         if alias:
             self.aliases[alias] = table_id
         return table
@@ -148,6 +210,7 @@ class Lobby:
         """Run a table's arbiter, list it, and watch for it stopping on a disk failure."""
         await self.nursery.start(table.run)
         self.tables[table.id] = table
+        self.nursery.start_soon(self._tend, table)
         if table.store is not None:
             self.nursery.start_soon(self._watch_table, table)
 
@@ -244,6 +307,8 @@ class Lobby:
                                "ordering": request.ordering or ("fair" if setup.mode == "challenge" else "arrival"),
                                "fair_ms": request.fair_ms, "fair_epsilon_ms": FAIR_EPSILON * 1000,
                                "bots": [msgspec.to_builtins(b) for b in request.bots],
+                               **({"practice": True} if request.practice else {}),
+                               **({"chosen_seed": request.seed} if request.seed is not None else {}),
                                **({"alias": alias} if alias else {}), **(extra or {})},
                 commitment=seed_commitment(seed), started=utc_now()))
         except OSError:
@@ -263,15 +328,77 @@ class Lobby:
 
     def _evict_finished(self) -> None:
         """Make room: forget tables whose game is over (their logs stay on disk for replay and playback)."""
-        for table_id, table in list(self.tables.items()):
+        for table in list(self.tables.values()):
             if table.over.is_set() and table.id not in self.aliases.values():
-                table.submit_nowait(Intent("stop", None))
-                del self.tables[table_id]
+                self._forget(table, summary=not table.read_only)
 
-    async def open_playback(self, log_table: str, speed: float = 1.0) -> Table:
-        """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``."""
+    def _forget(self, table: Table, summary: bool = True) -> None:
+        """Stop a table and let go of it; a finished one stays listed by its summary (bounded in number)."""
+        if self.tables.get(table.id) is not table:
+            return
+        table.submit_nowait(Intent("stop", None))
+        del self.tables[table.id]
+        self.owners.pop(table.id, None)
+        self.finished.pop(table.id, None)
+        if summary and table.over.is_set():
+            self.summaries[table.id] = table.info()
+            while len(self.summaries) > self.quotas.summaries_most:
+                self.summaries.popitem(last=False)
+
+    async def _tend(self, table: Table) -> None:
+        """A table's life in the lobby: forgotten once it expires (nobody sat at it), or held for
+        ``keep_finished`` seconds once it finished and its log is closed (fewer when more than
+        ``finished_most`` are held)."""
+        await first_of(table.over, table.stopped)
+        if table.store is not None:
+            await first_of(table.marked, table.stopped)  # the end on disk, the marker written, the file closed
+        if table.stopped.is_set():
+            if table.halted is not None and table.halted[0] == "expired":
+                self._forget(table, summary=False)
+            return
+        if table.id in self.aliases.values():
+            return  # kept under its alias (the demo): ``app.keep_table`` replaces it
+        self.finished[table.id] = None
+        self._hold_fewer_finished()
+        with trio.move_on_after(self.quotas.keep_finished):
+            await table.stopped.wait()
+        self._forget(table)
+
+    def _hold_fewer_finished(self) -> None:
+        """Forget the oldest finished tables while more than ``finished_most`` are held (a function of its own:
+        a waiting task's frame must not keep a forgotten table alive)."""
+        while len(self.finished) > self.quotas.finished_most:
+            oldest = self.tables.get(next(iter(self.finished)))
+            if oldest is None:
+                self.finished.popitem(last=False)
+            else:
+                self._forget(oldest)
+
+    async def _tend_playback(self, table: Table) -> None:
+        """Close a playback nobody watches: after ``playback_idle`` seconds while it plays, after
+        ``played_out_idle`` once it has played to its end."""
+        unwatched = trio.current_time()
+        while not table.stopped.is_set():
+            await trio.sleep(1.0)
+            now = trio.current_time()
+            if table.spectators:
+                unwatched = now
+            elif now - unwatched >= (self.quotas.played_out_idle if table.played_out else self.quotas.playback_idle):
+                break
+        self._forget(table, summary=False)
+
+    async def open_playback(self, log_table: str, speed: float = 1.0, owner: Owner | None = None) -> Table:
+        """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``; counted in
+        the table cap, and against ``owner``'s address (``playbacks_per_address``)."""
         from .replay import check_log
 
+        self._make_room()
+        if owner is not None:
+            _, held = self._held_by(owner, playbacks=True)
+            if self.quotas.playbacks_per_address and held >= self.quotas.playbacks_per_address:
+                raise RulesError("too_many_playbacks", f"your address has {held} playbacks open, the most it may "
+                                 f"(serve --playbacks-per-address {self.quotas.playbacks_per_address}); one nobody "
+                                 "watches closes by itself")
         if self.data_dir is None:
             raise RulesError("no_logs", "this server keeps no logs (it runs without a data directory)")
         if not 0.01 <= speed <= 10_000:
@@ -293,6 +420,9 @@ class Lobby:
         await self.nursery.start(table.run)
         self.nursery.start_soon(table.play_back, [e for e in report.read.entries() if e.accepted], speed)
         self.tables[table.id] = table
+        if owner is not None:
+            self.owners[table.id] = owner
+        self.nursery.start_soon(self._tend_playback, table)
         return table
 
     async def recover(self) -> list[str]:
@@ -325,6 +455,11 @@ class Lobby:
                     print(f"photofinish: not reopening {path.stem}: {finished}, but its log {path} has lost its "
                           "end record; left as it is", flush=True)
                     continue
+                if self._never_sat(read):
+                    await trio.to_thread.run_sync(self._end_expired, path, read)
+                    print(f"photofinish: not reopening {path.stem}: nobody ever sat at it; ended as expired",
+                          flush=True)
+                    continue
                 table = self._rebuild(path, read)
             except (LogError, RulesError, OSError, ValueError) as error:
                 print(f"photofinish: cannot reopen {path}: {error}", flush=True)
@@ -334,6 +469,30 @@ class Lobby:
                 self.aliases[alias] = table.id  # a kept table (the demo's) takes its name back
             reopened.append(table.id)
         return reopened
+
+    def _never_sat(self, read) -> bool:
+        """A waiting table nobody ever sat at (no seat taken by a person, nothing accepted), not kept under an
+        alias (the demo's open table waits for a player for ever): not worth reopening."""
+        if not self.quotas.waiting_expiry or read.header.table_options.get("alias"):
+            return False
+        return not any(type(r) is SeatTaken and r.token_hash for r in read.records) and \
+            not any(type(r) is Entry and r.accepted for r in read.records)
+
+    def _end_expired(self, path: Path, read) -> None:
+        """Append the end record (``expired``) to the log of a table nobody sat at, then its ``.done`` marker."""
+        header = read.header
+        game = get_game(header.game)
+        setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
+        seed = int((path.with_suffix(".seed")).read_text())
+        if seed_commitment(seed) != header.commitment:
+            raise ValueError("its seed file does not match the log's commitment")
+        store = reopen(path, read, "never" if self.durability == "never" else "always")
+        try:
+            seq = len(read.entries())
+            store.append(End(seq=seq, seed=seed, digest=Session(game, setup, seed).digest(), reason="expired"))
+        finally:
+            store.close()
+        write_marker(path, Finished(table=header.table, seq=seq, end_hash=store.head))
 
     def _rebuild(self, path: Path, read) -> Table:
         header = read.header
@@ -363,7 +522,9 @@ class Lobby:
                       turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
                       bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log,
                       receipts=read.receipts(), stand_in=options.get("stand_in"),
-                      ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50))
+                      ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50),
+                      expire_after=None if options.get("alias") else self.quotas.waiting_expiry or None,
+                      chosen_seed=options.get("chosen_seed"), practice=options.get("practice", False))
         table.skip_lots(sum(e.fair is not None and e.fair.lot is not None for e in entries))
         table.groups = max((e.fair.group or 0 for e in entries if e.fair is not None), default=0)
         for record in read.records:
@@ -378,6 +539,7 @@ class Lobby:
                 slot.state = "stand_in" if record.active else "away"
             elif type(record) is Entry and record.ref is not None and 0 <= record.actor < len(table.slots):
                 table.slots[record.actor].answers[record.ref] = table.answer_for(table.log.entries[record.seq - 1])
+        table.seated_ever = any(type(r) is SeatTaken and r.token_hash for r in read.records)
         return table
 
     async def stop_all(self) -> None:

@@ -56,7 +56,8 @@ class CreateTable(ClientMessage, tag="create_table"):
     turn_time_ms: int = 0  # lockstep: a seat's time to act, 0 = no limit
     grace_ms: int = 60_000  # how long an away seat stays reserved for its token
     bot_delay_ms: int = 0  # server-side bots wait this long before each action (a watchable pace)
-    seed: int | None = None  # None: the server draws one
+    seed: int | None = None  # None: the server draws one; a chosen seed only with ``practice`` (shown to all)
+    practice: bool = False  # a practice table: its creator may choose the seed, so its deal is no secret
     ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
     fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
     placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
@@ -321,6 +322,8 @@ class TableInfo(msgspec.Struct, frozen=True):
     grace_ms: int
     ordering: str = "arrival"  # "arrival" or "fair" (contested actions ordered by reaction time)
     fair_ms: int = 50
+    practice: bool = False  # a practice table (created with ``practice``)
+    seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
 
 
 class TableCreated(ServerMessage, tag="table_created"):

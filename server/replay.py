@@ -40,6 +40,7 @@ class Report:
     digests_checked: int = 0
     decisions: int = 0  # fair ordering decisions recomputed
     ended: bool = False
+    expired: bool = False  # the end record says nobody sat at it (``expired``)
     torn: str | None = None
     result: Any = None
     problem: str | None = None
@@ -60,8 +61,13 @@ class Report:
             lines.append(f"  {self.decisions} fair ordering decisions recomputed from their logged inputs")
         if self.torn:
             lines.append(f"  torn tail: {self.torn}; the rest was replayed")
+        chosen = self.read.header.table_options.get("chosen_seed")
+        if chosen is not None:
+            lines.append(f"  a practice table: its creator chose the seed ({chosen}), so its deal was known to them")
         if self.result is not None:
             lines.append(f"  result: scores {list(self.result.scores)}, winners {list(self.result.winners)}")
+        elif self.ended and self.expired:
+            lines.append("  expired: nobody sat at the table before it was closed")
         elif self.problem is None:
             lines.append("  no end record: the table was still open (or its server died); replayed so far")
         lines.append(f"  PROBLEM: {self.problem}" if self.problem else "  OK: every state rebuilt exactly")
@@ -136,7 +142,12 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
             if record.seq != seq or record.digest != digest(state):
                 report.problem = f"line {line} (end): the final state differs from the one recorded"
                 return report
-            if record.reason == "time_limit":  # halted before the game's end: placed as the game stood
+            if record.reason == "expired":  # nobody sat at it: it never started
+                if report.accepted or record.places or record.scores:
+                    report.problem = f"line {line} (end): a table that expired had started"
+                    return report
+                result = None
+            elif record.reason == "time_limit":  # halted before the game's end: placed as the game stood
                 if record.places != list(game.standing(state)):
                     report.problem = f"line {line} (end): the recorded places are not the game's standing"
                     return report
@@ -159,6 +170,7 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
                 return report
             report.digests_checked += 1
             report.ended, report.result = True, result
+            report.expired = record.reason == "expired"
     for members in fair_groups(read).values():
         problem = _check_group(members, header.table_options)
         if problem is not None:

@@ -32,7 +32,7 @@ from rules.bots import get_policy
 from .botdriver import BotDriver
 from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct, derive
 
-from .actionlog import MemoryLog
+from .actionlog import MemoryLog, compact_refused
 from .fairness import ALL, EPSILON, GUESS_REACTION, credited, draw_from, early_floor, fair_order, hold_bound, lot_rng
 from .fairness import credit as credit_for
 from .fairness import reaction as reaction_of
@@ -120,7 +120,8 @@ class Table:
                  bot_delay_ms: int = 0, store: FileLog | None = None, digest_every: int = 50,
                  session: Session | None = None, log: MemoryLog | None = None, read_only: bool = False,
                  receipts: list[str] | None = None, reserved: list[Reservation] = (),
-                 stand_in: str | None = None, ordering: str | None = None, fair_ms: int = 50) -> None:
+                 stand_in: str | None = None, ordering: str | None = None, fair_ms: int = 50,
+                 expire_after: float | None = None, chosen_seed: int | None = None, practice: bool = False) -> None:
         self.id = table_id
         self.name = name or table_id
         self.game = game
@@ -171,6 +172,13 @@ class Table:
         self._draw = draw_from(self.lots)
         self._opening: float | None = None  # the virtual time of the fair action being applied
         self.window_opened: float | None = None  # ... of the one that opened the photo-finish window
+        self.expire_after = expire_after  # seconds a table nobody sat at may wait before it is ended (None: ever)
+        self._expires: float | None = None  # when it expires (trio time), while nobody has sat and it waits
+        self.seated_ever = any(s.token_hash for s in self.slots) or bool(self.reserved)  # a person sat here
+        self.chosen_seed = chosen_seed  # the creator chose the seed (a practice table): shown to everyone
+        self.practice = practice
+        self.log_closed = False  # the log file is closed: the table finished and its end is on disk
+        self.played_out = False  # a playback fed its last entry
 
     # ------------------------------------------------------------------ outside the arbiter
 
@@ -205,6 +213,7 @@ class Table:
                    for s, ping in zip(self.slots, self.pings())],
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
+            practice=self.practice, seed=self.chosen_seed,
         )
 
     def pings(self) -> list[float | None]:
@@ -247,6 +256,8 @@ class Table:
             for slot in self.slots:
                 if slot.state == "stand_in":  # reopened with a stand-in playing: it plays on
                     self._start_stand_in(slot, persist=False)
+            if self.expire_after and not self.started and not self.seated_ever:
+                self._expires = trio.current_time() + self.expire_after
             task_status.started()
             try:
                 if self.started:  # reopened from its log: wake the bots with where the game stands
@@ -260,6 +271,8 @@ class Table:
                     intent = await self._next_intent()
                     if intent is None:
                         self._fire_timers()
+                        if self.halted is not None and self.halted[0] == "expired":
+                            break
                         continue
                     await trio.lowlevel.cancel_shielded_checkpoint()  # let readers already woken queue theirs
                     if self._take_batch(intent):
@@ -284,6 +297,7 @@ class Table:
                             self._write_marker()
                             self.marked.set()
                     self._release()
+                    self.store.on_durable = None  # (the journal may keep the log until its checkpoint)
                 self.stopped.set()
                 nursery.cancel_scope.cancel()
 
@@ -313,7 +327,24 @@ class Table:
             except OSError:  # the log failed first: the arbiter stops the table and says why
                 return
             await trio.to_thread.run_sync(self._write_marker)
+            self._close_log()
             self.marked.set()
+
+    def _close_log(self) -> None:
+        """The game is over, its end durable and marked: close the log file now, not when the table leaves
+        memory (file descriptors follow live tables, never history). Anything after this is answered but no
+        longer logged (only refusals and freed seats can follow an end, and they change nothing)."""
+        try:
+            self.store.close()
+        except OSError:
+            pass  # the end record and the marker are on disk; a refusal after them may be lost, nothing else
+        self.store.on_durable = None  # the journal may hold the closed log until its checkpoint: not this table
+        self.log_closed = True
+        self._release()
+        self._holding = False
+        while self._outgoing:  # lines after the end that a failed last sync left: they changed nothing
+            _, receiver, message = self._outgoing.popleft()
+            self._hand_over(receiver, message)
 
     def _write_marker(self) -> None:
         if self._finished is None:
@@ -434,6 +465,7 @@ class Table:
         token = secrets.token_urlsafe(24)
         slot.state, slot.name, slot.token_hash = "taken", name, token_hash(token)
         slot.receiver, slot.away_since, slot.answers = receiver, None, {}
+        self.seated_ever, self._expires = True, None
         self._persist(SeatTaken(seat=slot.seat, name=slot.name, token_hash=slot.token_hash, time=self._now()))
         self._deliver(receiver, Seated(ref=message.id, table=self.id, game=self.game.info.name, seat=slot.seat,
                                        token=token, seq=self.log.seq))
@@ -498,7 +530,7 @@ class Table:
         """Start the game once every seat is filled; True if it started now."""
         if self.started or any(s.state == "free" for s in self.slots):
             return False
-        self.started = True
+        self.started, self._expires = True, None
         self._record(self.session.run_chance())
         return True
 
@@ -706,6 +738,7 @@ class Table:
         """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed.
         Returns the answer, the new entries and who may act after them (None when refused)."""
         def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list, None]:
+            action = compact_refused(action)  # a 60 KiB junk action is kept as its digest, not whole
             logged = fair if lost is None else msgspec.structs.replace(fair, lost_to=lost[0])
             entry = self.log.append(time=time, actor=seat, action=action, accepted=False, code=code, ref=message.id,
                                     fair=logged)
@@ -845,7 +878,7 @@ class Table:
             await self.store.wait_durable(self.end_line)
 
     def _persist(self, record) -> None:
-        if self.store is not None:
+        if self.store is not None and not self.log_closed:
             self.store.append(record)
             if type(record) is Entry:  # entries are persisted once each, in seq order
                 self.receipts.append(self.store.head)
@@ -876,6 +909,7 @@ class Table:
             await trio.sleep(max(0.0, entry.time - previous) / speed)
             previous = entry.time
             await self.submit(Intent("replay", None, entry))
+        self.played_out = True
 
     def _replay_entry(self, entry) -> None:
         action = self.game.to_action(entry.action)
@@ -909,6 +943,8 @@ class Table:
                 deadline = due
         if self.held:
             deadline = min(deadline, self._t0 + min(h.fair.until for h in self.held))
+        if self._expires is not None:
+            deadline = min(deadline, self._expires)
         for slot in self.slots:
             if slot.away_since is not None:
                 deadline = min(deadline, self._t0 + slot.away_since + self.grace_ms / 1000)
@@ -916,6 +952,8 @@ class Table:
 
     def _fire_timers(self) -> None:
         now = trio.current_time()
+        if self._expires is not None and now >= self._expires:
+            return self._expire()
         self._release_due()
         if self.window_deadline is not None and now >= self.window_deadline:
             self.window_deadline = None
@@ -961,6 +999,19 @@ class Table:
                           places=places))
         ended = TableEnded(table=self.id, seq=self.log.seq, reason=reason, places=places)
         for receiver in [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators):
+            self._deliver(receiver, ended)
+        self._ended()
+
+    def _expire(self) -> None:
+        """Nobody sat at this table for ``expire_after`` seconds: end it (reason ``expired``, no places) and stop
+        the arbiter; the lobby forgets it. Watchers are told."""
+        self._expires = None
+        if self.started or self.seated_ever or self.over.is_set():
+            return
+        self.halted = ("expired", [])
+        self._persist(End(seq=self.log.seq, seed=self.seed, digest=self.session.digest(), reason="expired"))
+        ended = TableEnded(table=self.id, seq=self.log.seq, reason="expired", places=[])
+        for receiver in list(self.spectators):
             self._deliver(receiver, ended)
         self._ended()
 

@@ -53,7 +53,7 @@ def finished_log(folder: Path) -> Path:
     async def play() -> Path:
         async with trio.open_nursery() as nursery:
             lobby = Lobby(nursery, folder, "never")
-            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=3,
+            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=3, practice=True,
                                                    options={"races": 1}, bots=[BotSeat(0), BotSeat(1, "random")],
                                                    bot_delay_ms=200))
             await table.over.wait()
@@ -281,6 +281,12 @@ async def test_a_second_server_on_a_data_directory_in_use_is_refused_and_touches
     first = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=data, durability="never",
                                                                task_status=task_status))
     table = await first.lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2))
+    from server.protocol import TakeSeat
+    from server.table import Intent
+    from tests.server.helpers import Sink, settle
+
+    await table.submit(Intent("take_seat", Sink(), TakeSeat(table=table.id, seat=0)))  # a table nobody sat at
+    await settle()  # would not be reopened (it ends as expired at the restart)
     before = table.store.path.read_bytes()
     with trio.fail_after(60):  # a process of its own, as a second `photofinish serve` is
         second = await trio.run_process([sys.executable, "-m", "clients.cli", "serve", "--port", "0", "--data",

@@ -281,7 +281,7 @@ def play_fair_game(folder: Path, seed: int) -> Path:
     async def run():
         async with trio.open_nursery() as nursery:
             lobby = Lobby(nursery, folder, "never")
-            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=seed,
+            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=seed, practice=True,
                                                    options={"races": 1}))
             seats = [Seat(0.001), Seat(0.021)]
             for index, seat in enumerate(seats):
@@ -419,7 +419,7 @@ async def test_a_fair_table_reopened_after_a_restart_orders_by_reaction_and_its_
         tmp_path, autojump_clock):
     async with trio.open_nursery() as first:
         lobby = Lobby(first, tmp_path, "never")
-        table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=3, fair_ms=40,
+        table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=3, practice=True, fair_ms=40,
                                                options={"races": 1}))
         seats = [Seat(0.001), Seat(0.015)]
         for index, seat in enumerate(seats):

@@ -23,7 +23,7 @@ from server.table import Intent
 
 from .helpers import Sink, settle
 
-BOTS_GAME = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1}, seed=3,
+BOTS_GAME = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1}, seed=3, practice=True,
                         bots=[BotSeat(0), BotSeat(1, "random")])
 
 

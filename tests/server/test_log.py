@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rules import RulesError
 from server.logfile import Entry, read_log
+from server.quotas import Quotas
 from server.lobby import Lobby
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.replay import check_log, verify_seed
@@ -33,7 +34,7 @@ def play_logged_game(folder: Path, seed: int, mode: str = "challenge", seats: in
         async with trio.open_nursery() as nursery:
             lobby = Lobby(nursery, folder, durability)
             policies = ["heuristic", "random", "heuristic"][:seats]
-            table = await lobby.create(CreateTable(game="flag_finish", mode=mode, seats=seats, seed=seed,
+            table = await lobby.create(CreateTable(game="flag_finish", mode=mode, seats=seats, seed=seed, practice=True,
                                                    options={"races": 1, "action_limit": 400},
                                                    bots=[BotSeat(i, p) for i, p in enumerate(policies)]))
             table.digest_every = digest_every
@@ -257,7 +258,9 @@ async def test_a_full_server_makes_room_by_forgetting_finished_tables(nursery, a
 
 async def test_a_log_that_cannot_be_written_stops_its_table_not_the_server(tmp_path, autojump_clock):
     async with trio.open_nursery() as nursery:  # the lobby's nursery: it must survive the failing table
-        lobby = Lobby(nursery, tmp_path, "never")
+        # no expiry: the virtual clock jumps while the next table's seed is written in a thread, and the first
+        # table, still waiting for its player, would expire meanwhile
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(waiting_expiry=0))
         failing = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
                                                  bots=[BotSeat(1)]))
         healthy = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,

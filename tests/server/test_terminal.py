@@ -79,7 +79,7 @@ class Person:
 
 async def test_a_person_plays_a_whole_flag_finish_challenge_game_against_server_bots(nursery):
     running = await _server(nursery)
-    table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=3, seed=7,
+    table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=3, seed=7, practice=True,
                                                   options={"races": 2}, bots=[BotSeat(1), BotSeat(2, "random")]))
     person = Person()
     with trio.fail_after(60):
@@ -98,7 +98,7 @@ async def test_a_person_plays_a_whole_flag_finish_challenge_game_against_server_
 
 async def test_a_person_plays_a_whole_flush_game_with_a_turn_clock(nursery):
     running = await _server(nursery)
-    table = await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3,
+    table = await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3, practice=True,
                                                   options={"rounds": 1, "turn_limit": 12}, bots=[BotSeat(1)],
                                                   turn_time_ms=600_000))
     person = Person()
@@ -116,7 +116,7 @@ async def test_a_person_plays_a_whole_flush_game_with_a_turn_clock(nursery):
 
 async def test_play_again_resumes_your_own_seat_after_you_left(nursery, capsys):
     running = await _server(nursery)
-    await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3,
+    await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=2, seed=3, practice=True,
                                            options={"rounds": 1, "turn_limit": 10}, bots=[BotSeat(0)]), alias="mine")
     leaving = Person(quit_after=2)
     with trio.fail_after(60):

@@ -154,7 +154,7 @@ def seeded_table(page, live_server, game, seats, seed, name="Ana"):
     table = page.evaluate("""async ([game, seats, seed, name]) => {
       const client = window.photofinish.client;
       const bots = [...Array(seats - 1).keys()].map((i) => ({ seat: i + 1, policy: "heuristic" }));
-      const table = await client.createTable({ game, seats, bots, seed, name: "seeded" });
+      const table = await client.createTable({ game, seats, bots, seed, practice: true, name: "seeded" });
       await client.takeSeat(table.table, 0, name);
       location.hash = `#/play/${table.table}`;
       return table.table;

@@ -1,0 +1,321 @@
+"""What one client may hold of a server, and for how long (issue 29): waiting tables per connection and per
+address, tables nobody sat at expiring (and not reopened after a restart), playbacks counted and closed when
+nobody watches, refused junk kept as a digest, a chosen seed only at a practice table and shown to everyone,
+and finished tables closing their logs at once and leaving memory while their summaries stay listed."""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+import trio.testing
+
+from clients.cli import main
+from rules import RulesError
+from server import lobby as lobby_module
+from server.finished import marker_path
+from server.lobby import Lobby
+from server.logfile import read_log
+from server.protocol import Act, BotSeat, CreateTable, Rejected, TableEnded, TakeSeat, Watch
+from server.quotas import Owner, Quotas
+from server.replay import check_log
+from server.table import Intent, Table
+
+from .helpers import Sink, settle
+
+WAITING = CreateTable(game="flag_finish", mode="lockstep", seats=2)
+BOTS = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                   bots=[BotSeat(0), BotSeat(1, "random")])
+
+
+def fd_count() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def refused(coro) -> RulesError:
+    with pytest.raises(RulesError) as caught:
+        await coro
+    return caught.value
+
+
+async def passes(clock, seconds: float) -> None:
+    """Let ``seconds`` of virtual time pass with every timer falling due in it (no thread may run meanwhile:
+    the clock jumps whenever all tasks wait, and a thread's work would seem to take for ever)."""
+    clock.autojump_threshold = 0
+    await trio.sleep(seconds)
+    clock.autojump_threshold = math.inf
+
+
+async def test_waiting_tables_are_limited_per_connection_and_per_address(nursery):
+    lobby = Lobby(nursery, quotas=Quotas(waiting_per_connection=2, waiting_per_address=3))
+    first, second, elsewhere = Owner("10.0.0.1", 1), Owner("10.0.0.1", 2), Owner("10.0.0.2", 3)
+    mine = [await lobby.create(WAITING, owner=first) for _ in range(2)]
+    error = await refused(lobby.create(WAITING, owner=first))
+    assert error.code == "too_many_waiting" and "--waiting-per-connection 2" in error.message
+    await lobby.create(WAITING, owner=second)  # the address's third
+    error = await refused(lobby.create(WAITING, owner=second))
+    assert error.code == "too_many_waiting" and "--waiting-per-address 3" in error.message
+    await lobby.create(WAITING, owner=elsewhere)  # another address is not held back
+    await lobby.create(WAITING)  # a tournament's table (no owner) is never counted
+    for seat in range(2):  # once a table fills it no longer waits: its creator may open another
+        await mine[0].submit(Intent("take_seat", Sink(), TakeSeat(table=mine[0].id, seat=seat)))
+    await settle()
+    assert mine[0].started
+    await lobby.create(WAITING, owner=first)
+    assert (await refused(lobby.create(WAITING, owner=first))).code == "too_many_waiting"
+
+
+async def test_a_table_nobody_sat_at_expires_and_its_log_ends_expired(tmp_path, mock_clock):
+    async with trio.open_nursery() as nursery:  # time passes only when the test says (seeds are written in threads)
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(waiting_expiry=600))
+        lonely = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
+        sat = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
+        kept = await lobby.create(WAITING, alias="open")  # the demo's open table waits for ever
+        watcher = Sink()
+        await lonely.submit(Intent("watch", watcher, Watch(table=lonely.id)))
+        await sat.submit(Intent("take_seat", Sink(), TakeSeat(table=sat.id, seat=0)))
+        await settle()
+        await passes(mock_clock, 599)
+        assert not lonely.stopped.is_set()
+        await passes(mock_clock, 2)
+        assert lonely.stopped.is_set()
+        assert lonely.id not in lobby.tables and lonely.id not in lobby.owners
+        assert set(lobby.tables) == {sat.id, kept.id}
+        assert lonely.store.file.closed
+        assert watcher.of(TableEnded)[-1].reason == "expired"
+        read = read_log(lonely.store.path)
+        assert read.end.reason == "expired" and marker_path(lonely.store.path).exists()
+        report = check_log(lonely.store.path)
+        assert report.ok and report.expired, report.problem
+        assert "expired: nobody sat" in report.summary()
+        await passes(mock_clock, 3600)
+        assert set(lobby.tables) == {sat.id, kept.id}  # a seat taken (even if left) or an alias: never expires
+        nursery.cancel_scope.cancel()
+
+
+async def test_after_a_restart_a_table_nobody_sat_at_is_ended_not_reopened(tmp_path, capsys):
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never")
+        lonely = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
+        sat = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
+        kept = await lobby.create(WAITING, alias="open")
+        await sat.submit(Intent("take_seat", Sink(), TakeSeat(table=sat.id, seat=0)))
+        await settle()
+        await lobby.stop_all()
+        nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:
+        again = Lobby(nursery, tmp_path, "never")
+        assert sorted(await again.recover()) == sorted([sat.id, kept.id])
+        assert again.aliases == {"open": kept.id}
+        await again.stop_all()
+        nursery.cancel_scope.cancel()
+    assert f"not reopening {lonely.id}: nobody ever sat at it" in capsys.readouterr().out
+    assert read_log(lonely.store.path).end.reason == "expired"
+    assert check_log(lonely.store.path).ok and marker_path(lonely.store.path).exists()
+    assert main(["replay", str(lonely.store.path)]) == 0
+
+
+async def finished_logs(folder: Path, count: int, request: CreateTable = BOTS) -> list[str]:
+    """``count`` finished bot games logged in ``folder`` (the server stopped after them)."""
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, folder, "never")
+        ids = []
+        for _ in range(count):
+            table = await lobby.create(request)
+            await table.over.wait()
+            await table.marked.wait()
+            ids.append(table.id)
+        await lobby.stop_all()
+        nursery.cancel_scope.cancel()
+    return ids
+
+
+async def test_playbacks_are_limited_per_address_counted_and_closed_when_unwatched(tmp_path, mock_clock,
+                                                                                    monkeypatch):
+    mock_clock.autojump_threshold = 0  # the bots' games run on virtual time
+    [log] = await finished_logs(tmp_path, 1, msgspec.structs.replace(BOTS, bot_delay_ms=1000))  # a second a move
+    mock_clock.autojump_threshold = math.inf  # from here time passes when the test says: logs are checked in
+    async with trio.open_nursery() as nursery:  # threads, which an autojumping clock would jump across
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(playbacks_per_address=2))
+        me = Owner("10.0.0.1", 1)
+        watched = await lobby.open_playback(log, speed=1.0, owner=me)
+        unwatched = await lobby.open_playback(log, speed=0.01, owner=Owner("10.0.0.1", 2))
+        error = await refused(lobby.open_playback(log, owner=me))
+        assert error.code == "too_many_playbacks" and "--playbacks-per-address 2" in error.message
+        monkeypatch.setattr(lobby_module, "MAX_TABLES", len(lobby.tables))  # playbacks count in the table cap
+        assert (await refused(lobby.open_playback(log, owner=Owner("10.0.0.8", 4)))).code == "too_many_tables"
+        assert (await refused(lobby.create(WAITING))).code == "too_many_tables"
+        monkeypatch.setattr(lobby_module, "MAX_TABLES", 2000)
+        other = await lobby.open_playback(log, speed=10_000, owner=Owner("10.0.0.9", 3))
+        watcher = Sink()
+        await watched.submit(Intent("watch", watcher, Watch(table=watched.id)))
+        await passes(mock_clock, 30)
+        assert other.id not in lobby.tables  # played to its end, nobody watching: closed within seconds
+        assert {watched.id, unwatched.id} <= set(lobby.tables)
+        await passes(mock_clock, 35)
+        assert unwatched.id not in lobby.tables  # still playing, but nobody has watched it for a minute
+        for _ in range(60):
+            if watched.played_out:
+                break
+            await passes(mock_clock, 60)
+        await passes(mock_clock, 30)
+        assert watched.played_out and watched.id in lobby.tables  # played out, but watched: kept
+        await watched.submit(Intent("leave", watcher, Watch(table=watched.id)))
+        await passes(mock_clock, 10)
+        assert watched.id not in lobby.tables and lobby.owners == {}
+        await lobby.open_playback(log, owner=me)  # the address's share is free again
+        nursery.cancel_scope.cancel()
+
+
+async def test_refused_junk_actions_are_kept_as_a_digest_in_memory_and_in_the_log(tmp_path, autojump_clock, capsys):
+    junk = {"type": "junk", "padding": "x" * 60 * 1024}
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never")
+        table = await lobby.create(WAITING)
+        me, you = Sink(), Sink()
+        for seat, sink in enumerate((me, you)):
+            await table.submit(Intent("take_seat", sink, TakeSeat(table=table.id, seat=seat)))
+        await settle()
+        size = table.store.path.stat().st_size
+        for n in range(50):
+            await table.submit(Intent("act", me, Act(table=table.id, action=junk, id=n)))
+        await settle()
+        assert len(me.of(Rejected)) == 50
+        grown = table.store.path.stat().st_size - size
+        assert grown <= 50 * 400, f"{grown} bytes for 50 refusals"
+        refusals = [e for e in table.log.entries if not e.accepted]
+        assert len(refusals) == 50
+        for entry in refusals:
+            assert entry.code == "bad_action"
+            assert len(msgspec.json.encode(entry.action)) < 200
+            assert entry.action["bytes"] > 60 * 1024 and len(entry.action["digest"]) == 64
+        small = {"type": "junk"}
+        await table.submit(Intent("act", me, Act(table=table.id, action=small, id="small")))
+        await settle()
+        assert table.log.entries[-1].action == small  # a small refused action is kept as it was
+        await lobby.stop_all()
+        nursery.cancel_scope.cancel()
+    report = check_log(table.store.path)
+    assert report.ok and report.refused == 51, report.problem
+    capsys.readouterr()
+    assert main(["replay", str(table.store.path), "--allow-unfinished", "--seat", "1"]) == 0
+    said = capsys.readouterr().out
+    assert f"refused an action of {len(msgspec.json.encode(junk))} bytes (kept as its sha256" in said
+
+
+async def test_a_chosen_seed_is_for_practice_tables_and_everyone_is_shown_it(tmp_path, nursery, capsys):
+    lobby = Lobby(nursery, tmp_path, "never")
+    error = await refused(lobby.create(CreateTable(game="flag_finish", seats=2, seed=42)))
+    assert error.code == "bad_seed" and "practice" in error.message
+    table = await lobby.create(CreateTable(game="flag_finish", seats=2, seed=42, practice=True))
+    info = table.info()
+    assert info.practice and info.seed == 42
+    assert lobby.list()[0].seed == 42
+    header = read_log(table.store.path).header
+    assert header.table_options["chosen_seed"] == 42 and header.table_options["practice"] is True
+    drawn = await lobby.create(CreateTable(game="flag_finish", seats=2))
+    assert drawn.info().seed is None and not drawn.info().practice
+    assert "chosen_seed" not in read_log(drawn.store.path).header.table_options
+    await lobby.stop_all()
+    assert "its creator chose the seed (42)" in check_log(table.store.path).summary()
+    assert "chose the seed" not in check_log(drawn.store.path).summary()
+
+
+async def test_a_finished_table_closes_its_log_at_once_and_leaves_memory_later(tmp_path, autojump_clock):
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(keep_finished=300))
+        table = await lobby.create(BOTS)
+        await table.over.wait()
+        await table.marked.wait()
+        assert table.store.file.closed and table.id in lobby.tables  # watchable still, its file closed
+        late = Sink()
+        await table.submit(Intent("watch", late, Watch(table=table.id)))
+        await settle()
+        assert late.messages, "a finished table is still watched from memory"
+        ended = table.info()
+        await trio.sleep(301)
+        assert table.id not in lobby.tables and table.stopped.is_set()
+        assert lobby.list() == [msgspec.structs.replace(ended, spectators=ended.spectators + 1)] or \
+            [i.table for i in lobby.list()] == [table.id]
+        assert lobby.list()[0].status == "over"
+        error = None
+        try:
+            lobby.find(table.id)
+        except RulesError as caught:
+            error = caught
+        assert error is not None and error.code == "table_over" and "open_playback" in error.message
+        playback = await lobby.open_playback(table.id, speed=10_000)  # its log is still on disk
+        assert playback.read_only
+        nursery.cancel_scope.cancel()
+
+
+async def test_no_more_finished_tables_are_held_than_the_bound(tmp_path, autojump_clock):
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(keep_finished=math.inf, finished_most=3, summaries_most=5))
+        for _ in range(10):
+            table = await lobby.create(BOTS)
+            await table.marked.wait()
+            await settle()
+        assert len(lobby.tables) == 3 and len(lobby.finished) == 3
+        assert len(lobby.summaries) == 5
+        assert len(lobby.list()) == len(lobby.tables) + 5
+        nursery.cancel_scope.cancel()
+
+
+async def test_soak_a_few_hundred_games_hold_file_descriptors_and_tables_bounded(tmp_path, autojump_clock):
+    """File descriptors follow live tables, never history: 300 bot games in one lobby leave the process with
+    about the descriptors it started with. (``never``: under ``batch`` the journal's checkpoint opens each log
+    again for a moment in worker threads, which a virtual clock can catch mid-way; bench/soak_bench.py runs
+    ``batch`` on the real clock.)"""
+    games = 300
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(finished_most=20, summaries_most=50))
+        await (await lobby.create(BOTS)).marked.wait()
+        await settle()
+        floor, most_held = fd_count(), 0
+        for played in range(games):
+            table = await lobby.create(BOTS if played % 2 else CreateTable(
+                game="race_to_the_finish", seats=2, bots=[BotSeat(0), BotSeat(1)]))
+            await table.over.wait()
+            await table.marked.wait()
+            most_held = max(most_held, len(lobby.tables))
+            assert fd_count() <= floor + 8, f"after {played + 1} games: {fd_count()} open, {floor} at the start"
+        assert most_held <= 20 + 2
+        assert len(lobby.summaries) == 50
+        del table
+        gc.collect()  # and a table let go of is gone (no task's frame, no journal's closed log keeps it)
+        assert sum(type(o) is Table for o in gc.get_objects()) <= 20 + 2
+        await lobby.stop_all()
+        nursery.cancel_scope.cancel()
+    assert len(list((tmp_path / "tables").glob("t*.log"))) == games + 1
+
+
+async def test_over_the_wire_each_connection_and_its_address_are_counted(nursery):
+    """The gateway names the connection and its peer's address as the owner of what it creates."""
+    from clients.client import ServerError, open_client
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server(
+        "127.0.0.1", 0, quotas=Quotas(waiting_per_connection=2, waiting_per_address=3), task_status=task_status))
+    async with open_client(running.url) as first, open_client(running.url) as second:
+        with pytest.raises(ServerError) as error:
+            await first.create_table(game="flag_finish", seats=2, seed=5)
+        assert error.value.code == "bad_seed" and "practice" in str(error.value)
+        practice = await first.create_table(game="flag_finish", seats=2, seed=5, practice=True)
+        assert practice.seed == 5 and practice.practice
+        for _ in range(1):
+            await first.create_table(game="flag_finish", seats=2)
+        with pytest.raises(ServerError) as error:
+            await first.create_table(game="flag_finish", seats=2)
+        assert error.value.code == "too_many_waiting" and "--waiting-per-connection 2" in str(error.value)
+        await second.create_table(game="flag_finish", seats=2)
+        with pytest.raises(ServerError) as error:
+            await second.create_table(game="flag_finish", seats=2)
+        assert error.value.code == "too_many_waiting" and "--waiting-per-address 3" in str(error.value)
+    assert {o.address for o in running.lobby.owners.values()} == {"127.0.0.1"}
+    await running.shutdown()
