@@ -549,7 +549,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
-    """`serve`'s abuse limits (README, "The server": no anonymous client can lock the others out)."""
+    """`serve`'s abuse limits (docs/operators.md, "The server": no anonymous client can lock the others out)."""
     serve.add_argument("--address-rate", type=checks.amount, default=limits.address_rate, metavar="N",
                        help=f"messages a second all the connections of one IP address may send together (default "
                             f"{limits.address_rate:g}; twice as many at once); past it they are read no faster, never refused")
@@ -603,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     _limit_flags(serve, Limits)
     serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
     serve.add_argument("--cluster", type=checks.redis_url, metavar="redis://HOST:PORT",
-                       help="join the cluster whose lobby is kept in this Redis (see README, More than one process)")
+                       help="join the cluster whose lobby is kept in this Redis (see docs/operators.md, More than one process)")
     serve.add_argument("--public-url", type=checks.server_url, metavar="ws://HOST:PORT",
                        help="with --cluster: the URL other nodes send clients to for this node's tables "
                             "(default ws://HOST:PORT as it listens)")

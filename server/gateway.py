@@ -80,7 +80,7 @@ def _problem(frame: str | bytes, error: Exception) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """Every limit a connection meets, with its default; each has a `serve` flag (README, "The server")."""
+    """Every limit a connection meets, with its default; each has a `serve` flag (docs/operators.md, "The server")."""
 
     max_frame: int = 64 * 1024  # bytes; larger frames close the connection (1009)
     outbox: int = 1024  # messages queued for one connection before it counts as too slow

@@ -3,7 +3,7 @@
 A waiting table is counted against the connection and the address that created it; a playback against the
 address that opened it. Tables a tournament opens have no owner and are never counted. Waiting tables nobody
 ever sat at expire; finished tables leave memory after a while (their logs stay on disk, their summaries
-stay listed). A count of 0 is no limit, an expiry of 0 never. README.md "The server" has the table of limits,
+stay listed). A count of 0 is no limit, an expiry of 0 never. docs/operators.md "The server" has the table of limits,
 defaults and flags.
 """
 

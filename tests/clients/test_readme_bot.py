@@ -12,7 +12,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def bot_example() -> str:
-    section = README.read_text().split("### Writing a bot", 1)[1]
+    section = README.read_text().split("## Writing a bot", 1)[1]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
