@@ -117,9 +117,6 @@ def add_parser(sub) -> None:
                         help="stand-in bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
     create.add_argument("--name", default="", help="the tournament's name, shown to everyone (default: its id)")
-    create.add_argument("--seed", type=checks.seed, default=None,
-                        help="the seating seed, a whole number (default: a fresh random one); only its hash is "
-                             "shown until the end")
     create.set_defaults(run=cmd_create)
 
     register = cmds.add_parser("register", help="enter a player; prints their id and secret token")
@@ -240,7 +237,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 format=args.format, rounds=args.rounds, top=args.top, points=args.points,
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
-                check_in=args.check_in, bot_delay_ms=bot_delay_ms, seed=args.seed)
+                check_in=args.check_in, bot_delay_ms=bot_delay_ms)
         info = created.tournament
         print(info.tournament)
         print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "

@@ -484,6 +484,9 @@ class Connection:
         cluster = getattr(hub.lobby, "cluster", None)
         self.quotas.count(kind, self.peer, trio.current_time())
         if kind is CreateTournament:
+            if message.seed is not None:  # it decides every seating and lot: nobody may choose it
+                raise TournamentError("bad_seed", "a tournament's seed is drawn by the server and committed to in "
+                                                  "its log (revealed at the end); no client chooses it")
             if cluster is not None:
                 cluster.require_online()  # tournaments open where they are asked for, while Redis is there
             director, secret = await hub.create(message)

@@ -193,7 +193,7 @@ CASES = [
     (["tournament", "create", "{closed}", "--points", "3,nan,0"], "0 or more"),
     (["tournament", "create", "{closed}", "--bye-points", "-2"], "0 or more"),
     (["tournament", "create", "{closed}", "--round-time", "-1"], "0 or more"),
-    (["tournament", "create", "{closed}", "--seed", "-5"], "0 to 2**64-1"),
+    (["tournament", "create", "{closed}", "--seed", "5"], "unrecognized arguments: --seed"),
     (["tournament", "create", "{closed}"], "cannot connect"),
     (["tournament", "register", "{closed}", "T1"], "--name"),
     (["tournament", "register", "{closed}", "T1", "--name", "Ana"], "cannot connect"),

@@ -319,3 +319,19 @@ async def test_over_the_wire_each_connection_and_its_address_are_counted(nursery
         assert error.value.code == "too_many_waiting" and "--waiting-per-address 3" in str(error.value)
     assert {o.address for o in running.lobby.owners.values()} == {"127.0.0.1"}
     await running.shutdown()
+
+
+async def test_a_tournament_never_takes_a_seed_from_a_client(nursery):
+    """A tournament's seed decides every seating and lot: a client that could choose it could choose them."""
+    from functools import partial
+
+    from clients.client import ServerError, open_client
+    from server.app import run_server
+
+    running = await nursery.start(partial(run_server, "127.0.0.1", 0, None))
+    async with open_client(running.url) as organiser:
+        with pytest.raises(ServerError) as refused:
+            await organiser.create_tournament(game="flag_finish", mode="challenge", seats=2, seed=7)
+        assert refused.value.code == "bad_seed" and "drawn by the server" in str(refused.value)
+        assert await organiser.list_tournaments() == []
+    running.cancel_scope.cancel()
