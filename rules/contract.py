@@ -42,6 +42,9 @@ class RulesError(Exception):
         self.code = code
         self.message = message
 
+    def __reduce__(self):  # pickled whole (a replay rebuilt in a worker process raises it back)
+        return type(self), (self.code, self.message)
+
 
 class OptionSpec(msgspec.Struct, frozen=True):
     """One table option: its default and what values it accepts."""

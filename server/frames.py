@@ -25,6 +25,18 @@ from .protocol import Frame, FrameContest, Replay, ReplayFrames, ReplayLog, Riva
 from .replay import check_log
 
 MOST_FRAMES = 200  # in one answer: a page asks for the next ones
+LOG_UNIT = 64 * 1024  # a replay costs one budget unit more for each this many bytes of its log (it is rebuilt whole)
+
+
+def log_units(data_dir: Path | None, message: Replay) -> int:
+    """The extra request-budget units a replay of a log costs: one per ``LOG_UNIT`` bytes of the log, which
+    is read, checked and replayed whole for every page (a 24,000-entry log is about 90 units)."""
+    if data_dir is None or not message.log or not LOG_ID.fullmatch(message.log):
+        return 0
+    try:
+        return (Path(data_dir) / "tables" / f"{message.log}.log").stat().st_size // LOG_UNIT
+    except OSError:
+        return 0
 
 
 def answer(data_dir: Path | None, message: Replay) -> ReplayFrames:

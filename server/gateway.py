@@ -25,7 +25,10 @@ once when the connection asks for a seat (from then on), stamped when its frame 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import traceback
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from dataclasses import dataclass, replace
 from typing import Any
@@ -129,6 +132,21 @@ class OverQuota(RulesError):
         self.retry_ms = max(1, math.ceil(retry * 1000))
 
 
+LIST_STEP = 100  # tables listed or encoded between two checkpoints: a big lobby's list never stalls a table
+
+
+async def encoded(items: list, encoding: str) -> msgspec.Raw:
+    """``items`` encoded as one array, JSON in steps of ``LIST_STEP`` items with checkpoints between."""
+    encoder = CODECS[encoding].encoder
+    if encoding != "json" or len(items) <= LIST_STEP:
+        return msgspec.Raw(encoder.encode(items))
+    parts = []
+    for start in range(0, len(items), LIST_STEP):
+        parts.append(encoder.encode(items[start:start + LIST_STEP])[1:-1])
+        await trio.lowlevel.checkpoint()
+    return msgspec.Raw(b"[" + b",".join(parts) + b"]")
+
+
 class TablesCache:
     """The list of tables, reused for ``ttl`` seconds once it is large (invalidated by nothing but time), with
     its pages already encoded: a lobby of a thousand tables asked for at a high rate is listed and encoded once
@@ -143,9 +161,10 @@ class TablesCache:
     async def page(self, lobby: Lobby, encoding: str, offset: int, limit: int | None) -> tuple[msgspec.Raw, int]:
         """The tables ``offset`` to ``offset + limit`` encoded, and how many there are in all."""
         if trio.current_time() >= self.until:
-            self.tables = lobby.list() if lobby.cluster is None else await lobby.cluster.list_tables(lobby.list())
+            tables = await lobby.list_in_steps(LIST_STEP)
+            self.tables = tables if lobby.cluster is None else await lobby.cluster.list_tables(tables)
             self.pages = {}
-            whole = msgspec.Raw(CODECS[encoding].encoder.encode(self.tables))
+            whole = await encoded(self.tables, encoding)
             self.pages[(encoding, 0, None)] = whole
             large = len(whole) >= CACHE_BYTES
             self.until = trio.current_time() + self.ttl if large else -math.inf
@@ -159,6 +178,37 @@ class TablesCache:
         return raw, len(self.tables)
 
 
+class ReplayWorker:
+    """Replays run in a worker process of their own (spawned at the first, recycled every ``RECYCLE`` replays):
+    a replay reads, checks and replays a finished log whole, and for a log of 24,000 entries that allocates and
+    collects hundreds of thousands of objects. In a thread of the server it held the event loop up to 30 ms at
+    a time (the GIL, the garbage collector) and left the memory behind; in a process it does neither. Two wait
+    at most, the rest queue behind them."""
+
+    RECYCLE = 200
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.limiter = trio.CapacityLimiter(2)
+
+    async def answer(self, data_dir, message: Replay):
+        async with self.limiter:
+            if self.pool is None:
+                self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                max_tasks_per_child=self.RECYCLE)
+            future = self.pool.submit(frames.answer, data_dir, message)
+            try:
+                return await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+            except BrokenProcessPool:  # the worker died (killed, out of memory): the next replay starts another
+                self.pool = None
+                raise RulesError("replay_failed", "the replay's worker process stopped; ask again") from None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
 class Quotas:
     """What one gateway's connections share: the per-address request budget, the tournament and registration
     rates per address, and the cached list of tables."""
@@ -168,6 +218,8 @@ class Quotas:
         self.budget = Buckets(limits.budget_rate, limits.budget_burst)
         self.messages = Buckets(limits.address_rate, limits.address_burst)
         self.explained = Buckets(EXPLAINED_RATE, EXPLAINED_BURST)  # refusals told in words, per address
+        self.turns: dict[str, list] = {}  # address -> [its lock, connections waiting] while it is over its rate
+        self.replays = ReplayWorker()
         self.created = Buckets(limits.tournaments_per_minute / 60, limits.tournaments_per_minute)
         self.registered = Buckets(limits.registrations_per_minute / 60, limits.registrations_per_minute)
         self.tables = TablesCache(limits.tables_cache)
@@ -265,11 +317,21 @@ class Connection:
         """Wait until this connection's address may send one more message: the connections of one address are
         read no faster than ``--address-rate`` together. Waiting costs nothing (the socket fills and the sender
         is slowed by TCP itself), where answering each message with an error would cost as much as serving it."""
-        for _ in range(1_000_000):
-            retry = self.quotas.messages.take(self.peer, 1, trio.current_time())
-            if not retry:
-                return
-            await trio.sleep(retry)
+        if not self.quotas.messages.take(self.peer, 1, trio.current_time()):
+            return
+        turn = self.quotas.turns.setdefault(self.peer, [trio.Lock(), 0])
+        turn[1] += 1
+        try:
+            async with turn[0]:  # one connection of the address waits on the clock, the others on the lock
+                for _ in range(1_000_000):
+                    retry = self.quotas.messages.take(self.peer, 1, trio.current_time())
+                    if not retry:
+                        return
+                    await trio.sleep(retry)
+        finally:
+            turn[1] -= 1
+            if not turn[1]:
+                del self.quotas.turns[self.peer]
 
     async def write_loop(self) -> None:
         """Send what is queued; to a client that allows it, everything queued at once goes in one frame."""
@@ -410,7 +472,8 @@ class Connection:
             if kind is ListTables:
                 return await self._list_tables(lobby, message, now)
             if kind in COSTS:
-                self.quotas.spend(self.peer, COSTS[kind], now)
+                extra = frames.log_units(lobby.data_dir, message) if kind is Replay else 0
+                self.quotas.spend(self.peer, COSTS[kind] + extra, now)
             if kind in TOURNAMENT_CALLS:
                 return await self._tournament_call(lobby.tournaments, message)
             if kind is Hello:
@@ -425,9 +488,8 @@ class Connection:
             elif kind is OpenPlayback:
                 table = await lobby.open_playback(message.log, message.speed, owner=self.owner)
                 self.deliver(TableCreated(ref=message.id, table=table.info()))
-            elif kind is Replay:  # rebuilt off the event loop, two at a time for the whole server
-                self.deliver(await trio.to_thread.run_sync(frames.answer, lobby.data_dir, message,
-                                                           limiter=_replay_limiter()))
+            elif kind is Replay:  # rebuilt in a worker process, never on the event loop's
+                self.deliver(await self.quotas.replays.answer(lobby.data_dir, message))
             else:
                 try:
                     table = lobby.find(message.table)
@@ -530,17 +592,6 @@ class Connection:
         self.deliver(director.snapshot(message.id))
 
 
-_REPLAY_LIMITER: trio.lowlevel.RunVar = trio.lowlevel.RunVar("replay_limiter")
-
-
-def _replay_limiter() -> trio.CapacityLimiter:
-    """One limiter for every connection's replay requests in this trio run (made on first use)."""
-    try:
-        return _REPLAY_LIMITER.get()
-    except LookupError:
-        _REPLAY_LIMITER.set(trio.CapacityLimiter(2))
-        return _REPLAY_LIMITER.get()
-
 async def abort(ws: WebSocketConnection) -> None:
     """Cut the TCP connection with no further byte on the wire (after a frame cut short, any byte would be
     garbage to the client). trio-websocket's ``aclose`` checks for cancellation before it writes its close
@@ -601,9 +652,12 @@ class Gateway:
         """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
         until it asks for a websocket upgrade, which goes to ``handle``."""
         listeners = await trio.open_tcp_listeners(port, host=host)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
-            task_status.started(listeners[0].socket.getsockname()[1])
+        try:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
+                task_status.started(listeners[0].socket.getsockname()[1])
+        finally:
+            self.quotas.replays.close()
 
     async def _serve_stream(self, stream: trio.SocketStream) -> None:
         peer = peer_of(stream)
@@ -657,6 +711,8 @@ class Gateway:
                         await self.handle(request, peer)
                     except ConnectionClosed:
                         pass  # the client left during the handshake
+                    except Exception:  # a bug on one connection shows on stderr and stops only that one
+                        traceback.print_exc()
                 nursery.cancel_scope.cancel()  # the websocket's reader, once the connection is done
         finally:
             with trio.CancelScope(shield=True):

@@ -104,6 +104,15 @@ class Lobby:
         """Every table held, then the summaries (as they ended) of finished tables no longer held."""
         return [table.info() for table in self.tables.values()] + list(self.summaries.values())
 
+    async def list_in_steps(self, step: int) -> list[TableInfo]:
+        """``list()``, letting the other tasks run every ``step`` tables (a thousand tables take ~10 ms)."""
+        infos = []
+        for index, table in enumerate(list(self.tables.values())):
+            infos.append(table.info())
+            if index % step == step - 1:
+                await trio.lowlevel.checkpoint()
+        return infos + list(self.summaries.values())
+
     def check(self, request: CreateTable, owner: Owner | None = None) -> tuple:
         """The game and checked set-up for a request, or ``RulesError`` saying what is wrong with it (or that
         its ``owner`` holds its share of waiting tables already; None: a tournament's, never counted)."""
