@@ -95,8 +95,8 @@ class Limits:
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
     kernel_rtt: str = "direct"  # read the kernel's round trip: "direct" (not from loopback), "always", "never"
-    address_rate: float = 1000.0  # messages a second the connections of one IP address are read at, together
-    address_burst: int = 2000  # ... and at once
+    address_rate: float = 500.0  # messages a second the connections of one IP address are read at, together
+    address_burst: int = 1000  # ... and at once
     max_conns_per_address: int = 64  # connections open at once from one IP address (a LAN behind one NAT)
     max_connections: int | None = None  # in all; None: the open-file limit less ``fd_reserve``
     fd_reserve: int = 256  # file descriptors kept for logs, journals and refusals when the cap is derived

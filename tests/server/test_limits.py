@@ -423,3 +423,30 @@ async def test_a_large_list_of_tables_costs_more_of_the_budget(nursery, autojump
         answers = [await answer(ws, probe("list_tables")) for _ in range(3)]
         assert [a["type"] for a in answers] == ["tables", "tables", "error"] and answers[0]["total"] == 400
         assert answers[2]["code"] == "over_budget"
+
+
+async def test_a_bug_on_one_connection_stops_that_connection_only(nursery, monkeypatch, capsys):
+    """An error no connection should raise, outside what its reader catches (closing it, here), prints its
+    traceback and ends that connection; the server and every other connection go on (it once stopped serve)."""
+    from server import gateway
+
+    running = await start(nursery)
+    real, raised = gateway.Gateway._close, trio.Event()
+
+    async def buggy(self, conn):
+        if not raised.is_set():
+            raised.set()
+            raise RuntimeError("a bug on this path")
+        return await real(self, conn)
+
+    monkeypatch.setattr(gateway.Gateway, "_close", buggy)
+    async with websocket(running.port, source="127.0.0.2") as other:
+        async with websocket(running.port) as victim:
+            await victim.send_message("not json")
+            await victim.get_message()
+        with trio.fail_after(10):
+            await raised.wait()
+        assert (await answer(other, probe()))["type"] == "games", "the other connection plays on"
+    async with websocket(running.port) as again:
+        assert (await answer(again, probe()))["type"] == "games", "the server is still up"
+    assert "RuntimeError: a bug on this path" in capsys.readouterr().err
