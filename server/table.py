@@ -912,6 +912,8 @@ class Table:
         self.played_out = True
 
     def _replay_entry(self, entry) -> None:
+        while self.log.seq + 1 < entry.seq:  # the live table's refused attempts: not shown, their numbers kept
+            self.log.append(time=entry.time, actor=entry.actor, action=None, accepted=False, code="refused")
         action = self.game.to_action(entry.action)
         events = self.game.apply(self.session.state, entry.actor, action)
         self.session.history.append((entry.actor, action))

@@ -318,3 +318,39 @@ async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp
     assert table.failed and "Input/output error" in table.failed
     assert me.closed[0] == "log_failed"
     assert not [m for m in me.of(Accepted) if m.ref == "unsafe"], "acknowledged without reaching the disk"
+
+
+async def test_a_playback_keeps_the_live_tables_seq_numbers_across_refused_attempts(tmp_path, nursery,
+                                                                                    autojump_clock):
+    """Refused attempts are not played back, but their numbers are kept: update N of the playback is entry N of
+    the log (a referee comparing the two, or a receipt, finds the same number)."""
+    from server.protocol import Act, Seated, TakeSeat, Update
+    from tests.server.helpers import Sink
+
+    lobby = Lobby(nursery, tmp_path, "never")
+    live = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, options={"races": 1}))
+    seats = [Sink(), Sink()]
+    for seat, sink in enumerate(seats):
+        await live.submit(Intent("take_seat", sink, TakeSeat(table=live.id, seat=seat)))
+    await trio.testing.wait_all_tasks_blocked()
+    with trio.fail_after(600):
+        for turn in range(2000):
+            if live.over.is_set():
+                break
+            to_act = live.session.to_act().seats
+            if not to_act:
+                await trio.sleep(0.1)  # virtual time: the photo-finish window's system action
+                continue
+            if turn % 5 == 0:  # now and then the other seat acts out of turn: refused
+                await live.submit(Intent("act", seats[1 - to_act[0]], Act(table=live.id, action={"type": "draw"})))
+            legal = live.game.legal_actions(live.session.state, to_act[0])
+            await live.submit(Intent("act", seats[to_act[0]], Act(table=live.id, action=legal[0])))
+            await trio.testing.wait_all_tasks_blocked()
+        await live.over.wait()
+    assert any(not e.accepted for e in live.log.entries), "the live log has refused attempts"
+    playback = await lobby.open_playback(live.id, speed=100)
+    watcher = Sink()
+    await playback.submit(Intent("watch", watcher, Watch(table=playback.id)))
+    with trio.fail_after(600):
+        await playback.over.wait()
+    assert [m.seq for m in watcher.of(Update)] == [e.seq for e in live.log.entries if e.accepted]
