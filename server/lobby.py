@@ -487,14 +487,20 @@ class Lobby:
         return not any(type(r) is SeatTaken and r.token_hash for r in read.records) and \
             not any(type(r) is Entry and r.accepted for r in read.records)
 
-    def _end_expired(self, path: Path, read) -> None:
-        """Append the end record (``expired``) to the log of a table nobody sat at, then its ``.done`` marker."""
+    @staticmethod
+    def _game_of(path: Path, read) -> tuple:
+        """The game, set-up and seed of a table's log (its seed file checked against the log's commitment)."""
         header = read.header
         game = get_game(header.game)
         setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
         seed = int((path.with_suffix(".seed")).read_text())
         if seed_commitment(seed) != header.commitment:
             raise ValueError("its seed file does not match the log's commitment")
+        return header, game, setup, seed
+
+    def _end_expired(self, path: Path, read) -> None:
+        """Append the end record (``expired``) to the log of a table nobody sat at, then its ``.done`` marker."""
+        header, game, setup, seed = self._game_of(path, read)
         store = reopen(path, read, "never" if self.durability == "never" else "always")
         try:
             seq = len(read.entries())
@@ -504,12 +510,7 @@ class Lobby:
         write_marker(path, Finished(table=header.table, seq=seq, end_hash=store.head))
 
     def _rebuild(self, path: Path, read) -> Table:
-        header = read.header
-        game = get_game(header.game)
-        setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
-        seed = int((path.with_suffix(".seed")).read_text())
-        if seed_commitment(seed) != header.commitment:
-            raise ValueError("its seed file does not match the log's commitment")
+        header, game, setup, seed = self._game_of(path, read)
         entries = read.entries()
         accepted = [e for e in entries if e.accepted]
         history = [(e.actor, game.to_action(e.action)) for e in accepted]

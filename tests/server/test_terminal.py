@@ -289,8 +289,7 @@ async def test_playback_names_who_played_each_seat(nursery, tmp_path):
                                                    options={"races": 1}, bots=[BotSeat(0), BotSeat(1, "random")]))
     person = Person()
     with trio.fail_after(60):
-        while table.session.result() is None:
-            await trio.sleep(0.05)
+        await table.over.wait()
         assert await playback(running.url, table.id, 1000.0, terminal=person.terminal) == 0
     assert " 1 heuristic bot " in person.text and " 2 random bot " in person.text
     assert "(free)" not in person.text and "to sit down" not in person.text
