@@ -22,8 +22,9 @@ from typing import Any
 import msgspec
 
 from rules.flag_finish.game import RANK
+from rules.words import game_words
 
-from .render import describe_action
+from .sentences import Reader, say
 
 WIDTH = 80
 
@@ -33,6 +34,19 @@ class NotAMove:
     """A typed line that is not one of the seat's moves, and why (shown until the next line is typed)."""
 
     reason: str
+
+
+def describe_action(action: Any) -> str:
+    """'play G0', 'draw', 'release 4 hand=4,4B bases=0': a short text for one action, also what `play`
+    accepts back. Lists are written name=a,b and left out when empty."""
+    words = [type(action).__struct_config__.tag]
+    for name, value in msgspec.structs.asdict(action).items():
+        if isinstance(value, list):
+            if value:
+                words.append(f"{name}={','.join(str(v) for v in value)}")
+        else:
+            words.append(str(value))
+    return " ".join(words)
 
 
 def _tag(action: Any) -> str:
@@ -68,9 +82,6 @@ def _single_value(action: Any) -> str | None:
 # ---------------------------------------------------------------- numbered lists (the lockstep games)
 
 
-GEAR_NAMES = ("Neutral", "1st", "2nd", "3rd")
-
-
 def hand_order(card: str) -> tuple:
     """The Race to the Finish's cards as its hand is shown: by suit, then by number."""
     return (card[0] if card[1:].isdigit() else "~" + card, int(card[1:]) if card[1:].isdigit() else 0)
@@ -87,24 +98,16 @@ def ordered(game: str, legal: list) -> list:
 
 def action_words(game: str, action: Any, view: Any = None) -> str:
     """A move as the menu says it, seats, pieces and markers numbered from 1: 'shift to 3rd', 'stay in 2nd',
-    'move piece 2', 'move marker 1 by the red die'. What `play` reads back, as well as ``describe_action``'s."""
-    tag = _tag(action)
-    if game == "checkered_flag" and tag == "shift":
-        gears = getattr(view, "gears", None)
-        seat = getattr(view, "seat", None)
-        now = gears[seat] if gears is not None and seat is not None and seat < len(gears) else None
-        gear = GEAR_NAMES[action.gear] if 0 <= action.gear < 4 else str(action.gear)
-        return f"stay in {gear}" if action.gear == now else f"shift to {gear}"
-    if game == "checkered_flag" and tag == "brake":
-        return f"brake to stop on space {action.stop}"
-    if game == "race_to_the_finish" and tag in ("move", "sidetrack"):
-        return f"{tag} piece {action.piece + 1}"
-    if game == "finish_line" and tag == "move":
-        return f"move marker {action.marker + 1} by the {action.die} die"
-    if game == "finish_line" and tag == "pick":
-        mine = getattr(view, "seat", None) == action.seat
-        return f"pick {'your' if mine else f'seat {action.seat + 1}' + chr(39) + 's'} marker {action.marker + 1}"
-    return describe_action(action)
+    'move piece 2', 'move marker 1 by the red die' (the game's words: ``rules/<game>/words.py``). What `play`
+    reads back, as well as ``describe_action``'s."""
+    sentence = game_words(game).get("actions", {}).get(_tag(action))
+    if sentence is None:
+        return describe_action(action)
+    seat = getattr(view, "seat", None)
+    gears = getattr(view, "gears", None)  # Checkered Flag: a shift to the gear the car is in stays in it
+    now = gears[seat] if gears is not None and seat is not None and seat < len(gears) else None
+    fields = {"me": seat, **msgspec.structs.asdict(action)}
+    return say(sentence, fields, game_words(game), Reader(me=seat, extra={"now": now}))
 
 
 def numbered(legal: list, game: str = "", view: Any = None) -> list[str]:

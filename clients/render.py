@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from .moves import hand_order
 from .words import ordinal, seat_list, seat_no
 
 
@@ -115,8 +116,6 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
     trick = "  ".join(f"seat {seat_no(seat)} {card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
     lines.append(f"   trick: {trick}   sidetracked: {view.sidetracked_played}")
     if view.hand is not None:
-        from .moves import hand_order
-
         hand = sorted(view.hand, key=hand_order)
         lines.append(f"   your hand: {' '.join(hand) or '-'}")
     if view.phase == "move":
@@ -212,16 +211,3 @@ def render(game: str, view: Any, names: list[str] | None = None) -> str:
     if renderer is None:
         return msgspec.json.format(msgspec.json.encode(view).decode())
     return renderer(view, names)
-
-
-def describe_action(action: Any) -> str:
-    """'play G0', 'draw', 'release 4 hand=4,4B bases=0': a short text for one action, also what `play`
-    accepts back. Lists are written name=a,b and left out when empty."""
-    words = [type(action).__struct_config__.tag]
-    for name, value in msgspec.structs.asdict(action).items():
-        if isinstance(value, list):
-            if value:
-                words.append(f"{name}={','.join(str(v) for v in value)}")
-        else:
-            words.append(str(value))
-    return " ".join(words)

@@ -4,8 +4,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients.moves import NotAMove, action_words, menu, parse_action, read_move
-from clients.render import describe_action
+from clients.moves import NotAMove, action_words, describe_action, menu, parse_action, read_move
 from rules import Rng, Session, get_game, make_setup
 from rules.flag_finish.game import Discard, DrawPile, Play, TakeDiscard
 

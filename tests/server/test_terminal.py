@@ -9,7 +9,7 @@ import trio.testing
 
 from clients import tokens
 from clients.client import open_client
-from clients.render import describe_action
+from clients.moves import describe_action
 from clients.terminal import Terminal, parse_action, play, watch
 from rules.flag_finish.game import DrawPile, Play, TakeDiscard
 from server.app import DEMO_ALIAS, run_server
