@@ -123,6 +123,8 @@ def formatted(value: Any, form: str | None, argument: str | None, fields: dict, 
         noun, _, nouns = argument.partition("|")
         return plural(value, noun, nouns or None)
     if form == "count":
+        if not argument:
+            return str(len(value))
         noun, _, nouns = argument.partition("|")
         return plural(len(value), noun, nouns or None)
     if form == "by_seat":

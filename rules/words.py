@@ -20,7 +20,8 @@ The template language (kept small: both clients implement it):
   ``who`` (a seat: "you", or the seat as the reader's client names it: "seat 2", "Ana"), ``whose`` ("your",
   "seat 2's"), ``seats`` (a list of seats: "you and seat 3", "nobody"), ``verb:form-for-you|form-for-others``
   (the form that agrees with the seat, or list of seats, in the field: "lead|leads"), ``plural:noun`` or
-  ``plural:noun|nouns`` ("1 card", "3 cards"), ``count:noun`` (a list's length, so), ``card`` / ``cards``
+  ``plural:noun|nouns`` ("1 card", "3 cards"), ``count:noun`` (a list's length, so; ``count`` alone: the
+  number), ``card`` / ``cards``
   (the game's card names), ``name:table`` (the game's table of names; its ``""`` entry names the rest, ``{}``
   standing for the value), ``next`` (the value + 1: a piece, a marker), ``ordinal`` ("2nd"), ``by_seat`` or
   ``by_seat:format`` (a list by seat: "you: 0, seat 2: 12"), ``pairs:other`` or ``pairs:other:format`` (a
@@ -51,8 +52,8 @@ QUIET = ("turn",)  # events a feed leaves out: the table already marks whose tur
 RESULT: dict[str, Any] = {
     "headline": {
         "mine & others": "you share the win with {others|seats}",
-        "!winners": "nobody wins",
-        "": "{winners|seats} {winners|verb:win|wins}",
+        "!winners": "nobody won",
+        "": "{winners|seats} won",
     },
     "scores": ["game over. ", "{headline}! Final scores: {scores|by_seat} (",
                {"lower_is_better": "lower is better", "": "higher is better"}, ")"],

@@ -18,9 +18,10 @@ EVENTS: dict[str, Any] = {
     "moved": "{seat|who} moved from space {start} to space {end}",
     "crashed": "{seat|who} crashed on space {at} and {seat|verb:lose|loses} {turns_lost|plural:turn}",
     "turn_lost": "{seat|who} {seat|verb:sit|sits} out a turn after the crash ({remaining} more)",
-    "race_won": {"reason=turn_limit": "game over (turn limit): {seat|who} {seat|verb:are|is} furthest ahead and "
+    "timed_out": "{seat|who} ran out of time: the safe default move was made",
+    "race_won": {"reason=turn_limit": "turn limit reached: {seat|who} {seat|verb:are|is} furthest ahead and "
                                       "{seat|verb:win|wins}",
-                 "": "game over: {seat|who} crossed the finish line first and {seat|verb:win|wins}"},
+                 "": "{seat|who} crossed the finish line and won the race"},
 }
 
 NAMES: dict[str, dict[str, str]] = {

@@ -20,6 +20,7 @@ EVENTS: dict[str, Any] = {
     "attack": [_MARKER + " attacked on square {at}",
                {"hit": ": hit, sent back {back}", "": " and missed"}],
     "marker_home": _MARKER + " is home",
+    "timed_out": "{seat|who} ran out of time: the first legal move was made",
     "seat_finished": "{seat|who} finished {place|ordinal}",
     "game_ended": ["game over", {"reason=turn_limit": " (turn limit)", "": ""},
                    ": places {places|by_seat:ordinal}"],

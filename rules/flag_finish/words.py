@@ -22,7 +22,7 @@ EVENTS: dict[str, Any] = {
                    {"winners": "{winners|seats} finished first", "finishers": "{finishers|seats} finished",
                     "": "nobody finished (action limit)"},
                    ". Scores {scores|by_seat}"],
-    "match_ended": ["game over: ", {"winners": "{winners|seats} {winners|verb:win|wins}", "": "nobody wins"},
+    "match_ended": ["game over: ", {"winners": "{winners|seats} won", "": "nobody won"},
                     ". Totals {totals|by_seat}"],
 }
 

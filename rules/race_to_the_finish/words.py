@@ -21,6 +21,7 @@ EVENTS: dict[str, Any] = {
                              "how=stays": " stays sidetracked at {start|name:place}",
                              "how=return": " is back on the track at {end|name:place}",
                              "": " moved from {start|name:place} to {end|name:place}"}],
+    "timed_out": "{seat|who} ran out of time: the least valuable card was played",
     "trump": "trump is now {trump|name:suit}",
     "game_ended": "game over: {winner|who} {winner|verb:reach|reaches} the Finish first and {winner|verb:win|wins}",
 }

@@ -98,12 +98,12 @@ def test_the_feed_leaves_out_whose_turn_it_is():
 
 def test_the_result_says_who_won_and_which_way_scores_count():
     assert describe_result({"scores": [0, 12, 11], "winners": [0], "lower_is_better": True}, 0) == \
-        "Game over. You win! Final scores: you: 0, seat 2: 12, seat 3: 11 (lower is better)."
-    assert "Seat 2 wins" in describe_result({"scores": [3, 9], "winners": [1], "lower_is_better": False}, 0)
+        "Game over. You won! Final scores: you: 0, seat 2: 12, seat 3: 11 (lower is better)."
+    assert "Seat 2 won" in describe_result({"scores": [3, 9], "winners": [1], "lower_is_better": False}, 0)
     assert "higher is better" in describe_result({"scores": [3, 9], "winners": [1], "lower_is_better": False}, None)
     assert "You share the win with seat 2" in describe_result({"scores": [0, 0, 5], "winners": [0, 1]}, 0)
     assert describe_result({"scores": [2, 1, 3], "winners": [1], "lower_is_better": True}, 0, "finish_line") == \
-        "Game over. Seat 2 wins! Places: you: 2nd, seat 2: 1st, seat 3: 3rd."  # places, never "scores"
+        "Game over. Seat 2 won! Places: you: 2nd, seat 2: 1st, seat 3: 3rd."  # places, never "scores"
 
 
 def test_words_agree_with_their_numbers_and_name_cards_not_counts():

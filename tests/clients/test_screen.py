@@ -119,7 +119,7 @@ def test_after_the_game_the_result_in_words_and_no_waiting():
     seen = _flag_finish_seen(legal=[], result={"scores": [4, 0, 9], "winners": [1], "lower_is_better": True})
     lines = compose(seen)
     said = " ".join(line.strip() for line in lines[-2:])
-    assert said.endswith("Game over. You win! Final scores: seat 1: 4, you: 0, seat 3: 9 (lower is better).")
+    assert said.endswith("Game over. You won! Final scores: seat 1: 4, you: 0, seat 3: 9 (lower is better).")
     assert not any("aiting" in line for line in lines)
 
 
