@@ -15,6 +15,12 @@ export function loadWords() {
   return loading;
 }
 
+// Words given rather than fetched (a test, a page that has them already).
+export function useWords(data) {
+  WORDS = data;
+  loading = Promise.resolve();
+}
+
 export function gameWords(game) {
   return WORDS.games[game] || {};
 }

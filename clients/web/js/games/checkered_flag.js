@@ -288,7 +288,7 @@ function legend(track) {
     `The finish line is after space ${track.spaces}` + (track.laps > 1 ? ` of lap ${track.laps}.` : "."));
 }
 
-// ------------------------------------------------------------------ the feed
+// ------------------------------------------------------------------ the spinner panel's memory
 
 // The last spin and the crash checks that followed it, for the spinner panel.
 export function remember(e, state) {
@@ -297,36 +297,3 @@ export function remember(e, state) {
   if (e.type === "crash_check" && state.cfSpin) state.cfSpin.checks.push(e);
 }
 
-export function event(e, ctx) {
-  const who = ctx.who;
-  const track = ctx.view && ctx.view.track;
-  const at = (position) => (track ? where(track, position) : `space ${position}`);
-  const sits = (seat) => (who(seat) === "You" ? "sit" : "sits");
-  switch (e.type) {
-    case "start_spun": {
-      const spins = e.seats.map((seat, i) => `${low(who(seat))} ${e.totals[i]}`).join(", ");
-      return e.order ? `Start spins: ${spins}. Order: ${e.order.map((seat) => low(who(seat))).join(", ")}.`
-        : `Start spins: ${spins}. A tie: they spin again.`;
-    }
-    case "shifted": return e.gear === 0 ? `${who(e.seat)} stayed in Neutral and did not move.`
-      : `${who(e.seat)} shifted to ${GEARS[e.gear] || e.gear} gear.`;
-    case "spun": return `${who(e.seat)} spun ${e.a} and ${e.b}: move ${e.move}.`;
-    case "braking": return e.forced
-      ? `${who(e.seat)} had to brake ${e.spaces} space(s) behind a car on narrow track, stopping on space ${e.stop}.`
-      : `${who(e.seat)} braked ${e.spaces} space(s) to stop on space ${e.stop}.`;
-    case "crash_check": return `Crash check for ${low(who(e.seat))} (${e.reason === "danger" ? "danger zone" : "braking"}): ` +
-      `spinner B shows ${e.b}, ${e.crashed ? "CRASH!" : "safe."}`;
-    case "moved": return e.start === e.end
-      ? `${who(e.seat)} found no free space ahead and ${who(e.seat) === "You" ? "stay" : "stays"} on ${at(e.end)}.`
-      : `${who(e.seat)} moved from ${at(e.start)} to ${at(e.end)}.`;
-    case "crashed": return `${who(e.seat)} crashed on space ${e.at}` +
-      (e.turns_lost ? ` and ${who(e.seat) === "You" ? "lose" : "loses"} ${e.turns_lost} turn(s).` : ".");
-    case "turn_lost": return `${who(e.seat)} ${sits(e.seat)} out a turn after the crash` +
-      (e.remaining ? ` (${e.remaining} more).` : ".");
-    case "timed_out": return `${who(e.seat)} ran out of time: the safe default move was made.`;
-    case "race_won": return e.reason === "turn_limit"
-      ? `Turn limit reached: ${low(who(e.seat))} ${who(e.seat) === "You" ? "are" : "is"} furthest ahead and win${who(e.seat) === "You" ? "" : "s"}.`
-      : `${who(e.seat)} crossed the finish line and won the race!`;
-    default: return null;
-  }
-}
