@@ -6,7 +6,7 @@ says in words why the line is not one of the moves and what would be. Per game:
 
 - Flag Finish: moves are typed by card (``G5``; ``take G5``, ``play G5``, ``discard G5``, ``draw``), so
   nothing shifts under the cursor while the others play in Challenge Mode.
-- Flush: a declaration is typed as its cards, in any order (``4 4B b0``: hand cards and Base tops; ``as 7``
+- Flush: a declaration is typed as its cards, in any order (``4 4B b1``: hand cards and Base tops, Bases numbered from 1 as everywhere a person reads them; ``as 7``
   declares a Mimic as 7), or in the listed words (``release 4 hand=4,4B bases=0``, lists in any order);
   values that pick the pile up are marked.
 - The other games: a numbered list, stable during the seat's turn, or the move's words.
@@ -252,18 +252,18 @@ def flush_menu(view: Any, legal: list) -> list[str]:
 
     tags = Counter(_tag(a) for a in legal)
     if tags["pass_base"]:
-        bases = " ".join(f"b{a.base}" for a in legal)
+        bases = " ".join(f"b{a.base + 1}" for a in legal)
         return [f"  Super Flush: pass one of your Bases to seat {view.previous + 1}: type {bases}"]
     releases = [a for a in legal if _tag(a) == "release"]
     values = list(dict.fromkeys(a.value for a in releases))
     lines = []
     if releases:
         first = releases[0]
-        lines.append(f"  type the cards to release, any order (Base tops as b0 b1 b2), e.g. "
+        lines.append(f"  type the cards to release, any order (Base tops as b1 b2 b3), e.g. "
                      f"'{_cards_text(first)}'")
         marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
         lines.append(f"  values to declare: {marked}" + ("   (^ is higher: picks up the pile)" if "^" in marked else ""))
-    extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
+    extra = [f"b{a.base + 1} flips the Blind card of Base {a.base + 1}" for a in legal if _tag(a) == "blind"]
     if tags["stop"]:
         extra.append("'stop' leaves the Blind card as it lies")
     if extra:
@@ -272,7 +272,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
 
 
 def _cards_text(action: Any) -> str:
-    return " ".join([*action.hand, *(f"b{b}" for b in action.bases)])
+    return " ".join([*action.hand, *(f"b{b + 1}" for b in action.bases)])
 
 
 def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
@@ -281,7 +281,7 @@ def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
         return action
     words = text.strip().upper().replace(",", " ").split()
     if not words:
-        return NotAMove("type the cards to release, e.g. '4 4B b0'")
+        return NotAMove("type the cards to release, e.g. '4 4B b1'")
     if words[0] in ("RELEASE", "PLAY"):
         words = words[1:]
     if words == ["STOP"]:
@@ -301,14 +301,14 @@ def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
         base = word[4:] if word.startswith("BASE") else word[1:] if word.startswith("B") and word[1:].isdigit() \
             else None
         if base is not None and base.isdigit():
-            bases.append(int(base))
+            bases.append(int(base) - 1)  # typed from 1: b1 is the wire's Base 0
         else:
             hand.append(word)
     passing = [a for a in legal if _tag(a) == "pass_base"]
     if passing:
-        chosen = [a for a in passing if bases == [a.base] or (not bases and hand == [str(a.base)])]
+        chosen = [a for a in passing if bases == [a.base] or (not bases and hand == [str(a.base + 1)])]
         return chosen[0] if chosen else NotAMove(
-            "you made a Super Flush: choose the Base to pass, " + " or ".join(f"b{a.base}" for a in passing))
+            "you made a Super Flush: choose the Base to pass, " + " or ".join(f"b{a.base + 1}" for a in passing))
     if not hand and len(bases) == 1:
         blind = [a for a in legal if _tag(a) == "blind" and a.base == bases[0]]
         if blind:
@@ -347,7 +347,7 @@ def _flush_why(hand: list[str], bases: list[int], value: str | None, legal: list
         return f"after a Blind card you add only more {view.top_value}s (or a Mimic), or type 'stop'"
     unknown = [card for card in hand if card not in CARDS]
     if unknown:
-        return (f"'{unknown[0].lower()}' is not a Flush card (1..10, 1S..10S, 1B..10B, F, G) nor a Base (b0..b2): "
+        return (f"'{unknown[0].lower()}' is not a Flush card (1..10, 1S..10S, 1B..10B, F, G) nor a Base (b1..b3): "
                 f"type the cards to release{tail}")
     held = Counter(view.hand or []) if view is not None else Counter()
     missing = Counter(hand) - held
@@ -357,11 +357,11 @@ def _flush_why(hand: list[str], bases: list[int], value: str | None, legal: list
         tops = view.tops[view.seat]
         empty = [b for b in bases if not (0 <= b < len(tops) and tops[b])]
         if empty:
-            return f"your Base {empty[0]} has no face-up top card"
+            return f"your Base {empty[0] + 1} has no face-up top card"
     as_value = f" as {value}" if value else ""
     if example is None:
-        return "flip a Blind card: type its Base, e.g. 'b0'"
-    return (f"'{' '.join([*hand, *(f'b{b}' for b in bases)])}'{as_value} is not a declaration you can make: "
+        return "flip a Blind card: type its Base, e.g. 'b1'"
+    return (f"'{' '.join([*hand, *(f'b{b + 1}' for b in bases)])}'{as_value} is not a declaration you can make: "
             f"cards of one value (a Mimic goes with any){tail}")
 
 

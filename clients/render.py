@@ -86,7 +86,7 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
         lines[-1] = lines[-1].rstrip(" |")
     if view.seat is not None and view.seat < len(view.tops):
         tops, blinds = view.tops[view.seat], view.blinds[view.seat]
-        bases = [f"b{i} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
+        bases = [f"b{i + 1} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
         line = "   your Bases: " + "  ".join(bases)
         for legend in ("   (. empty, + a Blind card under)", "   (+: Blind card under)"):  # whichever fits
             if len(line + legend) < 80:
