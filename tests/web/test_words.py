@@ -13,8 +13,9 @@ import json
 import msgspec
 
 from clients.feed import _tag, say_event, say_result
+from clients.moves import action_words
 from clients.sentences import Reader
-from rules import GAMES
+from rules import GAMES, Session, get_game, make_setup
 from tests.clients.test_feed import _played_events
 
 from .test_browser import create_table, lobby, play_until_it_waits
@@ -23,10 +24,12 @@ NAMES = ["Ana", "Ben", "Cy", "Di", "Ed", "Flo"]
 
 SAY_ALL = """async (cases) => {
   const words = await import("/js/sentences.js");
+  const small = await import("/js/words.js");
   await words.loadWords();
   const names = %s;
   return cases.map((c) => {
-    const reader = { me: c.me, name: (seat) => names[seat], seats: c.seats };
+    const reader = { me: c.me, name: (seat) => names[seat], seats: c.seats, extra: { now: c.now } };
+    if (c.action) return words.sayAction(c.game, c.action, reader) ?? small.describeAction(c.action);
     return c.event ? words.sayEvent(c.game, c.event, reader) : words.sayResult(c.result, reader, c.game);
   });
 }""" % json.dumps(NAMES)
@@ -52,10 +55,36 @@ def test_the_browser_says_every_event_of_every_game_as_the_terminal_does(page, l
             for name in ("flag_finish", "finish_line"):
                 cases.append({"game": name, "result": result, "me": me, "seats": 3})
                 said.append(say_result(result, Reader(me=me, name=lambda seat: NAMES[seat]), name))
+    for name in sorted(GAMES):  # the moves of the first turns, as the terminal lists them
+        for view, legal in _first_turns(name):
+            gears = getattr(view, "gears", None)
+            now = gears[view.seat] if gears is not None else None
+            for action in legal:
+                cases.append({"game": name, "action": msgspec.to_builtins(action), "me": view.seat, "seats": 3,
+                              "now": now})
+                said.append(action_words(name, action, view))
     lobby(page, live_server)
     browser = page.evaluate(SAY_ALL, cases)
     different = [(case, terminal, seen) for case, terminal, seen in zip(cases, said, browser) if terminal != seen]
     assert not different, different[:5]
+
+
+def _first_turns(name: str, turns: int = 30):
+    """(view, legal) of the seat to act at each of a seeded game's first turns (its first legal action taken)."""
+    game = get_game(name)
+    session = Session(game, make_setup(game.info, 3, game.info.modes[-1], {}), 11)
+    for _ in range(turns):
+        turn = session.to_act()
+        if turn.over:
+            return
+        if turn.chance:
+            session.run_chance()
+            continue
+        seat = turn.seats[0] if turn.seats else -1
+        legal = game.legal_actions(session.state, seat)
+        if seat >= 0:
+            yield game.view(session.state, seat), legal
+        session.act(seat, legal[0])
 
 
 def test_a_live_feed_line_is_what_the_terminal_says_for_the_same_update(page, live_server):

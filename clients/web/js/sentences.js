@@ -175,6 +175,19 @@ export function sayEvent(game, event, reader) {
   }
 }
 
+// A move in words, as the terminal lists it (clients/moves.py action_words): the game's action words, else
+// null (the caller words it its own way). reader.extra.now: Checkered Flag's gear now ("stay in 2nd").
+export function sayAction(game, action, reader) {
+  const sentence = (gameWords(game).actions || {})[action.type];
+  if (sentence === undefined) return null;
+  const { type, ...fields } = action;
+  try {
+    return say(sentence, { me: reader.me ?? null, ...fields }, gameWords(game), reader);
+  } catch {
+    return null;
+  }
+}
+
 // The end of a game, as clients/feed.py's say_result.
 export function sayResult(result, reader, game) {
   const winners = result.winners || [];
