@@ -6,9 +6,10 @@ says in words why the line is not one of the moves and what would be. Per game:
 
 - Flag Finish: moves are typed by card (``G5``; ``take G5``, ``play G5``, ``discard G5``, ``draw``), so
   nothing shifts under the cursor while the others play in Challenge Mode.
-- Flush: a declaration is typed as its cards, in any order (``4 4B b1``: hand cards and Base tops, Bases numbered from 1 as everywhere a person reads them; ``as 7``
-  declares a Mimic as 7), or in the listed words (``release 4 hand=4,4B bases=0``, lists in any order);
-  values that pick the pile up are marked.
+- Flush: a declaration is typed as its cards, in any order (``4 4B b1``: hand cards and Base tops, the Bases
+  numbered from 1 as everywhere a person reads them; ``as 7`` declares a Mimic as 7), or in the listed words
+  (``release 4 hand=4,4B bases=0``: the action's own fields, lists in any order); values that pick the pile
+  up are marked.
 - The other games: a numbered list, stable during the seat's turn, or the move's words.
 Pure: no I/O.
 """

@@ -44,11 +44,13 @@ function who(reader, seat) {
 }
 
 function whose(reader, seat) {
-  return seat !== null && seat !== undefined && seat === reader.me ? seatWord("your", "your") : `${who(reader, seat)}'s`;
+  const mine = seat !== null && seat !== undefined && seat === reader.me;
+  return mine ? seatWord("your", "your") : `${who(reader, seat)}'s`;
 }
 
 function isMe(reader, value) {
-  if (Array.isArray(value)) return value.length === 1 && reader.me !== null && reader.me !== undefined && value[0] === reader.me;
+  const seated = reader.me !== null && reader.me !== undefined;
+  if (Array.isArray(value)) return value.length === 1 && seated && value[0] === reader.me;
   return value !== null && value !== undefined && value === reader.me;
 }
 
@@ -66,7 +68,8 @@ function text(value) {
 
 function andList(items) {
   if (!items.length) return seatWord("nothing", "nothing");
-  return items.length === 1 ? items[0] : `${items.slice(0, -1).join(", ")} ${seatWord("and", "and")} ${items[items.length - 1]}`;
+  if (items.length === 1) return items[0];
+  return `${items.slice(0, -1).join(", ")} ${seatWord("and", "and")} ${items[items.length - 1]}`;
 }
 
 function plural(count, noun, nouns) {
@@ -120,7 +123,9 @@ export function say(sentence, fields, words, reader) {
 
 function formatted(value, form, argument, fields, words, reader) {
   if (form === undefined) return Array.isArray(value) ? value.map(text).join(" ") : text(value);
-  if (form === "seats") return value.length ? andList(value.map((seat) => who(reader, seat))) : seatWord("nobody", "nobody");
+  if (form === "seats") {
+    return value.length ? andList(value.map((seat) => who(reader, seat))) : seatWord("nobody", "nobody");
+  }
   if (form === "verb") {
     const [mine, others] = argument.split("|");
     return (Array.isArray(value) && value.length > 1) || isMe(reader, value) ? mine : others;
@@ -131,13 +136,13 @@ function formatted(value, form, argument, fields, words, reader) {
     return plural(form === "count" ? value.length : value, noun, nouns);
   }
   if (form === "by_seat") {
-    return value.map((item, seat) => `${who(reader, seat)}: ${formatted(item, argument, undefined, fields, words, reader)}`)
-      .join(", ");
+    const say = (item) => formatted(item, argument, undefined, fields, words, reader);
+    return value.map((item, seat) => `${who(reader, seat)}: ${say(item)}`).join(", ");
   }
   if (form === "pairs") {
     const [other, inner] = (argument || "").split(":");
-    return value.map((seat, i) => `${who(reader, seat)} ${formatted(fields[other][i], inner, undefined, fields, words, reader)}`)
-      .join(", ");
+    const say = (item) => formatted(item, inner, undefined, fields, words, reader);
+    return value.map((seat, i) => `${who(reader, seat)} ${say(fields[other][i])}`).join(", ");
   }
   if (Array.isArray(value)) return andList(value.map((item) => formatted(item, form, argument, fields, words, reader)));
   if (form === "who") return who(reader, value);
