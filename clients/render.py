@@ -6,6 +6,8 @@ from typing import Any
 
 import msgspec
 
+from rules.words import game_words
+
 from .moves import hand_order
 from .words import ordinal, seat_list, seat_no
 
@@ -38,8 +40,9 @@ def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
     from rules.flag_finish.game import HAND_ORDER
 
     totals = "/".join(str(t) for t in view.totals) if view.totals else "-"
+    phase = game_words("flag_finish")["names"]["phase"].get(view.phase, view.phase)  # "racing", as the browser
     lines = [f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - race {view.race} of "
-             f"{view.races}, {view.phase} - totals {totals}, lower wins"]
+             f"{view.races}, {phase} - totals {totals}, lower wins"]
     for seat, row in enumerate(view.rows):
         mark = ">" if seat in view.to_act else " "
         rank = len(row)

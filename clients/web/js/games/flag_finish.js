@@ -3,7 +3,7 @@
 // are said from the game's words (js/sentences.js), as the terminal says them.
 
 import { h } from "../dom.js";
-import { cardName as nameOf } from "../sentences.js";
+import { gameWords, cardName as nameOf } from "../sentences.js";
 import { scoreList } from "../words.js";
 import { actionButton } from "./generic.js";
 
@@ -72,8 +72,9 @@ export function board(ctx) {
       "Races: " + view.race_scores.map((scores, i) => `#${i + 1} ` + scoreList(scores, ctx.who)).join(" · ")) : null);
 }
 
+// "racing", "photo-finish window open": the game's words (rules/flag_finish/words.py), as the terminal says them
 function phaseWords(phase) {
-  return { deal: "dealing", play: "racing", window: "photo-finish window open", over: "game over" }[phase] || phase;
+  return ((gameWords("flag_finish").names || {}).phase || {})[phase] || phase;
 }
 
 
