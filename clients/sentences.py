@@ -128,11 +128,13 @@ def formatted(value: Any, form: str | None, argument: str | None, fields: dict, 
         noun, _, nouns = argument.partition("|")
         return plural(len(value), noun, nouns or None)
     if form == "by_seat":
-        return ", ".join(f"{reader.who(seat)}: {formatted(item, argument, None, fields, words, reader)}"
+        inner, _, inner_argument = (argument or "").partition(":")
+        return ", ".join(f"{reader.who(seat)}: {formatted(item, inner or None, inner_argument, fields, words, reader)}"
                          for seat, item in enumerate(value))
     if form == "pairs":
         other, _, inner = (argument or "").partition(":")
-        return ", ".join(f"{reader.who(seat)} {formatted(item, inner or None, None, fields, words, reader)}"
+        inner, _, inner_argument = inner.partition(":")
+        return ", ".join(f"{reader.who(seat)} {formatted(item, inner or None, inner_argument, fields, words, reader)}"
                          for seat, item in zip(value, fields[other]))
     if isinstance(value, list):  # a format for one value, given a list: each item, said as English
         return and_list(formatted(item, form, argument, fields, words, reader) for item in value)

@@ -25,7 +25,8 @@ The template language (kept small: both clients implement it):
   (the game's card names), ``name:table`` (the game's table of names; its ``""`` entry names the rest, ``{}``
   standing for the value), ``next`` (the value + 1: a piece, a marker), ``ordinal`` ("2nd"), ``by_seat`` or
   ``by_seat:format`` (a list by seat: "you: 0, seat 2: 12"), ``pairs:other`` or ``pairs:other:format`` (a
-  list of seats, each with the same place of the field ``other``: "you 7, seat 2 5"). A format for one value
+  list of seats, each with the same place of the field ``other``: "you 7, seat 2 5"); the inner format of
+  these two may have its own argument (``pairs:rival_ms:name:ms``). A format for one value
   given a list says each item, joined as English ("4, 4 Bonus and 7").
 
 Seats are numbered from 1 wherever a person reads them; the wire's seats are 0-based.
@@ -67,8 +68,14 @@ CONTEST: dict[str, Any] = {
     "": "{winner|who} took it first (it reacted first)",
 }
 
+# A replay's contested take (server/protocol.py's FrameContest, with the frame's actor): who reacted first and
+# how fast, the others' times (``rivals`` and ``rival_ms``, place by place) and whether a lot decided a tie
+REPLAY_CONTEST: Any = ["contested: {actor|who} reacted first, in {reaction_ms} ms; {rivals|pairs:rival_ms:name:ms}",
+                       {"lot": " (a tie within the table's margin, decided by lot)", "": ""}]
+NAMES: dict[str, dict[str, str]] = {"ms": {"": "in {} ms"}}
+
 COMMON: dict[str, Any] = {"seat": SEAT, "events": EVENTS, "quiet": list(QUIET), "result": RESULT,
-                          "contest": CONTEST}
+                          "contest": CONTEST, "replay_contest": REPLAY_CONTEST, "names": NAMES}
 
 
 def all_words() -> dict[str, Any]:

@@ -6,8 +6,7 @@
 
 import { h, mount } from "./dom.js";
 import { screenFor } from "./games/index.js";
-import { isQuiet, line, sayEvent, sayResult } from "./sentences.js";
-import { joinWords } from "./words.js";
+import { isQuiet, line, sayEvent, sayReplayContest, sayResult } from "./sentences.js";
 
 const PAGE = 200; // frames per request (the server's most)
 const MAX_FRAME = 64 * 1024; // the server's limit on one message (PROTOCOL.md, Limits)
@@ -190,10 +189,7 @@ export class ReplayPage {
 
   // A take that beat another seat's same take (fair ordering): who reacted first, by how much, and a tie's lot.
   contestWords(frame) {
-    const { reaction_ms: first, rivals, lot } = frame.contest;
-    const others = joinWords(rivals.map((r) => `${this.who(r.seat)} in ${r.reaction_ms} ms`));
-    return `Contested: ${this.who(frame.actor)} reacted first, in ${first} ms; ${others}` +
-      (lot ? " (a tie within the table's margin, decided by lot)." : ".");
+    return line(sayReplayContest(frame.actor, frame.contest, this.reader()));
   }
 
   render() {

@@ -136,12 +136,13 @@ function formatted(value, form, argument, fields, words, reader) {
     return plural(form === "count" ? value.length : value, noun, nouns);
   }
   if (form === "by_seat") {
-    const say = (item) => formatted(item, argument, undefined, fields, words, reader);
+    const [inner, ...rest] = (argument || "").split(":");
+    const say = (item) => formatted(item, inner || undefined, rest.join(":"), fields, words, reader);
     return value.map((item, seat) => `${who(reader, seat)}: ${say(item)}`).join(", ");
   }
   if (form === "pairs") {
-    const [other, inner] = (argument || "").split(":");
-    const say = (item) => formatted(item, inner, undefined, fields, words, reader);
+    const [other, inner, ...rest] = (argument || "").split(":");
+    const say = (item) => formatted(item, inner || undefined, rest.join(":"), fields, words, reader);
     return value.map((seat, i) => `${who(reader, seat)} ${say(fields[other][i])}`).join(", ");
   }
   if (Array.isArray(value)) return andList(value.map((item) => formatted(item, form, argument, fields, words, reader)));
@@ -191,6 +192,13 @@ export function sayAction(game, action, reader) {
   } catch {
     return null;
   }
+}
+
+// A replay's contested take: who reacted first and how fast, the others' times, a tie's lot (the frame's contest).
+export function sayReplayContest(actor, contest, reader) {
+  const fields = { actor, reaction_ms: contest.reaction_ms, lot: contest.lot,
+                   rivals: contest.rivals.map((r) => r.seat), rival_ms: contest.rivals.map((r) => r.reaction_ms) };
+  return say(WORDS.common.replay_contest, fields, WORDS.common, reader);
 }
 
 // The end of a game, as clients/feed.py's say_result.
