@@ -143,7 +143,7 @@ async def start_server(config: ServeConfig, cluster: ClusterConfig | None = None
 
 
 async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: trio.Event, task_status) -> None:
-    data_dir = config.data_dir
+    data_dir, host = config.data_dir, config.host
     async with trio.open_nursery() as nursery:
         lobby = Lobby(nursery, data_dir, config.durability, config.quotas)
         hub = TournamentHub(nursery, lobby, data_dir, config.durability, clustered=cluster is not None)
@@ -156,8 +156,7 @@ async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: tr
         for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
             logger.info(line)
         gateway = Gateway(lobby, config.limits)
-        port = await nursery.start(gateway.serve, config.host, config.port)
-        host = config.host
+        port = await nursery.start(gateway.serve, host, config.port)
         if cluster is not None:
             lobby.cluster = Cluster(cluster.presence, lobby, node_id(data_dir),
                                     cluster.public_url or f"ws://{host}:{port}", connections=lambda: len(gateway.connections), heartbeat=cluster.heartbeat,
