@@ -13,8 +13,8 @@ from rules.bots import POLICY_NAMES, get_policy
 
 from .. import checks
 from ..checks import Refused
-from ..offline import play_game
 from ..feed import describe_event
+from ..offline import play_game
 from ..words import and_list, seat_no
 from . import values
 
