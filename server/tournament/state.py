@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import seating, seating_v1
+from . import seating, seating_v1, seeds
 from .model import Seating, Settings, TableResult, TournamentError
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -68,6 +68,15 @@ class Tournament:
         return seating_v1 if self.created.format < 2 else seating
 
     @property
+    def _derive(self) -> seeds.Derive:
+        """How this log splits its seed (format 3 on: by hashing; before: the frozen XOR mix)."""
+        return seeds.for_format(self.created.format)
+
+    @property
+    def _seat_kw(self) -> dict:
+        return {} if self._seater is seating_v1 else {"derive": self._derive}
+
+    @property
     def round(self) -> int:
         """Rounds seated so far."""
         return len(self.seatings)
@@ -82,13 +91,13 @@ class Tournament:
 
     def standings(self) -> list[Standing]:
         rows = standings(self.players, list(self.results.values()), self.byes, self.settings, self.seed,
-                         self.dropped, self.corrections)
+                         self.dropped, self.corrections, self._derive)
         final = self._final_table()
         if final is not None and final in self.results:
             fixed = {c.table: c for c in self.corrections}
             before = standings(self.players, [r for r in self.results.values() if r.table != final], self.byes,
                                self.settings, self.seed, self.dropped,
-                               [c for c in self.corrections if c.table != final])
+                               [c for c in self.corrections if c.table != final], self._derive)
             rows = apply_final(rows, fixed.get(final, self.results[final]), before)
         return rows
 
@@ -116,17 +125,19 @@ class Tournament:
                 raise TournamentError("not_waiting", f"{wrong} cannot be waiting: dropped, not active or "
                                                      "still at a table")
             return self._seater.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
-                              s.sizes)
+                                      s.sizes, **self._seat_kw)
         if self.unfinished():
             raise TournamentError("round_not_over", f"round {self.round} still has tables playing")
         if s.format == "swiss":
             if r <= s.rounds:
-                return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes), r)
+                return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes,
+                                                          **self._seat_kw), r)
             if s.top_n and r == s.rounds + 1:
                 return self._final(order)
             raise TournamentError("no_more_rounds", f"the tournament has {s.rounds} rounds"
                                                     + (" and its final" if s.top_n else ""))
-        schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes)
+        schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes,
+                                                                                          **self._seat_kw)
         if r > len(schedule):
             raise TournamentError("no_more_rounds", f"the round robin has {len(schedule)} rounds")
         planned = schedule[r - 1]
@@ -256,7 +267,7 @@ class Tournament:
                                                    + (f" ({expected.note})" if expected.note else ""))
         if self.settings.format == "round_robin" and self.schedule is None:
             order = [row.player for row in self.standings() if row.player in set(self.active())]
-            self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes)
+            self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes, **self._seat_kw)
         self.seatings.append(expected)
         self.byes.extend(expected.byes)
         for t in record.tables:
