@@ -42,6 +42,7 @@ from .. import crashpoint
 from ..disk import error_text
 from ..logstore import FileLog
 from ..names import PERSON_MOST, check_name, skeleton
+from ..quotas import Owner
 from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo,
                         TournamentState, YourTable)
 from ..table import Reservation, Table, token_hash
@@ -85,6 +86,7 @@ class Director:
         self.arena_over = False
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
         self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line
+        self.entrants: dict[str, Owner] = {}  # player -> the connection that registered them (since the start)
         self.paused: str | None = None  # a round logged whose tables did not all open yet (_retry_tables)
         self.over = trio.Event()
         self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
@@ -100,7 +102,8 @@ class Director:
         return TournamentInfo(tournament=self.id, name=self.request.name or self.id, game=self.request.game,
                               mode=self.request.mode, seats=s.sizes.wanted, options=dict(self.state.created.options),
                               format=s.format, rounds=planned, round=self.state.round, status=status,
-                              players=len(self.state.players), commitment=self.state.created.commitment)
+                              players=len(self.state.entered()), commitment=self.state.created.commitment,
+                              max_players=s.max_players, waitlisted=len(self.state.waitlist))
 
     def snapshot(self, ref: Any = None) -> TournamentState:
         state = self.state
@@ -109,8 +112,9 @@ class Director:
                             points=row.points, opponents_pct=row.opponents, game_share=row.share, tables=row.tables,
                             byes=row.byes, dropped=row.dropped) for row in state.standings()]
         dropped = set(state.dropped)
-        players = [PlayerInfo(player=p, name=names[p], checked_in=p in state.checked_in, dropped=p in dropped)
-                   for p in state.players]
+        waiting = set(state.waitlist)
+        players = [PlayerInfo(player=p, name=names[p], checked_in=p in state.checked_in, dropped=p in dropped,
+                              waitlisted=p in waiting) for p in state.players]
         seatings, byes = [], []
         if state.round:
             current = [t for t, (r, _) in state.tables.items() if r == state.round or t not in state.results]
@@ -123,7 +127,7 @@ class Director:
                                             if result else []))
             byes = list(state.seatings[-1].byes)
         return TournamentState(ref=ref, tournament=self.info(), players=players, standings=rows,
-                               seatings=seatings, byes=byes)
+                               seatings=seatings, byes=byes, waitlist=list(state.waitlist))
 
     def _push(self) -> None:
         self._changed.set()
@@ -218,13 +222,32 @@ class Director:
                 print(f"photofinish: tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
                       "it is rebuilt from the log at the next start", file=sys.stderr, flush=True)
 
-    async def register(self, name: str) -> tuple[str, str]:
+    def _check_entries(self, owner: Owner | None) -> None:
+        """Refuse a registration past what one connection, or one address, may make in this tournament
+        (``too_many_registrations``; ``server/quotas.py``); None (a test, the server itself): never counted."""
+        if owner is None:
+            return
+        quotas = self.hub.lobby.quotas
+        mine = sum(1 for who in self.entrants.values() if who == owner)
+        if quotas.registrations_per_connection and mine >= quotas.registrations_per_connection:
+            raise TournamentError("too_many_registrations", f"this connection has registered {mine} players in "
+                                  f"{self.id}, the most serve --registrations-per-connection allows: each player "
+                                  "registers from their own connection")
+        address = sum(1 for who in self.entrants.values() if who.address == owner.address)
+        if quotas.registrations_per_address and address >= quotas.registrations_per_address:
+            raise TournamentError("too_many_registrations", f"this address has registered {address} players in "
+                                  f"{self.id}, the most serve --registrations-per-address allows")
+
+    async def register(self, name: str, owner: Owner | None = None) -> tuple[str, str]:
+        """Enter ``name``: their player id and secret token. Past the cap (``max_players``) they are on the
+        waitlist (``state.waitlist``); ``owner`` (who asks) is counted against the registration limits."""
         try:
             name = check_name(name, "a player's name", PERSON_MOST, required=True)
         except RulesError as error:
             raise TournamentError(error.code, error.message) from None
         async with self.lock:
             self._not_over()
+            self._check_entries(owner)
             looks = skeleton(name)
             taken = next((p for p, known in self.state.names.items() if skeleton(known) == looks), None)
             if taken is not None:  # standings, seatings and ratings (by skeleton) could not tell the two apart
@@ -234,14 +257,18 @@ class Director:
             player = f"{self.id}p{len(self.state.players) + 1}"
             token = secrets.token_urlsafe(18)  # its hash is in the log: no crash can part the two
             self.receipts[player] = await self._record(Registered(player=player, name=name, time=self._now(),
-                                                                  token=token_hash(token)))
+                                                                  token=token_hash(token),
+                                                                  waitlisted=self.state.full()))
             self.tokens[token_hash(token)] = player
+            if owner is not None:
+                self.entrants[player] = owner
             await self._store(Store.add_player, player, name, token_hash(token))
             await self._store(Store.register, self.id, player)
-            if self.state.round and self.state.settings.format == "arena":
+            arena = self.state.round and self.state.settings.format == "arena" and player in self.state.active()
+            if arena:
                 self.waiting.append(player)
             self._push()
-            if self.state.round and self.state.settings.format == "arena":
+            if arena:
                 await self._arena_seat()
         return player, token
 

@@ -132,7 +132,8 @@ class TournamentHub:
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
                             rounds=rounds, points=points, bye_points=request.bye_points,
-                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
+                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top,
+                            max_players=request.max_players)
         settings.check_new()
         return game, settings, dict(setup.options)
 

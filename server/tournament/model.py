@@ -104,6 +104,7 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
     check_in: bool = False  # only checked-in players are seated in round 1
     late_until: int = 0  # registration stays open until this round is seated (0: until round 1)
     top_n: int = 0
+    max_players: int = 0  # players holding a place at most; later registrations wait (0: no cap)
 
     def check(self) -> None:
         if self.format not in FORMATS:
@@ -133,6 +134,10 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
             raise TournamentError("bad_settings", f"rounds are set for Swiss only; a {_words(self.format)} "
                                                   + ("computes its own" if self.format == "round_robin"
                                                      else "runs for its time (arena_ms)"))
+        if self.max_players and not self.sizes.min <= self.max_players <= PLAYERS_MOST:
+            raise TournamentError("bad_settings", f"a cap of players is {self.sizes.min}..{PLAYERS_MOST} (a table "
+                                                  f"seats {self.sizes.min} or more), or 0 for none, not "
+                                                  f"{self.max_players}")
         if self.late_until and self.format == "round_robin":
             raise TournamentError("bad_settings", "a round robin's schedule is fixed at round 1: late entries "
                                                   "cannot join it (late_entry_rounds is 0)")
@@ -154,6 +159,7 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 POINTS_MOST = 1_000_000
+PLAYERS_MOST = 100_000  # the highest player cap
 
 
 def _words(format: str) -> str:

@@ -21,13 +21,23 @@ top-N final seats the top of the active players, fewer than N if fewer remain (i
 skipped when fewer than a table's minimum remain. ``end_reason`` says why a Swiss or round-robin event is over,
 and an ``ended`` record that gives a reason must give that one, in the same words. Nothing follows ``ended``
 (``tournament_over``). Active players are the registered ones (checked in, when the settings ask for
-check-in) who have not dropped.
+check-in) who have not dropped and are not on the waitlist.
+
+**Player cap and waitlist** (``Settings.max_players``, 0: no cap): a registration past the cap, or made while
+anyone is waiting, goes on the waitlist (its ``registered`` record says ``waitlisted``, and must: the fold
+recomputes it); before round 1 is seated, a player holding a place who drops gives it to the first player
+waiting. So before the start the players holding places are always the first ``max_players`` of those who have
+not dropped, in registration order, and the waitlist the rest, in that order. A waitlisted player is never
+seated and has no row in the standings (nor has one who left the waitlist); their lot is still drawn in
+registration order, so nobody's lot depends on who waits.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+import msgspec
 
 from . import seating, seating_v1, seeds
 from .model import Seating, Settings, TableResult, TournamentError
@@ -51,6 +61,8 @@ class Tournament:
     results: dict[str, TableResult] = field(default_factory=dict)
     corrections: list[TableResult] = field(default_factory=list)
     byes: list[str] = field(default_factory=list)
+    waitlist: list[str] = field(default_factory=list)  # waiting for a place, in registration order
+    left_waitlist: set[str] = field(default_factory=set)  # dropped while waiting: never held a place
     schedule: list[Seating] | None = None  # round robin
     ended: Ended | None = None
     _old_empty_round: bool = field(default=False, repr=False)  # folding a round of byes alone from an old log
@@ -82,9 +94,20 @@ class Tournament:
         return len(self.seatings)
 
     def active(self) -> list[str]:
-        gone = set(self.dropped)
+        gone = set(self.dropped) | set(self.waitlist)
         return [p for p in self.players if p not in gone
                 and (not self.settings.check_in or p in self.checked_in)]
+
+    def entered(self) -> list[str]:
+        """The players holding a place (not waiting, never dropped from the waitlist), registration order."""
+        outside = set(self.waitlist) | self.left_waitlist
+        return [p for p in self.players if p not in outside]
+
+    def full(self) -> bool:
+        """Whether a registration now goes on the waitlist: the cap is reached, or players are waiting."""
+        cap = self.settings.max_players
+        holding = len(set(self.entered()) - set(self.dropped))
+        return bool(cap) and (holding >= cap or bool(self.waitlist))
 
     def unfinished(self) -> list[str]:
         return [t for t in self.tables if t not in self.results]
@@ -92,6 +115,10 @@ class Tournament:
     def standings(self) -> list[Standing]:
         rows = standings(self.players, list(self.results.values()), self.byes, self.settings, self.seed,
                          self.dropped, self.corrections, self._derive)
+        if self.waitlist or self.left_waitlist:  # rows of players holding a place only (lots drawn over all)
+            shown = set(self.entered())
+            rows = [msgspec.structs.replace(row, rank=rank) for rank, row in
+                    enumerate((row for row in rows if row.player in shown), 1)]
         final = self._final_table()
         if final is not None and final in self.results:
             fixed = {c.table: c for c in self.corrections}
@@ -193,14 +220,21 @@ class Tournament:
         if self.ended is not None:
             raise TournamentError("tournament_over", "the tournament is over: nothing is accepted after its end")
         match record:
-            case Registered(player=player, name=name):
+            case Registered(player=player, name=name, waitlisted=waitlisted):
                 if player in self.names:
                     raise TournamentError("already_registered", f"{player!r} is registered already")
                 if self.round >= max(1, self.settings.late_until) or self.settings.format == "round_robin" \
                         and self.round:
                     raise TournamentError("registration_closed", "registration is closed")
+                if waitlisted != self.full():
+                    raise TournamentError("wrong_waitlist", f"{player!r} is logged as "
+                                                            f"{'waitlisted' if waitlisted else 'holding a place'}; "
+                                                            f"the cap of {self.settings.max_players} and the players "
+                                                            "before them say otherwise")
                 self.players.append(player)
                 self.names[player] = name
+                if waitlisted:
+                    self.waitlist.append(player)
             case CheckedIn(player=player):
                 self._known(player)
                 self.checked_in.add(player)
@@ -209,6 +243,11 @@ class Tournament:
                 if player in self.dropped:
                     raise TournamentError("already_dropped", f"{player!r} has dropped already")
                 self.dropped.append(player)
+                if player in self.waitlist:  # left the waitlist: never held a place
+                    self.waitlist.remove(player)
+                    self.left_waitlist.add(player)
+                elif self.waitlist and not self.round:  # a place freed before the start: the first waiting takes it
+                    self.waitlist.pop(0)
             case RoundSeated():
                 self._seat(record)
             case TableFinished():

@@ -46,6 +46,7 @@ class Registered(msgspec.Struct, tag_field="kind", tag="registered", frozen=True
     name: str
     time: float = 0.0  # seconds since the tournament was created
     token: str | None = None  # sha256 of the player's token (never the token): a restart needs nothing else
+    waitlisted: bool = False  # past the settings' max_players (or behind others waiting): on the waitlist
 
 
 class CheckedIn(msgspec.Struct, tag_field="kind", tag="checked_in", frozen=True, omit_defaults=True):
