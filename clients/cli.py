@@ -138,13 +138,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
                               ("--waiting-per-address", args.waiting_per_address, 100_000),
                               ("--playbacks-per-address", args.playbacks_per_address, 10_000),
                               ("--waiting-expiry", args.waiting_expiry, 30 * 86400),
-                              ("--keep-finished", args.keep_finished, 30 * 86400)):
+                              ("--keep-finished", args.keep_finished, 30 * 86400),
+                              ("--registrations-per-connection", args.registrations_per_connection, 100_000),
+                              ("--registrations-per-address", args.registrations_per_address, 100_000)):
         if not 0 <= value <= most:
             print(f"photofinish serve: {flag} is 0..{most}", file=sys.stderr)
             return 2
     quotas = Quotas(waiting_per_connection=args.waiting_per_connection, waiting_per_address=args.waiting_per_address,
                     waiting_expiry=args.waiting_expiry, playbacks_per_address=args.playbacks_per_address,
-                    keep_finished=args.keep_finished)
+                    keep_finished=args.keep_finished, registrations_per_connection=args.registrations_per_connection,
+                    registrations_per_address=args.registrations_per_address)
     checks.check_listen(args.host, args.port)  # before any table is reopened from the data directory
     checks.check_data_dir(args.data)
     try:
@@ -625,6 +628,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--keep-finished", type=float, default=quotas.keep_finished, metavar="SECONDS",
                        help="a finished table stays watchable this long, then only its summary and log "
                             "(default: %(default)s)")
+    serve.add_argument("--registrations-per-connection", type=int, default=quotas.registrations_per_connection,
+                       metavar="N", help="players one connection may register in one tournament (0: no limit; "
+                                         "default: %(default)s)")
+    serve.add_argument("--registrations-per-address", type=int, default=quotas.registrations_per_address,
+                       metavar="N", help="... all connections from one IP address (default: %(default)s)")
     serve.set_defaults(run=cmd_serve)
 
     create = sub.add_parser("create", help="open a table of any game on a server; prints its id")
