@@ -48,7 +48,8 @@ from ..protocol import (CreateTable, CreateTournament, PlayerInfo, SeatingInfo, 
 from ..table import Reservation, Table, token_hash
 from .model import TournamentError
 from .ratings import rate_table
-from .remote import OpenRequest, RemoteTables, TableOutcome, outcome_of, spread
+from .outcome import TableOutcome, outcome_of
+from .remote import OpenRequest, RemoteTables, spread
 from .state import Tournament
 from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, SeatedTable, TableFinished

@@ -25,8 +25,9 @@ from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
 from .director import Director, secret_hash
+from .host import TableHost
 from .model import Settings, Sizes, TournamentError
-from .remote import TableHost, outcome_from_log
+from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
