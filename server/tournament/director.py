@@ -50,9 +50,9 @@ from .state import Tournament
 from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered
 
+
 def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
-
 
 
 class Director:
@@ -78,7 +78,7 @@ class Director:
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
         self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line
         self.entrants: dict[str, Owner] = {}  # player -> the connection that registered them (since the start)
-        self.paused: str | None = None  # a round logged whose tables did not all open yet (_retry_tables)
+        self.paused: str | None = None  # a round logged whose tables did not all open yet (opening.retry_tables)
         self.over = trio.Event()
         self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
         self._t0 = trio.current_time()

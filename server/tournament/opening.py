@@ -8,8 +8,8 @@ player watching the tournament gets ``your_table``, and a task per table waits f
 until it opens, so a logged round is never lost. On a cluster a round's tables are spread over the live nodes by
 load; a table opens here only once this node holds its claim, so a table is never open on two nodes.
 
-Every function takes the tournament's ``Director`` and runs under its lock (but ``retry_tables`` and
-``place_unplaced``, which take it).
+Every function takes the tournament's ``Director``; ``open_round`` runs under its lock (the director's
+``advance`` and ``start`` hold it), ``retry_tables`` and ``place_unplaced`` take it themselves.
 """
 
 from __future__ import annotations
