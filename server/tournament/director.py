@@ -27,9 +27,9 @@ place); one connection, and one address, may register only so many players in on
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import sqlite3
-import sys
 from typing import Any
 
 import trio
@@ -49,6 +49,8 @@ from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered
+
+logger = logging.getLogger(__name__)
 
 
 def secret_hash(secret: str) -> str:
@@ -166,7 +168,7 @@ class Director:
                 self.failed = (f"tournament {self.id} stopped: its log could not be written ({error_text(error)}); "
                                "nothing that was not on disk was acknowledged; restart the server once the disk "
                                "can be written to reopen it from its log")
-                print(f"photofinish: {self.failed}", file=sys.stderr, flush=True)
+                logger.warning(self.failed)
                 raise TournamentError("storage_failed", self.failed) from None
         return head
 
@@ -182,8 +184,8 @@ class Director:
             try:
                 await self.store.call(method, *args)
             except (TournamentError, sqlite3.Error, OSError) as error:
-                print(f"photofinish: tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
-                      "it is rebuilt from the log at the next start", file=sys.stderr, flush=True)
+                logger.warning(f"tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
+                               "it is rebuilt from the log at the next start")
 
     def _check_entries(self, owner: Owner | None) -> None:
         """Refuse a registration past what one connection, or one address, may make in this tournament
@@ -330,10 +332,10 @@ class Director:
             if code == "storage_failed" or self.state.ended:
                 raise  # the log cannot be written: nothing more can be logged (a restart reopens it)
             if self.state.round != seated:  # the round is in the log: its missing tables are tried again
-                print(f"photofinish: tournament {self.id}: {words}", file=sys.stderr, flush=True)
+                logger.warning(f"tournament {self.id}: {words}")
                 return
-            print(f"photofinish: tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
-                  f"{words}); it ends with its standings", file=sys.stderr, flush=True)
+            logger.warning(f"tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
+                           f"{words}); it ends with its standings")
             await self.end("stopped", f"seating round {seated + 1} failed: {code}: {words}")
 
     async def _next(self) -> None:

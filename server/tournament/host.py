@@ -5,6 +5,7 @@ where its director reads it (``photofinish:tourney:<T>``). ``remote.py`` says ho
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import msgspec
@@ -16,6 +17,8 @@ from ..presence import PresenceError
 from ..table import Reservation, Table
 from .outcome import TableOutcome, outcome_from_log, outcome_of
 from .remote import OpenAnswer, OpenRequest, decode_request, encode, open_key, poll, poll_interval, tourney_key
+
+logger = logging.getLogger(__name__)
 
 
 MAX_WRITTEN = 10_000  # results a node keeps to write again if Redis restarts empty
@@ -51,7 +54,7 @@ class TableHost:
                 if request.table != table:
                     raise ValueError(f"it is for table {request.table}")
             except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as error:
-                print(f"photofinish: a request to open table {table} does not decode ({error}); dropped", flush=True)
+                logger.info(f"a request to open table {table} does not decode ({error}); dropped")
                 await self.presence.hdel(self.key, table)
                 continue
             self.following.add(table)
@@ -109,7 +112,7 @@ class TableHost:
         await self.presence.hset(key, {f"open:{request.table}": encode(answer).decode()})
 
     async def _refuse(self, request: OpenRequest, why: str) -> None:
-        print(f"photofinish: not opening table {request.table} for tournament {request.tournament}: {why}", flush=True)
+        logger.info(f"not opening table {request.table} for tournament {request.tournament}: {why}")
         await self._answer(request, OpenAnswer(node=self.cluster.node, ok=False, error=why))
         await self.presence.hdel(self.key, request.table)
 

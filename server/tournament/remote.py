@@ -29,6 +29,7 @@ that copy with nothing to trim; polling it is a few cheap reads a second per tou
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Awaitable, Callable
 
 import msgspec
@@ -38,6 +39,8 @@ from ..cluster import PREFIX
 from ..presence import PresenceError
 from ..protocol import CreateTable
 from .outcome import TableOutcome
+
+logger = logging.getLogger(__name__)
 
 
 class OpenRequest(msgspec.Struct, frozen=True):
@@ -216,8 +219,8 @@ class RemoteTables:
                 try:
                     outcome = _decode_outcome(raw)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                    print(f"photofinish: tournament {self.tournament}: table {table}'s result does not decode "
-                          f"({error}); ignored", flush=True)
+                    logger.info(f"tournament {self.tournament}: table {table}'s result does not decode "
+                                f"({error}); ignored")
                     done.append(field)
                     continue
                 self.handling.add(table)

@@ -9,8 +9,8 @@ so a restart rates exactly the results the log has and the store has not.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
-import sys
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -25,6 +25,8 @@ from .tlog import TableFinished
 
 if TYPE_CHECKING:
     from .director import Director
+
+logger = logging.getLogger(__name__)
 
 
 async def await_result(d: Director, table: Table, round_no: int, players: tuple[str, ...]) -> None:
@@ -43,8 +45,7 @@ async def remote_result(d: Director, table_id: str, outcome: TableOutcome) -> bo
     try:
         return await finished(d, seated[0], table_id, seated[1], outcome)
     except TournamentError as error:  # a result that does not fit its seating: refused, nothing changed
-        print(f"photofinish: tournament {d.id}: the result of table {table_id} is refused: {error.message}",
-              flush=True)
+        logger.info(f"tournament {d.id}: the result of table {table_id} is refused: {error.message}")
         return True
 
 
@@ -80,8 +81,8 @@ async def rate(d: Director, result: TableResult) -> None:
     try:
         await rate_once(d, result)
     except (sqlite3.Error, OSError, TournamentError) as error:
-        print(f"photofinish: tournament {d.id}: table {result.table} not rated yet ({error}); it is rated "
-              "at the next start", file=sys.stderr, flush=True)
+        logger.warning(f"tournament {d.id}: table {result.table} not rated yet ({error}); it is rated "
+                       "at the next start")
 
 
 async def rate_once(d: Director, result: TableResult) -> None:
