@@ -139,17 +139,21 @@ class Cluster:
         self.joins = 0  # times this node (re)joined the store: a Redis restarted empty forgot what it held
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
         self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
+        self.beating = trio.CancelScope()  # the heartbeat, cancelled by ``leave``
 
     # ------------------------------------------------------------------ the heartbeat
 
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Heartbeat until ``leave``: a node that has left gives no beat more (one during its shutdown, its
+        tables stopped and let go, released their claims: a restarted director took them for nobody's)."""
         task_status.started()
-        while True:
-            await self.beat()
-            self.first_beat.set()
-            self.pulse.set()
-            self.pulse = trio.Event()
-            await trio.sleep(self.heartbeat)
+        with self.beating:
+            while True:
+                await self.beat()
+                self.first_beat.set()
+                self.pulse.set()
+                self.pulse = trio.Event()
+                await trio.sleep(self.heartbeat)
 
     async def next_beat(self) -> None:
         """Wait until a whole heartbeat begun after this call has been given (tests)."""
@@ -254,7 +258,9 @@ class Cluster:
 
     async def leave(self) -> None:
         """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back,
-        or for ``forget_after`` seconds)."""
+        or for ``forget_after`` seconds). The heartbeat stops first: its tables, stopped next, keep their claims
+        (they are this node's again when it restarts)."""
+        self.beating.cancel()
         try:
             with trio.move_on_after(1.0):
                 await self.presence.delete(f"{PREFIX}alive:{self.node}")

@@ -127,9 +127,6 @@ async def test_a_node_that_never_answers_has_its_tables_opened_at_home(autojump_
     assert report.ok and report.results == 2, report.problem
 
 
-@pytest.mark.xfail(strict=False, reason="flaky since today's merges (about 1 run in 6 over its three cases): the "
-                   "restarted director sometimes waits out its 600 virtual seconds, or opens the other node's "
-                   "finished table a second time at home; under investigation (issue 29's session note)")
 @pytest.mark.parametrize("away_table", ["still_open", "forgotten", "its_node_restarted"])
 async def test_the_directors_node_restarted_mid_round_hears_the_other_nodes_results_and_finishes(
         autojump_clock, tmp_path, away_table):
