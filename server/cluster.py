@@ -113,18 +113,20 @@ def node_id(data_dir: Path | None) -> str:
 
 
 class Cluster:
-    """``lobby``'s node in the cluster whose directory is ``presence``. ``connections`` counts this node's
-    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent
-    for ``expiry`` seconds it is dead, and ``forget_after`` seconds later its tables are no longer listed."""
+    """The ``Directory`` (``server/directory.py``) of node ``node`` in the cluster whose store is ``presence``;
+    clients are sent to it at ``public_url`` (None: the URL ``run`` is given once the server listens). Run
+    ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent for ``expiry`` seconds it is dead,
+    and ``forget_after`` seconds later its tables are no longer listed."""
 
-    def __init__(self, presence: Presence, lobby, node: str, public_url: str,
-                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0,
-                 forget_after: float = 600.0) -> None:
+    spans_nodes = True
+
+    def __init__(self, presence: Presence, node: str, public_url: str | None = None, heartbeat: float = 1.0,
+                 expiry: float = 5.0, forget_after: float = 600.0) -> None:
         self.presence = presence
-        self.lobby = lobby
+        self.lobby = None  # what this node holds, read at each heartbeat (given to ``run``)
         self.node = node
-        self.url = public_url
-        self.connections = connections
+        self.url = public_url or ""
+        self.connections: Callable[[], int] = lambda: 0
         self.heartbeat = heartbeat
         self.expiry = expiry
         self.forget_after = forget_after
@@ -143,13 +145,20 @@ class Cluster:
 
     # ------------------------------------------------------------------ the heartbeat
 
-    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        """Heartbeat until ``leave``: a node that has left gives no beat more (one during its shutdown, its
-        tables stopped and let go, released their claims: a restarted director took them for nobody's)."""
-        task_status.started()
+    async def run(self, lobby, url: str = "", connections: Callable[[], int] = lambda: 0,
+                  task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Publish what ``lobby`` holds (its tables, its hub's tournaments) and this node's load (its tables and
+        ``connections``) at every heartbeat, reachable at ``url`` unless a public URL was given; started once
+        the first heartbeat has been given (reached or not). Heartbeat until ``leave``: a node that has left
+        gives no beat more (one during its shutdown, its tables stopped and let go, released their claims: a
+        restarted director took them for nobody's)."""
+        self.lobby, self.connections = lobby, connections
+        self.url = self.url or url
         with self.beating:
             while True:
                 await self.beat()
+                if not self.first_beat.is_set():
+                    task_status.started()
                 self.first_beat.set()
                 self.pulse.set()
                 self.pulse = trio.Event()
@@ -234,19 +243,39 @@ class Cluster:
         self.announced[directory] -= announced
 
     async def holds(self, kind: str, key: str) -> bool:
-        """Claim ``key`` (``SET NX``) unless a node has it; whether this node holds it now. A claim refused with
-        nothing there is asked again: its two calls straddled a Redis that restarted empty (the refusal from the
-        old one, which held our own claim, the empty read from the new one), or a node let the key go between
-        them. Only another node's name there is a refusal; refused three times with nothing there,
-        ``PresenceError`` (the caller tries again when the store answers sensibly)."""
+        """Claim ``key`` unless a node has it; whether this node holds it now (``PresenceError`` as ``_claim``)."""
+        return await self._claim(kind, key) == self.node
+
+    async def holder(self, kind: str, key: str) -> str | None:
+        """Claim ``key`` unless a node has it; the node that holds it now, or None when the store cannot say."""
+        try:
+            return await self._claim(kind, key)
+        except PresenceError:
+            return None
+
+    async def _claim(self, kind: str, key: str) -> str:
+        """The one claim (``SET NX``) of the cluster: this node's name on ``key`` unless a node's is there; returns
+        the node whose name is there now. A claim refused with nothing there is asked again: its two calls
+        straddled a Redis that restarted empty (the refusal from the old one, which held our own claim, the empty
+        read from the new one), or a node let the key go between them. Only another node's name there is a
+        refusal; refused three times with nothing there, ``PresenceError`` (the caller tries again when the store
+        answers sensibly)."""
         name = f"{PREFIX}{kind}:{key}"
         for _ in range(3):
             if await self.presence.set(name, self.node, only_new=True):
-                return True
+                return self.node
             holder = await self.presence.get(name)
             if holder is not None:
-                return holder == self.node
+                return holder
         raise PresenceError(f"{name}: a claim refused three times with nothing there")
+
+    async def owner(self, kind: str, key: str) -> str | None:
+        """The node whose claim ``key`` has, or None; waits while the store is away."""
+        while True:
+            try:
+                return await self.presence.get(f"{PREFIX}{kind}:{key}")
+            except PresenceError:
+                await trio.sleep(self.heartbeat)
 
     async def _read_peers(self) -> bool:
         """The other live nodes and their loads; returns whether this node is still registered."""
@@ -334,14 +363,13 @@ class Cluster:
         except PresenceError:
             pass
 
-    async def locate(self, kind: str, key: str) -> str:
-        """The public URL of the live node ``key`` lives on; ``RulesError`` ``no_table``/``no_tournament`` when
-        no node has it, ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
-        missing = RulesError(f"no_{kind}", f"no {kind} {key!r}")
+    async def locate(self, kind: str, key: str) -> str | None:
+        """The public URL of the live node ``key`` lives on; None when no other node has it, ``RulesError``
+        ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
         try:
             owner = await self.presence.get(f"{PREFIX}{kind}:{key}")
             if owner is None or owner == self.node:
-                raise missing
+                return None
             alive = await self.presence.get(f"{PREFIX}alive:{owner}")
         except PresenceError:
             raise RulesError("cluster_unavailable", f"no {kind} {key!r} on this node, and the cluster's Redis "

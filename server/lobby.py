@@ -31,6 +31,7 @@ from .journal import Journal, replay
 from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
 from .quotas import Owner, Quotas
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
+from .directory import Directory, LocalDirectory
 from .fairness import EPSILON as FAIR_EPSILON
 from .table import Intent, Reservation, Table
 
@@ -57,8 +58,10 @@ class Lobby:
     the first log it opens until ``stop_all``."""
 
     def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
-                 quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT) -> None:
+                 quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT,
+                 directory: Directory | None = None) -> None:
         self.nursery = nursery
+        self.directory = directory or LocalDirectory()  # numbers this server's table ids (a cluster node's own)
         self.quotas = quotas
         self.owners: dict[str, Owner] = {}  # a held table or playback -> who created or opened it
         self.finished: OrderedDict[str, None] = OrderedDict()  # held tables that are over, oldest first
@@ -70,7 +73,6 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
         self.tournaments = None  # the server's TournamentHub, once it has one
-        self.cluster = None  # the server's node in a cluster (server/cluster.py), with `serve --cluster`
         self._next = 0
         self.storage_error: str | None = None  # why the data directory cannot be written now (new tables refused)
         self._recovering = False  # the storage watch runs (``_recover_storage``)
@@ -82,8 +84,7 @@ class Lobby:
         one whose log is already in the data directory."""
         self._next += 1
         while True:
-            if self.cluster is not None:  # this node's own ids: never another node's
-                self._next = self.cluster.number(self._next)
+            self._next = self.directory.number(self._next)  # on a cluster this node's own: never another's
             if self.data_dir is None or not (self.data_dir / "tables" / f"t{self._next}.log").exists():
                 return f"t{self._next}"
             self._next += 1

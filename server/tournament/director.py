@@ -384,20 +384,17 @@ class Director:
                     self._push()
                     return
 
-    def _cluster(self):
-        return getattr(self.hub.lobby, "cluster", None)
-
     def _placement(self, count: int) -> list[str | None]:
         """The node each of a round's ``count`` tables opens on (None: here): on a cluster, the least loaded
         live nodes (``remote.spread``); an arena, which seats a table at a time, keeps its tables here."""
-        cluster = self._cluster()
-        if cluster is None or not cluster.online or not cluster.peers or self.state.settings.format == "arena":
+        directory = self.hub.directory
+        if not directory.online or not directory.peers or self.state.settings.format == "arena":
             return [None] * count
-        return [None if node == cluster.node else node for node in spread(cluster.loads(), count)]
+        return [None if node == directory.node else node for node in spread(directory.loads(), count)]
 
     def _remote(self) -> RemoteTables:
         if self.remote is None:
-            self.remote = RemoteTables(self._cluster(), self.hub.nursery, self.id, self._remote_result)
+            self.remote = RemoteTables(self.hub.directory, self.hub.nursery, self.id, self._remote_result)
             self.remote.start()
         return self.remote
 
@@ -414,23 +411,20 @@ class Director:
                              bot_delay_ms=request.bot_delay_ms)
         digests = {player: digest for digest, player in self.tokens.items()}
         reserved = [Reservation(seat, self.state.names[p], digests.get(p) or _NO_TOKEN) for seat, p in enumerate(players)]
-        cluster = self._cluster()
-        if cluster is not None:
-            remote = self._remote()
-            if node is not None:
-                asked = OpenRequest(tournament=self.id, director=cluster.node, round=round_no, table=table_id,
-                                    create=create, reserved=[(r.seat, r.name, r.token_hash) for r in reserved],
-                                    stand_in=STAND_IN,
-                                    halt_after_ms=request.round_time_ms if request.format != "arena" else 0)
-                if await remote.open(node, asked):
-                    return self._follow_remote(table_id, round_no, players)
-            holder = await remote.holder(table_id)
-            if holder is not None and holder != cluster.node:
+        directory = self.hub.directory
+        if node is not None:
+            asked = OpenRequest(tournament=self.id, director=directory.node, round=round_no, table=table_id,
+                                create=create, reserved=[(r.seat, r.name, r.token_hash) for r in reserved],
+                                stand_in=STAND_IN,
+                                halt_after_ms=request.round_time_ms if request.format != "arena" else 0)
+            if await self._remote().open(node, asked):
                 return self._follow_remote(table_id, round_no, players)
+        holder = await directory.holder("table", table_id)
+        if holder is not None and holder != directory.node:
+            return self._follow_remote(table_id, round_no, players)
         table = await self.hub.lobby.create(create, reserved=reserved, stand_in=STAND_IN,
                                             tags={"tournament": self.id, "round": round_no}, table_id=table_id)
-        if self.hub.lobby.cluster is not None:  # listed everywhere at once, even if this node dies before its beat
-            await self.hub.lobby.cluster.announce(table.info())
+        await directory.announce(table.info())  # listed everywhere at once, even if this node dies before its beat
         self._follow(table, round_no, players)
 
     def _follow_remote(self, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
@@ -451,16 +445,16 @@ class Director:
         never opened (opened now, here or on the node that claims them meanwhile). A table whose result is
         waiting in the store ended on its node, which may have forgotten it since (and given up its claim): it
         is not opened again, its result is logged as it is heard."""
-        await self.hub.in_cluster.wait()
-        remote = self._remote()
+        await self.hub.joined.wait()
+        directory, remote = self.hub.directory, self._remote()
         pending, self.unplaced = self.unplaced, []
-        owners = [await remote.owner(table_id) for table_id, _, _ in pending]
+        owners = [await directory.owner("table", table_id) for table_id, _, _ in pending]
         ended = await remote.results_waiting()
         async with self.lock:
             async with trio.open_nursery() as opening:
                 for (table_id, round_no, players), owner in zip(pending, owners):
                     if table_id not in self.state.results and table_id not in ended:
-                        node = owner if owner is not None and owner != remote.cluster.node else None
+                        node = owner if owner is not None and owner != directory.node else None
                         opening.start_soon(self._open_table, table_id, round_no, players, node)
             self._push()
             await self._maybe_advance()
