@@ -20,7 +20,8 @@ from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
-from .cluster import Cluster, node_id
+from .cluster import Cluster
+from .nodeid import node_id
 from .directory import Directory, LocalDirectory
 from .limits import raise_file_limit
 from .lobby import Lobby
@@ -64,7 +65,10 @@ class Running:
         return f"ws://{self.host}:{self.port}"
 
     async def shutdown(self) -> None:
-        """Close every connection with a reason, stop every table, then stop serving."""
+        """Leave the directory (its directors hear no more results from other nodes), close every connection
+        with a reason, stop every table, then stop serving."""
+        if self.lobby.tournaments is not None:
+            self.lobby.tournaments.stop_hearing()
         await self.directory.leave()
         await self.gateway.close_all("server_shutdown", "the server is shutting down")
         await self.lobby.stop_all()

@@ -1,4 +1,6 @@
 """One node of a cluster: several `photofinish serve` processes that share one lobby through a ``Presence``.
+``Cluster`` is the node's ``Directory`` (``server/directory.py``): the rest of the server uses it as it would a
+server alone's ``LocalDirectory``, and never asks which one it has.
 
 What it owns, and the keys it keeps (all under ``photofinish:``):
 
@@ -11,7 +13,8 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
   restart is reclaimed (the claim already names this node). Only another node's name on the key refuses a
-  claim (``holds``): a refusal with nothing there is asked again (its two calls straddled a Redis restart).
+  claim (``_claim``, the one claim every caller goes through): a refusal with nothing there is asked again (its
+  two calls straddled a Redis restart). A node that leaves keeps its claims (its heartbeat stops first).
 - **Ids** (see "Ids" below) come from the node's own id, not from the store: nothing in Redis is needed to
   keep them apart, so nothing Redis forgets can make two nodes hand out the same one.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
@@ -30,32 +33,11 @@ a table that is not on this node) and listing do. When the presence store cannot
 running its tables, lists only its own, and refuses new tables (``cluster_unavailable``) until it is back;
 its next heartbeat then registers it again, reclaims its tables and republishes its directory.
 
-Ids. A table id is ``t<number>`` (logs are ``t<number>.log``), a tournament's ``T<number>``. On a cluster a node
-numbers them ``seq * ID_SPACE + mark`` (seq 1, 2, ...): ``mark`` (``node_mark``) is the node id's 48 random bits
-(a node id is ``n`` and 12 hex digits, kept in ``node.id``; one set by hand gives 48 bits of its hash), so
-every id a node hands out ends in its mark's 15 digits, and two nodes' ids never meet as long as their node ids
-differ, which the cluster needs anyway (a claim that names this node's id is taken for this node's). No id
-needs anything from Redis, so nothing Redis forgets can make two nodes hand out the same one. A node restarted
-on its data directory numbers on past its table logs and the tables its tournaments' logs name (some of those
-ran on other nodes: ``TournamentHub._skip_named_tables``).
-
-Ids used to come from blocks leased from a counter in Redis (issue 29). A Redis restarted empty while a node
-was paused (SIGSTOP, a frozen VM) had forgotten the counter and that node's block; a node joining then leased
-the same block and handed out the paused node's ids again, and the paused node, awake, found its tables and
-its next creates claimed by the other (``table_exists``, watches sent to the wrong node). A paused node can
-re-assert nothing, so a shared counter is only safe if it restarts above every block ever leased, and after
-the loss only a clock could say where that is (with a wait before each new block, and trust in Redis's clock);
-ids that need no shared record are simpler and need neither. The price is length: ``t1281474976710655``, 16
-digits (17 from a node's 10th table on). Ids below ``ID_SPACE`` (a single server's ``t1``, ``t2``, ... and the
-leased ids in data directories from before) are never handed out on a cluster, so they cannot meet these. A
-node without a data directory has a new node id, and so new ids, at each start.
+Ids: ``server/nodeid.py`` (a node numbers its own, needing nothing from the store).
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from pathlib import Path
 from typing import Callable
 
 import msgspec
@@ -63,12 +45,12 @@ import trio
 
 from rules import RulesError
 
+from .nodeid import ID_SPACE, node_mark
 from .presence import Presence, PresenceError
 from .protocol import TableInfo, TournamentInfo
 
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
-ID_SPACE = 10**15  # an id on a cluster is seq * ID_SPACE + the node's mark (48 bits: below 2.9 * 10**14)
 SEATS_PER_TABLE = 3  # connections that count as one table's load
 
 
@@ -88,28 +70,6 @@ _encode = msgspec.json.Encoder().encode
 _decode_load = msgspec.json.Decoder(NodeLoad).decode
 _decode_table = msgspec.json.Decoder(TableInfo).decode
 _decode_tournament = msgspec.json.Decoder(TournamentInfo).decode
-
-
-def node_mark(node: str) -> int:
-    """The number every id ``node`` hands out ends in: the 48 random bits of its id (``n`` and 12 hex digits), or
-    48 bits of the hash of an id set by hand."""
-    if len(node) == 13 and node[0] == "n" and all(c in "0123456789abcdef" for c in node[1:]):
-        return int(node[1:], 16)
-    return int.from_bytes(hashlib.blake2b(node.encode(), digest_size=6).digest(), "big")
-
-
-def node_id(data_dir: Path | None) -> str:
-    """This node's id: kept in ``data_dir/node.id`` (made on first use), so a restarted node is the same node."""
-    if data_dir is None:
-        return "n" + secrets.token_hex(6)
-    path = Path(data_dir) / "node.id"
-    if path.exists():
-        text = path.read_text().strip()
-        if text:
-            return text
-    text = "n" + secrets.token_hex(6)
-    path.write_text(text + "\n")
-    return text
 
 
 class Cluster:

@@ -289,12 +289,19 @@ class TournamentHub:
         start), let a result being logged finish, log none after it, then close the store. A local table that
         ends meanwhile is found ended in its log at the next start."""
         self.closing = True
+        self.stop_hearing()
         for director in self.directors.values():
-            if director.remote is not None:
-                director.remote.stop_listening()
             async with director.lock:
                 pass
         await self.close()
+
+    def stop_hearing(self) -> None:
+        """This node is leaving its cluster: its directors hear no other node's result from now on (each stays in
+        the store, heard at the next start). First thing in a shutdown, so that a node that has left takes nothing
+        more out of the store, whenever in its shutdown another node's result came."""
+        for director in self.directors.values():
+            if director.remote is not None:
+                director.remote.stop_listening()
 
 
 def msgspec_replace(struct: Any, **changes: Any) -> Any:

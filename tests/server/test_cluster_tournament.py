@@ -143,7 +143,7 @@ async def test_the_directors_node_restarted_mid_round_hears_the_other_nodes_resu
             await beats(other, other)
         assert f"result:{away}" in await presence.hgetall(tourney_key(tid))  # waiting for the director
         if away_table == "forgotten":  # the other node made room: its claim on the table is gone
-            other.lobby._evict_finished()
+            other.lobby.evict_finished()
             assert away not in other.lobby.tables
         elif away_table == "its_node_restarted":  # and the result it wrote lost (the store lost its data too):
             await other.shutdown()                 # the director asks again, and the node answers from its log

@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from server.cluster import ID_SPACE, Cluster, node_mark
+from server.cluster import Cluster
+from server.nodeid import ID_SPACE, node_mark
 from server.presence import LocalPresence, PresenceError
 from tests.server.redis_server import redis_server
 
