@@ -38,6 +38,7 @@ Ids: ``server/nodeid.py`` (a node numbers its own, needing nothing from the stor
 
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 import msgspec
@@ -48,6 +49,8 @@ from rules import RulesError
 from .nodeid import ID_SPACE, node_mark
 from .presence import Presence, PresenceError
 from .protocol import TableInfo, TournamentInfo
+
+logger = logging.getLogger(__name__)
 
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
@@ -145,13 +148,13 @@ class Cluster:
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
             self.online = True
             if not was:
-                print(f"photofinish: in the cluster as node {self.node} ({self.url}); "
-                      f"{len(self.peers)} other node(s) alive", flush=True)
+                logger.info(f"in the cluster as node {self.node} ({self.url}); "
+                            f"{len(self.peers)} other node(s) alive")
         except (PresenceError, trio.TooSlowError) as error:
             self.online = False
             if was or self.beats == 0:
-                print(f"photofinish: cannot reach the cluster's Redis ({error}): running tables go on, no new "
-                      "ones until it is back", flush=True)
+                logger.info(f"cannot reach the cluster's Redis ({error}): running tables go on, no new "
+                            "ones until it is back")
         self.beats += 1
 
     async def _join(self) -> None:
@@ -187,7 +190,7 @@ class Cluster:
                 claimed.add(key)
             else:
                 self.conflicts.add(key)
-                print(f"photofinish: {kind} {key} is claimed by another node; not listed from here", flush=True)
+                logger.info(f"{kind} {key} is claimed by another node; not listed from here")
         gone = (claimed | announced) - local.keys()
         if gone:
             await self.presence.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))

@@ -2,13 +2,13 @@
 
 It checks a table request against the rules (game, mode, seats, options, bot seats) and its creator's quotas
 (``server/quotas.py``) before any task starts, so a bad request is a typed error and leaves nothing half-made.
-It holds the tables (its registry: find, list, forget) and reopens the unfinished ones from their logs after a
-restart. Beside it: ``server/storage.py`` writes a new table's log and watches a failing data directory,
-``server/tending.py`` lets go of finished, expired and unwatched tables.
+It holds the tables (find, list, forget) and reopens unfinished ones from their logs after a restart; beside it
+``storage.py`` writes a new table's log and watches a failing disk, ``tending.py`` lets tables go.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections import OrderedDict
 from pathlib import Path
@@ -31,6 +31,8 @@ from .quotas import Owner, Quotas
 from .protocol import BotSeat, CreateTable, GameSummary, TableInfo, game_summary
 from .directory import Directory, LocalDirectory
 from .table import Intent, Reservation, Table
+
+logger = logging.getLogger(__name__)
 
 MAX_TABLES = 2000
 
@@ -285,14 +287,13 @@ class Lobby:
         # first, whatever the durability now: lines a log file lacks that the journal made durable
         replayed = await trio.to_thread.run_sync(replay, self.data_dir)
         for note in replayed.notes:
-            print(f"photofinish: journal {note} (the end of a round that was never acknowledged)", flush=True)
+            logger.info(f"journal {note} (the end of a round that was never acknowledged)")
         if replayed.restored:
-            print(f"photofinish: the journal wrote back {replayed.restored} line(s) to {', '.join(replayed.logs)}",
-                  flush=True)
+            logger.info(f"the journal wrote back {replayed.restored} line(s) to {', '.join(replayed.logs)}")
         reopened = []
         logs, strays = numbered_logs(table_dir(self.data_dir), "t")
         for path in strays:
-            print(f"photofinish: leaving {path} alone: a table's log is named t<number>.log", flush=True)
+            logger.info(f"leaving {path} alone: a table's log is named t<number>.log")
         for path in logs:
             self._next = max(self._next, int(path.stem[1:]))
             try:
@@ -301,17 +302,16 @@ class Lobby:
                     continue
                 finished = finished_marker(path)
                 if finished is not None:
-                    print(f"photofinish: not reopening {path.stem}: {finished}, but its log {path} has lost its "
-                          "end record; left as it is", flush=True)
+                    logger.info(f"not reopening {path.stem}: {finished}, but its log {path} has lost its "
+                                "end record; left as it is")
                     continue
                 if self._never_sat(read):
                     await trio.to_thread.run_sync(self._end_expired, path, read)
-                    print(f"photofinish: not reopening {path.stem}: nobody ever sat at it; ended as expired",
-                          flush=True)
+                    logger.info(f"not reopening {path.stem}: nobody ever sat at it; ended as expired")
                     continue
                 table = self._rebuild(path, read)
             except (LogError, RulesError, OSError, ValueError) as error:
-                print(f"photofinish: cannot reopen {path}: {error}", flush=True)
+                logger.info(f"cannot reopen {path}: {error}")
                 continue
             await self.start_table(table)
             if alias := read.header.table_options.get("alias"):

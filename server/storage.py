@@ -7,8 +7,8 @@ again.
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,8 @@ from .table import Table
 
 if TYPE_CHECKING:
     from .lobby import Lobby
+
+logger = logging.getLogger(__name__)
 
 STORAGE_RETRY = 1.0  # seconds between checks that a failing data directory can be written again
 PROBE_BYTES = 64 * 1024  # what such a check writes and syncs (a full disk must show as full)
@@ -68,8 +70,8 @@ async def recover_storage(lobby: Lobby) -> None:
                 lobby._syncer = None
             if await reopen_failed(lobby):
                 lobby.storage_error = None
-                print(f"photofinish: the data directory {lobby.data_dir} can be written again: new tables "
-                      "are taken", file=sys.stderr, flush=True)
+                logger.warning(f"the data directory {lobby.data_dir} can be written again: new tables "
+                               "are taken")
                 return
     finally:
         lobby._recovering = False
@@ -99,15 +101,14 @@ async def reopen_failed(lobby: Lobby) -> bool:
                 continue
             again = lobby._rebuild(table.store.path, read)
         except (LogError, RulesError, OSError, ValueError) as error:
-            print(f"photofinish: cannot reopen {table.id} yet: {error}", file=sys.stderr, flush=True)
+            logger.warning(f"cannot reopen {table.id} yet: {error}")
             ok = False
             if tries == REOPEN_TRIES:
-                print(f"photofinish: leaving {table.id} stopped; restarting the server reopens it from its "
-                      "log", file=sys.stderr, flush=True)
+                logger.warning(f"leaving {table.id} stopped; restarting the server reopens it from its "
+                               "log")
             continue
         await lobby.start_table(again)
-        print(f"photofinish: reopened {table.id} from its log after the disk failure", file=sys.stderr,
-              flush=True)
+        logger.warning(f"reopened {table.id} from its log after the disk failure")
     return ok
 
 
