@@ -144,10 +144,12 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
             raise
         return conn.deliver(Redirect(ref=message.id, url=url, tournament=message.tournament))
     if kind is Register:
-        player, token = await director.register(message.name)
+        player, token = await director.register(message.name, conn.owner)
+        waitlist = director.state.waitlist
         return conn.deliver(Registered(ref=message.id, tournament=director.id, player=player,
                                        name=director.state.names[player], token=token,
-                                       receipt=director.receipts.get(player)))
+                                       receipt=director.receipts.get(player), waitlisted=player in waitlist,
+                                       waitlist_position=waitlist.index(player) + 1 if player in waitlist else 0))
     if kind is TournamentLog:
         text, lines, head = await director.log_text()
         return conn.deliver(TournamentLogFile(ref=message.id, tournament=director.id, log=text, lines=lines,
