@@ -49,18 +49,17 @@ from .quotas import new_owner, peer_address
 from .protocol import (CODECS, PROTOCOL_VERSION, Act, Replay, Batch, CheckIn, Closing, CorrectResult, CreateTable,
                        CreateTournament, Drop, Error, Games, Hello, Leaderboard, Leave, ListGames, ListTables, ListTournaments,
                        OpenPlayback, Ping, Pong, Ratings, Redirect, Register, Registered, Resume, StartTournament,
-                       TableCreated, Tables, TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, Watch,
+                       TableCreated, Tables, TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                        WatchTournament, Welcome,
                        decode_client, id_of)
 from . import frames
 from .tournament.model import TournamentError
 from .sendpath import plain_frames, send_frame, send_promptly, stream_socket
-from .table import Intent, Table
+from .table import Receiver, Table, intents
 
 SERVER_NAME = "photofinish 0.1.0"
 MAX_BATCH = 64
 YIELD_EVERY = 16  # frames a writer sends at most before it lets other tasks run (a frame written whole never yields)
-TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
                     WatchTournament, Leaderboard, TournamentLog}
 COSTS = {ListTables: 1, ListTournaments: 1, Leaderboard: 2, Replay: 8, OpenPlayback: 8,
@@ -250,7 +249,7 @@ class Quotas:
                                             f"{math.ceil(retry * 1000)} ms", retry)
 
 
-class Connection:
+class Connection(Receiver):
     """One client: a table ``Receiver`` whose messages go out through a bounded outbox."""
 
     def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None) -> None:
@@ -502,7 +501,7 @@ class Connection:
                     self.tables.add(table)
                 if kind is TakeSeat or kind is Resume:
                     self.ping_now.set()  # the seat's round trip, measured as soon as it plays
-                await table.submit(Intent(TABLE_INTENTS[kind], self, message, now))
+                await table.submit(intents.FOR_MESSAGE[kind](self, message, now))
         except (RulesError, TournamentError) as error:
             self.deliver(Error(ref=message.id, code=error.code, message=error.message,
                                retry_ms=getattr(error, "retry_ms", None)))
@@ -742,7 +741,7 @@ class Gateway:
             conn.closing = conn.closing or ("server_error", "the server failed on this connection; reconnect")
         finally:
             for table in conn.tables:
-                table.submit_nowait(Intent("disconnect", conn))
+                table.submit_nowait(intents.Disconnect(conn))
             for director in conn.tournaments:
                 director.unwatch(conn)
             await self._close(conn)

@@ -599,12 +599,10 @@ class Director:
         await self._halt(tables)
 
     async def _halt(self, tables: list[str]) -> None:
-        from ..table import Intent
-
         for table_id in tables:
             table = self.tables.get(table_id)
             if table is not None and not table.over.is_set():
-                await table.submit(Intent("halt", None, "time_limit"))
+                await table.halt("time_limit")
 
     async def _end(self, reason: str, note: str = "") -> None:
         order = tuple(row.player for row in self.state.standings())

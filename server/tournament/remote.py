@@ -89,12 +89,11 @@ def tourney_key(tournament: str) -> str:
 
 def outcome_of(game: Any, table: Table) -> TableOutcome:
     """The result of a table that is over, from the table itself."""
-    result = game.result(table.session.state)
-    seats = len(table.slots)
-    return TableOutcome(places=tuple(table.places()),
-                        scores=tuple(result.scores) if result is not None else (0,) * seats,
-                        log_hash=table.end_hash or "", lower_is_better=result.lower_is_better if result else True,
-                        stand_ins=tuple(slot.stood_in for slot in table.slots))
+    outcome = table.outcome()
+    return TableOutcome(places=outcome.places,
+                        scores=outcome.scores if outcome.scores is not None else (0,) * len(outcome.places),
+                        log_hash=outcome.end_hash or "", lower_is_better=outcome.lower_is_better,
+                        stand_ins=outcome.stand_ins)
 
 
 def outcome_from_log(path: Path) -> TableOutcome:
@@ -378,11 +377,9 @@ class TableHost:
         await self.presence.hdel(self.key, request.table)
 
     async def _halt_after(self, table: Table, ms: int) -> None:
-        from ..table import Intent
-
         await trio.sleep(ms / 1000)
         if not table.over.is_set():
-            await table.submit(Intent("halt", None, "time_limit"))
+            await table.halt("time_limit")
 
     async def _write(self, request: OpenRequest, outcome: TableOutcome) -> None:
         """Write the result where the director reads it (again and again until the store takes it), then drop
