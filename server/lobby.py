@@ -27,7 +27,8 @@ from .finished import Finished, finished_marker, write_marker
 from .logfile import End, Entry, Header, LogError, SeatTaken, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
 from .journal import LIMIT as JOURNAL_LIMIT
-from .journal import Journal, replay
+from .journal import Journal
+from .walfile import replay
 from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
 from .quotas import Owner, Quotas
 from .protocol import PROTOCOL_VERSION, CreateTable, GameSummary, TableInfo, game_summary
