@@ -13,8 +13,8 @@ durability gate (``durable.py``).
 
 from __future__ import annotations
 
+import logging
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,8 @@ from .durable import DurableGate
 from .intents import Intent
 from .seats import AWAY, BOT, STAND_IN, SeatSlot
 from .settings import TableSettings
+
+logger = logging.getLogger(__name__)
 
 INBOX_SIZE = 1024
 MAX_BATCH = 64  # intents the arbiter takes per wake-up before it sends what they caused
@@ -267,7 +269,7 @@ class Table:
 
     def _fail(self, message: str, code: str = "log_failed") -> None:
         """Stop for good: tell every seat and spectator why, and the operator on stderr."""
-        print(f"photofinish: {message}", file=sys.stderr, flush=True)
+        logger.warning(message)
         self.failed, self.failed_code = message, code
         receivers = [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators)
         for receiver in receivers:

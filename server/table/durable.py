@@ -9,8 +9,8 @@ the log's progress for the rest (``release_when_durable``). The log never calls 
 
 from __future__ import annotations
 
+import logging
 import math
-import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -22,6 +22,8 @@ from . import fanout, intents
 
 if TYPE_CHECKING:
     from .arbiter import Table
+
+logger = logging.getLogger(__name__)
 
 
 class DurableGate:
@@ -159,5 +161,5 @@ def write_finished_marker(table: Table) -> None:
     try:
         write_marker(table.store.path, finished)
     except OSError as error:  # the game and its log are whole; only the guard against a cut log is lost
-        print(f"photofinish: table {table.id} finished but its .done marker could not be written: "
-              f"{error.strerror or error}", file=sys.stderr, flush=True)
+        logger.warning(f"table {table.id} finished but its .done marker could not be written: "
+                       f"{error.strerror or error}")
