@@ -24,9 +24,11 @@ from .. import crashpoint, disk
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
+from . import clocks, opening, results
 from .director import Director, secret_hash
+from .host import TableHost
 from .model import Settings, Sizes, TournamentError
-from .remote import TableHost, outcome_from_log
+from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
@@ -134,7 +136,8 @@ class TournamentHub:
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
                             rounds=rounds, points=points, bye_points=request.bye_points,
-                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
+                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top,
+                            max_players=request.max_players)
         settings.check_new()
         return game, settings, dict(setup.options)
 
@@ -247,7 +250,7 @@ class TournamentHub:
         rated = await self.store.call(Store.rated, tid)
         for record in records:  # results logged but not yet in the ratings (a crash between the two)
             if type(record) is TableFinished and record.table not in rated:
-                await director._rate(record.result())
+                await results.rate(director, record.result())
         if ended:
             director.over.set()
             return director
@@ -255,7 +258,7 @@ class TournamentHub:
             round_no, players = state.tables[table_id]
             table = self.lobby.tables.get(table_id)
             if table is not None:
-                director._follow(table, round_no, players)
+                opening.follow(director, table, round_no, players)
                 continue
             table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
@@ -263,16 +266,16 @@ class TournamentHub:
             elif self.clustered:  # another node's, or never opened: found (or opened) once the node joins
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
-                await director._open_table(table_id, round_no, players)
+                await opening.open_table(director, table_id, round_no, players)
         async with director.lock:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
                 if state.round:
-                    self.spawn(director.id, director._arena_clock)
-            await director._maybe_advance()
+                    self.spawn(director.id, clocks.arena_clock, director)
+            await director.advance()
         if director.unplaced:
-            self.spawn(director.id, director.place_unplaced)
+            self.spawn(director.id, opening.place_unplaced, director)
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
@@ -280,10 +283,10 @@ class TournamentHub:
         record = TableFinished(round=round_no, table=path.stem, players=players, places=outcome.places,
                                scores=outcome.scores, log_hash=outcome.log_hash,
                                lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
-                               time=director._now())
+                               time=director.now())
         async with director.lock:
-            await director._record(record)
-            await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)
+            await director.record(record)
+            await director.mirror(Store.add_result, director.id, round_no, record.result(), record.log_hash)
 
     async def stop_all(self) -> None:
         """Shutting down: stop hearing other nodes' results (they stay in the store, heard again at the next
