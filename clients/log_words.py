@@ -11,6 +11,9 @@ import msgspec
 
 from server.logfile import Entry, ReadLog, SeatTaken
 
+from .sentences import seat_words
+from .words import ordinal
+
 SYSTEM = {-1: "system", -2: "chance"}
 
 
@@ -45,8 +48,8 @@ class LogPeople:
             return SYSTEM[seat]
         names = self.names.get(entry.seq, ())
         name = names[seat] if 0 <= seat < len(names) else ""
-        number = seat + 1  # seats are numbered from 1 wherever a person reads them; the log's are 0-based
-        return f"seat {number} ({name})" if name else f"seat {number}"
+        number = seat_words(seat)  # "seat 1": numbered from 1 wherever a person reads them; the log's are 0-based
+        return f"{number} ({name})" if name else number
 
 
 def ms(seconds: float) -> str:
@@ -54,7 +57,7 @@ def ms(seconds: float) -> str:
 
 
 def refused_words(entry: Entry, people: LogPeople, seat: int | None = None) -> str:
-    """``#149 t=0.368s seat 0 (Ana): refused {"type":"take","card":"B8"}: card_not_in_discard``. Walking the
+    """``#149 t=0.368s seat 1 (Ana): refused {"type":"take","card":"B8"}: card_not_in_discard``. Walking the
     log as ``seat``, another seat's refused action is not shown (it may name cards of a hidden hand): only
     that it was refused and why, which is what that seat could have learnt at the table at most."""
     if seat is not None and entry.actor != seat:
@@ -88,7 +91,7 @@ def fair_words(entry: Entry, people: LogPeople) -> str | None:
     rtt = "no round trip measured, no credit" if fair.rtt is None else f"round trip {ms(fair.rtt)}, {ms(credit)} credited"
     words = (f"  contested, group {fair.group}: reacted in {ms(fair.reaction or 0.0)} (update #{fair.seen} sent to it "
              f"at t={fair.sent:.4f}s, its action arrived at t={fair.arrival:.4f}s, {rtt}); "
-             f"{_ordinal(place)} of {len(members)} in its group")
+             f"{ordinal(place)} of {len(members)} in its group")
     if fair.rule == "lot":
         words += f", a tie within the table's epsilon decided by lot ({fair.lot})"
     if fair.lost_to is not None:
@@ -98,6 +101,3 @@ def fair_words(entry: Entry, people: LogPeople) -> str | None:
         words += f"; lost to {people.who(entry, fair.lost_to)}{against}"
     return words
 
-
-def _ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -6,9 +6,10 @@ says in words why the line is not one of the moves and what would be. Per game:
 
 - Flag Finish: moves are typed by card (``G5``; ``take G5``, ``play G5``, ``discard G5``, ``draw``), so
   nothing shifts under the cursor while the others play in Challenge Mode.
-- Flush: a declaration is typed as its cards, in any order (``4 4B b0``: hand cards and Base tops; ``as 7``
-  declares a Mimic as 7), or in the listed words (``release 4 hand=4,4B bases=0``, lists in any order);
-  values that pick the pile up are marked.
+- Flush: a declaration is typed as its cards, in any order (``4 4B b1``: hand cards and Base tops, the Bases
+  numbered from 1 as everywhere a person reads them; ``as 7`` declares a Mimic as 7), or in the listed words
+  (``release 4 hand=4,4B bases=0``: the action's own fields, lists in any order); values that pick the pile
+  up are marked.
 - The other games: a numbered list, stable during the seat's turn, or the move's words.
 Pure: no I/O.
 """
@@ -22,8 +23,9 @@ from typing import Any
 import msgspec
 
 from rules.flag_finish.game import RANK
+from rules.words import game_words
 
-from .render import describe_action
+from .sentences import Reader, say
 
 WIDTH = 80
 
@@ -33,6 +35,19 @@ class NotAMove:
     """A typed line that is not one of the seat's moves, and why (shown until the next line is typed)."""
 
     reason: str
+
+
+def describe_action(action: Any) -> str:
+    """'play G0', 'draw', 'release 4 hand=4,4B bases=0': a short text for one action, also what `play`
+    accepts back. Lists are written name=a,b and left out when empty."""
+    words = [type(action).__struct_config__.tag]
+    for name, value in msgspec.structs.asdict(action).items():
+        if isinstance(value, list):
+            if value:
+                words.append(f"{name}={','.join(str(v) for v in value)}")
+        else:
+            words.append(str(value))
+    return " ".join(words)
 
 
 def _tag(action: Any) -> str:
@@ -68,9 +83,6 @@ def _single_value(action: Any) -> str | None:
 # ---------------------------------------------------------------- numbered lists (the lockstep games)
 
 
-GEAR_NAMES = ("Neutral", "1st", "2nd", "3rd")
-
-
 def hand_order(card: str) -> tuple:
     """The Race to the Finish's cards as its hand is shown: by suit, then by number."""
     return (card[0] if card[1:].isdigit() else "~" + card, int(card[1:]) if card[1:].isdigit() else 0)
@@ -87,24 +99,16 @@ def ordered(game: str, legal: list) -> list:
 
 def action_words(game: str, action: Any, view: Any = None) -> str:
     """A move as the menu says it, seats, pieces and markers numbered from 1: 'shift to 3rd', 'stay in 2nd',
-    'move piece 2', 'move marker 1 by the red die'. What `play` reads back, as well as ``describe_action``'s."""
-    tag = _tag(action)
-    if game == "checkered_flag" and tag == "shift":
-        gears = getattr(view, "gears", None)
-        seat = getattr(view, "seat", None)
-        now = gears[seat] if gears is not None and seat is not None and seat < len(gears) else None
-        gear = GEAR_NAMES[action.gear] if 0 <= action.gear < 4 else str(action.gear)
-        return f"stay in {gear}" if action.gear == now else f"shift to {gear}"
-    if game == "checkered_flag" and tag == "brake":
-        return f"brake to stop on space {action.stop}"
-    if game == "race_to_the_finish" and tag in ("move", "sidetrack"):
-        return f"{tag} piece {action.piece + 1}"
-    if game == "finish_line" and tag == "move":
-        return f"move marker {action.marker + 1} by the {action.die} die"
-    if game == "finish_line" and tag == "pick":
-        mine = getattr(view, "seat", None) == action.seat
-        return f"pick {'your' if mine else f'seat {action.seat + 1}' + chr(39) + 's'} marker {action.marker + 1}"
-    return describe_action(action)
+    'move piece 2', 'move marker 1 by the red die' (the game's words: ``rules/<game>/words.py``). What `play`
+    reads back, as well as ``describe_action``'s."""
+    sentence = game_words(game).get("actions", {}).get(_tag(action))
+    if sentence is None:
+        return describe_action(action)
+    seat = getattr(view, "seat", None)
+    gears = getattr(view, "gears", None)  # Checkered Flag: a shift to the gear the car is in stays in it
+    now = gears[seat] if gears is not None and seat is not None and seat < len(gears) else None
+    fields = {"me": seat, **msgspec.structs.asdict(action)}
+    return say(sentence, fields, game_words(game), Reader(me=seat, extra={"now": now}))
 
 
 def numbered(legal: list, game: str = "", view: Any = None) -> list[str]:
@@ -249,18 +253,18 @@ def flush_menu(view: Any, legal: list) -> list[str]:
 
     tags = Counter(_tag(a) for a in legal)
     if tags["pass_base"]:
-        bases = " ".join(f"b{a.base}" for a in legal)
+        bases = " ".join(f"b{a.base + 1}" for a in legal)
         return [f"  Super Flush: pass one of your Bases to seat {view.previous + 1}: type {bases}"]
     releases = [a for a in legal if _tag(a) == "release"]
     values = list(dict.fromkeys(a.value for a in releases))
     lines = []
     if releases:
         first = releases[0]
-        lines.append(f"  type the cards to release, any order (Base tops as b0 b1 b2), e.g. "
+        lines.append(f"  type the cards to release, any order (Base tops as b1 b2 b3), e.g. "
                      f"'{_cards_text(first)}'")
         marked = " ".join(v + ("^" if is_pickup(view.top_value, v) else "") for v in values)
         lines.append(f"  values to declare: {marked}" + ("   (^ is higher: picks up the pile)" if "^" in marked else ""))
-    extra = [f"b{a.base} flips the Blind card of Base {a.base}" for a in legal if _tag(a) == "blind"]
+    extra = [f"b{a.base + 1} flips the Blind card of Base {a.base + 1}" for a in legal if _tag(a) == "blind"]
     if tags["stop"]:
         extra.append("'stop' leaves the Blind card as it lies")
     if extra:
@@ -269,7 +273,7 @@ def flush_menu(view: Any, legal: list) -> list[str]:
 
 
 def _cards_text(action: Any) -> str:
-    return " ".join([*action.hand, *(f"b{b}" for b in action.bases)])
+    return " ".join([*action.hand, *(f"b{b + 1}" for b in action.bases)])
 
 
 def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
@@ -278,7 +282,7 @@ def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
         return action
     words = text.strip().upper().replace(",", " ").split()
     if not words:
-        return NotAMove("type the cards to release, e.g. '4 4B b0'")
+        return NotAMove("type the cards to release, e.g. '4 4B b1'")
     if words[0] in ("RELEASE", "PLAY"):
         words = words[1:]
     if words == ["STOP"]:
@@ -298,14 +302,14 @@ def read_flush(text: str, legal: list, view: Any) -> Any | NotAMove:
         base = word[4:] if word.startswith("BASE") else word[1:] if word.startswith("B") and word[1:].isdigit() \
             else None
         if base is not None and base.isdigit():
-            bases.append(int(base))
+            bases.append(int(base) - 1)  # typed from 1: b1 is the wire's Base 0
         else:
             hand.append(word)
     passing = [a for a in legal if _tag(a) == "pass_base"]
     if passing:
-        chosen = [a for a in passing if bases == [a.base] or (not bases and hand == [str(a.base)])]
+        chosen = [a for a in passing if bases == [a.base] or (not bases and hand == [str(a.base + 1)])]
         return chosen[0] if chosen else NotAMove(
-            "you made a Super Flush: choose the Base to pass, " + " or ".join(f"b{a.base}" for a in passing))
+            "you made a Super Flush: choose the Base to pass, " + " or ".join(f"b{a.base + 1}" for a in passing))
     if not hand and len(bases) == 1:
         blind = [a for a in legal if _tag(a) == "blind" and a.base == bases[0]]
         if blind:
@@ -344,7 +348,7 @@ def _flush_why(hand: list[str], bases: list[int], value: str | None, legal: list
         return f"after a Blind card you add only more {view.top_value}s (or a Mimic), or type 'stop'"
     unknown = [card for card in hand if card not in CARDS]
     if unknown:
-        return (f"'{unknown[0].lower()}' is not a Flush card (1..10, 1S..10S, 1B..10B, F, G) nor a Base (b0..b2): "
+        return (f"'{unknown[0].lower()}' is not a Flush card (1..10, 1S..10S, 1B..10B, F, G) nor a Base (b1..b3): "
                 f"type the cards to release{tail}")
     held = Counter(view.hand or []) if view is not None else Counter()
     missing = Counter(hand) - held
@@ -354,11 +358,11 @@ def _flush_why(hand: list[str], bases: list[int], value: str | None, legal: list
         tops = view.tops[view.seat]
         empty = [b for b in bases if not (0 <= b < len(tops) and tops[b])]
         if empty:
-            return f"your Base {empty[0]} has no face-up top card"
+            return f"your Base {empty[0] + 1} has no face-up top card"
     as_value = f" as {value}" if value else ""
     if example is None:
-        return "flip a Blind card: type its Base, e.g. 'b0'"
-    return (f"'{' '.join([*hand, *(f'b{b}' for b in bases)])}'{as_value} is not a declaration you can make: "
+        return "flip a Blind card: type its Base, e.g. 'b1'"
+    return (f"'{' '.join([*hand, *(f'b{b + 1}' for b in bases)])}'{as_value} is not a declaration you can make: "
             f"cards of one value (a Mimic goes with any){tail}")
 
 

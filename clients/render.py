@@ -6,6 +6,9 @@ from typing import Any
 
 import msgspec
 
+from rules.words import game_words
+
+from .moves import hand_order
 from .words import ordinal, seat_list, seat_no
 
 
@@ -37,8 +40,9 @@ def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
     from rules.flag_finish.game import HAND_ORDER
 
     totals = "/".join(str(t) for t in view.totals) if view.totals else "-"
+    phase = game_words("flag_finish")["names"]["phase"].get(view.phase, view.phase)  # "racing", as the browser
     lines = [f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - race {view.race} of "
-             f"{view.races}, {view.phase} - totals {totals}, lower wins"]
+             f"{view.races}, {phase} - totals {totals}, lower wins"]
     for seat, row in enumerate(view.rows):
         mark = ">" if seat in view.to_act else " "
         rank = len(row)
@@ -85,7 +89,7 @@ def render_flush(view: Any, names: list[str] | None = None) -> str:
         lines[-1] = lines[-1].rstrip(" |")
     if view.seat is not None and view.seat < len(view.tops):
         tops, blinds = view.tops[view.seat], view.blinds[view.seat]
-        bases = [f"b{i} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
+        bases = [f"b{i + 1} [{top or '.'}{'+' if blind else ''}]" for i, (top, blind) in enumerate(zip(tops, blinds))]
         line = "   your Bases: " + "  ".join(bases)
         for legend in ("   (. empty, + a Blind card under)", "   (+: Blind card under)"):  # whichever fits
             if len(line + legend) < 80:
@@ -115,8 +119,6 @@ def render_race_to_the_finish(view: Any, names: list[str] | None = None) -> str:
     trick = "  ".join(f"seat {seat_no(seat)} {card}" for seat, card in zip(view.trick_seats, view.trick)) or "-"
     lines.append(f"   trick: {trick}   sidetracked: {view.sidetracked_played}")
     if view.hand is not None:
-        from .moves import hand_order
-
         hand = sorted(view.hand, key=hand_order)
         lines.append(f"   your hand: {' '.join(hand) or '-'}")
     if view.phase == "move":
@@ -212,16 +214,3 @@ def render(game: str, view: Any, names: list[str] | None = None) -> str:
     if renderer is None:
         return msgspec.json.format(msgspec.json.encode(view).decode())
     return renderer(view, names)
-
-
-def describe_action(action: Any) -> str:
-    """'play G0', 'draw', 'release 4 hand=4,4B bases=0': a short text for one action, also what `play`
-    accepts back. Lists are written name=a,b and left out when empty."""
-    words = [type(action).__struct_config__.tag]
-    for name, value in msgspec.structs.asdict(action).items():
-        if isinstance(value, list):
-            if value:
-                words.append(f"{name}={','.join(str(v) for v in value)}")
-        else:
-            words.append(str(value))
-    return " ".join(words)

@@ -23,9 +23,10 @@ from server.protocol import Closing, Error, Snapshot, TableEnded, Update
 
 from . import tokens
 from .client import NO_RECONNECT, ActionRejected, Client, ServerError, open_client
+from .feed import describe_contest
 from .moves import NotAMove, parse_action, read_move
-from .feed import who
 from .screen import Seen, compose
+from .sentences import Reader
 from .words import and_list, ordinal
 
 __all__ = ["Terminal", "watch", "play", "playback", "parse_action"]
@@ -156,7 +157,7 @@ class _Session:
                 self.draw()
                 continue
             if kind is TableEnded and message.table == seen.table:  # an end, though not the game's own
-                places = and_list(f"{who(seat, seen.seat)} {ordinal(place)}" for seat, place in enumerate(message.places))
+                places = and_list(f"{Reader(me=seen.seat).who(seat)} {ordinal(place)}" for seat, place in enumerate(message.places))
                 seen.ended = (f"The table was ended before its game's end ({message.reason.replace('_', ' ')}). "
                               f"Places as it stood: {places}.")
                 seen.note = seen.connection = ""
@@ -410,7 +411,8 @@ async def _play(url: str, table: str, seat: int | None, name: str, token: str | 
                 try:
                     await client.act(seen.table, found)
                 except ActionRejected as error:
-                    seen.note = f"refused: {error.message}"
+                    lost = f": {describe_contest(error.contest, seen.seat)}" if error.contest is not None else ""
+                    seen.note = f"refused: {error.message}{lost}"
                     session.draw(full=True)
                 except ServerError as error:
                     if error.code in STOPPED:  # said until the table is heard from again, then it is old news

@@ -5,7 +5,8 @@ answered from a ``Site``: the files of one folder, loaded into memory once at st
 there can ever be served, so no path can reach outside it), with content types, an ``ETag`` and
 ``Cache-Control: no-cache`` (the browser revalidates and gets ``304``), ``404`` for unknown paths and ``405``
 for other methods. ``/join.json`` and ``/join.svg`` give the lobby page the URL other machines can join at
-and its QR code. A websocket upgrade is handed back to the caller as a stream that first replays every byte
+and its QR code; ``/words.json`` every game's words for people (``rules/words.py``: the browser says
+events, cards and results from the same data as the terminal). A websocket upgrade is handed back to the caller as a stream that first replays every byte
 already read, so the websocket side sees the connection from its first byte.
 """
 
@@ -21,6 +22,8 @@ from urllib.parse import unquote
 import h11
 import msgspec
 import trio
+
+from rules.words import all_words
 
 from .protocol import JoinInfo
 
@@ -88,7 +91,8 @@ def _static(body: bytes, content_type: str) -> StaticFile:
 def load_site(root: Path | None, join_urls: tuple[str, ...] = (), connect_src: str = "'self'") -> Site:
     """Read every file under ``root`` (not hidden ones, not ``__pycache__``); ``root`` None serves no files.
 
-    The join URLs become ``join.json`` and ``join.svg`` (a QR code of the first), where there is a folder.
+    The join URLs become ``join.json`` and ``join.svg`` (a QR code of the first), and the games' words
+    ``words.json``, where there is a folder.
     ``connect_src``: where the page may open its websocket (``CLUSTER_CONNECT_SRC`` on a cluster node).
     """
     files: dict[str, StaticFile] = {}
@@ -108,6 +112,7 @@ def load_site(root: Path | None, join_urls: tuple[str, ...] = (), connect_src: s
         if total > MAX_SITE_BYTES:
             raise ValueError(f"the web folder {root} holds more than {MAX_SITE_BYTES} bytes")
         files[relative.as_posix()] = _static(body, CONTENT_TYPES.get(path.suffix, "application/octet-stream"))
+    files["words.json"] = _static(msgspec.json.encode(all_words()), CONTENT_TYPES[".json"])
     if join_urls:
         info = JoinInfo(url=join_urls[0], urls=list(join_urls))
         files["join.json"] = _static(msgspec.json.encode(info), CONTENT_TYPES[".json"])

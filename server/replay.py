@@ -255,7 +255,7 @@ def _check_group(members: list[tuple[int, Entry]], table_options: dict) -> str |
             if entry.accepted or not any(
                     earlier.actor == entry.fair.lost_to and earlier.accepted and earlier.action == entry.action
                     for _, earlier in members[:index]):
-                return (f"line {line} (entry {entry.seq}): it says it lost to seat {entry.fair.lost_to}, which "
+                return (f"line {line} (entry {entry.seq}): it says it lost to seat {entry.fair.lost_to + 1}, which "
                         "did not take the same action before it in its group")
     return None
 

@@ -13,8 +13,9 @@ from rules.bots import POLICY_NAMES, get_policy
 
 from .. import checks
 from ..checks import Refused
+from ..feed import describe_event
 from ..offline import play_game
-from ..words import and_list, seat_list, seat_no
+from ..words import and_list, seat_no
 from . import values
 
 
@@ -72,17 +73,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         for step in steps:
             for event in step.events:
                 kind = type(event).__name__
-                if kind == "RaceEnded":
-                    how = (f"won by {seat_list(event.winners)}" if event.winners
-                           else f"no finisher ({event.reason.replace('_', ' ')})")
-                    print(f"race {event.race}: {how}; scores {and_list(event.scores)}; totals {and_list(event.totals)}")
-                elif kind == "RoundEnded":
-                    how = f"seat {seat_no(event.winner)} out first" if event.winner is not None else "turn limit"
-                    out = f"; out of the game: {seat_list(event.eliminated)}" if getattr(event, "eliminated", None) else ""
-                    print(f"round {event.round}: {how}; scores {and_list(event.scores)}; "
-                          f"totals {and_list(event.totals)}{out}")
-                elif kind == "SeatFinished":
-                    print(f"seat {seat_no(event.seat)} home: place {event.place}")
+                if kind in ("RaceEnded", "RoundEnded", "SeatFinished"):  # said as the feed says them
+                    print(describe_event(game.info.name, event))
                 elif kind in ("RaceWon", "GameEnded") and isinstance(getattr(event, "reason", None), str):
                     endings.append(event.reason.replace("_", " "))
 

@@ -121,7 +121,7 @@ def add_parser(sub) -> None:
     correct.add_argument("--table", required=True, help="the table whose result is corrected, e.g. t5 "
                                                          "(standings lists the round's tables)")
     correct.add_argument("--places", type=values.places, required=True, metavar="P,P,...",
-                         help="each seat's place, seat 0 first (1 = first), e.g. 2,1,3")
+                         help="each seat's place, seat 1 first (1 = first), e.g. 2,1,3")
     correct.add_argument("--reason", required=True, help="why, in words: it is kept in the tournament's log")
     correct.set_defaults(run=cmd_correct)
 

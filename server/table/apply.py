@@ -88,11 +88,7 @@ def apply_action(table: Table, seat: int, message: Act, decoded: Decoded, time: 
         contest = None
         if lost is not None:
             winner, rule = lost
-            contest = Contest(winner=winner, rule=rule, lot=rule == "lot")
-            name = table.slots[winner].name
-            how = {"reaction": "it reacted first", "lot": "your reactions tied; a seeded lot decided",
-                   "guess": "it asked first"}.get(rule, rule)
-            text = f"{text}: seat {winner}{f' ({name})' if name else ''} took it first ({how})"
+            contest = Contest(winner=winner, rule=rule, lot=rule == "lot")  # data: the client words it
         return (Rejected(ref=message.id, table=table.id, code=code, message=text, seq=table.log.seq,
                          contest=contest), [], None)
 

@@ -5,9 +5,11 @@ import typing
 import msgspec
 import pytest
 
-from clients.feed import COMMON, SENTENCES, _tag, describe_event, describe_result, feed_lines
+from clients.feed import _tag, describe_contest, describe_event, describe_result, feed_lines, sentence_of
+from clients.sentences import Reader, say
 from rules import GAMES, Rng, Session, get_game, make_setup
 from rules.bots import get_policy
+from rules.words import COMMON, all_words, game_words
 
 FAST = {"flag_finish": {"races": 2}, "flush": {"rounds": 2, "turn_limit": 60}}
 
@@ -18,8 +20,9 @@ def _event_tags(game) -> set[str]:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_event_type_of_every_game_has_its_own_sentence(name):
-    missing = _event_tags(GAMES[name]) - set(SENTENCES[name]) - set(COMMON)
+    missing = {tag for tag in _event_tags(GAMES[name]) if sentence_of(name, tag) is None}
     assert not missing, f"{name}: no sentence for {sorted(missing)}"
+    assert set(game_words(name)["events"]) <= _event_tags(GAMES[name]), "a sentence for an event the game has not"
 
 
 def _played_events(name: str, seed: int):
@@ -55,7 +58,8 @@ def test_the_events_of_a_whole_game_read_as_sentences_for_a_seat_and_a_spectator
     for event in events:
         for me in (0, None):
             seen = game.redact(event, me)
-            sentence = (SENTENCES[name].get(_tag(seen)) or COMMON[_tag(seen)])(seen, me)  # no fallback here
+            fields = {"me": me, "seats": 4, **msgspec.structs.asdict(seen)}
+            sentence = say(sentence_of(name, _tag(seen)), fields, game_words(name), Reader(me=me))  # no fallback
             assert sentence and "\n" not in sentence and "None" not in sentence, (seen, sentence)
             seat = getattr(seen, "seat", None)
             if seat == 0 and me == 0:
@@ -68,12 +72,13 @@ def test_sentences_say_who_did_what():
     from rules.flag_finish.game import RaceEnded, Took
     from rules.flush.game import Flushed
 
-    assert describe_event("flag_finish", Took(seat=1, card="G5"), me=0) == "seat 2 took G5 from the discard pile"
-    assert describe_event("flag_finish", Took(seat=0, card="G5"), me=0).startswith("you took G5")
+    assert describe_event("flag_finish", Took(seat=1, card="G5"), me=0) == "seat 2 took green 5 from the discard pile"
+    assert describe_event("flag_finish", Took(seat=0, card="G5"), me=0).startswith("you took green 5")
     assert describe_event("flush", Flushed(seat=2, cards=12, super=False, gold=False), me=2) == \
         "you flushed: 12 cards leave the game"
     ended = RaceEnded(race=2, reason="finished", finishers=[1], winners=[1], scores=[12, 0, 11], totals=[3, 12, 20])
-    assert describe_event("flag_finish", ended, me=0) == "race 2: seat 2 finished first, scores 12/0/11, totals 3/12/20"
+    assert describe_event("flag_finish", ended, me=0) == \
+        "race 2: seat 2 finished first. Scores you: 12, seat 2: 0, seat 3: 11"
 
 
 def test_an_event_nobody_wrote_a_sentence_for_still_reads():
@@ -81,23 +86,24 @@ def test_an_event_nobody_wrote_a_sentence_for_still_reads():
     from rules.flag_finish.game import Took
 
     assert describe_event("no_such_game", Took(seat=1, card="G5")) == "seat 2: took (card G5)"
+    assert describe_event("flag_finish", {"type": "took", "seat": 1}) == "seat 2: took"  # fields missing
 
 
 def test_the_feed_leaves_out_whose_turn_it_is():
     from rules.contract import TurnStarted
     from rules.flag_finish.game import Played
 
-    assert feed_lines("flag_finish", [TurnStarted(seat=1), Played(seat=1, card="G0")], me=0) == ["seat 2 played G0"]
+    assert feed_lines("flag_finish", [TurnStarted(seat=1), Played(seat=1, card="G0")], me=0) == ["seat 2 played green 0"]
 
 
 def test_the_result_says_who_won_and_which_way_scores_count():
     assert describe_result({"scores": [0, 12, 11], "winners": [0], "lower_is_better": True}, 0) == \
-        "Game over. You win! Final scores 0/12/11 (lower is better)."
-    assert "Seat 2 wins" in describe_result({"scores": [3, 9], "winners": [1], "lower_is_better": False}, 0)
+        "Game over. You won! Final scores: you: 0, seat 2: 12, seat 3: 11 (lower is better)."
+    assert "Seat 2 won" in describe_result({"scores": [3, 9], "winners": [1], "lower_is_better": False}, 0)
     assert "higher is better" in describe_result({"scores": [3, 9], "winners": [1], "lower_is_better": False}, None)
     assert "You share the win with seat 2" in describe_result({"scores": [0, 0, 5], "winners": [0, 1]}, 0)
     assert describe_result({"scores": [2, 1, 3], "winners": [1], "lower_is_better": True}, 0, "finish_line") == \
-        "Game over. Seat 2 wins! Places: you 2nd, seat 2 1st and seat 3 3rd."  # places, never "scores"
+        "Game over. Seat 2 won! Places: you: 2nd, seat 2: 1st, seat 3: 3rd."  # places, never "scores"
 
 
 def test_words_agree_with_their_numbers_and_name_cards_not_counts():
@@ -106,7 +112,7 @@ def test_words_agree_with_their_numbers_and_name_cards_not_counts():
 
     assert describe_event("flush", Flushed(seat=1, cards=1, super=False, gold=False), me=0) == \
         "seat 2 flushed: 1 card leaves the game"
-    assert describe_event("flush", GoldDrawn(seat=0, card="4"), me=0) == "the Gold Flush makes you draw a card: 4"
+    assert describe_event("flush", GoldDrawn(seat=0, card="4B"), me=0) == "the Gold Flush makes you draw a card: 4 Bonus"
     moved = MarkerMoved(seat=1, marker=0, start=3, end=9, how="ace")
     assert describe_event("finish_line", moved, me=None) == "seat 2's marker 1 moved from square 3 to square 9 by an ace"
     assert describe_event("finish_line", msgspec.structs.replace(moved, how="king"), me=None).endswith("by a king")
@@ -130,3 +136,18 @@ def test_a_piece_is_numbered_only_when_a_seat_has_more_than_one():
     two = msgspec.defstruct("V", [("pieces", list)])(pieces=[[0, 0], [0, 0]])
     assert describe_event("race_to_the_finish", moved, None, one) == "seat 3's piece moved from the start to track card 3"
     assert describe_event("race_to_the_finish", moved, None, two).startswith("seat 3's piece 1 moved")
+
+
+def test_a_lost_contest_is_said_by_the_client_with_seats_from_1():
+    from server.protocol import Contest
+
+    assert describe_contest(Contest(winner=1, rule="reaction"), me=0) == "seat 2 took it first (it reacted first)"
+    assert describe_contest(Contest(winner=2, rule="lot", lot=True), me=0) == \
+        "seat 3 took it first (your reactions tied; a seeded lot decided)"
+
+
+def test_the_words_are_plain_data_the_server_can_send_as_json():
+    """The browser renders the same data (served as /words.json): nothing in it but JSON's values."""
+    words = all_words()
+    assert msgspec.json.decode(msgspec.json.encode(words)) == words
+    assert set(words["games"]) == set(GAMES) and all(words["games"][name]["events"] for name in GAMES)

@@ -4,8 +4,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients.moves import NotAMove, action_words, menu, parse_action, read_move
-from clients.render import describe_action
+from clients.moves import NotAMove, action_words, describe_action, menu, parse_action, read_move
 from rules import Rng, Session, get_game, make_setup
 from rules.flag_finish.game import Discard, DrawPile, Play, TakeDiscard
 
@@ -66,7 +65,7 @@ def _flush_turns(seats: int, seed: int, steps: int):
 
 
 def _typed(action, rng) -> str:
-    words = [*action.hand, *(f"b{b}" for b in action.bases)]
+    words = [*action.hand, *(f"b{b + 1}" for b in action.bases)]  # Bases typed from 1, as a person numbers them
     rng.shuffle(words)
     return " ".join(words)
 
@@ -175,3 +174,11 @@ def test_a_bare_take_or_discard_acts_when_there_is_one_choice_and_asks_which_oth
     reason = read_move("flag_finish", "discard", [Discard("G3"), Discard("B1")], view).reason
     assert reason == "discard which card? G3 B1 (e.g. 'discard G3')"
     assert "nothing to take" in read_move("flag_finish", "take", [DrawPile()], view).reason
+
+
+def test_flush_bases_are_typed_and_shown_from_1_as_the_feed_says_them():
+    from rules.flush.game import Blind, PassBase
+
+    assert read_move("flush", "b1", [Blind(base=0), Blind(base=2)], None) == Blind(base=0)
+    assert read_move("flush", "b3", [PassBase(base=1), PassBase(base=2)], None) == PassBase(base=2)
+    assert "b1 flips the Blind card of Base 1" in "\n".join(menu("flush", None, [Blind(base=0)]))

@@ -118,7 +118,8 @@ def test_a_refusal_stays_on_screen_and_the_turn_clock_counts_down():
 def test_after_the_game_the_result_in_words_and_no_waiting():
     seen = _flag_finish_seen(legal=[], result={"scores": [4, 0, 9], "winners": [1], "lower_is_better": True})
     lines = compose(seen)
-    assert lines[-1] == "Game over. You win! Final scores 4/0/9 (lower is better)."
+    said = " ".join(line.strip() for line in lines[-2:])
+    assert said.endswith("Game over. You won! Final scores: seat 1: 4, you: 0, seat 3: 9 (lower is better).")
     assert not any("aiting" in line for line in lines)
 
 
@@ -139,7 +140,7 @@ def test_updates_fill_the_feed_and_the_newest_view():
     view = seen.view
     seen.take(Update(table="t7", seq=5, actor=0, events=[Took(seat=0, card="G5")], to_act=[0, 1, 2]))
     seen.take(Snapshot(table="t7", seq=6, view=view, to_act=[0, 1, 2], legal=[]))
-    assert list(seen.feed)[-1] == "seat 1 took G5 from the discard pile" and seen.seq == 6 and seen.legal == []
+    assert list(seen.feed)[-1] == "seat 1 took green 5 from the discard pile" and seen.seq == 6 and seen.legal == []
 
 
 def test_a_lost_connection_is_said_until_the_table_is_heard_from_again_and_a_refusal_stays():

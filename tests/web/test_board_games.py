@@ -99,7 +99,7 @@ def test_a_person_races_a_whole_checkered_flag_game_by_clicking(page, live_serve
     clicks = play(page, checkered_flag_click(shots, seen))
     page.screenshot(path=shots / "checkered_flag_over.png", full_page=True)
     result = page.text_content(".result")
-    assert "Final scores: You" in result and "(higher is better)" in result
+    assert "Final scores: you: " in result and "(higher is better)" in result
     winner = page.text_content(".cf-winner")
     assert "crossed the finish line first" in winner or "went furthest before the turn limit" in winner
     assert page.locator(".board .move").count() == 0
@@ -138,10 +138,10 @@ def test_a_person_plays_a_whole_finish_line_game_by_clicking(page, live_server, 
     clicks = play(page, finish_line_clicks())
     page.screenshot(path=shots / "finish_line_over_phone.png", full_page=True)
     result = page.text_content(".result")
-    assert "Final scores: You" in result and "(lower is better)" in result
-    assert page.locator(".board .move").count() == 0
     places = server_state(live_server, table).places
     ordinal = {1: "1st", 2: "2nd"}
+    assert f"Places: you: {ordinal[places[0]]}, heuristic bot: {ordinal[places[1]]}." in result  # places: no scores
+    assert page.locator(".board .move").count() == 0
     assert page.text_content(".fline-places") == (f"Places: You: {ordinal[places[0]]}, heuristic bot: "
                                                   f"{ordinal[places[1]]} (lower is better: 1st wins).")
     assert clicks > 0 and any(words.startswith("Game over") for _, words in feed(page))

@@ -111,7 +111,7 @@ def test_a_person_plays_a_whole_flag_finish_game_by_clicking(page, live_server, 
     clicks = play_to_the_end(page, next_flag_finish_click)
     page.screenshot(path=shots / f"flag_finish_{mode}_over.png", full_page=True)
     result = page.text_content(".result")
-    assert "Final scores: You" in result and ("won" in result or "share the win" in result)
+    assert "Final scores: you: " in result and ("won" in result or "share the win" in result)
     assert page.locator(".board button.move").count() == 0  # nothing offered once it is over
     lines = [words for _, words in feed(page)]
     assert any(line.startswith("Game over") for line in lines)

@@ -126,7 +126,7 @@ def test_a_person_plays_a_whole_flush_arena_game_by_selecting_and_confirming(pag
                                                                              9: "flush_arena_mid"})
     page.screenshot(path=shots / "flush_arena_over.png", full_page=True)
     result = page.text_content(".result")
-    assert "Final scores: You" in result and "(lower is better)" in result
+    assert "Final scores: you: " in result and "(lower is better)" in result
     assert "won" in result or "share the win" in result
     assert page.locator(".board button.move").count() == 0  # nothing is offered once it is over
     assert page.locator(".fl-scores tbody tr").count() == 2  # the points of both rounds, per seat
@@ -253,9 +253,9 @@ def test_a_person_plays_a_whole_race_to_the_finish_by_clicking(page, live_server
     if seats == 2:
         assert any('"move"' in key for key in clicked) and any('"sidetrack"' in key for key in clicked)
     result = page.text_content(".result")
-    assert "Final scores: You" in result and "(higher is better)" in result
+    assert "Final scores: you: " in result and "(higher is better)" in result
     winner = server_state(live_server, table).winner
-    assert ("You won!" if winner == 0 else " won.") in result
+    assert ("You won!" if winner == 0 else " won!") in result
     assert "reached the Finish first" in page.text_content(".rf-info")
     assert page.locator(".board button.move").count() == 0
     assert page.locator(f".rf-finish .rf-piece[data-seat='{winner}']").count() == pieces

@@ -122,7 +122,7 @@ def test_a_page_on_one_node_sits_resumes_and_watches_at_a_table_on_the_other(bro
     assert watcher.text_content(".you") == "You are watching as a spectator."
 
     play_to_the_end(page, next_flag_finish_click)
-    assert "Final scores: You" in page.text_content(".result")
+    assert "Final scores: you: " in page.text_content(".result")
     watcher.wait_for_selector(".result")  # the spectator saw the game end, too
     page.context.close()
     watcher.context.close()

@@ -112,7 +112,7 @@ def test_a_challenge_card_lost_to_a_faster_seat_says_who_got_it(page, live_serve
         name = "flag" if card == "F" else f"{colour[card[0]]} {card[1:]}"
         assert notice == f"Ben got {name} first."
         assert page.locator(f".discard button.pending[data-card='{card}']").count() == 0
-        assert any(line.endswith(f"Ben took {name}.") for line in page.locator(".feed li").all_text_contents())
+        assert any(line.endswith(f"Ben took {name} from the discard pile.") for line in page.locator(".feed li").all_text_contents())
         page.screenshot(path=shots / "challenge_lost.png", full_page=True)
     finally:
         ben.close()

@@ -173,6 +173,16 @@ async def test_join_json_and_svg_give_the_first_lan_url_and_its_qr_code(site):
     assert header(svg, "content-type") == "image/svg+xml" and picture.startswith(b"<svg")
 
 
+async def test_words_json_is_the_games_words_the_terminal_says_too(site):
+    """One source of words for people: the browser's sentences come from the same data as the terminal's."""
+    from rules.words import all_words
+
+    data, _ = await exchange(site, request_bytes("/words.json"))
+    [(response, body)] = parse_responses(data, ["GET"])
+    assert response.status_code == 200 and header(response, "content-type").startswith("application/json")
+    assert msgspec.json.decode(body) == all_words()
+
+
 async def test_without_a_web_folder_nothing_is_served():
     data, _ = await exchange(load_site(None, JOIN), request_bytes("/") + request_bytes("/join.json"))
     [(response, body)] = parse_responses(data, ["GET"])[:1]

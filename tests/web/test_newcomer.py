@@ -81,12 +81,13 @@ def test_scores_say_whose_they_are_when_seats_share_a_name(page, live_server, ga
     page.wait_for_selector(".result", timeout=30_000)
     scores = page.evaluate("window.photofinish.page.state.result.scores")
     listed = ", ".join(f"heuristic bot {seat + 1}: {score}" for seat, score in enumerate(scores))
-    assert f"Final scores: {listed} (" in page.text_content(".result")
-    if game == "flag_finish":  # the race's line in the feed and the races under the board
+    if game == "flag_finish":
+        assert f"Final scores: {listed} (" in page.text_content(".result")  # the race's line in the feed and the races under the board
         assert page.locator(".feed li", has_text=f"Scores {listed}.").count() == 1
         assert page.text_content(".race-scores") == f"Races: #1 {listed}"
     else:  # places, in the board's line and the feed's last line
         places = ", ".join(f"heuristic bot {seat + 1}: {show(place)}" for seat, place in enumerate(scores))
+        assert f"Places: {places}." in page.text_content(".result")  # Finish Line's scores are its places
         assert page.text_content(".fline-places") == f"Places: {places} (lower is better: 1st wins)."
         assert page.locator(".feed li", has_text=places).count() == 1
 
@@ -151,18 +152,18 @@ def test_every_line_of_the_feed_starts_as_a_sentence(page, live_server):
     assert [line for line in lines if not line[0].isupper()] == []
 
 
-# Each game's opening line of the feed, as the table page words it for you (seat 0, "You") and as a replay does
+# Each game's opening line of the feed, as the table page words it for you (seat 0, "you") and as a replay does
 # (every seat by name, seen by seat 0): the verb agrees with its subject either way.
 OPENINGS = """async () => {
-  const games = { ff: await import("/js/games/flag_finish.js"), rf: await import("/js/games/race_to_the_finish.js"),
-                  fl: await import("/js/games/flush.js") };
-  const live = { seat: 0, who: (seat) => (seat === 0 ? "You" : "Ben"), state: {} };
-  const replay = { seat: 0, who: (seat) => ["Ana", "Ben"][seat], state: {} };
-  const lines = (ctx) => [
-    games.ff.event({ type: "race_dealt", race: 1, starter: 0 }, ctx),
-    games.rf.event({ type: "dealt", deal: 1, dealer: 1, leader: 0 }, ctx),
-    games.fl.event({ type: "round_dealt", round: 1, mimic: null, leader: 0 }, ctx),
-  ];
+  const words = await import("/js/sentences.js");
+  await words.loadWords();
+  const live = { me: 0, name: (seat) => "Ben", seats: 2 };
+  const replay = { me: null, name: (seat) => ["Ana", "Ben"][seat], seats: 2 };
+  const lines = (reader) => [
+    words.sayEvent("flag_finish", { type: "race_dealt", race: 1, starter: 0, flips: ["G3"] }, reader),
+    words.sayEvent("race_to_the_finish", { type: "dealt", deal: 1, dealer: 1, leader: 0 }, reader),
+    words.sayEvent("flush", { type: "round_dealt", round: 1, mimic: null, leader: 0 }, reader),
+  ].map(words.line);
   return { live: lines(live), replay: lines(replay) };
 }"""
 
@@ -170,7 +171,8 @@ OPENINGS = """async () => {
 def test_the_feed_says_you_start_to_you_and_ana_starts_in_a_replay(page, live_server):
     lobby(page, live_server)
     said = page.evaluate(OPENINGS)
-    assert said["live"] == ["Race 1 dealt: You start.", "Deal 1: Ben dealt; you lead.",
-                            "Round 1 dealt. A Flush card was turned: no Mimic. You lead."]
-    assert said["replay"] == ["Race 1 dealt: Ana starts.", "Deal 1: Ben dealt; Ana leads.",
-                              "Round 1 dealt. A Flush card was turned: no Mimic. Ana leads."]
+    assert said["live"] == ["Race 1 dealt: flipped green 3 onto the discard pile; you start.",
+                            "Deal 1: Ben dealt; you lead.", "Round 1 dealt: a Flush card was turned, no Mimic; you lead."]
+    assert said["replay"] == ["Race 1 dealt: flipped green 3 onto the discard pile; Ana starts.",
+                              "Deal 1: Ben dealt; Ana leads.",
+                              "Round 1 dealt: a Flush card was turned, no Mimic; Ana leads."]

@@ -6,6 +6,7 @@ import { Client, serverUrl } from "./protocol.js";
 import { LobbyPage } from "./lobby.js";
 import { TablePage } from "./table.js";
 import { ReplayPage } from "./replay.js";
+import { loadWords } from "./sentences.js";
 import { tournamentMessage, tournamentPage } from "./tournament.js";
 
 class App {
@@ -65,7 +66,7 @@ class App {
     if (this.page) this.page.destroy();
     const [, kind, table] = location.hash.match(/^#\/(play|watch)\/([^/]+)$/) || [];
     const replay = location.hash.match(/^#\/replay(?:\/([^/]+))?$/);
-    await this.games();
+    await Promise.all([this.games(), loadWords()]);
     this.page = kind ? new TablePage(this, decodeURIComponent(table), kind)
       : replay ? new ReplayPage(this, replay[1] && decodeURIComponent(replay[1]))
       : tournamentPage(this, location.hash) || new LobbyPage(this);

@@ -6,7 +6,7 @@
 
 import { h, mount } from "./dom.js";
 import { screenFor } from "./games/index.js";
-import { describeEvent, joinWords, resultWords } from "./words.js";
+import { isQuiet, line, sayEvent, sayReplayContest, sayResult } from "./sentences.js";
 
 const PAGE = 200; // frames per request (the server's most)
 const MAX_FRAME = 64 * 1024; // the server's limit on one message (PROTOCOL.md, Limits)
@@ -157,6 +157,11 @@ export class ReplayPage {
     return this.state.names.some((other, i) => i !== seat && other === name) ? `${name} ${seat + 1}` : name;
   };
 
+  // Who reads the feed: a replay names every seat, the one it is seen by too.
+  reader() {
+    return { me: null, name: this.who, seats: this.state.seats };
+  }
+
   context(frame, screenState) {
     const s = this.state;
     return { view: frame.view, legal: [], seat: s.seat, who: this.who, state: screenState, act: () => {},
@@ -171,9 +176,8 @@ export class ReplayPage {
     for (const frame of s.frames.slice(1, s.index + 1)) {
       for (const event of frame.events) {
         if (screen.remember) screen.remember(event, screenState);
-        if (event.type === "turn") continue;
-        const words = (screen.event && screen.event(event, this.context(frame, screenState))) ||
-          describeEvent(event, this.who);
+        if (isQuiet(event)) continue;
+        const words = line(sayEvent(s.game, event, this.reader()));
         lines.push({ seq: frame.seq, words });
       }
       if (frame.contest && lines.length && lines[lines.length - 1].seq === frame.seq) {
@@ -185,10 +189,7 @@ export class ReplayPage {
 
   // A take that beat another seat's same take (fair ordering): who reacted first, by how much, and a tie's lot.
   contestWords(frame) {
-    const { reaction_ms: first, rivals, lot } = frame.contest;
-    const others = joinWords(rivals.map((r) => `${this.who(r.seat)} in ${r.reaction_ms} ms`));
-    return `Contested: ${this.who(frame.actor)} reacted first, in ${first} ms; ${others}` +
-      (lot ? " (a tie within the table's margin, decided by lot)." : ".");
+    return line(sayReplayContest(frame.actor, frame.contest, this.reader()));
   }
 
   render() {
@@ -260,7 +261,7 @@ export class ReplayPage {
         `Step ${s.index} of ${s.total - 1}` + (frame.seq ? ` · log entry ${frame.seq} · ${frame.time.toFixed(1)} s` : " · before the first entry") +
         (s.frames.length < s.total ? ` · loading ${s.frames.length}/${s.total}` : "") +
         ` · seen by ${s.seat === null ? "a spectator" : this.who(s.seat)}`),
-      frame.result ? h("p", { class: "result", role: "status" }, resultWords(frame.result, this.who, null)) : null,
+      frame.result ? h("p", { class: "result", role: "status" }, sayResult(frame.result, this.reader(), this.state.game)) : null,
       h("div", { class: "layout" },
         h("div", { class: "board" }, frame.view ? screen.board(this.context(frame, screenState)) : null),
         h("aside", { class: "side" },

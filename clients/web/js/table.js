@@ -6,7 +6,8 @@ import { h, morph } from "./dom.js";
 import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
-import { capital, describeEvent, joinWords, resultWords } from "./words.js";
+import { isQuiet, line, sayContest, sayEvent, sayResult } from "./sentences.js";
+import { capital, joinWords } from "./words.js";
 
 const FEED_LINES = 200;
 
@@ -90,8 +91,8 @@ export class TablePage {
     if (message.type === "update") {
       for (const event of message.events) {
         if (screen.remember) screen.remember(event, s);
-        if (event.type === "turn") continue; // shown as "whose turn", not as a line of the feed
-        const words = capital((screen.event && screen.event(event, this.context())) || describeEvent(event, this.who));
+        if (isQuiet(event)) continue; // whose turn it is: shown as "whose turn", not as a line of the feed
+        const words = line(sayEvent(s.game, event, this.reader()));
         s.feed.push({ seq: message.seq, words, line: ++s.lines }); // line: its key in the page, kept by a redraw
       }
       if (s.feed.length > FEED_LINES) s.feed.splice(0, s.feed.length - FEED_LINES);
@@ -132,8 +133,9 @@ export class TablePage {
     }, (error) => {
       s.pending.delete(key);
       const screen = screenFor(s.game);
+      const contest = error.answer && error.answer.contest;
       s.notice = (screen.refusal && screen.refusal(action, error, this.context())) ||
-        `Refused: ${error.reason || error.message}`;
+        `Refused: ${error.reason || error.message}` + (contest ? `: ${sayContest(contest, this.reader())}.` : "");
       this.renderSoon();
     });
   }
@@ -144,6 +146,13 @@ export class TablePage {
   }
 
   // ------------------------------------------------------------------ render
+
+  // Who reads the feed's sentences (js/sentences.js): this seat ("you"), the others by name.
+  reader() {
+    const s = this.state;
+    const seats = s.info ? s.info.seats.length : 0;
+    return { me: s.role === "play" ? s.seat : null, name: this.who, seats };
+  }
 
   context() {
     const s = this.state;
@@ -234,7 +243,7 @@ export class TablePage {
           " ", h("span", { id: "turn-clock", class: "clock" }, this.clockText())),
         s.error ? h("p", { class: "error", role: "alert" }, s.error) : null,
         s.notice ? h("p", { class: "notice", role: "alert" }, s.notice) : null,
-        s.result ? h("p", { class: "result", role: "status" }, resultWords(s.result, this.who, s.seat)) : null,
+        s.result ? h("p", { class: "result", role: "status" }, sayResult(s.result, this.reader(), s.game)) : null,
         h("div", { class: "layout" },
           h("div", { class: "board" }, s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
           h("aside", { class: "side" },

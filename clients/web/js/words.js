@@ -1,5 +1,6 @@
-// Words for what the protocol carries: actions (like clients/render.py describe_action), events a game's
-// screen does not describe itself, results, and any view as readable text.
+// Small words for what the protocol carries: actions (like clients/moves.py describe_action), any view as
+// readable text, score lists and joined words. Events, cards and results are said from the games' words, as the
+// terminal says them: js/sentences.js.
 
 export function describeAction(action) {
   const words = [action.type];
@@ -7,23 +8,6 @@ export function describeAction(action) {
     if (name === "type") continue;
     if (Array.isArray(value)) { if (value.length) words.push(`${name}=${value.join(",")}`); }
     else words.push(String(value));
-  }
-  return words.join(" ");
-}
-
-const SEAT_FIELDS = ["seat", "actor", "winner"];
-
-// "Ana released 6 cards=6,6": the seat's name first, then the event's name and fields.
-export function describeEvent(event, who) {
-  const seat = SEAT_FIELDS.map((name) => event[name]).find((value) => Number.isInteger(value));
-  const words = [];
-  if (seat !== undefined) words.push(who(seat));
-  words.push(event.type.replaceAll("_", " "));
-  for (const [name, value] of Object.entries(event)) {
-    if (name === "type" || (SEAT_FIELDS.includes(name) && value === seat) || value === null) continue;
-    if (Array.isArray(value)) { if (value.length) words.push(`${name} ${value.map(plain).join(", ")}`); }
-    else if (typeof value === "object") words.push(`${name} ${plain(value)}`);
-    else words.push(`${name} ${value}`);
   }
   return words.join(" ");
 }
@@ -55,18 +39,6 @@ export function readable(value, indent = "") {
 function isFlat(value) {
   return Array.isArray(value) ? value.every((v) => v === null || typeof v !== "object" || (Array.isArray(v) && isFlat(v)))
     : false;
-}
-
-export function resultWords(result, who, mySeat) {
-  if (!result) return "";
-  const winners = result.winners || [];
-  const names = winners.map((seat) => (seat === mySeat ? "you" : who(seat)));
-  const headline = winners.length === 0 ? "Nobody won."
-    : winners.length === 1 ? (winners[0] === mySeat ? "You won!" : `${capital(names[0])} won.`)
-    : `${capital(joinWords(names))} share the win.`;
-  const scores = scoreList(result.scores || [], who);
-  const better = result.lower_is_better === false ? "higher is better" : "lower is better";
-  return `${headline} Final scores: ${scores} (${better}).`;
 }
 
 // Each seat's value after its name and a colon: "You: 0, heuristic bot 2: 7" (two seats sharing a name are told

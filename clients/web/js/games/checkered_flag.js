@@ -4,10 +4,16 @@
 // track). Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
 
 import { h, svg } from "../dom.js";
+import { capital, gameWords, sayAction } from "../sentences.js";
 import { scoreList } from "../words.js";
 import { actionButton, markPending } from "./generic.js";
 
-const GEARS = ["Neutral", "1st", "2nd", "3rd"];
+const GEARS = [0, 1, 2, 3];
+
+// "Neutral", "1st": the gears' names (rules/checkered_flag/words.py, served as /words.json)
+function gearName(gear) {
+  return ((gameWords("checkered_flag").names || {}).gear_short || {})[gear] ?? String(gear);
+}
 const GEAR_HELP = [
   "stay put this turn",
   "move the lesser spinner; never crashes",
@@ -190,7 +196,7 @@ function car(ctx, geo, track, seat, position, mover) {
     class: `cf-car cf-seat-${seat % 6}${seat === mover ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}${crashed ? " crashed" : ""}`,
     transform: `translate(${x.toFixed(1)},${y.toFixed(1)})`, "data-seat": seat, "data-position": position,
   },
-  s("title", {}, `${ctx.who(seat)}'s car, ${where(track, position)}, ${GEARS[ctx.view.gears[seat]]}`),
+  s("title", {}, `${ctx.who(seat)}'s car, ${where(track, position)}, ${gearName(ctx.view.gears[seat])}`),
   seat === mover ? s("circle", { r: 14, class: "cf-car-ring" }) : null,
   s("rect", { x: -10, y: -10, width: 20, height: 20, rx: 5, class: "cf-car-body" }),
   s("text", { class: "cf-car-number", y: 4.5 }, seat + 1),
@@ -221,9 +227,9 @@ function controls(ctx, track, shifts, go, brakes) {
   if (shifts.length) {
     const gear = view.gears[ctx.seat];
     return h("div", { class: "cf-controls", role: "group", "aria-label": "your moves" },
-      h("h3", {}, `Choose your gear (you are in ${GEARS[gear]})`),
+      h("h3", {}, `Choose your gear (you are in ${gearName(gear)})`),
       h("div", { class: "moves" }, shifts.map((a) => actionButton(ctx, a,
-        [h("strong", {}, a.gear === gear ? `Stay in ${GEARS[a.gear]}` : `Shift to ${GEARS[a.gear]}`),
+        [h("strong", {}, capital(sayAction("checkered_flag", a, { me: ctx.seat, name: ctx.who, extra: { now: gear } }))),
          h("small", {}, GEAR_HELP[a.gear])], { class: `cf-gear gear-${a.gear}` }))));
   }
   if (go || brakes.size) {
@@ -252,7 +258,7 @@ function spinPanel(ctx, track) {
       h("span", { class: "cf-spinner", title: "spinner B" }, h("small", {}, "B"), h("b", {}, last.b)),
       h("span", { class: "cf-spin-words" },
         `${ctx.who(last.seat)} spun ${last.a} and ${last.b}: move ${last.move}`,
-        last.gear ? ` in ${GEARS[last.gear]}` : "", ".",
+        last.gear ? ` in ${gearName(last.gear)}` : "", ".",
         last.checks.map((c) => ` Crash check (${c.reason === "danger" ? "danger zone" : "braking"}): B shows ${c.b}, ` +
           (c.crashed ? "CRASH." : "safe.")))]
       : h("span", { class: "cf-spin-words" }, plan ? `Spun: move ${plan.move}.` : "No spin yet."),
@@ -270,8 +276,8 @@ function cars(ctx, track) {
   },
   h("span", { class: `cf-swatch cf-seat-${seat % 6}` }, seat + 1),
   h("strong", {}, ctx.who(seat)), ` · ${where(track, position)}`,
-  h("span", { class: "cf-gearbox", "aria-label": `gear ${GEARS[view.gears[seat]]}` },
-    GEARS.map((name, gear) => h("span", { class: `cf-gearbox-slot${gear === view.gears[seat] ? " on" : ""}` },
+  h("span", { class: "cf-gearbox", "aria-label": `gear ${gearName(view.gears[seat])}` },
+    GEARS.map((gear) => h("span", { class: `cf-gearbox-slot${gear === view.gears[seat] ? " on" : ""}` },
       gear ? gear : "N"))),
   view.lost[seat] ? h("span", { class: "cf-lost" }, ` crashed: sits out ${view.lost[seat]} more turn(s)`) : null,
   view.crashes[seat] ? h("span", { class: "cf-crashes" }, ` · ${view.crashes[seat]} crash(es)`) : null)));
@@ -288,7 +294,7 @@ function legend(track) {
     `The finish line is after space ${track.spaces}` + (track.laps > 1 ? ` of lap ${track.laps}.` : "."));
 }
 
-// ------------------------------------------------------------------ the feed
+// ------------------------------------------------------------------ the spinner panel's memory
 
 // The last spin and the crash checks that followed it, for the spinner panel.
 export function remember(e, state) {
@@ -297,36 +303,3 @@ export function remember(e, state) {
   if (e.type === "crash_check" && state.cfSpin) state.cfSpin.checks.push(e);
 }
 
-export function event(e, ctx) {
-  const who = ctx.who;
-  const track = ctx.view && ctx.view.track;
-  const at = (position) => (track ? where(track, position) : `space ${position}`);
-  const sits = (seat) => (who(seat) === "You" ? "sit" : "sits");
-  switch (e.type) {
-    case "start_spun": {
-      const spins = e.seats.map((seat, i) => `${low(who(seat))} ${e.totals[i]}`).join(", ");
-      return e.order ? `Start spins: ${spins}. Order: ${e.order.map((seat) => low(who(seat))).join(", ")}.`
-        : `Start spins: ${spins}. A tie: they spin again.`;
-    }
-    case "shifted": return e.gear === 0 ? `${who(e.seat)} stayed in Neutral and did not move.`
-      : `${who(e.seat)} shifted to ${GEARS[e.gear] || e.gear} gear.`;
-    case "spun": return `${who(e.seat)} spun ${e.a} and ${e.b}: move ${e.move}.`;
-    case "braking": return e.forced
-      ? `${who(e.seat)} had to brake ${e.spaces} space(s) behind a car on narrow track, stopping on space ${e.stop}.`
-      : `${who(e.seat)} braked ${e.spaces} space(s) to stop on space ${e.stop}.`;
-    case "crash_check": return `Crash check for ${low(who(e.seat))} (${e.reason === "danger" ? "danger zone" : "braking"}): ` +
-      `spinner B shows ${e.b}, ${e.crashed ? "CRASH!" : "safe."}`;
-    case "moved": return e.start === e.end
-      ? `${who(e.seat)} found no free space ahead and ${who(e.seat) === "You" ? "stay" : "stays"} on ${at(e.end)}.`
-      : `${who(e.seat)} moved from ${at(e.start)} to ${at(e.end)}.`;
-    case "crashed": return `${who(e.seat)} crashed on space ${e.at}` +
-      (e.turns_lost ? ` and ${who(e.seat) === "You" ? "lose" : "loses"} ${e.turns_lost} turn(s).` : ".");
-    case "turn_lost": return `${who(e.seat)} ${sits(e.seat)} out a turn after the crash` +
-      (e.remaining ? ` (${e.remaining} more).` : ".");
-    case "timed_out": return `${who(e.seat)} ran out of time: the safe default move was made.`;
-    case "race_won": return e.reason === "turn_limit"
-      ? `Turn limit reached: ${low(who(e.seat))} ${who(e.seat) === "You" ? "are" : "is"} furthest ahead and win${who(e.seat) === "You" ? "" : "s"}.`
-      : `${who(e.seat)} crossed the finish line and won the race!`;
-    default: return null;
-  }
-}

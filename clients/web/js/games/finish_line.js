@@ -5,12 +5,12 @@
 // one of the listed moves. Only what the view holds is drawn; only the last update's legal actions act.
 
 import { h } from "../dom.js";
+import { cardName as nameOf } from "../sentences.js";
 import { scoreList } from "../words.js";
 import { actionButton, markPending } from "./generic.js";
 
 const ROWS = 6, ROW_LENGTH = 8;
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
-const NAMES = { A: "ace", J: "jack", Q: "queen", K: "king" };
 const VALUES = { A: 1, J: 11, Q: 12, K: 13 };
 const POWERS = {
   A: "an ace, if activated, moves the marker on to the next wing card",
@@ -30,11 +30,9 @@ function valueOf(card) {
   return rank === null ? null : VALUES[rank] || Number(rank);
 }
 
+// "the queen of hearts", "a joker": the game's card names (rules/finish_line/words.py, served as /words.json)
 export function cardName(card) {
-  if (!card) return "the starting square";
-  if (card.startsWith("X")) return "a joker";
-  const rank = rankOf(card);
-  return `the ${NAMES[rank] || rank} of ${SUITS[card.slice(-1)][1]}`;
+  return card ? nameOf("finish_line", card) : "the starting square";
 }
 
 function finishOf(view) {
@@ -271,34 +269,3 @@ function shortCard(card) {
   return card.startsWith("X") ? "joker" : `${rankOf(card)}${SUITS[card.slice(-1)][0]}`;
 }
 
-// ------------------------------------------------------------------ the feed
-
-export function event(e, ctx) {
-  const who = ctx.who;
-  const view = ctx.view && ctx.view.board && ctx.view.board.length ? ctx.view : null;
-  const square = (p) => (view ? squareWords(view, p) : p === 0 ? "the start" : `square ${p}`);
-  switch (e.type) {
-    case "board_dealt": return "The board is dealt" +
-      (e.reinserted.length ? ` (${e.reinserted.length} card(s) came up for a wing and went back into the deck).` : ".");
-    case "rolled": return `${who(e.seat)} rolled red ${e.red} and black ${e.black}` + (
-      e.purpose === "move" ? `: stop value ${e.stop}.` : e.purpose === "activate" ? " to activate a card." : " to attack.");
-    case "marker_moved": {
-      const how = { red: "by the red die", black: "by the black die", attack: "by an attack", ace: "by an ace",
-                    two: "by a two", king: "by a king", queen: "brought by a queen", jack: "pulled back by a jack" }[e.how] || e.how;
-      return `${whose(who, e.seat)} marker ${e.marker + 1} moved from ${square(e.start)} to ${square(e.end)} ${how}.`;
-    }
-    case "no_move": return `${who(e.seat)} cannot use the ${e.die} ${e.value}.`;
-    case "activation": return `${whose(who, e.seat)} marker ${e.marker + 1} ${e.activated ? "activated" : "did not activate"} ` +
-      `${cardName(e.card)}.`;
-    case "attack": return e.hit
-      ? `${whose(who, e.seat)} marker ${e.marker + 1} attacked on square ${e.at}: hit, sending the opponents there back ${e.back}.`
-      : `${whose(who, e.seat)} marker ${e.marker + 1} attacked on square ${e.at} and missed (doubles).`;
-    case "marker_home": return `${whose(who, e.seat)} marker ${e.marker + 1} is home!`;
-    case "seat_finished": return `${who(e.seat)} ${who(e.seat) === "You" ? "have" : "has"} all three markers home: ` +
-      `place ${e.place}.`;
-    case "timed_out": return `${who(e.seat)} ran out of time: the first legal move was made.`;
-    case "game_ended": return `Game over${e.reason === "turn_limit" ? " (turn limit)" : ""}: ` +
-      scoreList(e.places, (seat) => low(who(seat)), ordinal) + " (lower is better).";
-    default: return null;
-  }
-}

@@ -1,14 +1,17 @@
 // Flag Finish: each seat's row 0..10 then the flag, the open discard pile, the draw pile and your hand.
-// Only what the view holds is drawn, and only the legal actions of the last update can be clicked.
+// Only what the view holds is drawn, and only the legal actions of the last update can be clicked. Its events
+// are said from the game's words (js/sentences.js), as the terminal says them.
 
 import { h } from "../dom.js";
+import { gameWords, cardName as nameOf } from "../sentences.js";
 import { scoreList } from "../words.js";
 import { actionButton } from "./generic.js";
 
 const COLOURS = { G: "green", R: "red", B: "blue", Y: "yellow", O: "orange", P: "purple" };
 
+// "green 5", "flag": the game's card names (rules/flag_finish/words.py, served as /words.json)
 export function cardName(card) {
-  return card === "F" ? "flag" : `${COLOURS[card[0]]} ${card.slice(1)}`;
+  return nameOf("flag_finish", card);
 }
 
 function face(card) {
@@ -69,28 +72,11 @@ export function board(ctx) {
       "Races: " + view.race_scores.map((scores, i) => `#${i + 1} ` + scoreList(scores, ctx.who)).join(" · ")) : null);
 }
 
+// "racing", "photo-finish window open": the game's words (rules/flag_finish/words.py), as the terminal says them
 function phaseWords(phase) {
-  return { deal: "dealing", play: "racing", window: "photo-finish window open", over: "game over" }[phase] || phase;
+  return ((gameWords("flag_finish").names || {}).phase || {})[phase] || phase;
 }
 
-export function event(e, ctx) {
-  const who = ctx.who;
-  switch (e.type) {
-    case "race_dealt": return `Race ${e.race} dealt: ${who(e.starter)} ${who(e.starter) === "You" ? "start" : "starts"}.`;
-    case "misdealt": return `Race ${e.race} misdealt: no green came up; dealt again.`;
-    case "drew": return e.card ? `${who(e.seat)} drew ${cardName(e.card)}.` : `${who(e.seat)} drew a card.`;
-    case "took": return `${who(e.seat)} took ${cardName(e.card)}.`;
-    case "discarded": return `${who(e.seat)} discarded ${cardName(e.card)}.`;
-    case "played": return `${who(e.seat)} played ${cardName(e.card)}.`;
-    case "finished": return `${who(e.seat)} finished with ${e.cards_left} card(s) left!` +
-      (e.window_open ? " Photo-finish window open." : "");
-    case "race_ended": return `Race ${e.race} over` + (e.reason === "action_limit" ? " (action limit)" : "") +
-      `: ${e.winners.map(who).join(" and ") || "nobody"} won it. Scores ` +
-      scoreList(e.scores, who) + ".";
-    case "match_ended": return `Game over: ${e.winners.map(who).join(" and ")} won.`;
-    default: return null;
-  }
-}
 
 // A Challenge race lost: the card went to someone else first.
 export function refusal(action, error, ctx) {

@@ -5,7 +5,8 @@
 // the view or the legal list; a move that picks the pile up says so.
 
 import { h } from "../dom.js";
-import { joinWords, scoreList } from "../words.js";
+import { cardName as nameOf } from "../sentences.js";
+import { joinWords } from "../words.js";
 import { actionButton } from "./generic.js";
 
 const FLUSH = "F";
@@ -18,12 +19,9 @@ export function valueOf(card) {
   return card === FLUSH || card === GOLD ? FLUSH : card.replace(/[SB]$/, "");
 }
 
+// "7 Skip", "Gold Flush": the game's card names (rules/flush/words.py, served as /words.json)
 export function cardName(card) {
-  if (card === GOLD) return "Gold Flush";
-  if (card === FLUSH) return "Flush";
-  if (card.endsWith("S")) return `${card.slice(0, -1)} Skip`;
-  if (card.endsWith("B")) return `${card.slice(0, -1)} Bonus`;
-  return card;
+  return nameOf("flush", card);
 }
 
 function valueWords(value) {
@@ -345,70 +343,9 @@ function scoreTable(ctx) {
         h("td", {}, h("strong", {}, view.totals[seat])))))));
 }
 
-// ------------------------------------------------------------------ the feed
+// ------------------------------------------------------------------ seats
 
 function whom(ctx, seat) {
   return seat === ctx.seat ? "you" : ctx.who(seat);
 }
 
-function verb(ctx, seat, you, other) {
-  return ctx.who(seat) === "You" ? you : other; // (a replay names every seat, its own too)
-}
-
-function cardsWord(n) {
-  return `${n} card${n === 1 ? "" : "s"}`;
-}
-
-export function event(e, ctx) {
-  const who = ctx.who;
-  switch (e.type) {
-    case "round_dealt":
-      return `Round ${e.round} dealt. ` + (e.mimic ? `The Mimic is ${e.mimic}. ` : "A Flush card was turned: no Mimic. ") +
-        `${who(e.leader)} ${verb(ctx, e.leader, "lead", "leads")}.`;
-    case "released": {
-      const from = e.bases.length ? ` (with the top of Base ${joinWords(e.bases.map((b) => String(b + 1)))})` : "";
-      return `${who(e.seat)} released ${e.cards.length} × ${valueWords(e.value)}: ${e.cards.map(cardName).join(", ")}` +
-        from + (e.pickup ? ", higher than the pile." : ".");
-    }
-    case "blind_flipped":
-      return `${who(e.seat)} flipped the Blind card of Base ${e.base + 1}: ${cardName(e.card)}` +
-        (e.pickup ? ", higher than the pile." : ".");
-    case "picked_up":
-      return `${who(e.seat)} picked up the pile (${cardsWord(e.cards.length)}).`;
-    case "flushed": {
-      const kind = e.gold ? "Gold Flush!" : e.super ? "Super Flush!" : "Flush!";
-      return `${kind} ${who(e.seat)} ${verb(ctx, e.seat, "clear", "clears")} ${cardsWord(e.cards)} and ` +
-        `${verb(ctx, e.seat, "lead", "leads")} again.`;
-    }
-    case "gold_drawn":
-      if (e.seat === ctx.seat) return e.card ? `The Gold Flush makes you draw ${cardName(e.card)}.` : "The Gold Flush finds no card for you to draw.";
-      return `The Gold Flush makes ${who(e.seat)} draw a card.`;
-    case "base_passed":
-      return `${who(e.seat)} passed Base ${e.base + 1} (${e.top ? cardName(e.top) : "no top card"}` +
-        `${e.blind ? " and a Blind card" : ""}) to ${whom(ctx, e.to)}.`;
-    case "skipped":
-      return `${joinWords(e.seats.map((s) => who(s)))} ${e.seats.length > 1 || e.seats.includes(ctx.seat) ? "are" : "is"} ` +
-        "skipped (a Skip card).";
-    case "timed_out":
-      return `${who(e.seat)} ran out of time: the least harmful play was made.`;
-    case "round_ended": {
-      const how = e.winner !== null && e.winner !== undefined
-        ? `${who(e.winner)} went out first` + (e.bonus ? ` with ${e.bonus} Bonus card${e.bonus === 1 ? "" : "s"}` : "")
-        : "the turn limit was reached, nobody went out";
-      const points = scoreList(e.scores, who);
-      const totals = scoreList(e.totals, who);
-      const out = e.eliminated.length ? ` Out of the game: ${joinWords(e.eliminated.map((s) => who(s)))}.` : "";
-      return `Round ${e.round} over: ${how}. Points: ${points}; totals: ${totals} (lower is better).${out}`;
-    }
-    case "match_ended": {
-      const winners = `${joinWords(e.winners.map((s) => who(s)))} ${e.winners.length > 1 ? "share the win" :
-        verb(ctx, e.winners[0], "win", "wins")}`;
-      const totals = e.winners.map((s) => e.totals[s]).join(", ");
-      return ctx.view && ctx.view.format === "elimination"
-        ? `Game over: ${winners}, the last in the game (total ${totals}).`
-        : `Game over: ${winners} with the lowest total (${totals}).`;
-    }
-    default:
-      return null;
-  }
-}

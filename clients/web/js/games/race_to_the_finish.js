@@ -4,6 +4,7 @@
 // the view or the legal list.
 
 import { h } from "../dom.js";
+import { cardName as nameOf } from "../sentences.js";
 import { joinWords } from "../words.js";
 import { actionButton } from "./generic.js";
 
@@ -12,10 +13,9 @@ const SUIT_ORDER = ["R", "B", "O", "G"];
 const SUIT_YOURSELF = "SY";
 const SIDETRACKED = "ST";
 
+// "red 7", "Suit Yourself": the game's card names (rules/race_to_the_finish/words.py, served as /words.json)
 export function cardName(card) {
-  if (card === SUIT_YOURSELF) return "Suit Yourself";
-  if (card === SIDETRACKED) return "Sidetracked";
-  return `${SUITS[card[0]] || card[0]} ${card.slice(1)}`;
+  return nameOf("race_to_the_finish", card);
 }
 
 function suitOf(card) {
@@ -209,45 +209,3 @@ function seatsPanel(ctx) {
   }));
 }
 
-// ------------------------------------------------------------------ the feed
-
-export function event(e, ctx) {
-  const who = ctx.who;
-  const view = ctx.view || { track: ["R", "B", "O", "G", "R", "B", "O", "G", "R", "B", "O", "G"], pieces: [] };
-  const verb = (seat, you, other) => (who(seat) === "You" ? you : other); // (a replay names every seat)
-  switch (e.type) {
-    case "cut": {
-      const cuts = e.cards.map((c, i) => `${who(e.seats[i])} ${cardName(c)}`).join(", ");
-      return e.outcome === "dealer"
-        ? `Cut: ${cuts}. ${who(e.dealer)} ${verb(e.dealer, "deal", "deals")}; trump is ${SUITS[e.trump] || e.trump}.`
-        : `Cut: ${cuts}. Cut again.`;
-    }
-    case "dealt":
-      return `Deal ${e.deal}: ${who(e.dealer)} dealt; ${who(e.leader) === "You" ? "you" : who(e.leader)} ` +
-        `${verb(e.leader, "lead", "leads")}.`;
-    case "played":
-      return `${who(e.seat)} played ${cardName(e.card)}.`;
-    case "trick_won":
-      return `${who(e.seat)} won the trick (${e.cards.map(cardName).join(", ")})` +
-        (e.sidetracked ? ", with a Sidetracked card in it." : ".");
-    case "piece_moved": {
-      const two = view.pieces[e.seat] && view.pieces[e.seat].length > 1;
-      const owner = e.seat === ctx.seat ? "Your" : `${who(e.seat)}'s`;
-      const piece = two ? `${owner} piece ${e.piece + 1}` : `${owner} piece`;
-      const at = (pos) => place(view, pos);
-      if (e.how === "sidetracked") return `${piece} is sidetracked at ${at(e.start)}.`;
-      if (e.how === "stays") return `${piece} stays sidetracked at ${at(e.start)}.`;
-      if (e.how === "return") return `${piece} is back on the track at ${at(e.end)}.`;
-      return `${piece} moved from ${at(e.start)} to ${at(e.end)}.`;
-    }
-    case "trump":
-      return `Trump is now ${SUITS[e.trump] || e.trump}.`;
-    case "timed_out":
-      return `${who(e.seat)} ran out of time: the least valuable card was played.`;
-    case "game_ended":
-      return `Game over: ${who(e.winner)} ${verb(e.winner, "reach", "reaches")} the Finish first and ` +
-        `${verb(e.winner, "win", "wins")}!`;
-    default:
-      return null;
-  }
-}
