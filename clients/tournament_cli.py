@@ -482,13 +482,14 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from server.datadir import DataDir
     from server.tournament.verify import verify_tournament
 
     from . import checks
 
     checks.readable_file(args.log, "tournament log")  # missing, empty, a directory: one line, exit 2 (as `verify`)
     log = Path(args.log)
-    tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
+    tables = Path(args.tables) if args.tables else DataDir.holding(log).tables  # the data directory's
     report = verify_tournament(log, tables if tables.is_dir() else None)
     if report.ok and args.receipt and not _holds_line(log, args.receipt):
         print(f"{log}: NOT VERIFIED: no line of this log has the hash {args.receipt}: it is not the log that "

@@ -63,6 +63,7 @@ import trio
 
 from rules import RulesError
 
+from .datadir import DataDir
 from .presence import Presence, PresenceError
 from .protocol import TableInfo, TournamentInfo
 
@@ -102,7 +103,7 @@ def node_id(data_dir: Path | None) -> str:
     """This node's id: kept in ``data_dir/node.id`` (made on first use), so a restarted node is the same node."""
     if data_dir is None:
         return "n" + secrets.token_hex(6)
-    path = Path(data_dir) / "node.id"
+    path = DataDir(data_dir).node_id
     if path.exists():
         text = path.read_text().strip()
         if text:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Callable
 import trio
 
 from . import disk
+from .datadir import DataDir
 
 if TYPE_CHECKING:
     from .logstore import FileLog
@@ -61,7 +62,7 @@ def sync_folder(folder: Path) -> None:
 
 
 def journal_folder(data_dir: Path) -> Path:
-    return Path(data_dir) / "journal"
+    return DataDir(data_dir).journal
 
 
 def journal_files(data_dir: Path) -> list[Path]:
