@@ -12,7 +12,6 @@ the frames asked for. Pure apart from reading the log file: no trio, no clock.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import msgspec
 

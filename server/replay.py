@@ -94,11 +94,10 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
     return check_read(read, on_step, marker=read_finished(read.path))
 
 
-def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | str | None = None,
-               report: Report | None = None) -> Report:
+def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | str | None = None) -> Report:
     """Check a log already read (its chain whole): rebuild it entry by entry (``server/rebuild.py``), every
     fair ordering decision and the end record; ``marker``, the finished marker kept beside its file, if any."""
-    report = report or Report(read.path)
+    report = Report(read.path)
     report.read, report.torn, report.lines = read, read.torn, len(read.records) + 1
     header = read.header
     report.game, report.seats, report.mode = header.game, header.seats, header.mode
