@@ -142,3 +142,26 @@ def test_the_rebuild_is_pure():
     imported |= {(node.module or "").split(".")[0] if node.level == 0 else f".{node.module}"
                  for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported <= {"__future__", "dataclasses", "typing", "msgspec", "rules", ".actionlog"}, imported
+
+
+def test_an_export_sent_in_a_message_is_charged_for_its_unpacked_size_and_unpacks_to_16_mib_at_most():
+    import base64
+    import gzip
+
+    from rules import RulesError
+    from server.exported import MOST_BYTES, ExportError, unpack
+
+    def packed(data: bytes) -> str:
+        return base64.b64encode(gzip.compress(data)).decode()
+
+    raw = b"{" + b" " * (3 * frames.LOG_UNIT) + b"}"
+    assert unpack(packed(raw)) == raw
+    assert frames.log_units(None, Replay(export=packed(raw))) == 3  # read whole for every page, like a log
+    bomb = packed(b" " * (MOST_BYTES + 1))  # some 16 KiB that would unpack past the bound
+    with pytest.raises(ExportError):
+        unpack(bomb)
+    with pytest.raises(RulesError) as refused:
+        frames.answer(None, Replay(export=bomb))
+    assert refused.value.code == "bad_log"
+    with pytest.raises(ExportError):
+        unpack(packed(raw)[:-8])  # cut short
