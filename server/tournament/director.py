@@ -28,9 +28,9 @@ only once this node holds its claim, so a table is never open on two nodes.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import sqlite3
-import sys
 from typing import Any
 
 import msgspec
@@ -51,6 +51,8 @@ from .remote import OpenRequest, RemoteTables, TableOutcome, outcome_of, spread
 from .state import Tournament
 from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered, RoundSeated, SeatedTable, TableFinished
+
+logger = logging.getLogger(__name__)
 
 STAND_IN = "heuristic"
 RETRY_SECONDS = 5.0  # a round's table that could not open is tried again this often
@@ -199,7 +201,7 @@ class Director:
                 self.failed = (f"tournament {self.id} stopped: its log could not be written ({error_text(error)}); "
                                "nothing that was not on disk was acknowledged; restart the server once the disk "
                                "can be written to reopen it from its log")
-                print(f"photofinish: {self.failed}", file=sys.stderr, flush=True)
+                logger.warning(self.failed)
                 raise TournamentError("storage_failed", self.failed) from None
         return head
 
@@ -215,8 +217,8 @@ class Director:
             try:
                 await self.store.call(method, *args)
             except (TournamentError, sqlite3.Error, OSError) as error:
-                print(f"photofinish: tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
-                      "it is rebuilt from the log at the next start", file=sys.stderr, flush=True)
+                logger.warning(f"tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
+                               "it is rebuilt from the log at the next start")
 
     async def register(self, name: str) -> tuple[str, str]:
         try:
@@ -484,8 +486,7 @@ class Director:
         try:
             return await self._finished(seated[0], table_id, seated[1], outcome)
         except TournamentError as error:  # a result that does not fit its seating: refused, nothing changed
-            print(f"photofinish: tournament {self.id}: the result of table {table_id} is refused: {error.message}",
-                  flush=True)
+            logger.info(f"tournament {self.id}: the result of table {table_id} is refused: {error.message}")
             return True
 
     async def _finished(self, round_no: int, table_id: str, players: tuple[str, ...], outcome: TableOutcome) -> bool:
@@ -517,8 +518,8 @@ class Director:
         try:
             await self._rate_once(result)
         except (sqlite3.Error, OSError, TournamentError) as error:
-            print(f"photofinish: tournament {self.id}: table {result.table} not rated yet ({error}); it is rated "
-                  "at the next start", file=sys.stderr, flush=True)
+            logger.warning(f"tournament {self.id}: table {result.table} not rated yet ({error}); it is rated "
+                           "at the next start")
 
     async def _rate_once(self, result) -> None:
         """Ratings are by player identity across tournaments: the skeleton of the name (a LAN player keeps their
@@ -553,10 +554,10 @@ class Director:
             if code == "storage_failed" or self.state.ended:
                 raise  # the log cannot be written: nothing more can be logged (a restart reopens it)
             if self.state.round != seated:  # the round is in the log: its missing tables are tried again
-                print(f"photofinish: tournament {self.id}: {words}", file=sys.stderr, flush=True)
+                logger.warning(f"tournament {self.id}: {words}")
                 return
-            print(f"photofinish: tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
-                  f"{words}); it ends with its standings", file=sys.stderr, flush=True)
+            logger.warning(f"tournament {self.id}: stopped while seating round {seated + 1} ({code}: "
+                           f"{words}); it ends with its standings")
             await self._end("stopped", f"seating round {seated + 1} failed: {code}: {words}")
 
     async def _advance(self) -> None:

@@ -9,8 +9,8 @@ is written and tournaments live in memory.
 
 from __future__ import annotations
 
+import logging
 import secrets
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import AsyncStore, Store
 from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
+
+logger = logging.getLogger(__name__)
 
 MAX_TOURNAMENTS = 200
 DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
@@ -77,9 +79,9 @@ class TournamentHub:
         try:
             await fn(*args)
         except Exception as error:  # noqa: BLE001 - contained on purpose: the other tables and tournaments go on
-            print(f"photofinish: tournament {tid}: an internal error in {getattr(fn, '__name__', fn)} "
-                  f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
-                  "starting the server again resumes it from its log", file=sys.stderr, flush=True)
+            logger.warning(f"tournament {tid}: an internal error in {getattr(fn, '__name__', fn)} "
+                           f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
+                           "starting the server again resumes it from its log")
 
     def join_cluster(self) -> None:
         """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
@@ -186,14 +188,14 @@ class TournamentHub:
         reopened = []
         logs, strays = numbered_logs(self._folder(), "T")
         for path in strays:
-            print(f"photofinish: leaving {path} alone: a tournament's log is named T<number>.log", flush=True)
+            logger.info(f"leaving {path} alone: a tournament's log is named T<number>.log")
         for path in logs:
             tid = path.stem
             self._next = max(self._next, int(tid[1:]))
             try:
                 director = await self._reopen(path)
             except (LogError, TournamentError, RulesError, OSError, ValueError) as error:
-                print(f"photofinish: cannot reopen tournament {path}: {error}", flush=True)
+                logger.info(f"cannot reopen tournament {path}: {error}")
                 continue
             self.directors[tid] = director
             reopened.append(tid)
@@ -216,8 +218,8 @@ class TournamentHub:
         records = read.records
         if ended is not None and records[-1] is not ended:  # an old server logged changes after the end: the
             later = len(records) - records.index(ended) - 1  # event is as it ended (verify names the first)
-            print(f"photofinish: tournament {tid}: {later} record(s) after its end in {path} are ignored; "
-                  "nothing is taken after the end now", flush=True)
+            logger.info(f"tournament {tid}: {later} record(s) after its end in {path} are ignored; "
+                        "nothing is taken after the end now")
             records = records[:records.index(ended) + 1]
         state = fold(created, seed, records)
         self._skip_named_tables(state)
@@ -239,8 +241,8 @@ class TournamentHub:
         digest = created.secret or await self.store.call(Store.secret, tid) or ""
         missing = [p for p in state.players if p not in by_player]
         if missing:
-            print(f"photofinish: tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
-                  "seats are kept and played by a stand-in", flush=True)
+            logger.info(f"tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
+                        "seats are kept and played by a stand-in")
         director = Director(self, tid, request, state, log, digest, tokens, self.store)
         last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
         director._t0 = trio.current_time() - last

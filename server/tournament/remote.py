@@ -31,6 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+import logging
 import msgspec
 import trio
 
@@ -41,6 +42,8 @@ from ..logfile import StandIn
 from ..presence import PresenceError
 from ..protocol import CreateTable
 from ..table import Reservation, Table
+
+logger = logging.getLogger(__name__)
 
 
 class OpenRequest(msgspec.Struct, frozen=True):
@@ -261,8 +264,8 @@ class RemoteTables:
                 try:
                     outcome = _decode_outcome(raw)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                    print(f"photofinish: tournament {self.tournament}: table {table}'s result does not decode "
-                          f"({error}); ignored", flush=True)
+                    logger.info(f"tournament {self.tournament}: table {table}'s result does not decode "
+                                f"({error}); ignored")
                     done.append(field)
                     continue
                 self.handling.add(table)
@@ -315,7 +318,7 @@ class TableHost:
                 if request.table != table:
                     raise ValueError(f"it is for table {request.table}")
             except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as error:
-                print(f"photofinish: a request to open table {table} does not decode ({error}); dropped", flush=True)
+                logger.info(f"a request to open table {table} does not decode ({error}); dropped")
                 await self.presence.hdel(self.key, table)
                 continue
             self.following.add(table)
@@ -373,7 +376,7 @@ class TableHost:
         await self.presence.hset(key, {f"open:{request.table}": _encode(answer).decode()})
 
     async def _refuse(self, request: OpenRequest, why: str) -> None:
-        print(f"photofinish: not opening table {request.table} for tournament {request.tournament}: {why}", flush=True)
+        logger.info(f"not opening table {request.table} for tournament {request.tournament}: {why}")
         await self._answer(request, OpenAnswer(node=self.cluster.node, ok=False, error=why))
         await self.presence.hdel(self.key, request.table)
 

@@ -375,11 +375,11 @@ def test_each_format_takes_its_own_settings():
 
 
 def test_the_cli_keeps_fractions_and_refuses_negatives_before_connecting():
-    from clients.tournament_cli import _points
+    from clients.cli.values import points
 
-    assert _points("2.5,1,0") == [2.5, 1.0, 0.0]
+    assert points("2.5,1,0") == [2.5, 1.0, 0.0]
     with pytest.raises(Exception) as refused:
-        _points("3,-1,0")
+        points("3,-1,0")
     assert "0 or more" in str(refused.value)
 
 
