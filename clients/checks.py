@@ -58,6 +58,11 @@ def positive(text: str) -> int:
     return _integer(text, 1, None, "a whole number, 1 or more")
 
 
+def count(text: str) -> int:
+    """A number of things, 0 or more (a final's size, a cap of players, rounds of late entry)."""
+    return _integer(text, 0, None, "a whole number, 0 or more")
+
+
 def seat(text: str) -> int:
     """A seat as a person numbers it (from 1, as every screen shows it), returned as the wire's 0-based seat."""
     return _integer(text, 1, None, "a seat is a whole number from 1 (the first seat is 1)") - 1

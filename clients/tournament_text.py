@@ -23,6 +23,10 @@ def state_text(state) -> str:
             lines.append(f"  {seating.table}: " + ", ".join(_seat_text(seating, names)))
         if state.byes:
             lines.append(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
+    if state.waitlist:
+        names = {p.player: p.name for p in state.players}
+        lines.append(f"\nwaitlist ({info.max_players} places): "
+                     + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(state.waitlist, 1)))
     return "\n".join(lines)
 
 

@@ -49,6 +49,11 @@ def add_serve(sub) -> None:
     serve.add_argument("--keep-finished", type=float, default=quotas.keep_finished, metavar="SECONDS",
                        help="a finished table stays watchable this long, then only its summary and log "
                             "(default: %(default)s)")
+    serve.add_argument("--registrations-per-connection", type=int, default=quotas.registrations_per_connection,
+                       metavar="N", help="players one connection may register in one tournament (0: no limit; "
+                                         "default: %(default)s)")
+    serve.add_argument("--registrations-per-address", type=int, default=quotas.registrations_per_address,
+                       metavar="N", help="... all connections from one IP address (default: %(default)s)")
     serve.set_defaults(run=cmd_serve)
 
 
@@ -99,7 +104,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt),
         quotas=Quotas(waiting_per_connection=args.waiting_per_connection,
                       waiting_per_address=args.waiting_per_address, waiting_expiry=args.waiting_expiry,
-                      playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished),
+                      playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished,
+                      registrations_per_connection=args.registrations_per_connection,
+                      registrations_per_address=args.registrations_per_address),
         web_root=None if args.no_web else WEB_ROOT, cluster_url=args.cluster, public_url=args.public_url,
         heartbeat=args.heartbeat, forget_after=args.forget_after)
     return serve(config)

@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
                              "arena: a new table as soon as enough players are free, for --arena-time")
     create.add_argument("--rounds", type=checks.positive, default=None, metavar="N",
                         help="swiss: the number of rounds (default 3); other formats refuse it")
-    create.add_argument("--top", type=checks.seat, default=0, metavar="N",
+    create.add_argument("--top", type=checks.count, default=0, metavar="N",
                         help="swiss: a final table of the top N after the rounds (default 0: none; shrinks to the "
                              "players left if fewer remain); other formats refuse it")
     create.add_argument("--option", action="append", type=values.option, default=[], metavar="NAME=VALUE",
@@ -72,9 +72,13 @@ def add_parser(sub) -> None:
                         help="an absent player's seat is played by a stand-in bot after this long (default 60)")
     create.add_argument("--arena-time", type=values.seconds, default=0, metavar="SECONDS",
                         help="arena: how long it runs (default 10 minutes)")
-    create.add_argument("--late-rounds", type=checks.seat, default=0, metavar="N",
+    create.add_argument("--late-rounds", type=checks.count, default=0, metavar="N",
                         help="accept entries until round N starts (default 0: only before the start)")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
+    create.add_argument("--max-players", type=checks.count, default=0, metavar="N",
+                        help="at most N players hold a place; later registrations go on a waitlist, and a player "
+                             "who withdraws before the start gives their place to the first waiting (default 0: no "
+                             "cap)")
     create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None, metavar="MS",
                         help="stand-in bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
@@ -193,7 +197,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 format=args.format, rounds=args.rounds, top=args.top, points=args.points,
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
-                check_in=args.check_in, bot_delay_ms=bot_delay_ms)
+                check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players)
         info = created.tournament
         print(info.tournament)
         print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "
@@ -213,6 +217,9 @@ def cmd_register(args: argparse.Namespace) -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
             entry = await client.register(args.tournament, args.name)
         print(entry.token)
+        if entry.waitlisted:
+            print(f"{entry.tournament} is full: {entry.name} is number {entry.waitlist_position} on its waitlist, "
+                  "and takes a place if one frees before the start", file=sys.stderr)
         print(f"{entry.name} is player {entry.player} of {entry.tournament}; your token is above (keep it).\n"
               f"play your tables with:  photofinish play {args.url} --tournament {entry.tournament} "
               f"--token {entry.token}", file=sys.stderr)

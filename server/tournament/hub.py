@@ -22,12 +22,15 @@ from ..datadir import DataDir, seed_beside
 from ..logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
 from .. import crashpoint, disk
+from ..directory import Directory, LocalDirectory
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import CreateTournament, RatingRow, TournamentInfo
+from . import clocks, opening, results
 from .director import Director, secret_hash
+from .host import TableHost
 from .model import Settings, Sizes, TournamentError
-from .remote import TableHost, outcome_from_log
+from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import AsyncStore, Store
@@ -42,10 +45,10 @@ TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_dela
 
 class TournamentHub:
     def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch",
-                 clustered: bool = False) -> None:
+                 directory: Directory | None = None) -> None:
         self.nursery = nursery
-        self.clustered = clustered  # a cluster node: reopened tables that are not here are placed once it joins
-        self.in_cluster = trio.Event()  # set by join_cluster
+        self.directory = directory or LocalDirectory()  # where tables live (on a cluster, some on other nodes)
+        self.joined = trio.Event()  # set by ``join``: reopened tables that are not here are placed from then on
         self.lobby = lobby
         self.data_dir = DataDir(data_dir) if data_dir is not None else None  # every path under it
         self.durability = durability
@@ -83,11 +86,12 @@ class TournamentHub:
                            f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
                            "starting the server again resumes it from its log")
 
-    def join_cluster(self) -> None:
-        """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
-        tables other nodes' directors ask of it, and place the tables reopened tournaments could not find here."""
-        self.nursery.start_soon(TableHost(self.lobby, self.nursery).run)
-        self.in_cluster.set()
+    def join(self) -> None:
+        """The directory is up (a cluster node had its first heartbeat): on a cluster, open and follow the tables
+        other nodes' directors ask of this node; place the tables reopened tournaments could not find here."""
+        if self.directory.spans_nodes:
+            self.nursery.start_soon(TableHost(self.lobby, self.directory, self.nursery).run)
+        self.joined.set()
 
     def find(self, tid: str) -> Director:
         director = self.directors.get(tid)
@@ -136,7 +140,8 @@ class TournamentHub:
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
                             rounds=rounds, points=points, bye_points=request.bye_points,
-                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
+                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top,
+                            max_players=request.max_players)
         settings.check_new()
         return game, settings, dict(setup.options)
 
@@ -149,8 +154,7 @@ class TournamentHub:
             raise TournamentError(error.code, error.message) from None
         game, settings, options = self.settings_for(request)
         self._next += 1
-        if getattr(self.lobby, "cluster", None) is not None:  # this node's own ids: never another node's
-            self._next = self.lobby.cluster.number(self._next)
+        self._next = self.directory.number(self._next)  # on a cluster this node's own ids: never another's
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)
@@ -249,7 +253,7 @@ class TournamentHub:
         rated = await self.store.call(Store.rated, tid)
         for record in records:  # results logged but not yet in the ratings (a crash between the two)
             if type(record) is TableFinished and record.table not in rated:
-                await director._rate(record.result())
+                await results.rate(director, record.result())
         if ended:
             director.over.set()
             return director
@@ -257,24 +261,24 @@ class TournamentHub:
             round_no, players = state.tables[table_id]
             table = self.lobby.tables.get(table_id)
             if table is not None:
-                director._follow(table, round_no, players)
+                opening.follow(director, table, round_no, players)
                 continue
             table_log = self.lobby.data_dir.table_log(table_id) if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
                 await self._result_from_log(director, table_log, round_no, players)
-            elif self.clustered:  # another node's, or never opened: found (or opened) once the node joins
+            elif self.directory.spans_nodes:  # another node's, or never opened: found (or opened) once joined
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
-                await director._open_table(table_id, round_no, players)
+                await opening.open_table(director, table_id, round_no, players)
         async with director.lock:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
                 if state.round:
-                    self.spawn(director.id, director._arena_clock)
-            await director._maybe_advance()
+                    self.spawn(director.id, clocks.arena_clock, director)
+            await director.advance()
         if director.unplaced:
-            self.spawn(director.id, director.place_unplaced)
+            self.spawn(director.id, opening.place_unplaced, director)
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
@@ -282,22 +286,29 @@ class TournamentHub:
         record = TableFinished(round=round_no, table=path.stem, players=players, places=outcome.places,
                                scores=outcome.scores, log_hash=outcome.log_hash,
                                lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
-                               time=director._now())
+                               time=director.now())
         async with director.lock:
-            await director._record(record)
-            await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)
+            await director.record(record)
+            await director.mirror(Store.add_result, director.id, round_no, record.result(), record.log_hash)
 
     async def stop_all(self) -> None:
         """Shutting down: stop hearing other nodes' results (they stay in the store, heard again at the next
         start), let a result being logged finish, log none after it, then close the store. A local table that
         ends meanwhile is found ended in its log at the next start."""
         self.closing = True
+        self.stop_hearing()
         for director in self.directors.values():
-            if director.remote is not None:
-                director.remote.stop_listening()
             async with director.lock:
                 pass
         await self.close()
+
+    def stop_hearing(self) -> None:
+        """This node is leaving its cluster: its directors hear no other node's result from now on (each stays in
+        the store, heard at the next start). First thing in a shutdown, so that a node that has left takes nothing
+        more out of the store, whenever in its shutdown another node's result came."""
+        for director in self.directors.values():
+            if director.remote is not None:
+                director.remote.stop_listening()
 
 
 def msgspec_replace(struct: Any, **changes: Any) -> Any:

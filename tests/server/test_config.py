@@ -26,6 +26,8 @@ REFUSED = [
     (dict(quotas=Quotas(playbacks_per_address=10_001)), "--playbacks-per-address is 0..10000"),
     (dict(quotas=Quotas(waiting_expiry=-1.0)), "--waiting-expiry is 0..2592000"),
     (dict(quotas=Quotas(keep_finished=31 * 86400.0)), "--keep-finished is 0..2592000"),
+    (dict(quotas=Quotas(registrations_per_connection=-1)), "--registrations-per-connection is 0..100000"),
+    (dict(quotas=Quotas(registrations_per_address=100_001)), "--registrations-per-address is 0..100000"),
     (dict(durability="sometimes"), "--durability is one of always, batch, never"),
     (dict(port=70000), "--port is a whole number 0-65535"),
 ]
