@@ -3,10 +3,11 @@
 ``check_log`` reads the file (hash chain), then rebuilds its game entry by entry (``server/rebuild.py``, the
 fold a restarted server and the replay frames use too), checking the numbering, every action against the
 rules, every recorded state digest, and then the end record's digest and scores (``check_read`` does all but
-the reading, for a log read from an export). The first problem stops the
-check and is named by its line and sequence number; the end record's revealed seed must match the header's
-commitment. ``verify_seed`` rebuilds it again with every chance action checked against the revealed seed; ``check_receipt`` says
-whether a log holds an entry with exactly the hash a player was given. Nothing here needs a server: it is the same code a player runs on a log they were sent.
+the reading, for a log read from an export). The first problem stops the check and is named by its line and
+sequence number; the end record's revealed seed must match the header's commitment. ``verify_seed`` rebuilds
+it again with every chance action checked against the revealed seed; ``check_receipt`` says whether a log
+holds an entry with exactly the hash a player was given. Nothing here needs a server: it is the same code a
+player runs on a log they were sent.
 
 At a ``fair`` table every ordering decision is recomputed from the inputs its entries record
 (``server/fairness.py``, the arbiter's own functions): each reaction time, each hold within its bound, the
