@@ -1,4 +1,4 @@
-"""One server per data directory: an exclusive lock on ``DATA/server.lock`` for as long as a server runs.
+"""One server per data directory: an exclusive lock on ``DATA/server.lock`` (``DataDir.lock``) while a server runs.
 
 Two servers on one data directory would both reopen the same unfinished tables and append to the same log
 files (two hash chains interleaved in one file), replay one journal twice and share one tournament store. The
@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-LOCK_NAME = "server.lock"
+from .datadir import DataDir
 
 
 class DataDirInUse(Exception):
@@ -29,7 +29,7 @@ class DataDirInUse(Exception):
 @contextmanager
 def data_dir_lock(data_dir: Path) -> Iterator[None]:
     """Hold the data directory for this server, or raise ``DataDirInUse`` (nothing in it touched)."""
-    path = Path(data_dir) / LOCK_NAME
+    path = DataDir(data_dir).lock
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:

@@ -1,4 +1,5 @@
-"""The record of finished tables, kept apart from their logs: ``DATA/tables/<table>.done`` beside the log.
+"""The record of finished tables, kept apart from their logs: ``DATA/tables/<table>.done`` beside the log
+(``datadir.marker_beside``).
 
 A table's marker is written, and fsynced with its folder, once the log's end record is on disk. It holds the
 last entry's seq and the end record's line hash. A finished log that later loses its tail (a disk fault, a
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 
+from .datadir import marker_beside
 from .disk import write_file
 
 
@@ -22,7 +24,7 @@ class Finished(msgspec.Struct, frozen=True):
 
 
 def marker_path(log_path: Path) -> Path:
-    return Path(log_path).with_suffix(".done")
+    return marker_beside(log_path)
 
 
 def write_marker(log_path: Path, finished: Finished) -> None:

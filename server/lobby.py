@@ -16,10 +16,9 @@ from pathlib import Path
 import trio
 
 from rules.bots import get_policy
-from rules import GAMES, RulesError, Session, Setup, get_game, make_setup, restore
+from rules import GAMES, RulesError, Session, Setup, get_game, make_setup
 
 from . import disk, storage, tending
-from .actionlog import MemoryLog
 from .finished import Finished, finished_marker, write_marker
 from .logfile import End, Entry, LogError, SeatTaken, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
@@ -27,7 +26,9 @@ from .journal import LIMIT as JOURNAL_LIMIT
 from .journal import Journal
 from .walfile import replay
 from .logstore import numbered_logs, reopen, table_dir, write_secret_seed
+from .datadir import DataDir, seed_beside
 from .quotas import Owner, Quotas
+from .rebuild import restored
 from .protocol import CreateTable, GameSummary, TableInfo, game_summary
 from .directory import Directory, LocalDirectory
 from .table import Reservation, Table, TableSettings, intents
@@ -54,7 +55,7 @@ class Lobby:
         self.finished: OrderedDict[str, None] = OrderedDict()  # held tables that are over, oldest first
         self.summaries: OrderedDict[str, TableInfo] = OrderedDict()  # finished tables no longer held
         self.journal_limit = journal_limit  # the journal's checkpoint size (tests make it small)
-        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.data_dir = DataDir(data_dir) if data_dir is not None else None  # every path under it
         self.durability = durability
         self._syncer: Journal | None = None
         self.tables: dict[str, Table] = {}
@@ -72,7 +73,7 @@ class Lobby:
         self._next += 1
         while True:
             self._next = self.directory.number(self._next)  # on a cluster this node's own: never another's
-            if self.data_dir is None or not (self.data_dir / "tables" / f"t{self._next}.log").exists():
+            if self.data_dir is None or not self.data_dir.table_log(f"t{self._next}").exists():
                 return f"t{self._next}"
             self._next += 1
 
@@ -174,7 +175,7 @@ class Lobby:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         store = None
         if self.data_dir is not None:
-            seed_file = self.data_dir / "tables" / f"{table_id}.seed"
+            seed_file = self.data_dir.table_seed(table_id)
             try:
                 table_dir(self.data_dir)
                 # off the event loop: a round of a tournament opens a hundred tables at once
@@ -182,7 +183,7 @@ class Lobby:
                 store = storage.open_log(self, table_id, game, setup, request, seed, alias,
                                        {"stand_in": stand_in, **(tags or {})} if stand_in or tags else {})
             except OSError as error:
-                for path in (seed_file, seed_file.with_suffix(".log")):  # nothing of it was acknowledged
+                for path in (seed_file, self.data_dir.table_log(table_id)):  # nothing of it was acknowledged
                     try:
                         path.unlink(missing_ok=True)
                     except OSError:
@@ -218,7 +219,7 @@ class Lobby:
         if self.durability != "batch":
             return None
         if self._syncer is None:
-            self._syncer = Journal(self.data_dir, limit=self.journal_limit)
+            self._syncer = Journal(self.data_dir.root, limit=self.journal_limit)
             self.nursery.start_soon(self._syncer.run)
         return self._syncer
 
@@ -257,7 +258,7 @@ class Lobby:
             raise RulesError("no_logs", "this server keeps no logs (it runs without a data directory)")
         if not 0.01 <= speed <= 10_000:
             raise RulesError("bad_speed", f"speed is 0.01..10000, not {speed}")
-        path = table_dir(self.data_dir) / f"{log_table}.log"
+        path = self.data_dir.table_log(log_table)
         if not log_table.replace("t", "", 1).isdigit() or not path.exists():
             raise RulesError("no_log", f"no log for table {log_table!r}")
         report = await trio.to_thread.run_sync(check_log, path)
@@ -288,7 +289,7 @@ class Lobby:
         if self._syncer is not None:
             raise RuntimeError("recover before any log is opened: the journal's replay must come first")
         # first, whatever the durability now: lines a log file lacks that the journal made durable
-        replayed = await trio.to_thread.run_sync(replay, self.data_dir)
+        replayed = await trio.to_thread.run_sync(replay, self.data_dir.root)
         for note in replayed.notes:
             logger.info(f"journal {note} (the end of a round that was never acknowledged)")
         if replayed.restored:
@@ -336,7 +337,7 @@ class Lobby:
         header = read.header
         game = get_game(header.game)
         setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
-        seed = int((path.with_suffix(".seed")).read_text())
+        seed = int(seed_beside(path).read_text())
         if seed_commitment(seed) != header.commitment:
             raise ValueError("its seed file does not match the log's commitment")
         return header, game, setup, seed
@@ -354,20 +355,7 @@ class Lobby:
 
     def _rebuild(self, path: Path, read) -> Table:
         header, game, setup, seed = self._game_of(path, read)
-        entries = read.entries()
-        accepted = [e for e in entries if e.accepted]
-        history = [(e.actor, game.to_action(e.action)) for e in accepted]
-        session, events = restore(game, setup, seed, history)
-        log = MemoryLog()
-        steps = iter(zip(history, events))
-        for entry in entries:
-            if entry.accepted:
-                (actor, action), evs = next(steps)
-                log.append(time=entry.time, actor=actor, action=action, accepted=True, events=evs, ref=entry.ref,
-                           fair=entry.fair)
-            else:
-                log.append(time=entry.time, actor=entry.actor, action=entry.action, accepted=False,
-                           code=entry.code, ref=entry.ref, fair=entry.fair)
+        session, log = restored(game, setup, seed, read.entries())  # each entry checked as `replay` does
         options = header.table_options
         settings = settings_of(header.name, options,
                                None if options.get("alias") else self.quotas.waiting_expiry or None)

@@ -206,11 +206,12 @@ def _other_kind(line: bytes, first: type) -> str | None:
     return OTHER_KINDS.get(kind)
 
 
-def read_chain(path: Path | str, decoder: msgspec.json.Decoder, first: type, what: str) -> Chain:
-    """Read a file of chained lines and check the chain; its first line must be a ``first`` record (named
-    ``what`` in errors) and no other line may be. Raises ``LogError`` at the first broken line; a last line
-    cut short (the process died mid-write) is reported in ``torn`` and left out."""
-    lines = Path(path).read_bytes().split(b"\n")
+def read_chain(path: Path | str, decoder: msgspec.json.Decoder, first: type, what: str,
+               data: bytes | None = None) -> Chain:
+    """Read a file of chained lines (``data``: its bytes, already read) and check the chain; its first line
+    must be a ``first`` record (named ``what`` in errors) and no other line may be. Raises ``LogError`` at the
+    first broken line; a last line cut short (the process died mid-write) is reported in ``torn`` and left out."""
+    lines = (Path(path).read_bytes() if data is None else data).split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
     prev, records, hashes, offset, head_record = GENESIS, [], [], 0, None
     for number, line in enumerate(lines, start=1):
@@ -243,9 +244,9 @@ def read_chain(path: Path | str, decoder: msgspec.json.Decoder, first: type, wha
     return Chain(first=head_record, records=records, hashes=hashes, head=prev, good_bytes=offset, torn=torn)
 
 
-def read_log(path: Path | str) -> ReadLog:
-    """Read a table's log and check its hash chain (``read_chain``)."""
-    read = read_chain(path, _decoder, Header, "a header")
+def read_log(path: Path | str, data: bytes | None = None) -> ReadLog:
+    """Read a table's log (``data``: its bytes, already read) and check its hash chain (``read_chain``)."""
+    read = read_chain(path, _decoder, Header, "a header", data)
     return ReadLog(path=Path(path), header=read.first, records=read.records, head=read.head,
                    good_bytes=read.good_bytes, torn=read.torn, hashes=read.hashes)
 

@@ -29,6 +29,7 @@ from typing import Any, Callable, Protocol
 import trio
 
 from . import disk
+from .datadir import DataDir
 from .logfile import GENESIS, Reopened, encode_line
 
 POLICIES = ("always", "batch", "never")
@@ -305,9 +306,10 @@ def numbered_logs(folder: Path, prefix: str) -> tuple[list[Path], list[Path]]:
     return sorted(numbered, key=lambda p: int(p.stem[len(prefix):])), sorted(others)
 
 
-def table_dir(data_dir: Path) -> Path:
-    disk.private_dir(data_dir)
-    return disk.private_dir(Path(data_dir) / "tables")
+def table_dir(data: DataDir) -> Path:
+    """The data directory's folder of table logs, made (0700, and the data directory too) if missing."""
+    disk.private_dir(data.root)
+    return disk.private_dir(data.tables)
 
 
 def write_secret_seed(path: Path, seed: int, sync: bool = True) -> None:

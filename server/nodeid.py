@@ -27,6 +27,8 @@ import hashlib
 import secrets
 from pathlib import Path
 
+from .datadir import DataDir
+
 ID_SPACE = 10**15  # an id on a cluster is seq * ID_SPACE + the node's mark (48 bits: below 2.9 * 10**14)
 
 
@@ -42,7 +44,7 @@ def node_id(data_dir: Path | None) -> str:
     """This node's id: kept in ``data_dir/node.id`` (made on first use), so a restarted node is the same node."""
     if data_dir is None:
         return "n" + secrets.token_hex(6)
-    path = Path(data_dir) / "node.id"
+    path = DataDir(data_dir).node_id
     if path.exists():
         text = path.read_text().strip()
         if text:

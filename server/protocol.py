@@ -211,38 +211,14 @@ class Leaderboard(ClientMessage, tag="leaderboard"):
     limit: int = 50
 
 
-class ReplayEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
-    """One accepted entry of an exported log (``photofinish export``), as the replay page sends it."""
-
-    seq: int
-    actor: int
-    action: Any
-    time: float = 0.0
-    digest: str | None = None  # where the log recorded one: checked against the rebuilt state
-
-
-class ReplayLog(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
-    """An exported log cut to what rebuilding it needs: its header's set-up, its accepted entries in order,
-    the seats' names and (once it ended) the revealed seed, checked against the commitment."""
-
-    game: str
-    rules_version: str
-    seats: int
-    mode: str
-    options: dict[str, Any]
-    entries: list[ReplayEntry]
-    names: list[str] = []
-    commitment: str = ""
-    seed: int | None = None
-
-
 class Replay(ClientMessage, tag="replay"):
     """A table step by step as ``seat`` saw it (None: as a spectator): ``log`` names a finished table whose log
-    this server holds, or ``document`` carries an exported log. Answered with frames ``start`` to
-    ``start + count - 1`` (count 1..200); frame 0 is the table before its first entry."""
+    this server holds, or ``export`` carries an exported log: the file ``photofinish export`` wrote, as it is,
+    gzip-compressed and base64-encoded. Answered with frames ``start`` to ``start + count - 1`` (count 1..200);
+    frame 0 is the table before its first entry."""
 
     log: str = ""
-    document: ReplayLog | None = None
+    export: str = ""
     seat: int | None = None
     start: int = 0
     count: int = 100
@@ -578,7 +554,7 @@ class FrameContest(msgspec.Struct, frozen=True):
 class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
     """The table after one accepted entry, as one seat (or a spectator) saw it: the entry's events redacted
     for it and its view then, exactly what a live table sent that receiver; ``contest`` where the entry won a
-    fair ordering contest (from a server's log; an exported document carries no ordering decisions)."""
+    fair ordering contest (from its log's ordering decisions)."""
 
     seq: int
     time: float

@@ -1,10 +1,13 @@
 """Checking a log file by rebuilding its game: `photofinish replay`, `verify` and `export`.
 
-``check_log`` reads the file (hash chain), then applies every accepted entry through the rules, checking the
-numbering, every recorded state digest and the end record's digest and scores. The first problem stops the
-check and is named by its line and sequence number; the end record's revealed seed must match the header's
-commitment. ``verify_seed`` redoes every chance action from the revealed seed; ``check_receipt`` says
-whether a log holds an entry with exactly the hash a player was given. Nothing here needs a server: it is the same code a player runs on a log they were sent.
+``check_log`` reads the file (hash chain), then rebuilds its game entry by entry (``server/rebuild.py``, the
+fold a restarted server and the replay frames use too), checking the numbering, every action against the
+rules, every recorded state digest, and then the end record's digest and scores (``check_read`` does all but
+the reading, for a log read from an export). The first problem stops the check and is named by its line and
+sequence number; the end record's revealed seed must match the header's commitment. ``verify_seed`` rebuilds
+it again with every chance action checked against the revealed seed; ``check_receipt`` says whether a log
+holds an entry with exactly the hash a player was given. Nothing here needs a server: it is the same code a
+player runs on a log they were sent.
 
 At a ``fair`` table every ordering decision is recomputed from the inputs its entries record
 (``server/fairness.py``, the arbiter's own functions): each reaction time, each hold within its bound, the
@@ -20,11 +23,12 @@ from typing import Any, Callable
 
 import msgspec
 
-from rules import CHANCE, RulesError, Setup, digest, get_game, verify_chance
+from rules import CHANCE, RulesError, Setup, digest, get_game, make_setup
 
 from .finished import Finished, marker_path, read_finished
 from .fairness import EPSILON, GUESS_REACTION, credited, draw_from, fair_order, hold_bound, lot_rng, reaction
 from .logfile import End, Entry, LogError, ReadLog, read_log, seed_commitment
+from .rebuild import Unbuildable, fold, start
 
 
 @dataclass
@@ -78,6 +82,7 @@ OnStep = Callable[[Entry, Any, "list | None"], None]  # an entry, the state afte
 
 
 def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
+    """Read the log at ``path`` and check it (``check_read``), with the finished marker beside it."""
     report = Report(Path(path))
     try:
         read = read_log(path)
@@ -87,6 +92,13 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
     except OSError as error:
         report.problem = f"cannot read it: {error.strerror or error}"
         return report
+    return check_read(read, on_step, marker=read_finished(read.path))
+
+
+def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | str | None = None) -> Report:
+    """Check a log already read (its chain whole): rebuild it entry by entry (``server/rebuild.py``), every
+    fair ordering decision and the end record; ``marker``, the finished marker kept beside its file, if any."""
+    report = Report(read.path)
     report.read, report.torn, report.lines = read, read.torn, len(read.records) + 1
     header = read.header
     report.game, report.seats, report.mode = header.game, header.seats, header.mode
@@ -99,47 +111,41 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
         report.problem = (f"line 1: the log is of {header.game} rules v{header.rules_version}, "
                           f"this program plays v{game.info.rules_version}")
         return report
-    setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
-    state = game.new_state(setup)
-    seq = 0
+    try:
+        make_setup(game.info, header.seats, header.mode, header.options)
+    except RulesError as error:
+        report.problem = f"line 1: the log's set-up is not a game: {error.message}"
+        return report
+
+    def check(entry: Entry) -> str | None:  # once its number is right, before it is applied
+        report.entries += 1
+        if entry.fair is None:
+            return None
+        problem = _check_fair(entry, header.table_options)
+        report.decisions += problem is None
+        return problem
+
+    rebuild = start(game, Setup(seats=header.seats, mode=header.mode, options=header.options), check=check)
+    report.history = rebuild.session.history
     for line, record in enumerate(read.records, start=2):
         kind = type(record)
         if kind is Entry:
-            where = f"line {line} (entry {record.seq})"
-            if record.seq != seq + 1:
-                report.problem = f"{where}: entry {seq + 1} is missing"
-                return report
-            seq = record.seq
-            report.entries += 1
-            if record.fair is not None:
-                problem = _check_fair(record, header.table_options)
-                if problem is not None:
-                    report.problem = f"{where}: {problem}"
-                    return report
-                report.decisions += 1
-            if not record.accepted:
-                report.refused += 1
-                if on_step:
-                    on_step(record, state, None)  # nothing changed; a referee still sees the attempt
-                continue
             try:
-                action = game.to_action(record.action)
-                events = game.apply(state, record.actor, action)
-            except (msgspec.ValidationError, RulesError) as error:
-                report.problem = f"{where}: the rules refuse this accepted action: {error}"
+                step = rebuild.entry(record)
+            except Unbuildable as error:
+                report.problem = f"line {line} (entry {record.seq}): {error.problem}"
                 return report
-            report.accepted += 1
-            report.history.append((record.actor, action))
-            if record.digest is not None:
-                if record.digest != digest(state):
-                    report.problem = f"{where}: the rebuilt state differs from the one recorded"
-                    return report
-                report.digests_checked += 1
-            if on_step:
-                on_step(record, state, events)
+            if step.events is None:
+                report.refused += 1
+            else:
+                report.accepted += 1
+                report.digests_checked += record.digest is not None  # (a digest that differs raised)
+            if on_step:  # a refused entry changed nothing; a referee still sees the attempt
+                on_step(record, step.state, step.events)
         elif kind is End:
+            state = rebuild.state
             result = game.result(state)
-            if record.seq != seq or record.digest != digest(state):
+            if record.seq != rebuild.seq or record.digest != digest(state):
                 report.problem = f"line {line} (end): the final state differs from the one recorded"
                 return report
             if record.reason == "expired":  # nobody sat at it: it never started
@@ -162,8 +168,7 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
                 report.problem = (f"line {line} (end): the revealed seed does not match the commitment made "
                                   "at the start")
                 return report
-            marked = read_finished(read.path)
-            if isinstance(marked, Finished) and marked.end_hash != read.hashes[line - 2]:
+            if isinstance(marker, Finished) and marker.end_hash != read.hashes[line - 2]:
                 report.problem = (f"line {line} (end): not the end line written when the table finished (the hash "
                                   f"in {marker_path(read.path).name} beside the log differs): the log was "
                                   "rewritten after its game ended")
@@ -270,10 +275,11 @@ def verify_seed(report: Report) -> str | None:
         return "the revealed seed does not match the commitment made at the start"
     game = get_game(read.header.game)
     setup = Setup(seats=read.header.seats, mode=read.header.mode, options=read.header.options)
-    bad = verify_chance(game, setup, end.seed, report.history)
-    if bad is not None:
-        chance_entries = [e for e in read.entries() if e.accepted]
-        return f"entry {chance_entries[bad].seq}: this shuffle or roll does not follow from the seed"
+    try:
+        for _ in fold(start(game, setup, end.seed), read.entries()):
+            pass
+    except Unbuildable as error:
+        return str(error)
     draw = draw_from(lot_rng(end.seed))
     for group, members in sorted(fair_groups(read).items()):
         _, drawn = _group_order(members, read.header.table_options, draw)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -18,6 +17,7 @@ import trio
 from rules import RulesError, Setup
 
 from . import disk
+from .datadir import DataDir
 from .fairness import EPSILON as FAIR_EPSILON
 from .logfile import Header, LogError, read_log, seed_commitment
 from .logstore import FileLog, table_dir, utc_now
@@ -77,8 +77,8 @@ async def recover_storage(lobby: Lobby) -> None:
         lobby._recovering = False
 
 
-def probe(data_dir: Path) -> None:
-    path = data_dir / ".probe"
+def probe(data_dir: DataDir) -> None:
+    path = data_dir.probe
     fd = disk.current().open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, disk.FILE_MODE)
     try:
         disk.write_all(fd, bytes(PROBE_BYTES))
@@ -116,11 +116,11 @@ def open_log(lobby: Lobby, table_id: str, game, setup: Setup, request: CreateTab
               alias: str | None = None, extra: dict | None = None) -> FileLog:
     """The new table's seed file and log, its header written (with the alias it is kept under, if any,
     so that a restarted server gives the reopened table its name back, and ``extra`` table options)."""
-    folder = table_dir(lobby.data_dir)
+    table_dir(lobby.data_dir)
     syncer = lobby._shared_syncer()
     if syncer is not None and syncer.error is not None:  # the journal failed: no line could be acknowledged
         raise syncer.error
-    store = FileLog(folder / f"{table_id}.log", lobby.durability, syncer=syncer)
+    store = FileLog(lobby.data_dir.table_log(table_id), lobby.durability, syncer=syncer)
     try:
         store.append(Header(
             format=1, table=table_id, name=request.name.strip(), game=game.info.name,

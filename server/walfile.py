@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import disk
+from .datadir import DataDir
 
 MAGIC = b"photofinish journal 1\n"
 
@@ -36,7 +37,7 @@ def sync_folder(folder: Path) -> None:
 
 
 def journal_folder(data_dir: Path) -> Path:
-    return Path(data_dir) / "journal"
+    return DataDir(data_dir).journal
 
 
 def journal_files(data_dir: Path) -> list[Path]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..datadir import DataDir
 from ..tournament.verify import verify_tournament
 
 
@@ -15,7 +16,7 @@ def verify_tournament_log(path: str, tables: str | None = None, receipt: str | N
     """Verify the tournament log at ``path`` with its tables' logs in ``tables`` (default: the tables folder
     beside the log's folder, if there is one); with ``receipt``, also that a line of it has that hash."""
     log = Path(path)
-    folder = Path(tables) if tables else log.resolve().parent.parent / "tables"
+    folder = Path(tables) if tables else DataDir.holding(log).tables
     report = verify_tournament(log, folder if folder.is_dir() else None)
     if report.ok and receipt and not _holds_line(log, receipt):
         print(f"{log}: NOT VERIFIED: no line of this log has the hash {receipt}: it is not the log that "

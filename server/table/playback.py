@@ -9,6 +9,7 @@ import trio
 
 from rules import Step
 
+from ..rebuild import apply_entry
 from . import apply, intents
 
 if TYPE_CHECKING:
@@ -30,7 +31,5 @@ def replay_entry(table: Table, entry) -> None:
     """Apply one logged entry (the arbiter's side of ``play_back``)."""
     while table.log.seq + 1 < entry.seq:  # the live table's refused attempts: not shown, their numbers kept
         table.log.append(time=entry.time, actor=entry.actor, action=None, accepted=False, code="refused")
-    action = table.game.to_action(entry.action)
-    events = table.game.apply(table.session.state, entry.actor, action)
-    table.session.history.append((entry.actor, action))
+    action, events = apply_entry(table.game, table.session, entry)  # the fold every reader of a log uses
     apply.record(table, [Step(entry.actor, action, events)], time=entry.time)

@@ -81,7 +81,7 @@ class TableHost:
         lobby = self.lobby
         table = lobby.tables.get(request.table)
         if table is None:
-            path = lobby.data_dir / "tables" / f"{request.table}.log" if lobby.data_dir is not None else None
+            path = lobby.data_dir.table_log(request.table) if lobby.data_dir is not None else None
             if path is not None and path.exists():  # it ended here while nobody was there to write its result
                 try:
                     outcome = await trio.to_thread.run_sync(outcome_from_log, path)

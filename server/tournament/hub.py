@@ -1,7 +1,7 @@
 """The server's tournaments: creating one (checked before anything is written), finding and listing them, the
 store they share, and reopening every tournament from its log after a restart.
 
-Files in the data directory: ``tournaments/<id>.log`` (the hash-chained log, ``tlog``), ``tournaments/<id>.seed``
+Files in the data directory (``DataDir``): ``tournaments/<id>.log`` (the hash-chained log, ``tlog``), ``tournaments/<id>.seed``
 (the seed, kept apart until the end reveals it, as tables do), and ``tournaments.sqlite3`` (the store: player
 token hashes, the organiser secret's hash, rounds, results, ratings). Without a data directory (tests) nothing
 is written and tournaments live in memory.
@@ -18,6 +18,7 @@ import trio
 
 from rules import RulesError, get_game, make_setup
 
+from ..datadir import DataDir, seed_beside
 from ..logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
 from .. import crashpoint, disk
@@ -32,7 +33,7 @@ from .model import Settings, Sizes, TournamentError
 from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
-from .store import FILENAME, AsyncStore, Store
+from .store import AsyncStore, Store
 from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class TournamentHub:
         self.directory = directory or LocalDirectory()  # where tables live (on a cluster, some on other nodes)
         self.joined = trio.Event()  # set by ``join``: reopened tables that are not here are placed from then on
         self.lobby = lobby
-        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.data_dir = DataDir(data_dir) if data_dir is not None else None  # every path under it
         self.durability = durability
         self.store: AsyncStore | None = None
         self.directors: dict[str, Director] = {}
@@ -57,12 +58,13 @@ class TournamentHub:
         self._next = 0
 
     def _folder(self) -> Path:
-        return private_dir(self.data_dir / "tournaments")
+        private_dir(self.data_dir.root)
+        return private_dir(self.data_dir.tournaments)
 
     async def open(self) -> None:
         if self.data_dir is not None and self.store is None:
             limiter = trio.CapacityLimiter(1)
-            store = await trio.to_thread.run_sync(Store, self.data_dir / FILENAME, limiter=limiter)
+            store = await trio.to_thread.run_sync(Store, self.data_dir.store, limiter=limiter)
             self.store = AsyncStore(store, limiter)
 
     async def close(self) -> None:
@@ -162,10 +164,10 @@ class TournamentHub:
                           tables=tables, secret=secret_hash(secret))
         log = None
         if self.data_dir is not None:
-            folder = self._folder()
+            self._folder()
             try:
-                write_secret_seed(folder / f"{tid}.seed", seed)
-                log = FileLog(folder / f"{tid}.log", self.durability, syncer=self.lobby._shared_syncer())
+                write_secret_seed(self.data_dir.tournament_seed(tid), seed)
+                log = FileLog(self.data_dir.tournament_log(tid), self.durability, syncer=self.lobby._shared_syncer())
                 line = log.append(created)
                 if log.policy != "never":
                     await log.wait_durable(line)
@@ -214,7 +216,7 @@ class TournamentHub:
         created = read.created
         tid = created.tournament
         ended = read.ended
-        seed = ended.seed if ended else int(path.with_suffix(".seed").read_text())
+        seed = ended.seed if ended else int(seed_beside(path).read_text())
         if seed_commitment(seed) != created.commitment:
             raise ValueError("its seed file does not match the log's commitment")
         records = read.records
@@ -261,7 +263,7 @@ class TournamentHub:
             if table is not None:
                 opening.follow(director, table, round_no, players)
                 continue
-            table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
+            table_log = self.lobby.data_dir.table_log(table_id) if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
                 await self._result_from_log(director, table_log, round_no, players)
             elif self.directory.spans_nodes:  # another node's, or never opened: found (or opened) once joined

@@ -1,4 +1,5 @@
-"""The tournament store: SQLite (stdlib ``sqlite3``) in the data directory, ``DATA/tournaments.sqlite3``.
+"""The tournament store: SQLite (stdlib ``sqlite3``) in the data directory, ``DATA/tournaments.sqlite3``
+(``DataDir.store``).
 
 What it keeps: players, tournaments (settings, seed commitment, state, the seed once revealed), each
 tournament's entries (registration order, check-in, drop), rounds (with their byes), seatings (table, seat,
@@ -33,12 +34,12 @@ from typing import Any, AsyncIterator, Callable, Iterator, TypeVar
 import msgspec
 import trio
 
+from ..datadir import DataDir
 from ..disk import private_dir
 from ..names import skeleton
 from .model import Seating, Settings, TableResult, TournamentError
 from .ratings import Rating
 
-FILENAME = "tournaments.sqlite3"
 T = TypeVar("T")
 
 
@@ -385,9 +386,9 @@ class AsyncStore:
 @asynccontextmanager
 async def open_store(data_dir: Path | str) -> AsyncIterator[AsyncStore]:
     """The store of a data directory, opened (and migrated) in a worker thread, closed on the way out."""
-    path = private_dir(data_dir)
+    private_dir(data_dir)
     limiter = trio.CapacityLimiter(1)
-    store = await trio.to_thread.run_sync(Store, path / FILENAME, limiter=limiter)
+    store = await trio.to_thread.run_sync(Store, DataDir(data_dir).store, limiter=limiter)
     wrapped = AsyncStore(store, limiter)
     try:
         yield wrapped

@@ -381,13 +381,14 @@ def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_w
 def test_replay_frames_show_who_won_each_contest_against_whom_and_by_what(tmp_path):
     """The browser's replay: the frame of a take that beat another seat's same take says both reaction times
     and whether a lot decided; no other frame carries a contest."""
+    from server.datadir import DataDir
     from server.frames import MOST_FRAMES, answer
     from server.protocol import Replay
 
     path, entries = play_fair_game(tmp_path, seed=5)
     frames, start = [], 0
     while True:
-        got = answer(tmp_path, Replay(log=path.stem, start=start, count=MOST_FRAMES))
+        got = answer(DataDir(tmp_path), Replay(log=path.stem, start=start, count=MOST_FRAMES))
         frames += got.frames
         start += len(got.frames)
         if start >= got.total:

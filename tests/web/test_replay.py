@@ -9,6 +9,8 @@ that seat's hand, as a spectator no hand; an exported log loads from a file inpu
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from pathlib import Path
 
@@ -21,7 +23,8 @@ from clients.client import open_client
 from rules import RulesError
 from server import frames
 from server.app import run_server
-from server.protocol import BotSeat, CreateTable, Frame, Replay, ReplayEntry, ReplayLog, Snapshot, Update
+from server.datadir import DataDir
+from server.protocol import BotSeat, CreateTable, Frame, Replay, Snapshot, Update
 from server.replay import check_log, export
 
 from .logged_server import LoggedServer, bot_table
@@ -40,7 +43,7 @@ async def all_frames(client_or_dir, seat, **source) -> dict[int, dict]:
     while start < total:
         message = Replay(**source, seat=seat, start=start, count=200)
         if isinstance(client_or_dir, Path):
-            answer = frames.answer(client_or_dir, message)
+            answer = frames.answer(DataDir(client_or_dir), message)
         else:
             answer = await client_or_dir.request(message)
         total = answer.total
@@ -84,16 +87,26 @@ async def test_a_replay_shows_exactly_what_the_seat_and_a_spectator_were_sent_li
         assert names[0] == "Ana" and names[1] == "heuristic bot"  # the server's bot, named as at the table
 
 
-def exported_document(path: Path, **changes) -> ReplayLog:
-    """An exported log as the page sends it (see replayLog in js/replay.js)."""
-    doc = json.loads(json.dumps(export(check_log(path))))
-    header = doc["header"]
-    entries = [ReplayEntry(seq=r["seq"], actor=r["actor"], action=r["action"], time=r["time"],
-                           digest=r.get("digest"))
-               for r in doc["records"] if r["kind"] == "entry" and r["accepted"]]
-    fields = dict(game=header["game"], rules_version=header["rules_version"], seats=header["seats"],
-                  mode=header["mode"], options=header["options"], entries=entries, commitment=header["commitment"])
-    return ReplayLog(**{**fields, **changes})
+def packed_export(path: Path, edit=None) -> str:
+    """A log's export as the page sends it (see packExport in js/replay.js): the file `photofinish export` writes,
+    gzip-compressed and base64-encoded; ``edit`` changes the document first."""
+    document = json.loads(json.dumps(export(check_log(path))))
+    if edit is not None:
+        edit(document)
+    return base64.b64encode(gzip.compress(json.dumps(document, indent=1).encode())).decode()
+
+
+def changing(**header):
+    return lambda document: document["header"].update(header)
+
+
+def reseeded(document):
+    next(r for r in document["records"] if r["kind"] == "end")["seed"] = 1
+
+
+def tampered(document):
+    entry = next(r for r in document["records"] if r["kind"] == "entry" and r["accepted"] and r["actor"] >= 0)
+    entry["action"] = {"type": "play", "card": "Z9"}
 
 
 @pytest.fixture
@@ -104,31 +117,29 @@ async def finished(nursery, tmp_path):
 
 async def test_an_exported_log_gives_the_same_frames_as_the_servers_log(finished):
     data_dir, table, _ = finished
-    document = exported_document(data_dir / "tables" / f"{table}.log")
+    packed = packed_export(DataDir(data_dir).table_log(table))
     for seat in (None, 0, 2):
-        assert await all_frames(data_dir, seat, document=document) == await all_frames(data_dir, seat, log=table)
+        assert await all_frames(data_dir, seat, export=packed) == await all_frames(data_dir, seat, log=table)
 
 
 async def test_every_bad_replay_request_is_refused_with_its_code(finished):
     data_dir, table, running = finished
-    path = data_dir / "tables" / f"{table}.log"
-    document = exported_document(path)
+    path = DataDir(data_dir).table_log(table)
     waiting = await running.lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2))
-    tampered = list(document.entries)
-    first_seat_move = next(i for i, e in enumerate(tampered) if e.actor >= 0)
-    tampered[first_seat_move] = ReplayEntry(seq=tampered[first_seat_move].seq, actor=tampered[first_seat_move].actor,
-                                            action={"type": "play", "card": "Z9"})
     cases = [(Replay(log=table, seat=3), "no_such_seat"), (Replay(), "bad_replay"),
-             (Replay(log=table, document=document), "bad_replay"), (Replay(log=table, count=0), "bad_replay"),
+             (Replay(log=table, export=packed_export(path)), "bad_replay"), (Replay(log=table, count=0), "bad_replay"),
              (Replay(log="t999"), "no_log"), (Replay(log="../x"), "no_log"),
              (Replay(log=waiting.id), "not_finished"),
-             (Replay(document=exported_document(path, entries=tampered)), "bad_log"),
-             (Replay(document=exported_document(path, rules_version="0")), "bad_log"),
-             (Replay(document=exported_document(path, seats=9)), "bad_log"),
-             (Replay(document=exported_document(path, seed=1)), "bad_log")]
+             (Replay(export=packed_export(path, tampered)), "bad_log"),
+             (Replay(export=packed_export(path, changing(rules_version="0"))), "bad_log"),
+             (Replay(export=packed_export(path, changing(seats=9))), "bad_log"),
+             (Replay(export=packed_export(path, reseeded)), "bad_log"),
+             (Replay(export="not base64 at all!"), "bad_log"),
+             (Replay(export=base64.b64encode(b"not gzip").decode()), "bad_log"),
+             (Replay(export=base64.b64encode(gzip.compress(b'{"header": {}}')).decode()), "bad_log")]
     for message, code in cases:
         with pytest.raises(RulesError) as refused:
-            frames.answer(data_dir, message)
+            frames.answer(DataDir(data_dir), message)
         assert refused.value.code == code, message
     with pytest.raises(RulesError) as refused:
         frames.answer(None, Replay(log=table))
@@ -154,11 +165,12 @@ def one_log(tmp_path_factory):
 @given(seat=st.sampled_from([None, 0, 1, 2]), start=st.integers(0, 400), count=st.integers(1, 200))
 def test_any_window_of_frames_is_the_same_slice_of_the_whole(one_log, seat, start, count):
     data_dir, table = one_log
-    whole = frames.answer(data_dir, Replay(log=table, seat=seat, count=200)).total
+    whole = frames.answer(DataDir(data_dir), Replay(log=table, seat=seat, count=200)).total
     everything: list[Frame] = []
     while len(everything) < whole:
-        everything += frames.answer(data_dir, Replay(log=table, seat=seat, start=len(everything), count=200)).frames
-    window = frames.answer(data_dir, Replay(log=table, seat=seat, start=start, count=count))
+        everything += frames.answer(DataDir(data_dir), Replay(log=table, seat=seat, start=len(everything),
+                                                             count=200)).frames
+    window = frames.answer(DataDir(data_dir), Replay(log=table, seat=seat, start=start, count=count))
     assert window.total == whole and window.frames == everything[start:start + count]
 
 
@@ -229,7 +241,7 @@ def test_the_replay_page_says_who_won_each_contested_card_and_by_what(page, logg
 
     path, entries = play_fair_game(tmp_path, seed=5)
     table = "t9001"  # beside the server's own logs, a number it does not reach in these tests
-    shutil.copy(path, logged_server.data_dir / "tables" / f"{table}.log")
+    shutil.copy(path, DataDir(logged_server.data_dir).table_log(table))
     accepted = [e for e in entries if e.accepted]
     lost = next(e for e in entries if not e.accepted and e.fair is not None and e.fair.lost_to is not None)
     winner = next(e for e in accepted if e.fair and e.fair.group == lost.fair.group and e.actor == lost.fair.lost_to)
@@ -251,14 +263,14 @@ def test_the_replay_page_says_who_won_each_contested_card_and_by_what(page, logg
 
 
 def frame_view(data_dir, table, seat, index):
-    answer = frames.answer(data_dir, Replay(log=table, seat=seat, start=index, count=1))
+    answer = frames.answer(DataDir(data_dir), Replay(log=table, seat=seat, start=index, count=1))
     return msgspec.to_builtins(answer.frames[0].view)
 
 
 def test_an_exported_log_loads_from_a_file_and_a_bad_file_says_why(page, logged_server, shots, tmp_path):
     table = logged_server.run(bot_table, logged_server.running.lobby, "race_to_the_finish", 3)
     exported = tmp_path / f"{table}.json"
-    exported.write_text(json.dumps(export(check_log(logged_server.data_dir / "tables" / f"{table}.log")), indent=1))
+    exported.write_text(json.dumps(export(check_log(DataDir(logged_server.data_dir).table_log(table))), indent=1))
     page.goto(f"{logged_server.url}#/replay")
     page.wait_for_selector("input[type=file]")
     page.set_input_files("input[type=file]", str(exported))

@@ -1,7 +1,7 @@
 // The replay page: a finished table step by step (start, back, forward, end, jump to an entry, play at a speed),
 // as any seat saw it or as a spectator. The frames come from the server's `replay` request, made from a finished
 // table's log on the server (#/replay/<table>) or from an exported log loaded from a file
-// (`photofinish export LOG`); the server rebuilds them with the game's own view and redaction, so a frame
+// (`photofinish export LOG`, sent as it is, compressed); the server checks and rebuilds them with the game's own view and redaction, so a frame
 // holds only what the chosen seat saw. Every frame received is kept: going back shows a kept frame again.
 
 import { h, mount } from "./dom.js";
@@ -18,7 +18,7 @@ export class ReplayPage {
     this.app = app;
     this.client = app.client;
     this.state = {
-      log: log || "", document: null, fileName: "", seat: null, game: null, seats: 0, mode: "", names: [],
+      log: log || "", packed: null, fileName: "", seat: null, game: null, seats: 0, mode: "", names: [],
       frames: [], total: 0, index: 0, playing: false, speed: 1, error: null, finished: [], loading: 0,
     };
     this.timer = null;
@@ -48,7 +48,7 @@ export class ReplayPage {
 
   source() {
     const s = this.state;
-    return s.document ? { document: s.document } : { log: s.log };
+    return s.packed ? { export: s.packed } : { log: s.log };
   }
 
   async load(keepIndex = false) {
@@ -64,8 +64,8 @@ export class ReplayPage {
       let start = 0;
       do {
         const message = { type: "replay", ...this.source(), seat: s.seat, start, count: PAGE };
-        if (s.document && JSON.stringify(message).length > MAX_FRAME - 256) {
-          throw { reason: `this log is too large to send (${Math.round(JSON.stringify(s.document).length / 1024)} KiB; ` +
+        if (s.packed && JSON.stringify(message).length > MAX_FRAME - 256) {
+          throw { reason: `this log is too large to send (${Math.round(s.packed.length / 1024)} KiB compressed; ` +
             "one message may hold 64 KiB): replay it here by its table id on the server that played it, or " +
             "with `photofinish replay LOG --step`" };
         }
@@ -89,10 +89,8 @@ export class ReplayPage {
   readFile(file) {
     const s = this.state;
     if (!file) return;
-    file.text().then((text) => {
-      let exported;
-      try { exported = JSON.parse(text); } catch (error) { throw { reason: `${file.name} is not JSON (${error.message})` }; }
-      s.document = replayLog(exported, file.name);
+    file.text().then((text) => packExport(text, file.name)).then((packed) => {
+      s.packed = packed;
       s.fileName = file.name;
       s.log = "";
       s.seat = null;
@@ -272,34 +270,16 @@ export class ReplayPage {
   }
 }
 
-// An exported log (`photofinish export LOG --format json`) cut to what the server's `replay` needs.
-export function replayLog(exported, name) {
-  const header = exported && exported.header;
-  const fields = { game: "string", rules_version: "string", seats: "number", mode: "string", options: "object" };
-  if (!header || !Array.isArray(exported.records) ||
-      Object.entries(fields).some(([field, type]) => typeof header[field] !== type || header[field] === null)) {
-    throw { reason: `${name} is not an exported log (make one with photofinish export LOG --format json)` };
+// An exported log (`photofinish export LOG`) as the server's `replay` takes it: the file as it is (the server
+// reads it back as its log and checks it whole), gzip-compressed and base64-encoded: a whole game's export is some
+// 200 KiB of JSON, about 20 KiB so. Not parsed here: JSON.parse would round its 64-bit seed.
+export async function packExport(text, name) {
+  if (!text.trimStart().startsWith("{")) {
+    throw { reason: `${name} is not an exported log (make one with photofinish export LOG)` };
   }
-  const names = [];
-  const bots = header.table_options && Array.isArray(header.table_options.bots) ? header.table_options.bots : [];
-  for (const bot of bots) { // named as the live table named them (server/table/arbiter.py)
-    if (bot && Number.isInteger(bot.seat) && bot.seat >= 0 && bot.seat < header.seats) {
-      names[bot.seat] = `${bot.policy || "heuristic"} bot`;
-    }
-  }
-  const entries = [];
-  for (const record of exported.records) {
-    if (record.kind === "entry" && record.accepted) {
-      const entry = { seq: record.seq, actor: record.actor, action: record.action,
-                      time: Math.round(record.time * 1000) / 1000 };
-      if (record.digest) entry.digest = record.digest;
-      entries.push(entry);
-    } else if (record.kind === "seat" && record.name) {
-      names[record.seat] = record.name;
-    }
-  }
-  // No seed: a 64-bit seed does not survive JSON.parse here; the digests it carries are checked instead.
-  return { game: header.game, rules_version: header.rules_version, seats: header.seats, mode: header.mode,
-                options: header.options, entries, names: Array.from(names, (n) => n || ""),
-                commitment: header.commitment || "" };
+  const zipped = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(zipped).arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
 }

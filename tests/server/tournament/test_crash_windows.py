@@ -21,7 +21,8 @@ from bench.server_bench import free_port
 from clients.client import open_client
 from server.protocol import TournamentState
 from server.tournament.state import fold
-from server.tournament.store import FILENAME, Store
+from server.datadir import DataDir
+from server.tournament.store import Store
 from server.tournament.tlog import read_tournament_log
 from server.tournament.verify import verify_tournament
 
@@ -114,7 +115,7 @@ def assert_store_says_what_the_log_says(data, path, tid: str) -> None:
     """The store, read after the event: the same entries, rounds, results and ratings as the log."""
     read = read_tournament_log(path)
     state = fold(read.created, read.ended.seed, read.records)
-    store = Store(data / FILENAME)
+    store = Store(DataDir(data).store)
     try:
         assert store.entries(tid) == [(p, p in state.checked_in, p in state.dropped) for p in state.players]
         assert [s.tables for s in store.seatings(tid)] == [s.tables for s in state.seatings]

@@ -437,9 +437,10 @@ def old_log(folder: Path, records: list) -> Path:
         log.append(record)
     log.close()
     write_secret_seed(folder / "tournaments" / "T9.seed", SEED, sync=False)
-    from server.tournament.store import FILENAME, Store
+    from server.datadir import DataDir
+    from server.tournament.store import Store
 
-    store = Store(folder / FILENAME)
+    store = Store(DataDir(folder).store)
     first = created(Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3))
     store.add_tournament("T9", first.name, first.game, {}, first.settings, first.commitment, first.started)
     store.close()

@@ -12,7 +12,8 @@ import pytest
 
 from server.tournament.model import Seating, Settings, Sizes, TableResult, TournamentError
 from server.tournament.ratings import Rating
-from server.tournament.store import FILENAME, MIGRATIONS, Store, open_store
+from server.datadir import DataDir
+from server.tournament.store import MIGRATIONS, Store, open_store
 
 SETTINGS = Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3, points={3: (4, 2, 0)})
 
@@ -33,11 +34,11 @@ def fill(store: Store) -> None:
 
 
 def test_reopening_keeps_everything_and_applies_the_new_migration(tmp_path):
-    old = Store(tmp_path / FILENAME, migrations=MIGRATIONS[:1])  # a database from the previous version
+    old = Store(DataDir(tmp_path).store, migrations=MIGRATIONS[:1])  # a database from the previous version
     assert old.version() == 1
     fill(old)
     old.close()
-    store = Store(tmp_path / FILENAME)
+    store = Store(DataDir(tmp_path).store)
     assert store.version() == len(MIGRATIONS)
     assert store.db.execute("SELECT name FROM sqlite_master WHERE name = 'ratings_by_game'").fetchone()
     t = store.tournament("t1")
@@ -51,14 +52,14 @@ def test_reopening_keeps_everything_and_applies_the_new_migration(tmp_path):
 
 
 def test_a_database_newer_than_the_code_is_refused(tmp_path):
-    Store(tmp_path / FILENAME).close()
+    Store(DataDir(tmp_path).store).close()
     with pytest.raises(TournamentError) as error:
-        Store(tmp_path / FILENAME, migrations=MIGRATIONS[:1])
+        Store(DataDir(tmp_path).store, migrations=MIGRATIONS[:1])
     assert error.value.code == "store_too_new"
 
 
 def test_refused_writes_are_typed_and_change_nothing(tmp_path):
-    store = Store(tmp_path / FILENAME)
+    store = Store(DataDir(tmp_path).store)
     fill(store)
     before = store.db.execute("SELECT COUNT(*) FROM seatings").fetchone()
     cases = [
@@ -85,11 +86,11 @@ def test_refused_writes_are_typed_and_change_nothing(tmp_path):
 
 
 def test_a_write_acknowledged_before_kill_9_survives(tmp_path):
-    script = (f"import os, signal; from server.tournament.store import Store; s = Store({str(tmp_path / FILENAME)!r}); "
+    script = (f"import os, signal; from server.tournament.store import Store; s = Store({str(DataDir(tmp_path).store)!r}); "
               "s.add_player('p', 'P'); print('ack', flush=True); os.kill(os.getpid(), signal.SIGKILL)")
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.stdout == "ack\n" and run.returncode == -9
-    store = Store(tmp_path / FILENAME)
+    store = Store(DataDir(tmp_path).store)
     assert store.db.execute("SELECT name FROM players WHERE id = 'p'").fetchone() == ("P",)
     assert store.db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert store.db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
@@ -103,7 +104,7 @@ async def test_trio_uses_the_store_from_a_worker_thread_one_call_at_a_time(tmp_p
         with pytest.raises(TournamentError):
             await db.call(Store.add_player, "p", "again")
         assert db.limiter.total_tokens == 1
-    reopened = Store(tmp_path / FILENAME)
+    reopened = Store(DataDir(tmp_path).store)
     assert reopened.db.execute("SELECT name FROM players").fetchall() == [("P",)]
 
 
@@ -111,13 +112,13 @@ def test_ratings_of_an_old_store_are_keyed_by_the_skeleton_of_the_name_and_look_
     """Version 3 keyed ratings by the case-folded name as typed: Ana and Аna (Cyrillic А) were two players, José
     decomposed another than José composed. Version 4 keys them by skeleton: one rating each, the one from more
     tables kept where two meet, shown by the old key."""
-    old = Store(tmp_path / FILENAME, migrations=MIGRATIONS[:3])
+    old = Store(DataDir(tmp_path).store, migrations=MIGRATIONS[:3])
     for player, name in (("T1p1", "Ana"), ("T1p2", "\u0410na"), ("T1p3", "Jose\u0301")):
         old.add_player(player, name)
     for key, tables in (("ana", 3), ("\u0430na", 1), ("jose\u0301", 2)):
         old.db.execute("INSERT INTO ratings VALUES (?, 'flag_finish', 25.0, 8.0, ?)", (key, tables))
     old.close()
-    store = Store(tmp_path / FILENAME)
+    store = Store(DataDir(tmp_path).store)
     assert store.ratings("flag_finish") == [Rating("ana", "flag_finish", mu=25.0, sigma=8.0, tables=3, name="ana"),
                                             Rating("jos\u00e9", "flag_finish", mu=25.0, sigma=8.0, tables=2,
                                                    name="jose\u0301")]
