@@ -29,6 +29,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket
 
 from clients.client import ServerError
 from rules import Rng
+from server.protocol import Code
 from server.sendpath import send_promptly
 
 
@@ -210,7 +211,7 @@ async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
     while True:
         message = await link.receive()
         kind = message.type
-        if kind == "error" and message.code == "rate_limited":
+        if kind == "error" and message.code == Code.RATE_LIMITED:
             return message, time.perf_counter()
         if kind in ("accepted", "rejected") and message.ref == ref and message.table == table.id:
             arrived = time.perf_counter()

@@ -7,9 +7,9 @@ import trio
 from rules import Rng
 
 from rules.bots import get_policy
-from server.botdriver import BotDriver
+from server.protocol import BotDriver, Closing, Code, Error, TableEnded
+
 from .client import ActionRejected, ServerError, open_client
-from server.protocol import Closing, Error, TableEnded
 
 RATE_PAUSE = 0.05  # s a bot waits after the server dropped its action for going over the rate limit
 
@@ -33,9 +33,9 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
             """Take one message in; False when the seat is done (game over or connection gone)."""
             if on_message:
                 on_message(seated.seat, message)
-            if type(message) is Closing and message.code == "server_shutdown" and through_restarts:
+            if type(message) is Closing and message.code == Code.SERVER_SHUTDOWN and through_restarts:
                 return True
-            if type(message) is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
+            if type(message) is Closing and message.code in (Code.SERVER_SHUTDOWN, Code.DISCONNECTED, Code.REPLACED):
                 return False
             if type(message) is TableEnded:
                 return False
@@ -71,7 +71,7 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
             except ActionRejected:
                 driver.observe("rejected", ref=ref)
             except ServerError as error:  # dropped by the server's rate limit: let the budget refill, go on
-                if error.code != "rate_limited":
+                if error.code != Code.RATE_LIMITED:
                     raise
                 driver.observe("rejected", ref=ref)
                 await trio.sleep(RATE_PAUSE)

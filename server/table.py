@@ -29,7 +29,6 @@ import msgspec
 import trio
 
 from rules.bots import get_policy
-from .botdriver import BotDriver
 from rules import SYSTEM, Game, Result, Rng, RulesError, Session, Setup, Step, ToAct, derive
 
 from .actionlog import MemoryLog, compact_refused
@@ -41,8 +40,8 @@ from .logfile import End, Entry, Fair, SeatTaken, StandIn
 from .disk import error_text
 from .names import PERSON_MOST, check_name
 from .logstore import FileLog
-from .protocol import (Accepted, Act, BotSeat, Contest, Error, Left, MessageId, Rejected, Resume, Seated, SeatInfo,
-                       Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
+from .protocol import (Accepted, Act, BotDriver, BotSeat, Contest, Error, Left, MessageId, Refusal, Rejected, Resume,
+                       Seated, SeatInfo, Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
 
 INBOX_SIZE = 1024
 PATH_KEPT = 16  # per seat: the last takes' arrival - first send, an upper bound of its round trip
@@ -460,7 +459,7 @@ class Table:
                 return self._error(receiver, message.id, "seat_taken", f"seat {slot.seat} is {slot.state}")
         try:
             name = check_name(message.name, "a seat's name", PERSON_MOST)
-        except RulesError as error:
+        except Refusal as error:
             return self._error(receiver, message.id, error.code, error.message)
         token = secrets.token_urlsafe(24)
         slot.state, slot.name, slot.token_hash = "taken", name, token_hash(token)

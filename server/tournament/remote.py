@@ -39,7 +39,7 @@ from rules import RulesError
 from ..cluster import PREFIX
 from ..logfile import StandIn
 from ..presence import PresenceError
-from ..protocol import CreateTable
+from ..protocol import CreateTable, Refusal
 from ..table import Reservation, Table
 
 
@@ -360,7 +360,7 @@ class TableHost:
                 table = await lobby.create(request.create, reserved=[Reservation(*r) for r in request.reserved],
                                            stand_in=request.stand_in, table_id=request.table,
                                            tags={"tournament": request.tournament, "round": request.round})
-            except RulesError as error:
+            except (RulesError, Refusal) as error:
                 await self.cluster.release("table", request.table)
                 await self._refuse(request, error.message)
                 return None
