@@ -48,7 +48,6 @@ from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Lea
                              TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, Code
-from server.sendpath import send_promptly
 
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://), the websocket handshake and hello
 PROBE_AFTER = 2.0  # seconds without a frame from the server before the client asks it something (a probe)
@@ -346,7 +345,6 @@ class Client:
                     async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024,
                                                   connect_timeout=CONNECT_TIMEOUT,
                                                   disconnect_timeout=DISCONNECT_TIMEOUT) as ws:
-                        send_promptly(ws)
                         await self._hello(ws)
                         link.deadline = math.inf
                         self._ws = ws

@@ -30,7 +30,6 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket
 from clients.client import ServerError
 from rules import Rng
 from server.protocol import Code
-from server.sendpath import send_promptly
 
 
 class _Seen(msgspec.Struct):
@@ -127,7 +126,6 @@ class _Link:
 
     def __init__(self, ws: WebSocketConnection) -> None:
         self.ws = ws
-        send_promptly(ws)  # as the client library does
         self.inbox: list[_Seen] = []
 
     async def send(self, message: dict | _ActOut) -> None:
