@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 
 from .protocol import Code, Refusal
-from .protocol.names import printable, refused, skeleton  # printable, skeleton: for the server's modules that show or compare names
+from .protocol.names import refused, skeleton  # noqa: F401 (skeleton: tournament/director.py takes it from here)
 
 PERSON_MOST = 40  # a seat's or a tournament player's name
 TITLE_MOST = 60  # a table's or a tournament's name

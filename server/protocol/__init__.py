@@ -21,8 +21,8 @@ from .codes import NO_RECONNECT, Code, Refusal
 from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hello, JoinInfo, MessageId, Ping, Pong,
                      Redirect, ServerMessage, Welcome)
 from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummary, ListGames, ListTables,
-                    OpenPlayback, OptionInfo, Replay, ReplayEntry, ReplayFrames, ReplayLog, Rival, SeatInfo, TableCreated,
-                    TableInfo, Tables, game_summary)
+                    OpenPlayback, OptionInfo, Replay, ReplayEntry, ReplayFrames, ReplayLog, Rival, SeatInfo,
+                    TableCreated, TableInfo, Tables, game_summary)
 from .table import (Accepted, Act, Contest, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
                     Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,

@@ -1,5 +1,5 @@
 """Ratings: one per player per game, across tournaments and rated tables, from each finished table's places.
-A player is keyed by a stable identity, the skeleton of their name (``server.names.skeleton``: ``Ana``,
+A player is keyed by a stable identity, the skeleton of their name (``server.protocol.names.skeleton``: ``Ana``,
 ``ANA`` and ``Аna`` with a Cyrillic А are one player), and shown by the name they registered (``name``).
 
 The model is openskill's Plackett-Luce (Weng and Lin's Bayesian approximation: multi-player, ties allowed,

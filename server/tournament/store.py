@@ -34,8 +34,8 @@ import msgspec
 import trio
 
 from ..disk import private_dir
-from ..names import skeleton
 from ..protocol import Code, Refusal
+from ..protocol.names import skeleton
 from .model import Seating, Settings, TableResult
 from .ratings import Rating
 
@@ -46,7 +46,7 @@ T = TypeVar("T")
 def _ratings_by_skeleton(db: sqlite3.Connection) -> None:
     """Ratings were keyed by the case-folded name as typed, so ``Ana``, ``Ana`` + U+200B and ``Аna`` (Cyrillic
     А), or ``José`` composed and decomposed, were different players. Each rating is re-keyed by the skeleton
-    (``server.names.skeleton``) of the first registered name that case-folds to its key, and keeps that key
+    (``server.protocol.names.skeleton``) of the first registered name that case-folds to its key, and keeps that key
     as the name the leaderboard shows. Two old ratings that meet under one skeleton keep the one from more
     tables (then the first by key): they were one person's, split."""
     db.execute("ALTER TABLE ratings ADD COLUMN name TEXT NOT NULL DEFAULT ''")
