@@ -51,7 +51,7 @@ class Code(StrEnum):
     STORAGE_FAILED = "storage_failed"  # the server cannot write to its data directory now
 
     # -- the lobby: tables
-    NO_TABLE = "no_table"  # no such table (or an id of the wrong shape)
+    NO_TABLE = "no_table"  # no such table (or an id of the wrong shape); a tournament round that would seat none
     TABLE_EXISTS = "table_exists"  # a table of that id exists already (a cluster's placed create)
     TABLE_UNAVAILABLE = "table_unavailable"  # the table lives on a cluster node that is down
     TABLE_OVER = "table_over"  # the table is over (ended, or no longer held): play its log back instead
