@@ -1,13 +1,12 @@
 """The command line's checks on what a person typed, made before anything starts: argparse types for the
-values (a server URL, a port, a seed, counts and speeds), files read as text, and `serve`'s host, port and
-data directory. A mistake is a ``Refused`` with one line saying what is wrong; `main` prints it and exits 2.
+values (a server URL, a port, a seed, counts and speeds) and files read as text (`serve`'s host, port and data
+directory are checked on the server's side: ``server/commands/serve.py``). A mistake is a ``Refused`` with one
+line saying what is wrong; `main` prints it and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-import tempfile
 from pathlib import Path
 
 from .client import BadUrl, check_url
@@ -57,6 +56,11 @@ def seed(text: str) -> int:
 
 def positive(text: str) -> int:
     return _integer(text, 1, None, "a whole number, 1 or more")
+
+
+def count(text: str) -> int:
+    """A number of things, 0 or more (a final's size, a cap of players, rounds of late entry)."""
+    return _integer(text, 0, None, "a whole number, 0 or more")
 
 
 def seat(text: str) -> int:
@@ -138,41 +142,3 @@ def write_text(path: str, text: str) -> None:
         raise Refused(f"cannot write {path}: it is a directory") from None
     except OSError as error:
         raise Refused(f"cannot write {path}: {error.strerror or error}") from None
-
-
-# ---------------------------------------------------------------------------------------------- serve
-
-def check_data_dir(path: str) -> Path:
-    """The data directory, created if missing, after checking a file can be written in it."""
-    folder = Path(path)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise Refused(f"the data directory {path} is a file, not a directory") from None
-    except OSError as error:
-        raise Refused(f"cannot create the data directory {path}: {error.strerror or error}") from None
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        raise Refused(f"cannot write in the data directory {path}: {error.strerror or error}") from None
-    return folder
-
-
-def check_listen(host: str, port_number: int) -> None:
-    """Resolve ``host`` and bind every address it names on ``port_number`` (then let go), so that a host or
-    port the server cannot listen on is refused before any table is reopened."""
-    if not host:
-        raise Refused("--host is an address to listen on, e.g. 127.0.0.1 (0.0.0.0 for a LAN)")
-    try:
-        addresses = socket.getaddrinfo(host, port_number, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except (socket.gaierror, UnicodeError) as error:
-        reason = error.strerror if isinstance(error, socket.gaierror) else str(error)
-        raise Refused(f"cannot listen on {host}: no such host ({reason})") from None
-    for family, kind, proto, _, address in addresses:
-        try:
-            with socket.socket(family, kind, proto) as probe:
-                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server's listener does
-                probe.bind(address)
-        except OSError as error:
-            raise Refused(f"cannot listen on {host}:{port_number}: {error.strerror or error}") from None

@@ -363,7 +363,7 @@ async def play(url: str, table: str, seat: int | None = None, name: str = "", to
     except (KeyboardInterrupt, BaseExceptionGroup) as error:
         if not _interrupted(error):
             raise
-        # as in cli.py: a task trio had not started when Ctrl-C came is a coroutine never awaited, not news
+        # as in the cli's main: a task trio had not started when Ctrl-C came is a coroutine never awaited, not news
         warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
         print(f"photofinish play: you left {table}; the same `play` command resumes your seat", file=sys.stderr)
         return 130

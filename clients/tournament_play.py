@@ -19,7 +19,7 @@ from server.protocol import Closing, TournamentState, YourTable
 
 from .client import ServerError, open_client
 from .terminal import Terminal, play, read_stdin
-from .tournament_cli import round_words, standings_text
+from .tournament_text import round_words, standings_text
 
 
 async def follow_tournament(url: str, tournament: str, token: str, *,

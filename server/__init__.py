@@ -1,1 +1,2 @@
-"""The trio side of photofinish: the command line, and (as it lands) the gateway, lobby, arbiter and log."""
+"""The trio side of photofinish: the lobby, the tables, the gateway, the logs; `commands/` is its entry point,
+what the `photofinish` command line (`clients/cli/`) runs on this side."""

@@ -1,13 +1,16 @@
 """The server as a whole: a lobby, a websocket gateway, the optional demo tables, and a clean shutdown.
 
-``run_server`` is what `photofinish serve` runs and what the tests start on port 0.
+``serve_until_signal(config)`` is what `photofinish serve` runs (through ``server/commands/``), with one
+``ServeConfig``; ``start_server`` starts the same server in a nursery (``run_server``: the settings as keywords,
+as the tests start it on port 0). What the server does is logged (``server/notices.py``); the lines `serve`
+prints once it listens (the URL, the limits, the hints) are the command's own output, on stdout.
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import trio
@@ -21,12 +24,15 @@ from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
 from .cluster import Cluster, node_id
+from .config import ServeConfig
 from .limits import raise_file_limit
 from .lobby import Lobby
 from .quotas import Quotas
 from .presence import Presence
 from .protocol import BotSeat, CreateTable, Refusal
 from .tournament.hub import TournamentHub
+
+logger = logging.getLogger(__name__)
 
 DEMO_ALIAS = "demo"
 OPEN_ALIAS = "open"
@@ -102,7 +108,7 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
             try:
                 table = await lobby.create(request, alias=alias)
             except (RulesError, Refusal) as error:  # a cluster node that cannot reach Redis yet: try again later
-                print(f"photofinish: no {alias} table for now: {error.message}", flush=True)
+                logger.info(f"no {alias} table for now: {error.message}")
                 await trio.sleep(pause)
                 continue
         await table.over.wait()
@@ -115,40 +121,42 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
                      limits: Limits = Limits(), durability: str = "batch", web_root: Path | None = None,
                      cluster: ClusterConfig | None = None, quotas: Quotas = Quotas(),
                      task_status=trio.TASK_STATUS_IGNORED) -> None:
-    """Serve; with ``data_dir`` every table is logged there and unfinished tables are reopened first.
-    ``web_root``: the folder a browser's plain GET is served from (None: no files, only the protocol).
+    """``start_server`` with the settings as keywords (the tests and the bench start servers this way)."""
+    config = ServeConfig(host, port, data_dir, demo, durability, limits, quotas, web_root)
+    await start_server(config, cluster, task_status=task_status)
+
+
+async def start_server(config: ServeConfig, cluster: ClusterConfig | None = None,
+                       task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Serve; with a data directory every table is logged there and unfinished tables are reopened first.
     ``cluster``: be one node of a cluster (``server/cluster.py``); the node has joined (or tried once) when
-    this has started. ``quotas``: what one client may hold, and for how long (``server/quotas.py``)."""
+    this has started. Starts with the ``Running`` server."""
     stopped = trio.Event()
-    serve = partial(_serve, host, port, data_dir, demo, limits, durability, web_root, cluster, stopped, task_status,
-                    quotas)
     try:
-        if data_dir is None:
-            return await serve()
-        private_dir(data_dir)  # 0700: the logs hold live deck orders
-        with data_dir_lock(data_dir):  # one server per data directory, before anything in it is read
-            return await serve()
+        if config.data_dir is None:
+            return await _serve(config, cluster, stopped, task_status)
+        private_dir(config.data_dir)  # 0700: the logs hold live deck orders
+        with data_dir_lock(config.data_dir):  # one server per data directory, before anything in it is read
+            return await _serve(config, cluster, stopped, task_status)
     finally:
         stopped.set()
 
 
-async def _serve(host: str, port: int, data_dir: Path | None, demo: bool, limits: Limits, durability: str,
-                 web_root: Path | None, cluster: ClusterConfig | None, stopped: trio.Event, task_status,
-                 quotas: Quotas = Quotas()) -> None:
+async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: trio.Event, task_status) -> None:
+    data_dir, host = config.data_dir, config.host
     async with trio.open_nursery() as nursery:
-        lobby = Lobby(nursery, data_dir, durability, quotas)
-        hub = TournamentHub(nursery, lobby, data_dir, durability, clustered=cluster is not None)
+        lobby = Lobby(nursery, data_dir, config.durability, config.quotas)
+        hub = TournamentHub(nursery, lobby, data_dir, config.durability, clustered=cluster is not None)
         await hub.open()  # a store that cannot be opened stops the start before any table is reopened
         reopened = await lobby.recover()
         if reopened:
-            print(f"photofinish: reopened {len(reopened)} unfinished table(s) from {data_dir}: "
-                  f"{', '.join(reopened)}", flush=True)
+            logger.info(f"reopened {len(reopened)} unfinished table(s) from {data_dir}: {', '.join(reopened)}")
         lobby.tournaments = hub
         tournaments = await lobby.tournaments.recover()
         for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
-            print(line, flush=True)
-        gateway = Gateway(lobby, limits)
-        port = await nursery.start(gateway.serve, host, port)
+            logger.info(line)
+        gateway = Gateway(lobby, config.limits)
+        port = await nursery.start(gateway.serve, host, config.port)
         if cluster is not None:
             lobby.cluster = Cluster(cluster.presence, lobby, node_id(data_dir),
                                     cluster.public_url or f"ws://{host}:{port}", connections=lambda: len(gateway.connections), heartbeat=cluster.heartbeat,
@@ -157,9 +165,9 @@ async def _serve(host: str, port: int, data_dir: Path | None, demo: bool, limits
             await lobby.cluster.first_beat.wait()
             lobby.tournaments.join_cluster()
         urls = join_urls(host, port)
-        gateway.site = load_site(web_root, urls if web_root is not None else (),
+        gateway.site = load_site(config.web_root, urls if config.web_root is not None else (),
                                  connect_src="'self'" if cluster is None else CLUSTER_CONNECT_SRC)
-        if demo:
+        if config.demo:
             nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
             nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
         task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls, stopped))
@@ -173,9 +181,9 @@ def tournaments_found(infos: list) -> list[str]:
     lines = []
     if going:
         where = ", ".join(f"{info.tournament} ({_stands(info)})" for info in going)
-        lines.append(f"photofinish: resumed {_count(len(going), 'tournament')} still going: {where}")
+        lines.append(f"resumed {_count(len(going), 'tournament')} still going: {where}")
     if over:
-        lines.append(f"photofinish: {_count(len(over), 'tournament')} already over, kept for "
+        lines.append(f"{_count(len(over), 'tournament')} already over, kept for "
                      f"{'its' if len(over) == 1 else 'their'} standings: "
                      f"{', '.join(info.tournament for info in over)}")
     return lines
@@ -231,43 +239,37 @@ def print_join(urls: tuple[str, ...], qr: bool) -> None:
         segno.make(urls[0], micro=False).terminal(compact=True)
 
 
-async def serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str = "batch",
-                             limits: Limits = Limits(), web_root: Path | None = None, cluster_url: str | None = None,
-                             public_url: str | None = None, heartbeat: float = 1.0,
-                             forget_after: float = 600.0, quotas: Quotas = Quotas()) -> None:
-    """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``cluster_url`` (a
-    Redis), join that cluster as a node whose tables clients reach at ``public_url``."""
-    if cluster_url is None:
-        return await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, None, quotas)
+async def serve_until_signal(config: ServeConfig) -> None:
+    """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``config.cluster_url`` (a
+    Redis), join that cluster as a node whose tables clients reach at ``config.public_url``."""
+    if config.cluster_url is None:
+        return await _serve_until_signal(config, None)
     from .redis_presence import open_redis_presence
 
-    async with open_redis_presence(cluster_url) as presence:
-        config = ClusterConfig(presence, public_url, heartbeat=heartbeat, expiry=5 * heartbeat,
-                               forget_after=forget_after)
-        await _serve_until_signal(host, port, data_dir, demo, durability, limits, web_root, config, quotas)
+    async with open_redis_presence(config.cluster_url) as presence:
+        cluster = ClusterConfig(presence, config.public_url, heartbeat=config.heartbeat, expiry=5 * config.heartbeat,
+                                forget_after=config.forget_after)
+        await _serve_until_signal(config, cluster)
 
 
-async def _serve_until_signal(host: str, port: int, data_dir: Path, demo: bool, durability: str, limits: Limits,
-                              web_root: Path | None, cluster: ClusterConfig | None,
-                              quotas: Quotas = Quotas()) -> None:
+async def _serve_until_signal(config: ServeConfig, cluster: ClusterConfig | None) -> None:
     raised = raise_file_limit()  # each connection holds a descriptor: as many as the system lets this process have
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            running: Running = await nursery.start(partial(run_server, host, port, data_dir, demo, limits=limits,
-                                                           durability=durability, web_root=web_root,
-                                                           cluster=cluster, quotas=quotas))
+            running: Running = await nursery.start(start_server, config, cluster)
             settle_gc()
-            print(f"photofinish listening on {running.url} (data in {data_dir})", flush=True)
+            # what serve says once it listens: its own output (stdout), as any command's report
+            print(f"photofinish listening on {running.url} (data in {config.data_dir})", flush=True)
             print(limit_line(raised, running.gateway), flush=True)
             if running.lobby.cluster is not None:
                 print(f"  a node of the cluster (node {running.lobby.cluster.node}, clients sent to "
                       f"{running.lobby.cluster.url})", flush=True)
-            if web_root is not None:
-                print_join(running.join_urls, qr=host in WILDCARDS)
-            if demo:
+            if config.web_root is not None:
+                print_join(running.join_urls, qr=config.host in WILDCARDS)
+            if config.demo:
                 for line in demo_lines(running.url):
                     print(line, flush=True)
             async for signum in signals:
-                print(f"photofinish: {signal.Signals(signum).name}, shutting down", flush=True)
+                logger.info(f"{signal.Signals(signum).name}, shutting down")
                 break
             await running.shutdown()

@@ -54,6 +54,7 @@ node without a data directory has a new node id, and so new ids, at each start.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from pathlib import Path
 from typing import Callable
@@ -65,6 +66,8 @@ from rules import RulesError
 
 from .presence import Presence, PresenceError
 from .protocol import TableInfo, TournamentInfo
+
+logger = logging.getLogger(__name__)
 
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
@@ -172,13 +175,13 @@ class Cluster:
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
             self.online = True
             if not was:
-                print(f"photofinish: in the cluster as node {self.node} ({self.url}); "
-                      f"{len(self.peers)} other node(s) alive", flush=True)
+                logger.info(f"in the cluster as node {self.node} ({self.url}); "
+                            f"{len(self.peers)} other node(s) alive")
         except (PresenceError, trio.TooSlowError) as error:
             self.online = False
             if was or self.beats == 0:
-                print(f"photofinish: cannot reach the cluster's Redis ({error}): running tables go on, no new "
-                      "ones until it is back", flush=True)
+                logger.info(f"cannot reach the cluster's Redis ({error}): running tables go on, no new "
+                            "ones until it is back")
         self.beats += 1
 
     async def _join(self) -> None:
@@ -214,7 +217,7 @@ class Cluster:
                 claimed.add(key)
             else:
                 self.conflicts.add(key)
-                print(f"photofinish: {kind} {key} is claimed by another node; not listed from here", flush=True)
+                logger.info(f"{kind} {key} is claimed by another node; not listed from here")
         gone = (claimed | announced) - local.keys()
         if gone:
             await self.presence.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))

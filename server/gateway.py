@@ -569,10 +569,12 @@ class Connection:
             url = await cluster.locate("tournament", message.tournament)
             return self.deliver(Redirect(ref=message.id, url=url, tournament=message.tournament))
         if kind is Register:
-            player, token = await director.register(message.name)
+            player, token = await director.register(message.name, self.owner)
+            waitlist = director.state.waitlist
             return self.deliver(Registered(ref=message.id, tournament=director.id, player=player,
                                            name=director.state.names[player], token=token,
-                                           receipt=director.receipts.get(player)))
+                                           receipt=director.receipts.get(player), waitlisted=player in waitlist,
+                                           waitlist_position=waitlist.index(player) + 1 if player in waitlist else 0))
         if kind is TournamentLog:
             text, lines, head = await director.log_text()
             return self.deliver(TournamentLogFile(ref=message.id, tournament=director.id, log=text, lines=lines,

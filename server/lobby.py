@@ -9,9 +9,9 @@ playback nobody watches is closed.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
-import sys
 from collections import OrderedDict
 from pathlib import Path
 
@@ -33,6 +33,8 @@ from .quotas import Owner, Quotas
 from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
 from .fairness import EPSILON as FAIR_EPSILON
 from .table import Intent, Reservation, Table
+
+logger = logging.getLogger(__name__)
 
 MAX_TABLES = 2000
 STORAGE_RETRY = 1.0  # seconds between checks that a failing data directory can be written again
@@ -257,8 +259,8 @@ class Lobby:
                     self._syncer = None
                 if await self._reopen_failed():
                     self.storage_error = None
-                    print(f"photofinish: the data directory {self.data_dir} can be written again: new tables "
-                          "are taken", file=sys.stderr, flush=True)
+                    logger.warning(f"the data directory {self.data_dir} can be written again: new tables "
+                                   "are taken")
                     return
         finally:
             self._recovering = False
@@ -286,15 +288,14 @@ class Lobby:
                     continue
                 again = self._rebuild(table.store.path, read)
             except (LogError, RulesError, OSError, ValueError) as error:
-                print(f"photofinish: cannot reopen {table.id} yet: {error}", file=sys.stderr, flush=True)
+                logger.warning(f"cannot reopen {table.id} yet: {error}")
                 ok = False
                 if tries == REOPEN_TRIES:
-                    print(f"photofinish: leaving {table.id} stopped; restarting the server reopens it from its "
-                          "log", file=sys.stderr, flush=True)
+                    logger.warning(f"leaving {table.id} stopped; restarting the server reopens it from its "
+                                   "log")
                 continue
             await self._start(again)
-            print(f"photofinish: reopened {table.id} from its log after the disk failure", file=sys.stderr,
-                  flush=True)
+            logger.warning(f"reopened {table.id} from its log after the disk failure")
         return ok
 
     def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int,
@@ -445,14 +446,13 @@ class Lobby:
         # first, whatever the durability now: lines a log file lacks that the journal made durable
         replayed = await trio.to_thread.run_sync(replay, self.data_dir)
         for note in replayed.notes:
-            print(f"photofinish: journal {note} (the end of a round that was never acknowledged)", flush=True)
+            logger.info(f"journal {note} (the end of a round that was never acknowledged)")
         if replayed.restored:
-            print(f"photofinish: the journal wrote back {replayed.restored} line(s) to {', '.join(replayed.logs)}",
-                  flush=True)
+            logger.info(f"the journal wrote back {replayed.restored} line(s) to {', '.join(replayed.logs)}")
         reopened = []
         logs, strays = numbered_logs(table_dir(self.data_dir), "t")
         for path in strays:
-            print(f"photofinish: leaving {path} alone: a table's log is named t<number>.log", flush=True)
+            logger.info(f"leaving {path} alone: a table's log is named t<number>.log")
         for path in logs:
             self._next = max(self._next, int(path.stem[1:]))
             try:
@@ -461,17 +461,16 @@ class Lobby:
                     continue
                 finished = finished_marker(path)
                 if finished is not None:
-                    print(f"photofinish: not reopening {path.stem}: {finished}, but its log {path} has lost its "
-                          "end record; left as it is", flush=True)
+                    logger.info(f"not reopening {path.stem}: {finished}, but its log {path} has lost its "
+                                "end record; left as it is")
                     continue
                 if self._never_sat(read):
                     await trio.to_thread.run_sync(self._end_expired, path, read)
-                    print(f"photofinish: not reopening {path.stem}: nobody ever sat at it; ended as expired",
-                          flush=True)
+                    logger.info(f"not reopening {path.stem}: nobody ever sat at it; ended as expired")
                     continue
                 table = self._rebuild(path, read)
             except (LogError, RulesError, OSError, ValueError) as error:
-                print(f"photofinish: cannot reopen {path}: {error}", flush=True)
+                logger.info(f"cannot reopen {path}: {error}")
                 continue
             await self._start(table)
             if alias := read.header.table_options.get("alias"):

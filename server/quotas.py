@@ -1,7 +1,8 @@
 """What one client may hold of the server, and for how long: the lobby's limits (``photofinish serve`` flags).
 
 A waiting table is counted against the connection and the address that created it; a playback against the
-address that opened it. Tables a tournament opens have no owner and are never counted. Waiting tables nobody
+address that opened it; a tournament's registrations against the connection and the address that made them
+(in that tournament, since the server started; ``tournament/director.py`` counts them). Tables a tournament opens have no owner and are never counted. Waiting tables nobody
 ever sat at expire; finished tables leave memory after a while (their logs stay on disk, their summaries
 stay listed). A count of 0 is no limit, an expiry of 0 never. docs/operators.md "The server" has the table of limits,
 defaults and flags.
@@ -54,3 +55,6 @@ class Quotas:
     keep_finished: float = 300.0  # --keep-finished: seconds a finished table stays in memory (watchable)
     finished_most: int = 200  # finished tables held in memory at most (the oldest leave first)
     summaries_most: int = 1000  # finished tables that left memory still listed by their summary
+    registrations_per_connection: int = 4  # --registrations-per-connection: players one connection enters in one
+    # tournament (a player registers themself; a few for a family at one screen)
+    registrations_per_address: int = 64  # --registrations-per-address: ... all connections from one IP address

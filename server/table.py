@@ -18,9 +18,9 @@ inputs go in its log entry. Everything else is applied as it arrives.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import secrets
-import sys
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -42,6 +42,8 @@ from .names import PERSON_MOST, check_name
 from .logstore import FileLog
 from .protocol import (Accepted, Act, BotDriver, BotSeat, Contest, Error, Left, MessageId, Refusal, Rejected, Resume,
                        Seated, SeatInfo, Snapshot, TableEnded, TableInfo, TakeSeat, Update, Watch, Watching)
+
+logger = logging.getLogger(__name__)
 
 INBOX_SIZE = 1024
 PATH_KEPT = 16  # per seat: the last takes' arrival - first send, an upper bound of its round trip
@@ -352,12 +354,12 @@ class Table:
         try:
             write_marker(self.store.path, finished)
         except OSError as error:  # the game and its log are whole; only the guard against a cut log is lost
-            print(f"photofinish: table {self.id} finished but its .done marker could not be written: "
-                  f"{error.strerror or error}", file=sys.stderr, flush=True)
+            logger.warning(f"table {self.id} finished but its .done marker could not be written: "
+                           f"{error.strerror or error}")
 
     def _fail(self, message: str, code: str = "log_failed") -> None:
         """Stop for good: tell every seat and spectator why, and the operator on stderr."""
-        print(f"photofinish: {message}", file=sys.stderr, flush=True)
+        logger.warning(message)
         self.failed, self.failed_code = message, code
         receivers = [s.receiver for s in self.slots if s.receiver is not None] + list(self.spectators)
         for receiver in receivers:

@@ -276,3 +276,24 @@ def test_a_bad_option_value_says_what_it_takes_in_words_not_a_type_name(capsys):
     assert main(["match", "--option", "races=x"]) == 2
     err = capsys.readouterr().err
     assert "option 'races' takes a whole number, not 'x'" in err and "int" not in err
+
+
+async def test_tournament_create_takes_counts_as_typed_and_register_says_a_player_waits(nursery, capsys):
+    """`--top 3` is a final of 3 and `--late-rounds 1` one round of late entry (they were read as 0-based
+    seats: a final of 2, no late entry); `--max-players 2` caps the places and the third registrant is told
+    they are on the waitlist."""
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    made = await trio.to_thread.run_sync(main, ["tournament", "create", running.url, "--seats", "2", "--top", "3",
+                                                "--late-rounds", "1", "--max-players", "2"])
+    tid = capsys.readouterr().out.strip()
+    settings = running.lobby.tournaments.find(tid).state.settings
+    assert made == 0 and (settings.top_n, settings.late_until, settings.max_players) == (3, 1, 2)
+    for name in ("Ana", "Ben", "Cy"):
+        assert await trio.to_thread.run_sync(main, ["tournament", "register", running.url, tid, "--name", name]) == 0
+    assert "number 1 on its waitlist" in capsys.readouterr().err
+    assert await trio.to_thread.run_sync(main, ["tournament", "standings", running.url, tid]) == 0
+    assert "waitlist (2 places): 1. Cy" in capsys.readouterr().out

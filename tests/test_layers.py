@@ -2,7 +2,7 @@
 
 Within those layers: ``server/protocol/`` (the messages, codecs, codes and formats the clients share) imports
 no trio and nothing of ``server/`` outside itself, only ``rules``, ``msgspec`` and the standard library; and
-``clients/`` imports of ``server/`` only ``server.protocol`` and the module that ``photofinish serve`` starts."""
+``clients/`` imports of ``server/`` only ``server.protocol`` and the entry point ``server.commands``."""
 
 import sys
 from pathlib import Path
@@ -18,10 +18,10 @@ LAYERS = ("rules", "server", "clients")  # each may import only itself and the l
 SOURCES = [(layer, path) for layer in LAYERS for path in sorted((ROOT / layer).rglob("*.py"))]
 PROTOCOL_SOURCES = sorted((ROOT / "server" / "protocol").rglob("*.py"))
 PROTOCOL_MAY_IMPORT = {"rules", "msgspec"}  # besides the standard library and server.protocol itself
-ENTRY_POINTS = {"server.app"}  # what `photofinish serve` starts: the one module of the server a client runs
-# The command line's modules still reach into the server for its own commands (serve's settings, verify, replay,
-# tournament verify); the `cli` part of issue 30 moves that code behind the entry point. Remove this then.
-CLI_NOT_YET = {"cli.py", "tournament_cli.py"}
+ENTRY_POINTS = {"server.commands"}  # what the command line runs on the server's side: `serve`, log checks
+# tournament_text.py computes a seat's scoring place with the tournament's own `placed` (server.tournament): the
+# server could send it in SeatingInfo, or `placed` move into server.protocol. Known; remove once one is done.
+NOT_YET = {"tournament_text.py"}
 
 
 def test_every_layer_has_sources():
@@ -43,13 +43,8 @@ def test_the_protocol_imports_no_trio_and_nothing_else_of_the_server(path):
     assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
 
 
-def _client_source(path: Path):
-    if path.name in CLI_NOT_YET and path.parent.name == "clients":
-        return pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="the cli part of issue 30 fixes it"))
-    return path
-
-
-@pytest.mark.parametrize("path", [_client_source(p) for p in sorted((ROOT / "clients").rglob("*.py"))],
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="see NOT_YET"))
+                                  if p.name in NOT_YET else p for p in sorted((ROOT / "clients").rglob("*.py"))],
                          ids=lambda p: str(p.relative_to(ROOT / "clients")))
 def test_the_clients_import_of_the_server_only_its_protocol_and_entry_point(path):
     wrong = {name for name in imported_modules(path, ROOT) if name.split(".")[0] == "server"

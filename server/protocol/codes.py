@@ -100,6 +100,7 @@ class Code(StrEnum):
     BAD_LIMIT = "bad_limit"  # a leaderboard of other than 1..1000 players
     BAD_SECRET = "bad_secret"  # not the organiser's secret
     NAME_TAKEN = "name_taken"  # a player whose name looks the same is registered already
+    TOO_MANY_REGISTRATIONS = "too_many_registrations"  # this connection or address registered its share of players
     ALREADY_REGISTERED = "already_registered"  # that player is registered already
     REGISTRATION_CLOSED = "registration_closed"  # the tournament takes no more entries
     ALREADY_DROPPED = "already_dropped"  # that player has dropped already
@@ -127,6 +128,7 @@ class Code(StrEnum):
     WRONG_SEED = "wrong_seed"  # the revealed seed is not the committed one
     WRONG_END = "wrong_end"  # an end record whose reason does not fit the tournament
     WRONG_STANDINGS = "wrong_standings"  # final standings that do not follow from the results
+    WRONG_WAITLIST = "wrong_waitlist"  # a registration logged as waitlisted (or not) against the cap
     TABLES_FAILED = "tables_failed"  # never sent: a round's table could not open (retried, said in the server's log)
     PLAYER_EXISTS = "player_exists"  # the store holds that player already
     ALREADY_RATED = "already_rated"  # the store has rated that table's result already

@@ -31,6 +31,7 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     arena_ms: int = 0  # arena: how long it runs
     late_entry_rounds: int = 0  # registration stays open until this round has started (0: only before start)
     check_in: bool = False  # True: only checked-in players are seated in round 1
+    max_players: int = 0  # players holding a place at most; later registrations go on a waitlist (0: no cap)
     seed: int | None = None
 
 
@@ -110,8 +111,10 @@ class TournamentInfo(msgspec.Struct, frozen=True):
     rounds: int  # planned (swiss: as asked; round_robin: computed once started)
     round: int  # the current round (0 before the start)
     status: str  # "registration", "running", "over"
-    players: int
+    players: int  # holding a place (the waitlist apart)
     commitment: str  # sha256 of the seating seed, revealed when the tournament ends
+    max_players: int = 0  # the cap of players holding a place (0: none)
+    waitlisted: int = 0  # players on the waitlist
 
 
 class PlayerInfo(msgspec.Struct, frozen=True):
@@ -119,6 +122,7 @@ class PlayerInfo(msgspec.Struct, frozen=True):
     name: str
     checked_in: bool
     dropped: bool
+    waitlisted: bool = False  # on the waitlist: never seated unless a place frees before the start
 
 
 class SeatingInfo(msgspec.Struct, frozen=True):
@@ -160,6 +164,8 @@ class Registered(ServerMessage, tag="registered"):
     name: str
     token: str  # the player's secret: check in, drop, and take each round's reserved seat (``resume``)
     receipt: str | None = None  # the hash of the registration's line in the tournament's log (``verify --receipt``)
+    waitlisted: bool = False  # past the cap: on the waitlist, not seated unless a place frees before the start
+    waitlist_position: int = 0  # 1 for the first waiting (0: holding a place)
 
 
 class TournamentState(ServerMessage, tag="tournament"):
@@ -171,6 +177,7 @@ class TournamentState(ServerMessage, tag="tournament"):
     standings: list[StandingRow] = []
     seatings: list[SeatingInfo] = []  # the current round's tables
     byes: list[str] = []  # the current round's byes
+    waitlist: list[str] = []  # players waiting for a place, first first
 
 
 class RatingRow(msgspec.Struct, frozen=True):

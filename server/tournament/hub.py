@@ -9,8 +9,8 @@ is written and tournaments live in memory.
 
 from __future__ import annotations
 
+import logging
 import secrets
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,17 @@ from .. import crashpoint, disk
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
+from . import clocks, opening, results
 from .director import Director, secret_hash
+from .host import TableHost
 from .model import Settings, Sizes
-from .remote import TableHost, outcome_from_log
+from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import FILENAME, AsyncStore, Store
 from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
+
+logger = logging.getLogger(__name__)
 
 MAX_TOURNAMENTS = 200
 DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
@@ -75,9 +79,9 @@ class TournamentHub:
         try:
             await fn(*args)
         except Exception as error:  # noqa: BLE001 - contained on purpose: the other tables and tournaments go on
-            print(f"photofinish: tournament {tid}: an internal error in {getattr(fn, '__name__', fn)} "
-                  f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
-                  "starting the server again resumes it from its log", file=sys.stderr, flush=True)
+            logger.warning(f"tournament {tid}: an internal error in {getattr(fn, '__name__', fn)} "
+                           f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
+                           "starting the server again resumes it from its log")
 
     def join_cluster(self) -> None:
         """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
@@ -132,7 +136,8 @@ class TournamentHub:
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
                             rounds=rounds, points=points, bye_points=request.bye_points,
-                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top)
+                            check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top,
+                            max_players=request.max_players)
         settings.check_new()
         return game, settings, dict(setup.options)
 
@@ -181,14 +186,14 @@ class TournamentHub:
         reopened = []
         logs, strays = numbered_logs(self._folder(), "T")
         for path in strays:
-            print(f"photofinish: leaving {path} alone: a tournament's log is named T<number>.log", flush=True)
+            logger.info(f"leaving {path} alone: a tournament's log is named T<number>.log")
         for path in logs:
             tid = path.stem
             self._next = max(self._next, int(tid[1:]))
             try:
                 director = await self._reopen(path)
             except (LogError, Refusal, RulesError, OSError, ValueError) as error:
-                print(f"photofinish: cannot reopen tournament {path}: {error}", flush=True)
+                logger.info(f"cannot reopen tournament {path}: {error}")
                 continue
             self.directors[tid] = director
             reopened.append(tid)
@@ -211,8 +216,8 @@ class TournamentHub:
         records = read.records
         if ended is not None and records[-1] is not ended:  # an old server logged changes after the end: the
             later = len(records) - records.index(ended) - 1  # event is as it ended (verify names the first)
-            print(f"photofinish: tournament {tid}: {later} record(s) after its end in {path} are ignored; "
-                  "nothing is taken after the end now", flush=True)
+            logger.info(f"tournament {tid}: {later} record(s) after its end in {path} are ignored; "
+                        "nothing is taken after the end now")
             records = records[:records.index(ended) + 1]
         state = fold(created, seed, records)
         self._skip_named_tables(state)
@@ -234,15 +239,15 @@ class TournamentHub:
         digest = created.secret or await self.store.call(Store.secret, tid) or ""
         missing = [p for p in state.players if p not in by_player]
         if missing:
-            print(f"photofinish: tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
-                  "seats are kept and played by a stand-in", flush=True)
+            logger.info(f"tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
+                        "seats are kept and played by a stand-in")
         director = Director(self, tid, request, state, log, digest, tokens, self.store)
         last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
         director._t0 = trio.current_time() - last
         rated = await self.store.call(Store.rated, tid)
         for record in records:  # results logged but not yet in the ratings (a crash between the two)
             if type(record) is TableFinished and record.table not in rated:
-                await director._rate(record.result())
+                await results.rate(director, record.result())
         if ended:
             director.over.set()
             return director
@@ -250,7 +255,7 @@ class TournamentHub:
             round_no, players = state.tables[table_id]
             table = self.lobby.tables.get(table_id)
             if table is not None:
-                director._follow(table, round_no, players)
+                opening.follow(director, table, round_no, players)
                 continue
             table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
@@ -258,16 +263,16 @@ class TournamentHub:
             elif self.clustered:  # another node's, or never opened: found (or opened) once the node joins
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
-                await director._open_table(table_id, round_no, players)
+                await opening.open_table(director, table_id, round_no, players)
         async with director.lock:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
                 if state.round:
-                    self.spawn(director.id, director._arena_clock)
-            await director._maybe_advance()
+                    self.spawn(director.id, clocks.arena_clock, director)
+            await director.advance()
         if director.unplaced:
-            self.spawn(director.id, director.place_unplaced)
+            self.spawn(director.id, opening.place_unplaced, director)
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
@@ -275,10 +280,10 @@ class TournamentHub:
         record = TableFinished(round=round_no, table=path.stem, players=players, places=outcome.places,
                                scores=outcome.scores, log_hash=outcome.log_hash,
                                lower_is_better=outcome.lower_is_better, stand_ins=outcome.stand_ins,
-                               time=director._now())
+                               time=director.now())
         async with director.lock:
-            await director._record(record)
-            await director._store(Store.add_result, director.id, round_no, record.result(), record.log_hash)
+            await director.record(record)
+            await director.mirror(Store.add_result, director.id, round_no, record.result(), record.log_hash)
 
     async def stop_all(self) -> None:
         """Shutting down: stop hearing other nodes' results (they stay in the store, heard again at the next

@@ -1,19 +1,17 @@
 """The tournament's shared values: table-size bounds, a round's seating, a finished table's result, the
-tournament's settings, and how the tournament's seed is split into independent seeds.
+tournament's settings (how the tournament's seed is split into independent seeds is
+``seeds.py``).
 
 Frozen msgspec Structs, so the tournament log (``tlog.py``) and, later, the protocol carry them unchanged.
-Nothing here does I/O or reads a clock; randomness only ever comes from ``rules.Rng`` seeded from here.
+Nothing here does I/O, reads a clock or draws at random.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Mapping
 
 import msgspec
-
-from rules.rng import MASK, Rng
 
 from ..protocol import Code, Refusal
 
@@ -30,11 +28,8 @@ DEFAULT_POINTS: dict[int, tuple[int, ...]] = {
     6: (9, 7, 5, 3, 1, 0),
 }
 
-LOT = 0  # derive_seed label of the standings' last tiebreak; round r's seating uses label r (r >= 1)
-_LABEL_MIX = 0xD1B54A32D192ED03
 
-
-TournamentError = Refusal  # the name director.py, gateway.py and clients/cli.py still use: goes once they say Refusal
+TournamentError = Refusal  # the name gateway.py still uses (the directory part is changing it): goes then
 
 
 class Sizes(msgspec.Struct, frozen=True):
@@ -104,6 +99,7 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
     check_in: bool = False  # only checked-in players are seated in round 1
     late_until: int = 0  # registration stays open until this round is seated (0: until round 1)
     top_n: int = 0
+    max_players: int = 0  # players holding a place at most; later registrations wait (0: no cap)
 
     def check(self) -> None:
         if self.format not in FORMATS:
@@ -133,6 +129,10 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
             raise Refusal(Code.BAD_SETTINGS, f"rounds are set for Swiss only; a {_words(self.format)} "
                                              + ("computes its own" if self.format == "round_robin"
                                                 else "runs for its time (arena_ms)"))
+        if self.max_players and not self.sizes.min <= self.max_players <= PLAYERS_MOST:
+            raise Refusal(Code.BAD_SETTINGS, f"a cap of players is {self.sizes.min}..{PLAYERS_MOST} (a table "
+                                             f"seats {self.sizes.min} or more), or 0 for none, not "
+                                             f"{self.max_players}")
         if self.late_until and self.format == "round_robin":
             raise Refusal(Code.BAD_SETTINGS, "a round robin's schedule is fixed at round 1: late entries "
                                              "cannot join it (late_entry_rounds is 0)")
@@ -154,6 +154,7 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 POINTS_MOST = 1_000_000
+PLAYERS_MOST = 100_000  # the highest player cap
 
 
 def _words(format: str) -> str:
@@ -164,17 +165,3 @@ def exact(value: int | float) -> Fraction:
     """A point value as the exact number it is written as: an int as itself, a float as its shortest decimal
     (``repr``), so 2.5 is 5/2 and 0.1 is 1/10 (not the binary float's neighbour)."""
     return Fraction(value) if isinstance(value, int) else Fraction(repr(float(value)))
-
-
-def derive_seed(seed: int, label: int) -> int:
-    """An independent seed for one use of the tournament seed: the first SplitMix64 output (``rules.Rng``)
-    from ``seed XOR (label * 0xD1B54A32D192ED03 mod 2**64)``. Labels: ``LOT`` (0) for the standings' lot,
-    r for round r's seating."""
-    return Rng(seed ^ ((label * _LABEL_MIX) & MASK)).next_u64()
-
-
-def lots(players: list[str] | tuple[str, ...], seed: int) -> Mapping[str, int]:
-    """Each player's lot (lower draws first): the i-th output of ``Rng(derive_seed(seed, LOT))`` for the
-    i-th player registered, so a late entry never changes anyone else's lot."""
-    rng = Rng(derive_seed(seed, LOT))
-    return {player: rng.next_u64() for player in players}

@@ -1,5 +1,6 @@
-"""A tournament's tables on other nodes of a cluster: the director asks a node to open a table, the node opens it
-and, when it ends, hands its result back through the cluster's presence (Redis).
+"""A tournament's tables on other nodes of a cluster, the director's side: it asks a node to open a table, the
+node opens it (``host.py``, the node's side) and, when it ends, hands its result (``outcome.py``) back through the
+cluster's presence (Redis). The requests, answers and keys both sides use are defined here.
 
 Both sides keep what matters in Redis hashes and read them a few times a heartbeat (``poll_interval``), so
 nothing depends on a message arriving: a node or director restarted, or away from Redis for a while, finds
@@ -28,19 +29,18 @@ that copy with nothing to trim; polling it is a few cheap reads a second per tou
 
 from __future__ import annotations
 
-from pathlib import Path
+import logging
 from typing import Any, Awaitable, Callable
 
 import msgspec
 import trio
 
-from rules import RulesError
-
 from ..cluster import PREFIX
-from ..logfile import StandIn
 from ..presence import PresenceError
-from ..protocol import CreateTable, Refusal
-from ..table import Reservation, Table
+from ..protocol import CreateTable
+from .outcome import TableOutcome
+
+logger = logging.getLogger(__name__)
 
 
 class OpenRequest(msgspec.Struct, frozen=True):
@@ -63,18 +63,8 @@ class OpenAnswer(msgspec.Struct, frozen=True):
     error: str = ""
 
 
-class TableOutcome(msgspec.Struct, frozen=True):
-    """A table's result as its own end gives it (a tournament logs it as a ``table_result``)."""
-
-    places: tuple[int, ...]
-    scores: tuple[int, ...]
-    log_hash: str
-    lower_is_better: bool = True
-    stand_ins: tuple[bool, ...] = ()
-
-
-_encode = msgspec.json.Encoder().encode
-_decode_request = msgspec.json.Decoder(OpenRequest).decode
+encode = msgspec.json.Encoder().encode
+decode_request = msgspec.json.Decoder(OpenRequest).decode
 _decode_answer = msgspec.json.Decoder(OpenAnswer).decode
 _decode_outcome = msgspec.json.Decoder(TableOutcome).decode
 
@@ -85,38 +75,6 @@ def open_key(node: str) -> str:
 
 def tourney_key(tournament: str) -> str:
     return f"{PREFIX}tourney:{tournament}"
-
-
-def outcome_of(game: Any, table: Table) -> TableOutcome:
-    """The result of a table that is over, from the table itself."""
-    result = game.result(table.session.state)
-    seats = len(table.slots)
-    return TableOutcome(places=tuple(table.places()),
-                        scores=tuple(result.scores) if result is not None else (0,) * seats,
-                        log_hash=table.end_hash or "", lower_is_better=result.lower_is_better if result else True,
-                        stand_ins=tuple(slot.stood_in for slot in table.slots))
-
-
-def outcome_from_log(path: Path) -> TableOutcome:
-    """The result of a table that ended while nobody followed it, from its log (``ValueError`` if the log does
-    not check out or has no end with places)."""
-    from ..replay import check_log
-    from .verify import end_line_hash
-
-    report = check_log(path)
-    read = report.read
-    end = read.end if read is not None else None
-    if not report.ok or end is None or end.places is None:
-        raise ValueError(f"table {path.stem} has neither an end nor a live table "
-                         f"({report.problem or 'no end record'})")
-    stand_ins = [False] * len(end.places)
-    for record in read.records:
-        if type(record) is StandIn:
-            stand_ins[record.seat] = True
-    return TableOutcome(places=tuple(end.places), scores=tuple(end.scores or (0,) * len(end.places)),
-                        log_hash=end_line_hash(path) or "",
-                        lower_is_better=report.result.lower_is_better if report.result else True,
-                        stand_ins=tuple(stand_ins))
 
 
 def poll_interval(cluster: Any) -> float:
@@ -202,7 +160,7 @@ class RemoteTables:
         event = self.waiting[table] = trio.Event()
         self.start()
         try:
-            await self.presence.hset(open_key(node), {table: _encode(request).decode()})
+            await self.presence.hset(open_key(node), {table: encode(request).decode()})
             with trio.move_on_after(self.timeout):
                 await event.wait()
         except PresenceError:
@@ -261,8 +219,8 @@ class RemoteTables:
                 try:
                     outcome = _decode_outcome(raw)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                    print(f"photofinish: tournament {self.tournament}: table {table}'s result does not decode "
-                          f"({error}); ignored", flush=True)
+                    logger.info(f"tournament {self.tournament}: table {table}'s result does not decode "
+                                f"({error}); ignored")
                     done.append(field)
                     continue
                 self.handling.add(table)
@@ -280,125 +238,3 @@ class RemoteTables:
                 pass  # heard again later, and logged once
         finally:
             self.handling.discard(table)
-
-
-MAX_WRITTEN = 10_000  # results a node keeps to write again if Redis restarts empty
-
-
-class TableHost:
-    """A node's side: opens the tables directors ask of it (``open:<node>``) and writes each one's result where
-    its director reads it. Run ``run`` once the node has joined its cluster."""
-
-    def __init__(self, lobby: Any, nursery: trio.Nursery) -> None:
-        self.lobby = lobby
-        self.cluster = lobby.cluster
-        self.presence = self.cluster.presence
-        self.nursery = nursery
-        self.key = open_key(self.cluster.node)
-        self.following: set[str] = set()
-        self.written: dict[str, tuple[str, str]] = {}  # table -> (tournament, its result as written)
-        self.joins = 0
-
-    async def run(self) -> None:
-        await poll(poll_interval(self.cluster), self._read)
-
-    async def _read(self) -> None:
-        if self.cluster.joins != self.joins:  # (re)joined: a Redis that restarted empty lost what we wrote
-            for table, (tournament, raw) in list(self.written.items()):
-                await self.presence.hset(tourney_key(tournament), {f"result:{table}": raw})
-            self.joins = self.cluster.joins
-        for table, raw in (await self.presence.hgetall(self.key)).items():
-            if table in self.following:
-                continue
-            try:
-                request = _decode_request(raw)
-                if request.table != table:
-                    raise ValueError(f"it is for table {request.table}")
-            except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as error:
-                print(f"photofinish: a request to open table {table} does not decode ({error}); dropped", flush=True)
-                await self.presence.hdel(self.key, table)
-                continue
-            self.following.add(table)
-            self.nursery.start_soon(self._host, request)
-
-    async def _host(self, request: OpenRequest) -> None:
-        try:
-            table = await self._open(request)
-            if table is None:
-                return
-            if request.halt_after_ms:
-                self.nursery.start_soon(self._halt_after, table, request.halt_after_ms)
-            await table.over.wait()
-            await table.wait_end_durable()
-            await self._write(request, outcome_of(table.game, table))
-        except PresenceError:
-            pass  # the store went away while opening: the request is read again when it is back
-        finally:
-            self.following.discard(request.table)
-
-    async def _open(self, request: OpenRequest) -> Table | None:
-        """The table, open here (opened now, or already: reopened from its log); None when it is not."""
-        lobby = self.lobby
-        table = lobby.tables.get(request.table)
-        if table is None:
-            path = lobby.data_dir / "tables" / f"{request.table}.log" if lobby.data_dir is not None else None
-            if path is not None and path.exists():  # it ended here while nobody was there to write its result
-                try:
-                    outcome = await trio.to_thread.run_sync(outcome_from_log, path)
-                except (ValueError, OSError) as error:
-                    await self._refuse(request, str(error))
-                    return None
-                await self._write(request, outcome)
-                # answered too, as a table still open here is: the director asking again (restarted) follows it
-                # here and hears the result, instead of waiting out its answer time with the result unheard
-                await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
-                return None
-            if not await self.cluster.holds("table", request.table):
-                await self._refuse(request, "another node holds the table")
-                return None
-            try:
-                table = await lobby.create(request.create, reserved=[Reservation(*r) for r in request.reserved],
-                                           stand_in=request.stand_in, table_id=request.table,
-                                           tags={"tournament": request.tournament, "round": request.round})
-            except (RulesError, Refusal) as error:
-                await self.cluster.release("table", request.table)
-                await self._refuse(request, error.message)
-                return None
-            await self.cluster.announce(table.info())  # listed everywhere before the director hears it opened
-        await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
-        return table
-
-    async def _answer(self, request: OpenRequest, answer: OpenAnswer) -> None:
-        key = tourney_key(request.tournament)
-        await self.presence.hset(key, {f"open:{request.table}": _encode(answer).decode()})
-
-    async def _refuse(self, request: OpenRequest, why: str) -> None:
-        print(f"photofinish: not opening table {request.table} for tournament {request.tournament}: {why}", flush=True)
-        await self._answer(request, OpenAnswer(node=self.cluster.node, ok=False, error=why))
-        await self.presence.hdel(self.key, request.table)
-
-    async def _halt_after(self, table: Table, ms: int) -> None:
-        from ..table import Intent
-
-        await trio.sleep(ms / 1000)
-        if not table.over.is_set():
-            await table.submit(Intent("halt", None, "time_limit"))
-
-    async def _write(self, request: OpenRequest, outcome: TableOutcome) -> None:
-        """Write the result where the director reads it (again and again until the store takes it), then drop
-        the request: from now on the result is the director's to log."""
-        raw = _encode(outcome).decode()
-        key = tourney_key(request.tournament)
-        self.written[request.table] = (request.tournament, raw)
-        while len(self.written) > MAX_WRITTEN:
-            self.written.pop(next(iter(self.written)))
-        while True:
-            try:
-                await self.presence.hset(key, {f"result:{request.table}": raw})
-                break
-            except PresenceError:
-                await trio.sleep(self.cluster.heartbeat)
-        try:
-            await self.presence.hdel(self.key, request.table)
-        except PresenceError:
-            pass  # read again later: the table is over, so its result is written again, and logged once

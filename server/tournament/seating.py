@@ -3,7 +3,8 @@
 Inputs are always the active players in standings order (best first), their points, the earlier seatings
 (who already shared a table, who sat first), the tournament seed and the table sizes: nothing else, so
 ``tlog.verify_tournament`` recomputes every round from the log. No clock, no I/O; the only randomness is a
-``rules.Rng`` seeded with ``model.derive_seed(seed, round)``.
+``rules.Rng`` seeded with ``derive(seed, round)``: ``seeds.hashed`` by default, the log's own derivation
+when the state passes it (``seeds.for_format``).
 
 **Table sizes** (``table_sizes``): the fewest byes first; then tables no bigger than ``wanted`` and no smaller
 than ``min``, as few and as even as possible (10 players wanting 4: 4, 3, 3); only if that is impossible,
@@ -50,7 +51,8 @@ from typing import Mapping, Sequence
 from rules.rng import Rng
 
 from ..protocol import Code, Refusal
-from .model import Seating, Sizes, derive_seed
+from .model import Seating, Sizes
+from .seeds import Derive, hashed
 
 EXACT_LIMIT = 12  # players at or below which the Swiss objective is minimised exactly
 LOOKAHEAD = 6  # how far down the standings the greedy fill looks for a player new to the table
@@ -394,7 +396,7 @@ def _group(players: Sequence[str], points: Mapping[str, float], past: Sequence[S
 
 
 def swiss(players: Sequence[str], points: Mapping[str, float], past: Sequence[Seating], seed: int,
-          round_no: int, sizes: Sizes) -> Seating:
+          round_no: int, sizes: Sizes, derive: Derive = hashed) -> Seating:
     """Round ``round_no``'s Swiss seating of ``players`` (the active players, standings order)."""
     _check_players(players)
     table_list, byes = table_sizes(len(players), sizes)
@@ -403,11 +405,11 @@ def swiss(players: Sequence[str], points: Mapping[str, float], past: Sequence[Se
     takers = sorted(ranked, key=lambda item: (counts.get(item[1], 0), -item[0]))[:byes]
     bye_set = {p for _, p in takers}
     seated = [p for p in players if p not in bye_set]
-    tables = _group(seated, points, past, table_list, Rng(derive_seed(seed, round_no)))
+    tables = _group(seated, points, past, table_list, Rng(derive(seed, round_no)))
     return Seating(tables=tuple(tables), byes=tuple(p for p in players if p in bye_set))
 
 
-def round_robin(players: Sequence[str], seed: int, sizes: Sizes) -> list[Seating]:
+def round_robin(players: Sequence[str], seed: int, sizes: Sizes, derive: Derive = hashed) -> list[Seating]:
     """Every round of a round robin, computed up front (see the module's text for what it guarantees)."""
     _check_players(players)
     if sizes.wanted == 2:
@@ -416,7 +418,7 @@ def round_robin(players: Sequence[str], seed: int, sizes: Sizes) -> list[Seating
     rounds = max(1, -(-(count - 1) // (sizes.wanted - 1)))
     schedule: list[Seating] = []
     for round_no in range(1, rounds + 1):
-        schedule.append(swiss(players, {}, schedule, seed, round_no, sizes))
+        schedule.append(swiss(players, {}, schedule, seed, round_no, sizes, derive))
     return schedule
 
 
@@ -439,7 +441,7 @@ def _berger(players: list[str]) -> list[Seating]:
 
 
 def arena(waiting: Sequence[str], standings: Sequence[str], points: Mapping[str, float],
-          past: Sequence[Seating], seed: int, label: int, sizes: Sizes) -> Seating:
+          past: Sequence[Seating], seed: int, label: int, sizes: Sizes, derive: Derive = hashed) -> Seating:
     """The tables to seat now from the players ``waiting`` (in the order they became free); ``standings``
     orders everyone. The players not seated are in ``waiting`` of the result, still in their order."""
     _check_players(waiting)
@@ -449,7 +451,7 @@ def arena(waiting: Sequence[str], standings: Sequence[str], points: Mapping[str,
     if unknown:
         raise Refusal(Code.BAD_PLAYERS, f"waiting players not in the standings: {sorted(unknown)}")
     order = [p for p in standings if p in now]
-    seated = _group(order, points, past, [sizes.wanted] * tables, Rng(derive_seed(seed, label)))
+    seated = _group(order, points, past, [sizes.wanted] * tables, Rng(derive(seed, label)))
     return Seating(tables=tuple(seated), waiting=tuple(waiting[tables * sizes.wanted:]))
 
 

@@ -11,7 +11,7 @@ What follows is that module's text as it was.
 # Inputs are always the active players in standings order (best first), their points, the earlier seatings
 # (who already shared a table, who sat first), the tournament seed and the table sizes: nothing else, so
 # ``tlog.verify_tournament`` recomputes every round from the log. No clock, no I/O; the only randomness is a
-# ``rules.Rng`` seeded with ``model.derive_seed(seed, round)``.
+# ``rules.Rng`` seeded with ``seeds.xor_mixed(seed, round)`` (imported as ``derive_seed``).
 # 
 # **Table sizes** (``table_sizes``): the fewest byes first; then tables no bigger than ``wanted`` and no smaller
 # than ``min``, as few and as even as possible (10 players wanting 4: 4, 3, 3); only if that is impossible,
@@ -52,7 +52,8 @@ from typing import Mapping, Sequence
 from rules.rng import Rng
 
 from ..protocol import Code, Refusal
-from .model import Seating, Sizes, derive_seed
+from .model import Seating, Sizes
+from .seeds import xor_mixed as derive_seed
 
 EXACT_LIMIT = 10  # players at or below which the Swiss objective is minimised exactly
 LOOKAHEAD = 6  # how far down the standings the greedy fill looks for a player new to the table

@@ -19,7 +19,7 @@ it is written as, ``model.exact``); rows carry floats.
    lowest is 0 if any is negative) and total S: where higher is better the share is s_i / S; where lower
    is better (``rules.Result.lower_is_better``) it is (S - s_i) / ((n - 1) * S), the share of the points
    the others took; S = 0 gives everyone 1/n. A stand-in's seat has share 0 for the absent player.
-3. ``lot``: a seeded draw per player (``model.lots``), lower first.
+3. ``lot``: a seeded draw per player (``seeds.lots``, with the log's derivation), lower first.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from typing import Iterable, Sequence
 import msgspec
 
 from ..protocol import Code, Refusal
-from .model import Settings, TableResult, lots
+from .model import Settings, TableResult
+from .seeds import Derive, hashed, lots
 
 FLOOR = Fraction(1, 3)
 
@@ -105,9 +106,10 @@ def apply_corrections(results: Sequence[TableResult], corrections: Iterable[Tabl
 
 def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequence[str],
               settings: Settings, seed: int, dropped: Iterable[str] = (),
-              corrections: Iterable[TableResult] = ()) -> list[Standing]:
+              corrections: Iterable[TableResult] = (), derive: Derive = hashed) -> list[Standing]:
     """The standings of ``players`` (in registration order: it decides the lots) after ``results``,
-    one bye per entry of ``byes`` (a player twice had two byes), drops and corrections, best first."""
+    one bye per entry of ``byes`` (a player twice had two byes), drops and corrections, best first; ``derive``
+    is the log's seed derivation (``seeds.for_format``)."""
     known = set(players)
     if len(known) != len(players):
         raise Refusal(Code.BAD_PLAYERS, "a player is registered twice")
@@ -149,7 +151,7 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
     opp = {p: (sum((percentage[q] for q in opponents[p]), Fraction(0)) / len(opponents[p]))
            if opponents[p] else FLOOR for p in players}
     share = {p: sum(shares[p], Fraction(0)) / len(shares[p]) if shares[p] else Fraction(0) for p in players}
-    lot = lots(list(players), seed)
+    lot = lots(list(players), seed, derive)
     gone = set(dropped)
     order = sorted(players, key=lambda p: (-points[p], -opp[p], -share[p], lot[p]))
     return [Standing(rank=i + 1, player=p, points=float(points[p]), opponents=float(opp[p]),

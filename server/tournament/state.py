@@ -21,7 +21,15 @@ top-N final seats the top of the active players, fewer than N if fewer remain (i
 skipped when fewer than a table's minimum remain. ``end_reason`` says why a Swiss or round-robin event is over,
 and an ``ended`` record that gives a reason must give that one, in the same words. Nothing follows ``ended``
 (``tournament_over``). Active players are the registered ones (checked in, when the settings ask for
-check-in) who have not dropped.
+check-in) who have not dropped and are not on the waitlist.
+
+**Player cap and waitlist** (``Settings.max_players``, 0: no cap): a registration past the cap, or made while
+anyone is waiting, goes on the waitlist (its ``registered`` record says ``waitlisted``, and must: the fold
+recomputes it); before round 1 is seated, a player holding a place who drops gives it to the first player
+waiting. So before the start the players holding places are always the first ``max_players`` of those who have
+not dropped, in registration order, and the waitlist the rest, in that order. A waitlisted player is never
+seated and has no row in the standings (nor has one who left the waitlist); their lot is still drawn in
+registration order, so nobody's lot depends on who waits.
 """
 
 from __future__ import annotations
@@ -29,8 +37,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import seating, seating_v1
+import msgspec
+
 from ..protocol import Code, Refusal
+from . import seating, seating_v1, seeds
 from .model import Seating, Settings, TableResult
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -52,6 +62,8 @@ class Tournament:
     results: dict[str, TableResult] = field(default_factory=dict)
     corrections: list[TableResult] = field(default_factory=list)
     byes: list[str] = field(default_factory=list)
+    waitlist: list[str] = field(default_factory=list)  # waiting for a place, in registration order
+    left_waitlist: set[str] = field(default_factory=set)  # dropped while waiting: never held a place
     schedule: list[Seating] | None = None  # round robin
     ended: Ended | None = None
     _old_empty_round: bool = field(default=False, repr=False)  # folding a round of byes alone from an old log
@@ -69,27 +81,51 @@ class Tournament:
         return seating_v1 if self.created.format < 2 else seating
 
     @property
+    def _derive(self) -> seeds.Derive:
+        """How this log splits its seed (format 3 on: by hashing; before: the frozen XOR mix)."""
+        return seeds.for_format(self.created.format)
+
+    @property
+    def _seat_kw(self) -> dict:
+        return {} if self._seater is seating_v1 else {"derive": self._derive}
+
+    @property
     def round(self) -> int:
         """Rounds seated so far."""
         return len(self.seatings)
 
     def active(self) -> list[str]:
-        gone = set(self.dropped)
+        gone = set(self.dropped) | set(self.waitlist)
         return [p for p in self.players if p not in gone
                 and (not self.settings.check_in or p in self.checked_in)]
+
+    def entered(self) -> list[str]:
+        """The players holding a place (not waiting, never dropped from the waitlist), registration order."""
+        outside = set(self.waitlist) | self.left_waitlist
+        return [p for p in self.players if p not in outside]
+
+    def full(self) -> bool:
+        """Whether a registration now goes on the waitlist: the cap is reached, or players are waiting."""
+        cap = self.settings.max_players
+        holding = len(set(self.entered()) - set(self.dropped))
+        return bool(cap) and (holding >= cap or bool(self.waitlist))
 
     def unfinished(self) -> list[str]:
         return [t for t in self.tables if t not in self.results]
 
     def standings(self) -> list[Standing]:
         rows = standings(self.players, list(self.results.values()), self.byes, self.settings, self.seed,
-                         self.dropped, self.corrections)
+                         self.dropped, self.corrections, self._derive)
+        if self.waitlist or self.left_waitlist:  # rows of players holding a place only (lots drawn over all)
+            shown = set(self.entered())
+            rows = [msgspec.structs.replace(row, rank=rank) for rank, row in
+                    enumerate((row for row in rows if row.player in shown), 1)]
         final = self._final_table()
         if final is not None and final in self.results:
             fixed = {c.table: c for c in self.corrections}
             before = standings(self.players, [r for r in self.results.values() if r.table != final], self.byes,
                                self.settings, self.seed, self.dropped,
-                               [c for c in self.corrections if c.table != final])
+                               [c for c in self.corrections if c.table != final], self._derive)
             rows = apply_final(rows, fixed.get(final, self.results[final]), before)
         return rows
 
@@ -117,17 +153,19 @@ class Tournament:
                 raise Refusal(Code.NOT_WAITING, f"{wrong} cannot be waiting: dropped, not active or "
                                                 "still at a table")
             return self._seater.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
-                              s.sizes)
+                                      s.sizes, **self._seat_kw)
         if self.unfinished():
             raise Refusal(Code.ROUND_NOT_OVER, f"round {self.round} still has tables playing")
         if s.format == "swiss":
             if r <= s.rounds:
-                return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes), r)
+                return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes,
+                                                          **self._seat_kw), r)
             if s.top_n and r == s.rounds + 1:
                 return self._final(order)
             raise Refusal(Code.NO_MORE_ROUNDS, f"the tournament has {s.rounds} rounds"
                                                + (" and its final" if s.top_n else ""))
-        schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes)
+        schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes,
+                                                                                          **self._seat_kw)
         if r > len(schedule):
             raise Refusal(Code.NO_MORE_ROUNDS, f"the round robin has {len(schedule)} rounds")
         planned = schedule[r - 1]
@@ -183,14 +221,21 @@ class Tournament:
         if self.ended is not None:
             raise Refusal(Code.TOURNAMENT_OVER, "the tournament is over: nothing is accepted after its end")
         match record:
-            case Registered(player=player, name=name):
+            case Registered(player=player, name=name, waitlisted=waitlisted):
                 if player in self.names:
                     raise Refusal(Code.ALREADY_REGISTERED, f"{player!r} is registered already")
                 if self.round >= max(1, self.settings.late_until) or self.settings.format == "round_robin" \
                         and self.round:
                     raise Refusal(Code.REGISTRATION_CLOSED, "registration is closed")
+                if waitlisted != self.full():
+                    raise Refusal(Code.WRONG_WAITLIST, f"{player!r} is logged as "
+                                                       f"{'waitlisted' if waitlisted else 'holding a place'}; "
+                                                       f"the cap of {self.settings.max_players} and the players "
+                                                       "before them say otherwise")
                 self.players.append(player)
                 self.names[player] = name
+                if waitlisted:
+                    self.waitlist.append(player)
             case CheckedIn(player=player):
                 self._known(player)
                 self.checked_in.add(player)
@@ -199,6 +244,11 @@ class Tournament:
                 if player in self.dropped:
                     raise Refusal(Code.ALREADY_DROPPED, f"{player!r} has dropped already")
                 self.dropped.append(player)
+                if player in self.waitlist:  # left the waitlist: never held a place
+                    self.waitlist.remove(player)
+                    self.left_waitlist.add(player)
+                elif self.waitlist and not self.round:  # a place freed before the start: the first waiting takes it
+                    self.waitlist.pop(0)
             case RoundSeated():
                 self._seat(record)
             case TableFinished():
@@ -257,7 +307,7 @@ class Tournament:
                                               + (f" ({expected.note})" if expected.note else ""))
         if self.settings.format == "round_robin" and self.schedule is None:
             order = [row.player for row in self.standings() if row.player in set(self.active())]
-            self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes)
+            self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes, **self._seat_kw)
         self.seatings.append(expected)
         self.byes.extend(expected.byes)
         for t in record.tables:

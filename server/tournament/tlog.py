@@ -21,7 +21,8 @@ from server.logfile import read_chain
 
 from .model import Seating, Settings, TableResult
 
-FORMAT_VERSION = 2  # 2: seated by seating.py (exact to 12 players); 1: seating_v1.py
+FORMAT_VERSION = 3  # 3: seeds derived by hashing (seeds.hashed); 2: seated by seating.py (exact to 12
+# players), seeds by the XOR mix (seeds.xor_mixed); 1: seating_v1.py
 
 
 class Created(msgspec.Struct, tag_field="kind", tag="created", frozen=True):
@@ -45,6 +46,7 @@ class Registered(msgspec.Struct, tag_field="kind", tag="registered", frozen=True
     name: str
     time: float = 0.0  # seconds since the tournament was created
     token: str | None = None  # sha256 of the player's token (never the token): a restart needs nothing else
+    waitlisted: bool = False  # past the settings' max_players (or behind others waiting): on the waitlist
 
 
 class CheckedIn(msgspec.Struct, tag_field="kind", tag="checked_in", frozen=True, omit_defaults=True):

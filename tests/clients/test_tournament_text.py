@@ -5,7 +5,7 @@ counts in words that agree with their number."""
 from __future__ import annotations
 
 from clients.cli import main
-from clients.tournament_cli import state_text
+from clients.tournament_text import state_text
 from server.protocol import PlayerInfo, SeatingInfo, StandingRow, TournamentInfo, TournamentState
 
 

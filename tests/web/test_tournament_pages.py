@@ -160,3 +160,30 @@ def test_a_player_downloads_the_tournaments_log_from_its_page(browser, tmp_path)
         assert '"name":"Ann"' in saved.read_text().splitlines()[1]
     finally:
         server.stop()
+
+
+def test_a_player_past_the_cap_is_told_they_wait_and_every_page_lists_the_waitlist(browser, live_server):
+    pages = [browser.new_context(viewport={"width": 1100, "height": 900}).new_page() for _ in range(4)]
+    errors = []
+    for page in pages:
+        page.set_default_timeout(15_000)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+    organiser, *players = pages
+    organiser.goto(f"{live_server.url}#/organise")
+    organiser.fill("input[name=name]", "Capped Cup")
+    organiser.fill("input[name=max_players]", "2")
+    organiser.click("[data-key=create]")
+    organiser.wait_for_url(re.compile(r"#/organise/T\d+$"))
+    tournament = organiser.url.rsplit("/", 1)[1]
+    for page, name in zip(players, ("Ana", "Ben", "Cy")):
+        page.goto(f"{live_server.url}#/tournament/{tournament}")
+        page.fill("[data-key=register-name]", name)
+        page.click("form.register button[type=submit]")
+        page.wait_for_selector(".me")
+    cy = players[2]
+    assert "number 1 on its waitlist" in cy.wait_for_selector(".notice").text_content()
+    assert "number 1 on the waitlist" in cy.text_content(".me p")
+    organiser.wait_for_selector("ol.waitlist li:has-text('Cy')")
+    assert "2 players of 2" in organiser.text_content(".turn") and "1 waiting" in organiser.text_content(".turn")
+    assert organiser.locator(".players li").all_text_contents() == ["Ana", "Ben"]
+    assert not errors

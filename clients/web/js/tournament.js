@@ -61,7 +61,7 @@ function callToTable(message) {
 
 // The server leaves out empty lists (its messages omit default values).
 function withLists(message) {
-  return { players: [], standings: [], seatings: [], byes: [], ...message };
+  return { players: [], standings: [], seatings: [], byes: [], waitlist: [], ...message };
 }
 
 function errorText(error) { return error.reason || error.message || String(error); }
@@ -181,6 +181,10 @@ class TournamentPage {
     const name = new FormData(event.target).get("name").trim();
     await this.call({ type: "register", tournament: this.id, name }, (registered) => {
       playerStore.put(this.id, { player: registered.player, name: registered.name, token: registered.token });
+      if (registered.waitlisted) {
+        this.notice = `The tournament is full: you are number ${registered.waitlist_position} on its waitlist, ` +
+          "and take a place if one frees before the start.";
+      }
       localStorage.setItem("photofinish.name", registered.name);
       this.client.watchTournament(this.id, registered.token).then((state) => this.receive(state), () => {});
     });
@@ -195,7 +199,8 @@ class TournamentPage {
         info ? h("span", { class: "game-title" }, `${this.app.gameTitle(info.game)} · ${info.mode} · ` +
           `${info.format} · tables of ${info.seats}`) : null,
         this.organiser ? null : h("a", { href: `#/organise/${this.id}`, class: "button leave" }, "Organiser page")),
-      info ? h("p", { class: "turn" }, statusWords(info), ` · ${info.players} players`) : null,
+      info ? h("p", { class: "turn" }, statusWords(info), ` · ${info.players} players`,
+        info.max_players ? ` of ${info.max_players}` : "", info.waitlisted ? ` · ${info.waitlisted} waiting` : "") : null,
       this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
       this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
       d ? (this.organiser ? this.organiserPanel() : this.playerPanel()) : null,
@@ -239,7 +244,9 @@ class TournamentPage {
     }
     return h("div", { class: "me" },
       h("p", {}, `You are ${me.name} (${me.player})`,
-        row && row.dropped ? " and have dropped out." : row && row.checked_in ? ", checked in." : "."),
+        row && row.dropped ? " and have dropped out." : row && row.waitlisted
+          ? `, number ${this.data.waitlist.indexOf(me.player) + 1} on the waitlist.`
+          : row && row.checked_in ? ", checked in." : "."),
       this.yourTable ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
         `Your table: ${this.yourTable.table}, seat ${this.yourTable.seat + 1} (round ${this.yourTable.round})`) : null,
       row && !row.dropped && !row.checked_in && info.status === "registration"
@@ -317,10 +324,13 @@ class TournamentPage {
   }
 
   players() {
-    const list = this.data.players;
+    const list = this.data.players.filter((p) => !p.waitlisted);
+    const waiting = this.data.waitlist;
     return h("div", {}, h("h2", {}, `Players (${list.length})`),
       h("ul", { class: "players" }, list.map((p) => h("li", {}, p.name,
-        p.dropped ? " (dropped)" : p.checked_in ? " ✓ checked in" : ""))));
+        p.dropped ? " (dropped)" : p.checked_in ? " ✓ checked in" : ""))),
+      waiting.length ? h("h2", {}, `Waitlist (${waiting.length})`) : null,
+      waiting.length ? h("ol", { class: "waitlist" }, waiting.map((p) => h("li", {}, this.name(p)))) : null);
   }
 }
 
@@ -331,7 +341,7 @@ class CreatePage {
     this.app = app;
     this.form = { name: "", game: "flag_finish", mode: "challenge", seats: 3, format: "swiss", rounds: 3, top: 0,
                   round_time_ms: 0, turn_time_ms: 60000, no_show_ms: 60000, bot_delay_ms: 800, arena_ms: 0,
-                  late_entry_rounds: 0, check_in: false, options: {} };
+                  late_entry_rounds: 0, max_players: 0, check_in: false, options: {} };
     this.notice = null;
   }
 
@@ -346,7 +356,7 @@ class CreatePage {
     const game = this.app.gamesByName.get(f.game);
     const options = gameOptions(game, f.options);
     const numbers = ["seats", "rounds", "top", "round_time_ms", "turn_time_ms", "no_show_ms", "bot_delay_ms", "arena_ms",
-                     "late_entry_rounds"];
+                     "late_entry_rounds", "max_players"];
     const message = { type: "create_tournament", name: f.name, game: f.game, mode: f.mode, format: f.format,
                       check_in: f.check_in, options };
     for (const name of numbers) message[name] = Number(f[name]) || 0;
@@ -395,6 +405,7 @@ class CreatePage {
         number("no_show_ms", "A stand-in bot plays an absent player after (ms)"),
         number("bot_delay_ms", "Stand-in bots' pause (ms)"),
         number("late_entry_rounds", "Late entries until round"),
+        number("max_players", "Most players (0: no cap; later entries wait on a waitlist)"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "check_in", "data-key": "check_in",
           checked: f.check_in, onchange: set("check_in") }), " Players must check in"),
         h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),

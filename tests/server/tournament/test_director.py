@@ -214,15 +214,15 @@ async def test_an_internal_error_in_one_tournament_is_one_line_and_the_server_go
                                                                                       monkeypatch, capsys):
     """A bug in a tournament's task (here: logging a table's result) must not stop the server: the other tables
     play on and new ones open; the operator reads one line naming the tournament."""
-    from server.tournament.director import Director
+    from server.tournament import results
 
     failed = trio.Event()
 
-    async def broken(self, *args):
+    async def broken(*args):
         failed.set()
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(Director, "_finished", broken)
+    monkeypatch.setattr(results, "finished", broken)
     running = await start_server(nursery, tmp_path)
     async with open_client(running.url) as organiser:
         created = await organiser.create_tournament(game="flag_finish", mode="challenge", seats=3, rounds=1,
@@ -236,7 +236,7 @@ async def test_an_internal_error_in_one_tournament_is_one_line_and_the_server_go
         table = await organiser.create_table(game="flag_finish", mode="challenge", seats=2)
     assert running.lobby.find(table.table) is not None  # still serving
     said = capsys.readouterr().err
-    assert f"tournament {tid}: an internal error in _await_result (RuntimeError: a bug)" in said
+    assert f"tournament {tid}: an internal error in await_result (RuntimeError: a bug)" in said
     assert "Traceback" not in said
 
 

@@ -375,11 +375,11 @@ def test_each_format_takes_its_own_settings():
 
 
 def test_the_cli_keeps_fractions_and_refuses_negatives_before_connecting():
-    from clients.tournament_cli import _points
+    from clients.cli.values import points
 
-    assert _points("2.5,1,0") == [2.5, 1.0, 0.0]
+    assert points("2.5,1,0") == [2.5, 1.0, 0.0]
     with pytest.raises(Exception) as refused:
-        _points("3,-1,0")
+        points("3,-1,0")
     assert "0 or more" in str(refused.value)
 
 
@@ -407,6 +407,7 @@ async def test_look_alike_invisible_and_decomposed_names_are_one_player_or_refus
 
 async def test_ratings_follow_the_player_across_tournaments_whatever_form_of_the_name(nursery, autojump_clock,
                                                                                      tmp_path):
+    from server.tournament import results
     from server.tournament.model import TableResult
     from server.tournament.store import AsyncStore, Store
 
@@ -415,8 +416,8 @@ async def test_ratings_follow_the_player_across_tournaments_whatever_form_of_the
         director, _ = await open_director(nursery, seats=2, rounds=1)  # decomposed, a Cyrillic В
         players = [(await director.register(name))[0] for name in (josé, ben)]
         director.store = store  # (registered without one: the store's rows of a tournament are not needed here)
-        await director._rate(TableResult(table=f"t{number + 1}", players=tuple(players), places=(1, 2),
-                                         scores=(0, 5)))
+        await results.rate(director, TableResult(table=f"t{number + 1}", players=tuple(players), places=(1, 2),
+                                                 scores=(0, 5)))
     ratings = await store.call(Store.ratings, "flag_finish")
     assert sorted((r.player, r.tables, r.name) for r in ratings) == [("ben", 2, "\u0432en"), ("jos\u00e9", 2, "jos\u00e9")]
     store.store.close()

@@ -44,10 +44,10 @@ def competition_places(scores: list[int]) -> tuple[int, ...]:
 
 
 def play(folder: Path, settings: Settings, count: int, *, drop_after: dict[int, str] | None = None,
-         correct: bool = False) -> list:
+         correct: bool = False, log_format: int = 1) -> list:
     """Run a whole tournament on the state the director will use, with seeded random table results; return
     its records after ``created`` (and leave the table logs in ``folder``)."""
-    created = Created(format=1, tournament="t17", name="Test cup", game="flag_finish", options={"races": 1},
+    created = Created(format=log_format, tournament="t17", name="Test cup", game="flag_finish", options={"races": 1},
                       settings=settings, commitment=seed_commitment(SEED), started="2026-01-01T00:00:00Z")
     state, records, rng = Tournament(created=created, seed=SEED), [], Rng(42)
 
@@ -134,6 +134,36 @@ def test_other_formats_verify(tmp_path, settings):
     play(tmp_path, settings, 7)
     report = verify_tournament(tmp_path / "t17.tournament.log", tmp_path)
     assert report.ok, report.problem
+
+
+@pytest.mark.parametrize("log_format", [1, 2, 3])
+def test_a_log_of_every_format_still_verifies_with_the_seed_derivation_it_was_written_with(tmp_path, log_format):
+    records = play(tmp_path, SWISS, 11, drop_after={2: "p3"}, log_format=log_format)
+    report = verify_tournament(tmp_path / "t17.tournament.log", tmp_path)
+    assert report.ok, report.problem
+    assert [row.player for row in report.standings] == list(records[-1].standings)
+
+
+def test_format_3_derives_its_seeds_by_hashing_and_formats_1_and_2_by_the_frozen_xor_mix(tmp_path):
+    from rules.rng import derive
+    from server.tournament import seeds
+
+    assert seeds.for_format(1) is seeds.for_format(2) is seeds.xor_mixed
+    assert seeds.for_format(3) is seeds.hashed
+    assert seeds.xor_mixed(SEED, 0) == 0xCA8216FA9058D0FA  # frozen: logs of formats 1 and 2 were drawn with it
+    assert seeds.xor_mixed(SEED, 1) == 0x804803D296841A49
+    assert seeds.hashed(SEED, 1) == derive(SEED, "tournament round 1") == 0x65FCED4EF87B0C64
+    assert seeds.hashed(SEED, seeds.LOT) == derive(SEED, "tournament lot")
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir(), new.mkdir()
+    records_2 = play(old, SWISS, 11, log_format=2)
+    records_3 = play(new, SWISS, 11, log_format=3)
+    assert records_2 != records_3  # another draw: the lots (and so the seatings) differ
+    # format 3's records under a format-2 header: the old derivation gives other seatings or standings
+    read = read_tournament_log(new / "t17.tournament.log")
+    write(new / "as-2.log", [msgspec.structs.replace(read.created, format=2), *read.records])
+    report = verify_tournament(new / "as-2.log", new)
+    assert not report.ok and ("seating" in report.problem or "standings" in report.problem), report.problem
 
 
 def rewrite(tmp_path: Path, change) -> Path:

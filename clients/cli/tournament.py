@@ -5,7 +5,7 @@
     check-in | drop | start | correct | standings | list | export | bots | verify
 
 Every call is one request to the server (``clients/client.py``); `verify` needs no server: it checks a
-tournament's log and its tables' logs on disk.
+tournament's log and its tables' logs on disk (``server.commands.verify_tournament_log``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import math
 import sys
 from pathlib import Path
 
@@ -22,50 +21,13 @@ import msgspec
 from rules import GAMES
 from rules.bots import POLICY_NAMES
 
-
-def _point(text: str) -> float:
-    """One point value: a number of 0 or more, kept as written (2.5 stays 2.5; the server never truncates)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"points are numbers, e.g. 3 or 2.5; not {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"points are 0 or more, not {text!r}")
-    return value
-
-
-def _points(text: str) -> list[float]:
-    try:
-        values = [_point(v) for v in text.split(",")]
-    except argparse.ArgumentTypeError as error:
-        raise argparse.ArgumentTypeError(f"points are numbers of 0 or more by place, best first, e.g. 3,1,0 or "
-                                         f"2.5,1,0; not {text!r} ({error})") from None
-    if values != sorted(values, reverse=True):
-        raise argparse.ArgumentTypeError(f"points go best first (never rising), e.g. 3,1,0; not {text!r}")
-    return values
-
-
-def _places(text: str) -> list[int]:
-    try:
-        return [int(v) for v in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"places are whole numbers by seat, e.g. 1,3,2; not {text!r}")
-
-
-def _seconds(text: str) -> int:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a time in seconds, not {text!r}")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a time in seconds is 0 or more, not {text!r}")
-    return int(value * 1000)
+from .. import checks
+from ..tournament_text import count_of, state_text
+from . import values
+from .running import run_client
 
 
 def add_parser(sub) -> None:
-    from . import checks
-    from .cli import _parse_option
-
     parser = sub.add_parser("tournament", help="run a tournament: create, register, start, standings, export, "
                                                "verify, bots")
     cmds = parser.add_subparsers(dest="tournament_command", metavar="SUBCOMMAND")
@@ -92,27 +54,31 @@ def add_parser(sub) -> None:
                              "arena: a new table as soon as enough players are free, for --arena-time")
     create.add_argument("--rounds", type=checks.positive, default=None, metavar="N",
                         help="swiss: the number of rounds (default 3); other formats refuse it")
-    create.add_argument("--top", type=checks.seat, default=0, metavar="N",
+    create.add_argument("--top", type=checks.count, default=0, metavar="N",
                         help="swiss: a final table of the top N after the rounds (default 0: none; shrinks to the "
                              "players left if fewer remain); other formats refuse it")
-    create.add_argument("--option", action="append", type=_parse_option, default=[], metavar="NAME=VALUE",
+    create.add_argument("--option", action="append", type=values.option, default=[], metavar="NAME=VALUE",
                         help="a game option for every table, e.g. races=3 (repeatable)")
-    create.add_argument("--points", type=_points, default=None, metavar="P1,P2,...",
+    create.add_argument("--points", type=values.points, default=None, metavar="P1,P2,...",
                         help="placement points, best first, 0 or more; fractions are kept (2.5,1,0) (default by table "
                              "size: 3,0 / 3,1,0 / 5,3,1,0 ...)")
-    create.add_argument("--bye-points", type=_point, default=None, metavar="POINTS",
+    create.add_argument("--bye-points", type=values.point, default=None, metavar="POINTS",
                         help="what a bye is worth (default: the points of 1st place)")
-    create.add_argument("--round-time", type=_seconds, default=0, metavar="SECONDS",
+    create.add_argument("--round-time", type=values.seconds, default=0, metavar="SECONDS",
                         help="end unfinished tables as they stand after this long (0: no limit)")
-    create.add_argument("--turn-time", type=_seconds, default=60_000, metavar="SECONDS",
+    create.add_argument("--turn-time", type=values.seconds, default=60_000, metavar="SECONDS",
                         help="lockstep tables: a seat's time to act (default 60)")
-    create.add_argument("--no-show", type=_seconds, default=60_000, metavar="SECONDS",
+    create.add_argument("--no-show", type=values.seconds, default=60_000, metavar="SECONDS",
                         help="an absent player's seat is played by a stand-in bot after this long (default 60)")
-    create.add_argument("--arena-time", type=_seconds, default=0, metavar="SECONDS",
+    create.add_argument("--arena-time", type=values.seconds, default=0, metavar="SECONDS",
                         help="arena: how long it runs (default 10 minutes)")
-    create.add_argument("--late-rounds", type=checks.seat, default=0, metavar="N",
+    create.add_argument("--late-rounds", type=checks.count, default=0, metavar="N",
                         help="accept entries until round N starts (default 0: only before the start)")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
+    create.add_argument("--max-players", type=checks.count, default=0, metavar="N",
+                        help="at most N players hold a place; later registrations go on a waitlist, and a player "
+                             "who withdraws before the start gives their place to the first waiting (default 0: no "
+                             "cap)")
     create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None, metavar="MS",
                         help="stand-in bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
@@ -154,7 +120,7 @@ def add_parser(sub) -> None:
     correct.add_argument("--secret", required=True, help="the organiser's secret, printed by create")
     correct.add_argument("--table", required=True, help="the table whose result is corrected, e.g. t5 "
                                                          "(standings lists the round's tables)")
-    correct.add_argument("--places", type=_places, required=True, metavar="P,P,...",
+    correct.add_argument("--places", type=values.places, required=True, metavar="P,P,...",
                          help="each seat's place, seat 0 first (1 = first), e.g. 2,1,3")
     correct.add_argument("--reason", required=True, help="why, in words: it is kept in the tournament's log")
     correct.set_defaults(run=cmd_correct)
@@ -214,17 +180,11 @@ def add_parser(sub) -> None:
     verify.set_defaults(run=cmd_verify)
 
 
-def _run(fn) -> int:
-    from .cli import _run_client
-
-    return _run_client(fn)
-
-
 def cmd_create(args: argparse.Namespace) -> int:
     from rules import get_game
-    from server.app import human_pace_ms
+    from server.commands import human_pace_ms
 
-    from .client import open_client
+    from ..client import open_client
 
     mode = args.mode or get_game(args.game).info.modes[0]
     # a stand-in plays against the people at its table: at full speed it would end a Challenge race at once
@@ -237,7 +197,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 format=args.format, rounds=args.rounds, top=args.top, points=args.points,
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
-                check_in=args.check_in, bot_delay_ms=bot_delay_ms)
+                check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players)
         info = created.tournament
         print(info.tournament)
         print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "
@@ -247,27 +207,30 @@ def cmd_create(args: argparse.Namespace) -> int:
               f"{created.secret}", file=sys.stderr)
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def cmd_register(args: argparse.Namespace) -> int:
-    from .client import open_client
+    from ..client import open_client
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
             entry = await client.register(args.tournament, args.name)
         print(entry.token)
+        if entry.waitlisted:
+            print(f"{entry.tournament} is full: {entry.name} is number {entry.waitlist_position} on its waitlist, "
+                  "and takes a place if one frees before the start", file=sys.stderr)
         print(f"{entry.name} is player {entry.player} of {entry.tournament}; your token is above (keep it).\n"
               f"play your tables with:  photofinish play {args.url} --tournament {entry.tournament} "
               f"--token {entry.token}", file=sys.stderr)
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def _simple(call):
     def command(args: argparse.Namespace) -> int:
-        from .client import open_client
+        from ..client import open_client
 
         async def run() -> int:
             async with open_client(args.url, name="photofinish tournament") as client:
@@ -275,16 +238,18 @@ def _simple(call):
             print_state(state)
             return 0
 
-        return _run(run)
+        return run_client(run)
 
     return command
 
 
 cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
+
+
 async def _drop(client, args: argparse.Namespace):
     player = args.player
     if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana, ana, ANA: as registration
-        from server.names import skeleton  # compares them)
+        from server.protocol.names import skeleton  # compares them)
 
         state = await client.watch_tournament(args.tournament)
         player = next((p.player for p in state.players if p.player == player), None) or next(
@@ -293,35 +258,35 @@ async def _drop(client, args: argparse.Namespace):
 
 
 def cmd_drop(args: argparse.Namespace) -> int:
-    from . import checks
-
     if not args.token and not (args.secret and args.player):  # said before connecting
         raise checks.Refused("say who leaves: --token TOKEN (yourself), or --secret SECRET --player NAME "
                              "(the organiser)")
     return _simple(_drop)(args)
+
+
 cmd_start = _simple(lambda client, a: client.start_tournament(a.tournament, a.secret, a.next_round))
 cmd_correct = _simple(lambda client, a: client.correct_result(a.tournament, a.secret, a.table, a.places, a.reason))
 cmd_standings = _simple(lambda client, a: client.watch_tournament(a.tournament))
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .client import open_client
+    from ..client import open_client
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
             infos = await client.list_tournaments()
         for info in infos:
             print(f"{info.tournament:<6} {info.name:<24} {info.game:<18} {info.format:<11} round {info.round}/"
-                  f"{info.rounds or '?'}  {_count(info.players, 'player')}  {info.status}")
+                  f"{info.rounds or '?'}  {count_of(info.players, 'player')}  {info.status}")
         if not infos:
             print("no tournaments on this server")
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from .client import open_client
+    from ..client import open_client
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
@@ -334,78 +299,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             print("  nobody rated yet: ratings come from finished tournament tables")
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def print_state(state) -> None:
     print(state_text(state))
 
 
-def round_words(info) -> str:
-    """``round 2 of 3``; an arena (no fixed number of rounds): ``round 151``."""
-    return f"round {info.round}" + (f" of {info.rounds}" if info.rounds else "")
-
-
-def state_text(state) -> str:
-    """The tournament's header, its standings and the current round's tables, as `standings` prints them."""
-    info = state.tournament
-    lines = [f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, {round_words(info)}, "
-             f"{info.status}, {_count(info.players, 'player')}", standings_text(state)]
-    if state.seatings:
-        names = {p.player: p.name for p in state.players}
-        stand_ins = any(seating.stand_ins for seating in state.seatings)
-        lines.append(f"\nround {info.round}, each player's place at their table"
-                     + (" (a seat a stand-in played is placed last):" if stand_ins else ":"))
-        for seating in state.seatings:
-            lines.append(f"  {seating.table}: " + ", ".join(_seat_text(seating, names)))
-        if state.byes:
-            lines.append(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
-    return "\n".join(lines)
-
-
-def _seat_text(seating, names: dict[str, str]) -> list[str]:
-    """Each player of a table: their name, and once it is over the place that scores (stand-ins last), with
-    the game's own place where that differs."""
-    if not seating.places:
-        return [", ".join(names.get(p, p) for p in seating.players) + "  (playing)"]
-    from server.tournament.model import TableResult
-    from server.tournament.standings import placed
-
-    n = len(seating.players)
-    stand_ins = tuple(i in seating.stand_ins for i in range(n))
-    scoring = placed(TableResult(table=seating.table, players=tuple(seating.players), places=tuple(seating.places),
-                                 scores=(0,) * n, stand_ins=stand_ins))
-    out = []
-    for i, (player, game_place, place) in enumerate(zip(seating.players, seating.places, scoring)):
-        tied = "tied " if scoring.count(place) > 1 else ""
-        text = f"{names.get(player, player)} {tied}{_ordinal(place)}"
-        if game_place != place:
-            text += f" ({_ordinal(game_place)} in the game)"
-        out.append(text + (" [stand-in]" if stand_ins[i] else ""))
-    return out
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}" + ("" if n == 1 else "s")
-
-
-def standings_text(state) -> str:
-    lines = [" rank  player                    points  opp%   share  tables byes"]
-    for row in state.standings:
-        dropped = "  (dropped)" if row.dropped else ""
-        lines.append(f" {row.rank:>4}  {row.name:<24} {row.points:>6g}  {row.opponents_pct * 100:>4.0f}  "
-                     f"{row.game_share:>5.2f}  {row.tables:>6} {row.byes:>4}{dropped}")
-    return "\n".join(lines)
-
-
 def cmd_export(args: argparse.Namespace) -> int:
-    from . import checks
-    from .client import open_client
+    from ..client import open_client
 
     if args.output:  # a folder that is not there, a directory: said before connecting
         target = Path(args.output)
@@ -434,7 +336,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
@@ -443,8 +345,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
     import trio
 
-    from .client import open_client
-    from .tournament_bots import fill_tournament
+    from ..client import open_client
+    from ..tournament_bots import fill_tournament
 
     if not 1 <= args.players <= 300:
         print("photofinish tournament bots: --players is 1..300", file=sys.stderr)
@@ -463,11 +365,11 @@ def cmd_bots(args: argparse.Namespace) -> int:
             print_state(await client.watch_tournament(args.tournament))
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from .client import open_client
+    from ..client import open_client
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish tournament") as client:
@@ -478,39 +380,11 @@ def cmd_log(args: argparse.Namespace) -> int:
               f"check it with: photofinish tournament verify {out}")
         return 0
 
-    return _run(run)
+    return run_client(run)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from server.tournament.verify import verify_tournament
-
-    from . import checks
+    from server.commands import verify_tournament_log
 
     checks.readable_file(args.log, "tournament log")  # missing, empty, a directory: one line, exit 2 (as `verify`)
-    log = Path(args.log)
-    tables = Path(args.tables) if args.tables else log.resolve().parent.parent / "tables"
-    report = verify_tournament(log, tables if tables.is_dir() else None)
-    if report.ok and args.receipt and not _holds_line(log, args.receipt):
-        print(f"{log}: NOT VERIFIED: no line of this log has the hash {args.receipt}: it is not the log that "
-              "gave that receipt, or not all of it")
-        return 1
-    if not report.ok:
-        where = f"line {report.line}: " if report.line else ""
-        print(f"{log}: NOT VERIFIED: {where}{report.problem}")
-        return 1
-    print(f"{log}: verified: {report.rounds} round(s) seated as the standings, history and seed give, "
-          f"{report.results} result(s)" + (f" matching their {report.table_logs} table logs" if report.table_logs
-                                             else " (no table logs checked)")
-          + (f", ended: {report.end_reason.replace('_', ' ')}" if report.end_reason else "")
-          + (f" ({report.end_note})" if report.end_note else "") + ", final standings recomputed:")
-    for row in report.standings:
-        name = report.names.get(row.player)
-        who = f"{name} ({row.player})" if name else row.player
-        print(f"  {row.rank:>3}. {who} {row.points:g} point{'' if row.points == 1 else 's'}"
-              + (" (dropped)" if row.dropped else ""))
-    return 0
-
-
-def _holds_line(log: Path, receipt: str) -> bool:
-    """Whether a line of the (chain-checked) log has the hash ``receipt``."""
-    return any(line[:64] == receipt.strip().lower() for line in log.read_text().splitlines())
+    return verify_tournament_log(args.log, args.tables, args.receipt)

@@ -1,0 +1,44 @@
+"""A tournament's clocks: a round's time limit (``round_time_ms``: tables still playing end as they stand) and an
+arena's length (``arena_ms``). They only halt tables and mark the arena over; what follows is the results'
+(``results.py``) and the director's (``Director.advance``) as at any table's end.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import trio
+
+from ..table import Intent
+
+if TYPE_CHECKING:
+    from .director import Director
+
+
+async def arena_clock(d: Director) -> None:
+    """An arena runs for ``arena_ms`` (default 10 minutes): then nobody more is seated, and it ends once its
+    last tables are over (with ``round_time_ms``, those still playing after that long end as they stand)."""
+    await trio.sleep((d.request.arena_ms or 600_000) / 1000)
+    async with d.lock:
+        d.arena_over = True
+        d.waiting = []
+        if not d.state.unfinished() and not d.state.ended:
+            await d.end("time_up", "the arena's time is up")
+    if d.request.round_time_ms:  # tables still playing get their time too, then end as they stand
+        await trio.sleep(d.request.round_time_ms / 1000)
+        await halt(d, [t for t in d.state.unfinished()])
+
+
+async def round_clock(d: Director, round_no: int, tables: list[str]) -> None:
+    """Round ``round_no``'s ``tables`` end as they stand after ``round_time_ms``."""
+    await trio.sleep(d.request.round_time_ms / 1000)
+    await halt(d, tables)
+
+
+async def halt(d: Director, tables: list[str]) -> None:
+    """End the ``tables`` open here that still play, placed as their game stands (``time_limit``); each one's
+    result is then taken as any other (``results.await_result``)."""
+    for table_id in tables:
+        table = d.tables.get(table_id)
+        if table is not None and not table.over.is_set():
+            await table.submit(Intent("halt", None, "time_limit"))

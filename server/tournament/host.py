@@ -1,0 +1,144 @@
+"""A cluster node's side of other nodes' tournaments: it opens the tables their directors ask of it
+(``photofinish:open:<node>``, ``remote.OpenRequest``) and writes each one's result (``outcome.TableOutcome``)
+where its director reads it (``photofinish:tourney:<T>``). ``remote.py`` says how the two sides meet.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+import trio
+
+from rules import RulesError
+
+from ..presence import PresenceError
+from ..protocol import Refusal
+from ..table import Reservation, Table
+from .outcome import TableOutcome, outcome_from_log, outcome_of
+from .remote import OpenAnswer, OpenRequest, decode_request, encode, open_key, poll, poll_interval, tourney_key
+
+logger = logging.getLogger(__name__)
+
+
+MAX_WRITTEN = 10_000  # results a node keeps to write again if Redis restarts empty
+
+
+class TableHost:
+    """A node's side: opens the tables directors ask of it (``open:<node>``) and writes each one's result where
+    its director reads it. Run ``run`` once the node has joined its cluster."""
+
+    def __init__(self, lobby: Any, nursery: trio.Nursery) -> None:
+        self.lobby = lobby
+        self.cluster = lobby.cluster
+        self.presence = self.cluster.presence
+        self.nursery = nursery
+        self.key = open_key(self.cluster.node)
+        self.following: set[str] = set()
+        self.written: dict[str, tuple[str, str]] = {}  # table -> (tournament, its result as written)
+        self.joins = 0
+
+    async def run(self) -> None:
+        await poll(poll_interval(self.cluster), self._read)
+
+    async def _read(self) -> None:
+        if self.cluster.joins != self.joins:  # (re)joined: a Redis that restarted empty lost what we wrote
+            for table, (tournament, raw) in list(self.written.items()):
+                await self.presence.hset(tourney_key(tournament), {f"result:{table}": raw})
+            self.joins = self.cluster.joins
+        for table, raw in (await self.presence.hgetall(self.key)).items():
+            if table in self.following:
+                continue
+            try:
+                request = decode_request(raw)
+                if request.table != table:
+                    raise ValueError(f"it is for table {request.table}")
+            except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as error:
+                logger.info(f"a request to open table {table} does not decode ({error}); dropped")
+                await self.presence.hdel(self.key, table)
+                continue
+            self.following.add(table)
+            self.nursery.start_soon(self._host, request)
+
+    async def _host(self, request: OpenRequest) -> None:
+        try:
+            table = await self._open(request)
+            if table is None:
+                return
+            if request.halt_after_ms:
+                self.nursery.start_soon(self._halt_after, table, request.halt_after_ms)
+            await table.over.wait()
+            await table.wait_end_durable()
+            await self._write(request, outcome_of(table.game, table))
+        except PresenceError:
+            pass  # the store went away while opening: the request is read again when it is back
+        finally:
+            self.following.discard(request.table)
+
+    async def _open(self, request: OpenRequest) -> Table | None:
+        """The table, open here (opened now, or already: reopened from its log); None when it is not."""
+        lobby = self.lobby
+        table = lobby.tables.get(request.table)
+        if table is None:
+            path = lobby.data_dir / "tables" / f"{request.table}.log" if lobby.data_dir is not None else None
+            if path is not None and path.exists():  # it ended here while nobody was there to write its result
+                try:
+                    outcome = await trio.to_thread.run_sync(outcome_from_log, path)
+                except (ValueError, OSError) as error:
+                    await self._refuse(request, str(error))
+                    return None
+                await self._write(request, outcome)
+                # answered too, as a table still open here is: the director asking again (restarted) follows it
+                # here and hears the result, instead of waiting out its answer time with the result unheard
+                await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
+                return None
+            if not await self.cluster.holds("table", request.table):
+                await self._refuse(request, "another node holds the table")
+                return None
+            try:
+                table = await lobby.create(request.create, reserved=[Reservation(*r) for r in request.reserved],
+                                           stand_in=request.stand_in, table_id=request.table,
+                                           tags={"tournament": request.tournament, "round": request.round})
+            except (RulesError, Refusal) as error:
+                await self.cluster.release("table", request.table)
+                await self._refuse(request, error.message)
+                return None
+            await self.cluster.announce(table.info())  # listed everywhere before the director hears it opened
+        await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
+        return table
+
+    async def _answer(self, request: OpenRequest, answer: OpenAnswer) -> None:
+        key = tourney_key(request.tournament)
+        await self.presence.hset(key, {f"open:{request.table}": encode(answer).decode()})
+
+    async def _refuse(self, request: OpenRequest, why: str) -> None:
+        logger.info(f"not opening table {request.table} for tournament {request.tournament}: {why}")
+        await self._answer(request, OpenAnswer(node=self.cluster.node, ok=False, error=why))
+        await self.presence.hdel(self.key, request.table)
+
+    async def _halt_after(self, table: Table, ms: int) -> None:
+        from ..table import Intent
+
+        await trio.sleep(ms / 1000)
+        if not table.over.is_set():
+            await table.submit(Intent("halt", None, "time_limit"))
+
+    async def _write(self, request: OpenRequest, outcome: TableOutcome) -> None:
+        """Write the result where the director reads it (again and again until the store takes it), then drop
+        the request: from now on the result is the director's to log."""
+        raw = encode(outcome).decode()
+        key = tourney_key(request.tournament)
+        self.written[request.table] = (request.tournament, raw)
+        while len(self.written) > MAX_WRITTEN:
+            self.written.pop(next(iter(self.written)))
+        while True:
+            try:
+                await self.presence.hset(key, {f"result:{request.table}": raw})
+                break
+            except PresenceError:
+                await trio.sleep(self.cluster.heartbeat)
+        try:
+            await self.presence.hdel(self.key, request.table)
+        except PresenceError:
+            pass  # read again later: the table is over, so its result is written again, and logged once

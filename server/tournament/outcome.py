@@ -1,0 +1,56 @@
+"""A tournament table's result as its own end gives it (``TableOutcome``): read from a table that is over, or
+from the log of one that ended while nobody followed it. A director logs it as a ``table_result``; on a cluster
+the node that ran the table hands it over through Redis (``remote.py``, ``host.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..logfile import StandIn
+from ..table import Table
+
+
+class TableOutcome(msgspec.Struct, frozen=True):
+    """A table's result as its own end gives it (a tournament logs it as a ``table_result``)."""
+
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    log_hash: str
+    lower_is_better: bool = True
+    stand_ins: tuple[bool, ...] = ()
+
+
+def outcome_of(game: Any, table: Table) -> TableOutcome:
+    """The result of a table that is over, from the table itself."""
+    result = game.result(table.session.state)
+    seats = len(table.slots)
+    return TableOutcome(places=tuple(table.places()),
+                        scores=tuple(result.scores) if result is not None else (0,) * seats,
+                        log_hash=table.end_hash or "", lower_is_better=result.lower_is_better if result else True,
+                        stand_ins=tuple(slot.stood_in for slot in table.slots))
+
+
+def outcome_from_log(path: Path) -> TableOutcome:
+    """The result of a table that ended while nobody followed it, from its log (``ValueError`` if the log does
+    not check out or has no end with places)."""
+    from ..replay import check_log
+    from .verify import end_line_hash
+
+    report = check_log(path)
+    read = report.read
+    end = read.end if read is not None else None
+    if not report.ok or end is None or end.places is None:
+        raise ValueError(f"table {path.stem} has neither an end nor a live table "
+                         f"({report.problem or 'no end record'})")
+    stand_ins = [False] * len(end.places)
+    for record in read.records:
+        if type(record) is StandIn:
+            stand_ins[record.seat] = True
+    return TableOutcome(places=tuple(end.places), scores=tuple(end.scores or (0,) * len(end.places)),
+                        log_hash=end_line_hash(path) or "",
+                        lower_is_better=report.result.lower_is_better if report.result else True,
+                        stand_ins=tuple(stand_ins))
