@@ -35,7 +35,8 @@ def _serve_stamped(out: str, argv: list[str]) -> int:
     """The server process: `photofinish serve` with stamps, written to ``out`` when it exits."""
     import trio_websocket
 
-    from server import gateway, table
+    from server import table
+    from server.gateway import connection as gateway
     from clients.cli import main
     from server.protocol import Act
 
@@ -43,10 +44,10 @@ def _serve_stamped(out: str, argv: list[str]) -> int:
     dispatch, send_message, take_batch = (gateway.Connection._dispatch, trio_websocket.WebSocketConnection.send_message,
                                           table.Table._take_batch)
 
-    async def stamped_dispatch(self, lobby, message, now):
+    async def stamped_dispatch(self, lobby, directory, message, now):
         if type(message) is Act:
             stamps.append((time.perf_counter(), "read", peer_port(self.ws), message.id))
-        return await dispatch(self, lobby, message, now)
+        return await dispatch(self, lobby, directory, message, now)
 
     async def stamped_send(self, message):
         stamps.append((time.perf_counter(), "sending", peer_port(self), None))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
@@ -23,8 +23,10 @@ from .gateway import Gateway, Limits
 from .gctune import settle_gc
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
-from .cluster import Cluster, node_id
+from .cluster import Cluster
 from .config import ServeConfig
+from .directory import Directory, LocalDirectory
+from .nodeid import node_id
 from .limits import raise_file_limit
 from .lobby import Lobby
 from .quotas import Quotas
@@ -62,15 +64,18 @@ class Running:
     cancel_scope: trio.CancelScope
     join_urls: tuple[str, ...] = ()  # http URLs for a browser: other machines' first, for a wildcard host
     stopped: trio.Event | None = None  # set once the server has let go of everything, its data directory too
+    directory: Directory = field(default_factory=LocalDirectory)  # where its tables live: here, or the cluster's
 
     @property
     def url(self) -> str:
         return f"ws://{self.host}:{self.port}"
 
     async def shutdown(self) -> None:
-        """Close every connection with a reason, stop every table, then stop serving."""
-        if self.lobby.cluster is not None:
-            await self.lobby.cluster.leave()
+        """Leave the directory (its directors hear no more results from other nodes), close every connection
+        with a reason, stop every table, then stop serving."""
+        if self.lobby.tournaments is not None:
+            self.lobby.tournaments.stop_hearing()
+        await self.directory.leave()
         await self.gateway.close_all("server_shutdown", "the server is shutting down")
         await self.lobby.stop_all()
         if self.lobby.tournaments is not None:
@@ -145,8 +150,9 @@ async def start_server(config: ServeConfig, cluster: ClusterConfig | None = None
 async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: trio.Event, task_status) -> None:
     data_dir, host = config.data_dir, config.host
     async with trio.open_nursery() as nursery:
-        lobby = Lobby(nursery, data_dir, config.durability, config.quotas)
-        hub = TournamentHub(nursery, lobby, data_dir, config.durability, clustered=cluster is not None)
+        directory = open_directory(cluster, data_dir)
+        lobby = Lobby(nursery, data_dir, config.durability, config.quotas, directory=directory)
+        hub = TournamentHub(nursery, lobby, data_dir, config.durability, directory)
         await hub.open()  # a store that cannot be opened stops the start before any table is reopened
         reopened = await lobby.recover()
         if reopened:
@@ -155,22 +161,27 @@ async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: tr
         tournaments = await lobby.tournaments.recover()
         for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
             logger.info(line)
-        gateway = Gateway(lobby, config.limits)
+        gateway = Gateway(lobby, directory, config.limits)
         port = await nursery.start(gateway.serve, host, config.port)
-        if cluster is not None:
-            lobby.cluster = Cluster(cluster.presence, lobby, node_id(data_dir),
-                                    cluster.public_url or f"ws://{host}:{port}", connections=lambda: len(gateway.connections), heartbeat=cluster.heartbeat,
-                                    expiry=cluster.expiry, forget_after=cluster.forget_after)
-            await nursery.start(lobby.cluster.run)
-            await lobby.cluster.first_beat.wait()
-            lobby.tournaments.join_cluster()
+        await nursery.start(directory.run, lobby, f"ws://{host}:{port}", lambda: len(gateway.connections))
+        hub.join()
         urls = join_urls(host, port)
         gateway.site = load_site(config.web_root, urls if config.web_root is not None else (),
-                                 connect_src="'self'" if cluster is None else CLUSTER_CONNECT_SRC)
+                                 connect_src=CLUSTER_CONNECT_SRC if directory.spans_nodes else "'self'")
         if config.demo:
             nursery.start_soon(keep_table, lobby, DEMO_TABLE, DEMO_ALIAS)
             nursery.start_soon(keep_table, lobby, OPEN_TABLE, OPEN_ALIAS)
-        task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls, stopped))
+        task_status.started(Running(host, port, lobby, gateway, nursery.cancel_scope, urls, stopped, directory))
+
+
+def open_directory(config: ClusterConfig | None, data_dir: Path | None) -> Directory:
+    """Where the server's tables live: a ``LocalDirectory`` for a server alone (the default), or, with
+    `serve --cluster` (``config``), its node of the cluster (its id kept in the data directory). The one place
+    that knows which: the rest of the server only has a ``Directory``."""
+    if config is None:
+        return LocalDirectory()
+    return Cluster(config.presence, node_id(data_dir), config.public_url, heartbeat=config.heartbeat,
+                   expiry=config.expiry, forget_after=config.forget_after)
 
 
 def tournaments_found(infos: list) -> list[str]:
@@ -261,9 +272,9 @@ async def _serve_until_signal(config: ServeConfig, cluster: ClusterConfig | None
             # what serve says once it listens: its own output (stdout), as any command's report
             print(f"photofinish listening on {running.url} (data in {config.data_dir})", flush=True)
             print(limit_line(raised, running.gateway), flush=True)
-            if running.lobby.cluster is not None:
-                print(f"  a node of the cluster (node {running.lobby.cluster.node}, clients sent to "
-                      f"{running.lobby.cluster.url})", flush=True)
+            if running.directory.spans_nodes:
+                print(f"  a node of the cluster (node {running.directory.node}, clients sent to "
+                      f"{running.directory.url})", flush=True)
             if config.web_root is not None:
                 print_join(running.join_urls, qr=config.host in WILDCARDS)
             if config.demo:

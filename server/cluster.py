@@ -1,4 +1,6 @@
 """One node of a cluster: several `photofinish serve` processes that share one lobby through a ``Presence``.
+``Cluster`` is the node's ``Directory`` (``server/directory.py``): the rest of the server uses it as it would a
+server alone's ``LocalDirectory``, and never asks which one it has.
 
 What it owns, and the keys it keeps (all under ``photofinish:``):
 
@@ -11,7 +13,8 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
   claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
   restart is reclaimed (the claim already names this node). Only another node's name on the key refuses a
-  claim (``holds``): a refusal with nothing there is asked again (its two calls straddled a Redis restart).
+  claim (``_claim``, the one claim every caller goes through): a refusal with nothing there is asked again (its
+  two calls straddled a Redis restart). A node that leaves keeps its claims (its heartbeat stops first).
 - **Ids** (see "Ids" below) come from the node's own id, not from the store: nothing in Redis is needed to
   keep them apart, so nothing Redis forgets can make two nodes hand out the same one.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /
@@ -30,33 +33,12 @@ a table that is not on this node) and listing do. When the presence store cannot
 running its tables, lists only its own, and refuses new tables (``cluster_unavailable``) until it is back;
 its next heartbeat then registers it again, reclaims its tables and republishes its directory.
 
-Ids. A table id is ``t<number>`` (logs are ``t<number>.log``), a tournament's ``T<number>``. On a cluster a node
-numbers them ``seq * ID_SPACE + mark`` (seq 1, 2, ...): ``mark`` (``node_mark``) is the node id's 48 random bits
-(a node id is ``n`` and 12 hex digits, kept in ``node.id``; one set by hand gives 48 bits of its hash), so
-every id a node hands out ends in its mark's 15 digits, and two nodes' ids never meet as long as their node ids
-differ, which the cluster needs anyway (a claim that names this node's id is taken for this node's). No id
-needs anything from Redis, so nothing Redis forgets can make two nodes hand out the same one. A node restarted
-on its data directory numbers on past its table logs and the tables its tournaments' logs name (some of those
-ran on other nodes: ``TournamentHub._skip_named_tables``).
-
-Ids used to come from blocks leased from a counter in Redis (issue 29). A Redis restarted empty while a node
-was paused (SIGSTOP, a frozen VM) had forgotten the counter and that node's block; a node joining then leased
-the same block and handed out the paused node's ids again, and the paused node, awake, found its tables and
-its next creates claimed by the other (``table_exists``, watches sent to the wrong node). A paused node can
-re-assert nothing, so a shared counter is only safe if it restarts above every block ever leased, and after
-the loss only a clock could say where that is (with a wait before each new block, and trust in Redis's clock);
-ids that need no shared record are simpler and need neither. The price is length: ``t1281474976710655``, 16
-digits (17 from a node's 10th table on). Ids below ``ID_SPACE`` (a single server's ``t1``, ``t2``, ... and the
-leased ids in data directories from before) are never handed out on a cluster, so they cannot meet these. A
-node without a data directory has a new node id, and so new ids, at each start.
+Ids: ``server/nodeid.py`` (a node numbers its own, needing nothing from the store).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import secrets
-from pathlib import Path
 from typing import Callable
 
 import msgspec
@@ -64,6 +46,7 @@ import trio
 
 from rules import RulesError
 
+from .nodeid import ID_SPACE, node_mark
 from .presence import Presence, PresenceError
 from .protocol import TableInfo, TournamentInfo
 
@@ -71,7 +54,6 @@ logger = logging.getLogger(__name__)
 
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
-ID_SPACE = 10**15  # an id on a cluster is seq * ID_SPACE + the node's mark (48 bits: below 2.9 * 10**14)
 SEATS_PER_TABLE = 3  # connections that count as one table's load
 
 
@@ -93,41 +75,21 @@ _decode_table = msgspec.json.Decoder(TableInfo).decode
 _decode_tournament = msgspec.json.Decoder(TournamentInfo).decode
 
 
-def node_mark(node: str) -> int:
-    """The number every id ``node`` hands out ends in: the 48 random bits of its id (``n`` and 12 hex digits), or
-    48 bits of the hash of an id set by hand."""
-    if len(node) == 13 and node[0] == "n" and all(c in "0123456789abcdef" for c in node[1:]):
-        return int(node[1:], 16)
-    return int.from_bytes(hashlib.blake2b(node.encode(), digest_size=6).digest(), "big")
-
-
-def node_id(data_dir: Path | None) -> str:
-    """This node's id: kept in ``data_dir/node.id`` (made on first use), so a restarted node is the same node."""
-    if data_dir is None:
-        return "n" + secrets.token_hex(6)
-    path = Path(data_dir) / "node.id"
-    if path.exists():
-        text = path.read_text().strip()
-        if text:
-            return text
-    text = "n" + secrets.token_hex(6)
-    path.write_text(text + "\n")
-    return text
-
-
 class Cluster:
-    """``lobby``'s node in the cluster whose directory is ``presence``. ``connections`` counts this node's
-    connections (for its load). Run ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent
-    for ``expiry`` seconds it is dead, and ``forget_after`` seconds later its tables are no longer listed."""
+    """The ``Directory`` (``server/directory.py``) of node ``node`` in the cluster whose store is ``presence``;
+    clients are sent to it at ``public_url`` (None: the URL ``run`` is given once the server listens). Run
+    ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent for ``expiry`` seconds it is dead,
+    and ``forget_after`` seconds later its tables are no longer listed."""
 
-    def __init__(self, presence: Presence, lobby, node: str, public_url: str,
-                 connections: Callable[[], int] = lambda: 0, heartbeat: float = 1.0, expiry: float = 5.0,
-                 forget_after: float = 600.0) -> None:
+    spans_nodes = True
+
+    def __init__(self, presence: Presence, node: str, public_url: str | None = None, heartbeat: float = 1.0,
+                 expiry: float = 5.0, forget_after: float = 600.0) -> None:
         self.presence = presence
-        self.lobby = lobby
+        self.lobby = None  # what this node holds, read at each heartbeat (given to ``run``)
         self.node = node
-        self.url = public_url
-        self.connections = connections
+        self.url = public_url or ""
+        self.connections: Callable[[], int] = lambda: 0
         self.heartbeat = heartbeat
         self.expiry = expiry
         self.forget_after = forget_after
@@ -142,17 +104,28 @@ class Cluster:
         self.joins = 0  # times this node (re)joined the store: a Redis restarted empty forgot what it held
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
         self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
+        self.beating = trio.CancelScope()  # the heartbeat, cancelled by ``leave``
 
     # ------------------------------------------------------------------ the heartbeat
 
-    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        task_status.started()
-        while True:
-            await self.beat()
-            self.first_beat.set()
-            self.pulse.set()
-            self.pulse = trio.Event()
-            await trio.sleep(self.heartbeat)
+    async def run(self, lobby, url: str = "", connections: Callable[[], int] = lambda: 0,
+                  task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Publish what ``lobby`` holds (its tables, its hub's tournaments) and this node's load (its tables and
+        ``connections``) at every heartbeat, reachable at ``url`` unless a public URL was given; started once
+        the first heartbeat has been given (reached or not). Heartbeat until ``leave``: a node that has left
+        gives no beat more (one during its shutdown, its tables stopped and let go, released their claims: a
+        restarted director took them for nobody's)."""
+        self.lobby, self.connections = lobby, connections
+        self.url = self.url or url
+        with self.beating:
+            while True:
+                await self.beat()
+                if not self.first_beat.is_set():
+                    task_status.started()
+                self.first_beat.set()
+                self.pulse.set()
+                self.pulse = trio.Event()
+                await trio.sleep(self.heartbeat)
 
     async def next_beat(self) -> None:
         """Wait until a whole heartbeat begun after this call has been given (tests)."""
@@ -233,19 +206,39 @@ class Cluster:
         self.announced[directory] -= announced
 
     async def holds(self, kind: str, key: str) -> bool:
-        """Claim ``key`` (``SET NX``) unless a node has it; whether this node holds it now. A claim refused with
-        nothing there is asked again: its two calls straddled a Redis that restarted empty (the refusal from the
-        old one, which held our own claim, the empty read from the new one), or a node let the key go between
-        them. Only another node's name there is a refusal; refused three times with nothing there,
-        ``PresenceError`` (the caller tries again when the store answers sensibly)."""
+        """Claim ``key`` unless a node has it; whether this node holds it now (``PresenceError`` as ``_claim``)."""
+        return await self._claim(kind, key) == self.node
+
+    async def holder(self, kind: str, key: str) -> str | None:
+        """Claim ``key`` unless a node has it; the node that holds it now, or None when the store cannot say."""
+        try:
+            return await self._claim(kind, key)
+        except PresenceError:
+            return None
+
+    async def _claim(self, kind: str, key: str) -> str:
+        """The one claim (``SET NX``) of the cluster: this node's name on ``key`` unless a node's is there; returns
+        the node whose name is there now. A claim refused with nothing there is asked again: its two calls
+        straddled a Redis that restarted empty (the refusal from the old one, which held our own claim, the empty
+        read from the new one), or a node let the key go between them. Only another node's name there is a
+        refusal; refused three times with nothing there, ``PresenceError`` (the caller tries again when the store
+        answers sensibly)."""
         name = f"{PREFIX}{kind}:{key}"
         for _ in range(3):
             if await self.presence.set(name, self.node, only_new=True):
-                return True
+                return self.node
             holder = await self.presence.get(name)
             if holder is not None:
-                return holder == self.node
+                return holder
         raise PresenceError(f"{name}: a claim refused three times with nothing there")
+
+    async def owner(self, kind: str, key: str) -> str | None:
+        """The node whose claim ``key`` has, or None; waits while the store is away."""
+        while True:
+            try:
+                return await self.presence.get(f"{PREFIX}{kind}:{key}")
+            except PresenceError:
+                await trio.sleep(self.heartbeat)
 
     async def _read_peers(self) -> bool:
         """The other live nodes and their loads; returns whether this node is still registered."""
@@ -257,7 +250,9 @@ class Cluster:
 
     async def leave(self) -> None:
         """A clean stop: this node is not alive from now on (its tables show ``unavailable`` until it is back,
-        or for ``forget_after`` seconds)."""
+        or for ``forget_after`` seconds). The heartbeat stops first: its tables, stopped next, keep their claims
+        (they are this node's again when it restarts)."""
+        self.beating.cancel()
         try:
             with trio.move_on_after(1.0):
                 await self.presence.delete(f"{PREFIX}alive:{self.node}")
@@ -331,14 +326,13 @@ class Cluster:
         except PresenceError:
             pass
 
-    async def locate(self, kind: str, key: str) -> str:
-        """The public URL of the live node ``key`` lives on; ``RulesError`` ``no_table``/``no_tournament`` when
-        no node has it, ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
-        missing = RulesError(f"no_{kind}", f"no {kind} {key!r}")
+    async def locate(self, kind: str, key: str) -> str | None:
+        """The public URL of the live node ``key`` lives on; None when no other node has it, ``RulesError``
+        ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
         try:
             owner = await self.presence.get(f"{PREFIX}{kind}:{key}")
             if owner is None or owner == self.node:
-                raise missing
+                return None
             alive = await self.presence.get(f"{PREFIX}alive:{owner}")
         except PresenceError:
             raise RulesError("cluster_unavailable", f"no {kind} {key!r} on this node, and the cluster's Redis "

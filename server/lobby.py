@@ -2,15 +2,13 @@
 
 It checks a table request against the rules (game, mode, seats, options, bot seats) and its creator's quotas
 (``server/quotas.py``) before any task starts, so a bad request is a typed error and leaves nothing half-made.
-It also tends what it holds: a finished table leaves memory after ``keep_finished`` seconds (its summary stays
-listed, its log on disk), a waiting table nobody sat at ends itself (``expired``) and is forgotten, and a
-playback nobody watches is closed.
+It holds the tables (find, list, forget) and reopens unfinished ones from their logs after a restart; beside it
+``storage.py`` writes a new table's log and watches a failing disk, ``tending.py`` lets tables go.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 from collections import OrderedDict
 from pathlib import Path
@@ -21,36 +19,22 @@ import trio
 from rules.bots import get_policy
 from rules import GAMES, RulesError, Session, Setup, get_game, make_setup, restore
 
-from . import disk
+from . import disk, storage, tending
 from .actionlog import MemoryLog
 from .finished import Finished, finished_marker, write_marker
-from .logfile import End, Entry, Header, LogError, SeatTaken, StandIn, read_log, seed_commitment
+from .logfile import End, Entry, LogError, SeatTaken, StandIn, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
 from .journal import LIMIT as JOURNAL_LIMIT
 from .journal import Journal, replay
-from .logstore import FileLog, numbered_logs, reopen, table_dir, utc_now, write_secret_seed
+from .logstore import numbered_logs, reopen, table_dir, write_secret_seed
 from .quotas import Owner, Quotas
-from .protocol import PROTOCOL_VERSION, BotSeat, CreateTable, GameSummary, TableInfo, game_summary
-from .fairness import EPSILON as FAIR_EPSILON
+from .protocol import BotSeat, CreateTable, GameSummary, TableInfo, game_summary
+from .directory import Directory, LocalDirectory
 from .table import Intent, Reservation, Table
 
 logger = logging.getLogger(__name__)
 
 MAX_TABLES = 2000
-STORAGE_RETRY = 1.0  # seconds between checks that a failing data directory can be written again
-PROBE_BYTES = 64 * 1024  # what such a check writes and syncs (a full disk must show as full)
-REOPEN_TRIES = 5  # reopenings of one table after disk failures before it is left for a restart
-
-
-async def first_of(*events: trio.Event) -> None:
-    """Return once any of ``events`` is set."""
-    async with trio.open_nursery() as nursery:
-        async def wait(event: trio.Event) -> None:
-            await event.wait()
-            nursery.cancel_scope.cancel()
-
-        for event in events:
-            nursery.start_soon(wait, event)
 
 
 class Lobby:
@@ -59,8 +43,10 @@ class Lobby:
     the first log it opens until ``stop_all``."""
 
     def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
-                 quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT) -> None:
+                 quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT,
+                 directory: Directory | None = None) -> None:
         self.nursery = nursery
+        self.directory = directory or LocalDirectory()  # numbers this server's table ids (a cluster node's own)
         self.quotas = quotas
         self.owners: dict[str, Owner] = {}  # a held table or playback -> who created or opened it
         self.finished: OrderedDict[str, None] = OrderedDict()  # held tables that are over, oldest first
@@ -72,7 +58,6 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.aliases: dict[str, str] = {}
         self.tournaments = None  # the server's TournamentHub, once it has one
-        self.cluster = None  # the server's node in a cluster (server/cluster.py), with `serve --cluster`
         self._next = 0
         self.storage_error: str | None = None  # why the data directory cannot be written now (new tables refused)
         self._recovering = False  # the storage watch runs (``_recover_storage``)
@@ -84,8 +69,7 @@ class Lobby:
         one whose log is already in the data directory."""
         self._next += 1
         while True:
-            if self.cluster is not None:  # this node's own ids: never another node's
-                self._next = self.cluster.number(self._next)
+            self._next = self.directory.number(self._next)  # on a cluster this node's own: never another's
             if self.data_dir is None or not (self.data_dir / "tables" / f"t{self._next}.log").exists():
                 return f"t{self._next}"
             self._next += 1
@@ -121,7 +105,7 @@ class Lobby:
         self._make_room()
         if self.storage_error is not None:
             raise RulesError("storage_failed", f"no new tables for now: {self.storage_error}; the server checks "
-                             f"every {STORAGE_RETRY:g} s and takes them again once the disk can be written")
+                             f"every {storage.STORAGE_RETRY:g} s and takes them again once the disk can be written")
         if owner is not None:
             self._check_waiting(owner)
         game = get_game(request.game)
@@ -148,7 +132,7 @@ class Lobby:
 
     def _make_room(self) -> None:
         if len(self.tables) >= MAX_TABLES:
-            self._evict_finished()
+            self.evict_finished()
         if len(self.tables) >= MAX_TABLES:
             raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
 
@@ -193,7 +177,7 @@ class Lobby:
                 table_dir(self.data_dir)
                 # off the event loop: a round of a tournament opens a hundred tables at once
                 await trio.to_thread.run_sync(write_secret_seed, seed_file, seed, self.durability != "never")
-                store = self._open_log(table_id, game, setup, request, seed, alias,
+                store = storage.open_log(self, table_id, game, setup, request, seed, alias,
                                        {"stand_in": stand_in, **(tags or {})} if stand_in or tags else {})
             except OSError as error:
                 for path in (seed_file, seed_file.with_suffix(".log")):  # nothing of it was acknowledged
@@ -201,7 +185,7 @@ class Lobby:
                         path.unlink(missing_ok=True)
                     except OSError:
                         pass
-                self._storage_failed(error)
+                storage.storage_failed(self, error)
                 raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
                                  f"{disk.error_text(error)}") from None
         table = Table(table_id, game, setup, seed, name=request.name.strip(), bots=list(request.bots),
@@ -210,121 +194,20 @@ class Lobby:
                       ordering=request.ordering, fair_ms=request.fair_ms,
                       expire_after=None if alias else self.quotas.waiting_expiry or None,
                       chosen_seed=request.seed, practice=request.practice)
-        await self._start(table)
+        await self.start_table(table)
         if owner is not None:
             self.owners[table_id] = owner
         if alias:
             self.aliases[alias] = table_id
         return table
 
-    async def _start(self, table: Table) -> None:
+    async def start_table(self, table: Table) -> None:
         """Run a table's arbiter, list it, and watch for it stopping on a disk failure."""
         await self.nursery.start(table.run)
         self.tables[table.id] = table
-        self.nursery.start_soon(self._tend, table)
+        self.nursery.start_soon(tending.tend, self, table)
         if table.store is not None:
-            self.nursery.start_soon(self._watch_table, table)
-
-    async def _watch_table(self, table: Table) -> None:
-        await table.stopped.wait()
-        if table.failed_code == "log_failed" and self.tables.get(table.id) is table:
-            self._storage_failed(table.store.error)
-
-    def _storage_failed(self, error: OSError | None) -> None:
-        """The data directory failed a write: refuse new tables and start checking until it works again."""
-        if error is not None or self.storage_error is None:
-            what = disk.error_text(error) if error is not None else "a table's log could not be written"
-            self.storage_error = f"the data directory {self.data_dir} failed a write ({what})"
-        if not self._recovering and not self._stopping:
-            self._recovering = True
-            self.nursery.start_soon(self._recover_storage)
-
-    async def _recover_storage(self) -> None:
-        """Every ``STORAGE_RETRY`` seconds, write and sync a probe file; once that works, start a new journal
-        if the old one failed, reopen every table that stopped on a disk failure from its log (as a restart
-        would), and take new tables again."""
-        try:
-            while not self._stopping:
-                await trio.sleep(STORAGE_RETRY)
-                if self._stopping:
-                    return
-                try:
-                    await trio.to_thread.run_sync(self._probe)
-                except OSError as error:
-                    self.storage_error = (f"the data directory {self.data_dir} cannot be written "
-                                          f"({disk.error_text(error)})")
-                    continue
-                if self._syncer is not None and self._syncer.error is not None:
-                    self._syncer.close()  # its file stays: the next start checks it against the logs
-                    self._syncer = None
-                if await self._reopen_failed():
-                    self.storage_error = None
-                    logger.warning(f"the data directory {self.data_dir} can be written again: new tables "
-                                   "are taken")
-                    return
-        finally:
-            self._recovering = False
-
-    def _probe(self) -> None:
-        path = self.data_dir / ".probe"
-        fd = disk.current().open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, disk.FILE_MODE)
-        try:
-            disk.write_all(fd, bytes(PROBE_BYTES))
-            disk.current().fsync(fd)
-        finally:
-            os.close(fd)
-            path.unlink(missing_ok=True)
-
-    async def _reopen_failed(self) -> bool:
-        """Reopen the tables stopped on a disk failure; False if one failed again (the watch goes on)."""
-        ok = True
-        for table in [t for t in self.tables.values() if t.failed_code == "log_failed" and t.stopped.is_set()]:
-            tries = self._reopen_tries[table.id] = self._reopen_tries.get(table.id, 0) + 1
-            if tries > REOPEN_TRIES:
-                continue
-            try:
-                read = read_log(table.store.path)
-                if read.end is not None:  # it ended before it failed: nothing to reopen
-                    continue
-                again = self._rebuild(table.store.path, read)
-            except (LogError, RulesError, OSError, ValueError) as error:
-                logger.warning(f"cannot reopen {table.id} yet: {error}")
-                ok = False
-                if tries == REOPEN_TRIES:
-                    logger.warning(f"leaving {table.id} stopped; restarting the server reopens it from its "
-                                   "log")
-                continue
-            await self._start(again)
-            logger.warning(f"reopened {table.id} from its log after the disk failure")
-        return ok
-
-    def _open_log(self, table_id: str, game, setup: Setup, request: CreateTable, seed: int,
-                  alias: str | None = None, extra: dict | None = None) -> FileLog:
-        """The new table's seed file and log, its header written (with the alias it is kept under, if any,
-        so that a restarted server gives the reopened table its name back, and ``extra`` table options)."""
-        folder = table_dir(self.data_dir)
-        syncer = self._shared_syncer()
-        if syncer is not None and syncer.error is not None:  # the journal failed: no line could be acknowledged
-            raise syncer.error
-        store = FileLog(folder / f"{table_id}.log", self.durability, syncer=syncer)
-        try:
-            store.append(Header(
-                format=1, table=table_id, name=request.name.strip(), game=game.info.name,
-                rules_version=game.info.rules_version, protocol=PROTOCOL_VERSION, seats=setup.seats,
-                mode=setup.mode, options=dict(setup.options),
-                table_options={"turn_time_ms": request.turn_time_ms, "grace_ms": request.grace_ms,
-                               "bot_delay_ms": request.bot_delay_ms,
-                               "ordering": request.ordering or ("fair" if setup.mode == "challenge" else "arrival"),
-                               "fair_ms": request.fair_ms, "fair_epsilon_ms": FAIR_EPSILON * 1000,
-                               "bots": [msgspec.to_builtins(b) for b in request.bots],
-                               **({"practice": True} if request.practice else {}),
-                               **({"chosen_seed": request.seed} if request.seed is not None else {}),
-                               **({"alias": alias} if alias else {}), **(extra or {})},
-                commitment=seed_commitment(seed), started=utc_now()))
-        except OSError:
-            store.file.close()
-            raise
-        return store
+            self.nursery.start_soon(storage.watch_table, self, table)
 
     def _shared_syncer(self) -> Journal | None:
         """The server's group commit under ``batch`` (its journal, started with the first log), else None:
@@ -336,13 +219,13 @@ class Lobby:
             self.nursery.start_soon(self._syncer.run)
         return self._syncer
 
-    def _evict_finished(self) -> None:
+    def evict_finished(self) -> None:
         """Make room: forget tables whose game is over (their logs stay on disk for replay and playback)."""
         for table in list(self.tables.values()):
             if table.over.is_set() and table.id not in self.aliases.values():
-                self._forget(table, summary=not table.read_only)
+                self.forget(table, summary=not table.read_only)
 
-    def _forget(self, table: Table, summary: bool = True) -> None:
+    def forget(self, table: Table, summary: bool = True) -> None:
         """Stop a table and let go of it; a finished one stays listed by its summary (bounded in number)."""
         if self.tables.get(table.id) is not table:
             return
@@ -354,48 +237,6 @@ class Lobby:
             self.summaries[table.id] = table.info()
             while len(self.summaries) > self.quotas.summaries_most:
                 self.summaries.popitem(last=False)
-
-    async def _tend(self, table: Table) -> None:
-        """A table's life in the lobby: forgotten once it expires (nobody sat at it), or held for
-        ``keep_finished`` seconds once it finished and its log is closed (fewer when more than
-        ``finished_most`` are held)."""
-        await first_of(table.over, table.stopped)
-        if table.store is not None:
-            await first_of(table.marked, table.stopped)  # the end on disk, the marker written, the file closed
-        if table.stopped.is_set():
-            if table.halted is not None and table.halted[0] == "expired":
-                self._forget(table, summary=False)
-            return
-        if table.id in self.aliases.values():
-            return  # kept under its alias (the demo): ``app.keep_table`` replaces it
-        self.finished[table.id] = None
-        self._hold_fewer_finished()
-        with trio.move_on_after(self.quotas.keep_finished):
-            await table.stopped.wait()
-        self._forget(table)
-
-    def _hold_fewer_finished(self) -> None:
-        """Forget the oldest finished tables while more than ``finished_most`` are held (a function of its own:
-        a waiting task's frame must not keep a forgotten table alive)."""
-        while len(self.finished) > self.quotas.finished_most:
-            oldest = self.tables.get(next(iter(self.finished)))
-            if oldest is None:
-                self.finished.popitem(last=False)
-            else:
-                self._forget(oldest)
-
-    async def _tend_playback(self, table: Table) -> None:
-        """Close a playback nobody watches: after ``playback_idle`` seconds while it plays, after
-        ``played_out_idle`` once it has played to its end."""
-        unwatched = trio.current_time()
-        while not table.stopped.is_set():
-            await trio.sleep(1.0)
-            now = trio.current_time()
-            if table.spectators:
-                unwatched = now
-            elif now - unwatched >= (self.quotas.played_out_idle if table.played_out else self.quotas.playback_idle):
-                break
-        self._forget(table, summary=False)
 
     async def open_playback(self, log_table: str, speed: float = 1.0, owner: Owner | None = None) -> Table:
         """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``; counted in
@@ -432,7 +273,7 @@ class Lobby:
         self.tables[table.id] = table
         if owner is not None:
             self.owners[table.id] = owner
-        self.nursery.start_soon(self._tend_playback, table)
+        self.nursery.start_soon(tending.tend_playback, self, table)
         return table
 
     async def recover(self) -> list[str]:
@@ -472,7 +313,7 @@ class Lobby:
             except (LogError, RulesError, OSError, ValueError) as error:
                 logger.info(f"cannot reopen {path}: {error}")
                 continue
-            await self._start(table)
+            await self.start_table(table)
             if alias := read.header.table_options.get("alias"):
                 self.aliases[alias] = table.id  # a kept table (the demo's) takes its name back
             reopened.append(table.id)

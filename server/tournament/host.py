@@ -13,6 +13,7 @@ import trio
 
 from rules import RulesError
 
+from ..cluster import Cluster
 from ..presence import PresenceError
 from ..protocol import Refusal
 from ..table import Reservation, Table
@@ -29,9 +30,9 @@ class TableHost:
     """A node's side: opens the tables directors ask of it (``open:<node>``) and writes each one's result where
     its director reads it. Run ``run`` once the node has joined its cluster."""
 
-    def __init__(self, lobby: Any, nursery: trio.Nursery) -> None:
+    def __init__(self, lobby: Any, cluster: Cluster, nursery: trio.Nursery) -> None:
         self.lobby = lobby
-        self.cluster = lobby.cluster
+        self.cluster = cluster
         self.presence = self.cluster.presence
         self.nursery = nursery
         self.key = open_key(self.cluster.node)

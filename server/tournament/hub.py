@@ -21,6 +21,7 @@ from rules import RulesError, get_game, make_setup
 from ..logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
 from .. import crashpoint, disk
+from ..directory import Directory, LocalDirectory
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
@@ -43,10 +44,10 @@ TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_dela
 
 class TournamentHub:
     def __init__(self, nursery: trio.Nursery, lobby: Any, data_dir: Path | None, durability: str = "batch",
-                 clustered: bool = False) -> None:
+                 directory: Directory | None = None) -> None:
         self.nursery = nursery
-        self.clustered = clustered  # a cluster node: reopened tables that are not here are placed once it joins
-        self.in_cluster = trio.Event()  # set by join_cluster
+        self.directory = directory or LocalDirectory()  # where tables live (on a cluster, some on other nodes)
+        self.joined = trio.Event()  # set by ``join``: reopened tables that are not here are placed from then on
         self.lobby = lobby
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.durability = durability
@@ -83,11 +84,12 @@ class TournamentHub:
                            f"({type(error).__name__}: {error}); the server goes on, and if the tournament stalls, "
                            "starting the server again resumes it from its log")
 
-    def join_cluster(self) -> None:
-        """This node has joined its cluster (``lobby.cluster`` had its first heartbeat): open and follow the
-        tables other nodes' directors ask of it, and place the tables reopened tournaments could not find here."""
-        self.nursery.start_soon(TableHost(self.lobby, self.nursery).run)
-        self.in_cluster.set()
+    def join(self) -> None:
+        """The directory is up (a cluster node had its first heartbeat): on a cluster, open and follow the tables
+        other nodes' directors ask of this node; place the tables reopened tournaments could not find here."""
+        if self.directory.spans_nodes:
+            self.nursery.start_soon(TableHost(self.lobby, self.directory, self.nursery).run)
+        self.joined.set()
 
     def find(self, tid: str) -> Director:
         director = self.directors.get(tid)
@@ -147,8 +149,7 @@ class TournamentHub:
         check_name(request.name, "a tournament's name", TITLE_MOST)
         game, settings, options = self.settings_for(request)
         self._next += 1
-        if getattr(self.lobby, "cluster", None) is not None:  # this node's own ids: never another node's
-            self._next = self.lobby.cluster.number(self._next)
+        self._next = self.directory.number(self._next)  # on a cluster this node's own ids: never another's
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = secrets.token_urlsafe(18)
@@ -260,7 +261,7 @@ class TournamentHub:
             table_log = self.lobby.data_dir / "tables" / f"{table_id}.log" if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
                 await self._result_from_log(director, table_log, round_no, players)
-            elif self.clustered:  # another node's, or never opened: found (or opened) once the node joins
+            elif self.directory.spans_nodes:  # another node's, or never opened: found (or opened) once joined
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
                 await opening.open_table(director, table_id, round_no, players)
@@ -290,12 +291,19 @@ class TournamentHub:
         start), let a result being logged finish, log none after it, then close the store. A local table that
         ends meanwhile is found ended in its log at the next start."""
         self.closing = True
+        self.stop_hearing()
         for director in self.directors.values():
-            if director.remote is not None:
-                director.remote.stop_listening()
             async with director.lock:
                 pass
         await self.close()
+
+    def stop_hearing(self) -> None:
+        """This node is leaving its cluster: its directors hear no other node's result from now on (each stays in
+        the store, heard at the next start). First thing in a shutdown, so that a node that has left takes nothing
+        more out of the store, whenever in its shutdown another node's result came."""
+        for director in self.directors.values():
+            if director.remote is not None:
+                director.remote.stop_listening()
 
 
 def msgspec_replace(struct: Any, **changes: Any) -> Any:

@@ -29,9 +29,6 @@ DEFAULT_POINTS: dict[int, tuple[int, ...]] = {
 }
 
 
-TournamentError = Refusal  # the name gateway.py still uses (the directory part is changing it): goes then
-
-
 class Sizes(msgspec.Struct, frozen=True):
     """How many players a table takes: the game's bounds and the size the organiser wants."""
 

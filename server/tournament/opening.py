@@ -97,24 +97,19 @@ async def retry_tables(d: Director) -> None:
                 return
 
 
-def cluster_of(d: Director):
-    """The cluster this node is one of, or None."""
-    return getattr(d.hub.lobby, "cluster", None)
-
-
 def placement(d: Director, count: int) -> list[str | None]:
     """The node each of a round's ``count`` tables opens on (None: here): on a cluster, the least loaded
     live nodes (``remote.spread``); an arena, which seats a table at a time, keeps its tables here."""
-    cluster = cluster_of(d)
-    if cluster is None or not cluster.online or not cluster.peers or d.state.settings.format == "arena":
+    directory = d.hub.directory
+    if not directory.online or not directory.peers or d.state.settings.format == "arena":
         return [None] * count
-    return [None if node == cluster.node else node for node in spread(cluster.loads(), count)]
+    return [None if node == directory.node else node for node in spread(directory.loads(), count)]
 
 
 def remote_tables(d: Director) -> RemoteTables:
     """On a cluster: the tournament's tables other nodes run, heard from from now on."""
     if d.remote is None:
-        d.remote = RemoteTables(cluster_of(d), d.hub.nursery, d.id, partial(results.remote_result, d))
+        d.remote = RemoteTables(d.hub.directory, d.hub.nursery, d.id, partial(results.remote_result, d))
         d.remote.start()
     return d.remote
 
@@ -132,23 +127,20 @@ async def open_table(d: Director, table_id: str, round_no: int, players: tuple[s
                          bot_delay_ms=request.bot_delay_ms)
     digests = {player: digest for digest, player in d.tokens.items()}
     reserved = [Reservation(seat, d.state.names[p], digests.get(p) or _NO_TOKEN) for seat, p in enumerate(players)]
-    cluster = cluster_of(d)
-    if cluster is not None:
-        remote = remote_tables(d)
-        if node is not None:
-            asked = OpenRequest(tournament=d.id, director=cluster.node, round=round_no, table=table_id,
-                                create=create, reserved=[(r.seat, r.name, r.token_hash) for r in reserved],
-                                stand_in=STAND_IN,
-                                halt_after_ms=request.round_time_ms if request.format != "arena" else 0)
-            if await remote.open(node, asked):
-                return follow_remote(d, table_id, round_no, players)
-        holder = await remote.holder(table_id)
-        if holder is not None and holder != cluster.node:
+    directory = d.hub.directory
+    if node is not None:
+        asked = OpenRequest(tournament=d.id, director=directory.node, round=round_no, table=table_id,
+                            create=create, reserved=[(r.seat, r.name, r.token_hash) for r in reserved],
+                            stand_in=STAND_IN,
+                            halt_after_ms=request.round_time_ms if request.format != "arena" else 0)
+        if await remote_tables(d).open(node, asked):
             return follow_remote(d, table_id, round_no, players)
+    holder = await directory.holder("table", table_id)  # the one claim: here, or the node that has it
+    if holder is not None and holder != directory.node:
+        return follow_remote(d, table_id, round_no, players)
     table = await d.hub.lobby.create(create, reserved=reserved, stand_in=STAND_IN,
                                      tags={"tournament": d.id, "round": round_no}, table_id=table_id)
-    if d.hub.lobby.cluster is not None:  # listed everywhere at once, even if this node dies before its beat
-        await d.hub.lobby.cluster.announce(table.info())
+    await directory.announce(table.info())  # listed everywhere at once, even if this node dies before its beat
     follow(d, table, round_no, players)
 
 
@@ -172,16 +164,16 @@ async def place_unplaced(d: Director) -> None:
     never opened (opened now, here or on the node that claims them meanwhile). A table whose result is
     waiting in the store ended on its node, which may have forgotten it since (and given up its claim): it
     is not opened again, its result is logged as it is heard."""
-    await d.hub.in_cluster.wait()
-    remote = remote_tables(d)
+    await d.hub.joined.wait()
+    directory, remote = d.hub.directory, remote_tables(d)
     pending, d.unplaced = d.unplaced, []
-    owners = [await remote.owner(table_id) for table_id, _, _ in pending]
+    owners = [await directory.owner("table", table_id) for table_id, _, _ in pending]
     ended = await remote.results_waiting()
     async with d.lock:
         async with trio.open_nursery() as opening:
             for (table_id, round_no, players), owner in zip(pending, owners):
                 if table_id not in d.state.results and table_id not in ended:
-                    node = owner if owner is not None and owner != remote.cluster.node else None
+                    node = owner if owner is not None and owner != directory.node else None
                     opening.start_soon(open_table, d, table_id, round_no, players, node)
         d.push()
         await d.advance()

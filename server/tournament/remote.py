@@ -35,7 +35,7 @@ from typing import Any, Awaitable, Callable
 import msgspec
 import trio
 
-from ..cluster import PREFIX
+from ..cluster import PREFIX, Cluster
 from ..presence import PresenceError
 from ..protocol import CreateTable
 from .outcome import TableOutcome
@@ -113,7 +113,7 @@ class RemoteTables:
     answers and results (``on_result(table, outcome)``, which logs a result once however often it is heard, and
     says False when it did not: the server is shutting down)."""
 
-    def __init__(self, cluster: Any, nursery: trio.Nursery, tournament: str,
+    def __init__(self, cluster: Cluster, nursery: trio.Nursery, tournament: str,
                  on_result: Callable[[str, TableOutcome], Awaitable[bool]]) -> None:
         self.cluster = cluster
         self.presence = cluster.presence
@@ -155,7 +155,7 @@ class RemoteTables:
 
     async def open(self, node: str, request: OpenRequest) -> bool:
         """Ask ``node`` to open ``request.table``; True once it has. False when it refused, did not answer within
-        ``timeout``, or the store is away: then ``holder`` says whether the table may open at home."""
+        ``timeout``, or the store is away: then its claim (``Directory.holder``) says whether it may open here."""
         table = request.table
         event = self.waiting[table] = trio.Event()
         self.start()
@@ -169,29 +169,6 @@ class RemoteTables:
             self.waiting.pop(table, None)
         answer = self.answers.pop(table, None)
         return answer is not None and answer.ok
-
-    async def holder(self, table: str) -> str | None:
-        """Claim ``table`` for this node unless a node has it; returns the node that has it (this one: open it
-        here), or None when the store is away (open it here too: the heartbeat claims it when it is back)."""
-        name = f"{PREFIX}table:{table}"
-        try:
-            for _ in range(3):  # a node may give up its claim between our two calls
-                if await self.presence.set(name, self.cluster.node, only_new=True):
-                    return self.cluster.node
-                owner = await self.presence.get(name)
-                if owner is not None:
-                    return owner
-        except PresenceError:
-            pass
-        return None
-
-    async def owner(self, table: str) -> str | None:
-        """The node that holds ``table``'s claim, or None; waits while the store is away."""
-        while True:
-            try:
-                return await self.presence.get(f"{PREFIX}table:{table}")
-            except PresenceError:
-                await trio.sleep(self.cluster.heartbeat)
 
     async def results_waiting(self) -> set[str]:
         """The tables whose result a node has written for the director and it has not logged yet (empty while

@@ -58,7 +58,7 @@ async def cluster_of(count: int, kind: str, tmp_path):
                 presence = await nursery.start(_hold, make)
                 nodes.append(await start_node(nursery, presence, tmp_path / f"node{index}"))
             for node in nodes:
-                await node.lobby.cluster.next_beat()
+                await node.directory.next_beat()
             try:
                 yield nodes, redis
             finally:
@@ -75,7 +75,7 @@ async def _hold(make, task_status=trio.TASK_STATUS_IGNORED):
 
 async def beats(nodes) -> None:
     for node in nodes:
-        await node.lobby.cluster.next_beat()
+        await node.directory.next_beat()
 
 
 KINDS = ["local", "redis"]
@@ -106,8 +106,8 @@ async def test_a_created_table_is_listed_at_once_even_if_its_node_never_beats_ag
     with trio.fail_after(30):
         async with cluster_of(2, kind, tmp_path) as (nodes, _):
             doomed, survivor = nodes
-            doomed.lobby.cluster.heartbeat = 3600
-            await doomed.lobby.cluster.pulse.wait()  # its last heartbeat: it never beats again, as if killed
+            doomed.directory.heartbeat = 3600
+            await doomed.directory.pulse.wait()  # its last heartbeat: it never beats again, as if killed
             async with open_client(doomed.url) as client:
                 table = (await client.create_table(placed=True, **GAME)).table
             async with open_client(survivor.url) as client:
@@ -161,10 +161,10 @@ async def test_a_dead_nodes_tables_show_unavailable_and_a_seat_there_is_refused(
             async with open_client(doomed.url) as client:
                 table = (await client.create_table(placed=True, **GAME)).table
             await beats(nodes)
-            doomed.lobby.cluster.heartbeat = 3600  # it stops beating, as a node that froze or died
+            doomed.directory.heartbeat = 3600  # it stops beating, as a node that froze or died
             with trio.fail_after(EXPIRY * 10):
                 while True:
-                    await survivor.lobby.cluster.next_beat()
+                    await survivor.directory.next_beat()
                     async with open_client(survivor.url) as client:
                         listed = {info.table: info for info in await client.list_tables()}
                     if listed[table].status == "unavailable":
@@ -183,11 +183,11 @@ async def test_a_node_that_loses_the_directory_keeps_its_games_and_takes_no_new_
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             node = await start_node(nursery, presence)
-            await node.lobby.cluster.next_beat()
+            await node.directory.next_beat()
             async with open_client(node.url) as client:
                 table = (await client.create_table(**GAME)).table
                 presence.down = True
-                await node.lobby.cluster.next_beat()
+                await node.directory.next_beat()
                 with pytest.raises(ServerError) as refused:
                     await client.create_table(**GAME)
                 assert refused.value.code == "cluster_unavailable"
@@ -197,7 +197,7 @@ async def test_a_node_that_loses_the_directory_keeps_its_games_and_takes_no_new_
                     bots.start_soon(lambda s=seat: play_seat(node.url, table, "heuristic", 3 + s, seat=s))
             assert node.lobby.tables[table].over.is_set()
             presence.down = False
-            await node.lobby.cluster.next_beat()
+            await node.directory.next_beat()
             async with open_client(node.url) as client:
                 assert (await client.create_table(**GAME)).table != table
             await node.shutdown()
@@ -225,8 +225,8 @@ async def test_redis_stopped_mid_game_the_games_go_on_and_finish(tmp_path):
                                                              on_message=count))
                 await midway.wait()
                 await redis.stop()
-                await owner.lobby.cluster.next_beat()
-                assert not owner.lobby.cluster.online
+                await owner.directory.next_beat()
+                assert not owner.directory.online
                 async with open_client(owner.url) as client:
                     with pytest.raises(ServerError) as refused:
                         await client.create_table(**GAME)

@@ -37,8 +37,10 @@ class _Lobby:
 
 
 def node(presence, name: str, lobby: _Lobby) -> Cluster:
-    return Cluster(presence, lobby, name, f"ws://127.0.0.1/{name}", heartbeat=HEARTBEAT, expiry=EXPIRY,
-                   forget_after=FORGET)
+    cluster = Cluster(presence, name, f"ws://127.0.0.1/{name}", heartbeat=HEARTBEAT, expiry=EXPIRY,
+                      forget_after=FORGET)
+    cluster.lobby = lobby  # what it publishes, before it runs (``start``)
+    return cluster
 
 
 async def start(nursery, cluster: Cluster) -> trio.CancelScope:
@@ -47,7 +49,7 @@ async def start(nursery, cluster: Cluster) -> trio.CancelScope:
 
     async def run():
         with scope:
-            await cluster.run()
+            await cluster.run(cluster.lobby)
 
     nursery.start_soon(run)
     await cluster.first_beat.wait()
@@ -120,8 +122,8 @@ async def test_a_node_stopped_cleanly_is_forgotten_after_forget_after_too(autoju
 async def test_forget_after_zero_lists_a_dead_nodes_tables_not_at_all(autojump_clock):
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
-        doomed = Cluster(presence, _Lobby("t100001"), "na", "ws://127.0.0.1/na", heartbeat=HEARTBEAT,
-                         expiry=EXPIRY, forget_after=0)
+        doomed = Cluster(presence, "na", "ws://127.0.0.1/na", heartbeat=HEARTBEAT, expiry=EXPIRY, forget_after=0)
+        doomed.lobby = _Lobby("t100001")
         other = node(presence, "nb", _Lobby())
         killed = await start(nursery, doomed)
         await start(nursery, other)

@@ -13,7 +13,8 @@ from clients.remote_bots import play_seat
 from rules import GAMES, digest, replay
 from rules.flag_finish.game import DrawPile, Drew, RaceDealt
 from server.app import run_server
-from server.gateway import Connection, Limits
+from server.gateway import Limits
+from server.gateway.connection import Connection
 from server.protocol import CODECS, Closing, Error, Snapshot, Update
 
 JSON = CODECS["json"]

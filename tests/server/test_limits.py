@@ -20,7 +20,9 @@ from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessa
 
 from clients.client import ServerError, open_client
 from server.app import run_server
-from server.gateway import Limits, TablesCache
+from server.directory import LocalDirectory
+from server.gateway import Limits
+from server.gateway.listing import TablesCache
 from server.limits import Admission, Buckets, check_ids, json_depth, msgpack_depth, too_deep
 from server.protocol import CreateTable, Refusal, Replay, Watch
 
@@ -315,7 +317,6 @@ class Listed:
 
     def __init__(self, tables: list) -> None:
         self.tables = tables
-        self.cluster = None
         self.calls = 0
 
     def list(self) -> list:
@@ -330,15 +331,15 @@ async def test_a_large_table_list_is_made_once_per_cache_time_and_a_small_one_ev
     big = Listed([{"table": f"t{n}", "name": "x" * 100} for n in range(1000)])
     cache = TablesCache(0.25)
     for _ in range(5):
-        raw, total = await cache.page(big, "json", 0, None)
+        raw, total = await cache.page(big, LocalDirectory(), "json", 0, None)
     assert big.calls == 1 and total == 1000 and len(msgspec.json.decode(raw)) == 1000
     await trio.sleep(0.25)
-    await cache.page(big, "msgpack", 10, 5)
+    await cache.page(big, LocalDirectory(), "msgpack", 10, 5)
     assert big.calls == 2
     small = Listed([{"table": "t1"}])
     cache = TablesCache(0.25)
-    await cache.page(small, "json", 0, None)
-    await cache.page(small, "json", 0, None)
+    await cache.page(small, LocalDirectory(), "json", 0, None)
+    await cache.page(small, LocalDirectory(), "json", 0, None)
     assert small.calls == 2
 
 
@@ -407,7 +408,7 @@ def test_serve_raises_its_open_file_limit_and_says_how_many_connections_that_all
     before, now = raise_file_limit()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert now == soft >= before and (soft == hard or hard == resource.RLIM_INFINITY)
-    gateway = Gateway(lobby=None, limits=Limits(fd_reserve=256))
+    gateway = Gateway(lobby=None, directory=LocalDirectory(), limits=Limits(fd_reserve=256))
     assert gateway.admission.total == max(16, soft - 256)
     line = limit_line((before, now), gateway)
     assert f"{now} open files" in line and f"at most {soft - 256} connections in all" in line
@@ -427,7 +428,7 @@ async def test_a_large_list_of_tables_costs_more_of_the_budget(nursery, autojump
 async def test_a_bug_on_one_connection_stops_that_connection_only(nursery, monkeypatch, capsys):
     """An error no connection should raise, outside what its reader catches (closing it, here), prints its
     traceback and ends that connection; the server and every other connection go on (it once stopped serve)."""
-    from server import gateway
+    from server.gateway import accept as gateway
 
     running = await start(nursery)
     real, raised = gateway.Gateway._close, trio.Event()

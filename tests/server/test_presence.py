@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from server.cluster import ID_SPACE, Cluster, node_mark
+from server.cluster import Cluster
+from server.nodeid import ID_SPACE, node_mark
 from server.presence import LocalPresence, PresenceError
 from tests.server.redis_server import redis_server
 
@@ -76,13 +77,6 @@ async def test_redis_that_is_not_there_is_a_presence_error_not_a_hang(tmp_path):
                 await presence.get("anything")
 
 
-class _Lobby:
-    def __init__(self) -> None:
-        self.tables: dict = {}
-        self.tournaments = None
-        self._next = 0
-
-
 def ids(node: Cluster, count: int) -> list[int]:
     """The first ``count`` numbers ``node`` hands out, as the lobby asks for them (one past the last)."""
     numbers = [node.number(1)]
@@ -94,7 +88,7 @@ def ids(node: Cluster, count: int) -> list[int]:
 async def test_nodes_number_ids_apart_without_the_store():
     presence = LocalPresence()
     names = ["n000000000001", "n0000000000a2", "nffffffffffff", "a-name-set-by-hand"]
-    nodes = [Cluster(presence, _Lobby(), name, f"ws://127.0.0.1:{9000 + i}") for i, name in enumerate(names)]
+    nodes = [Cluster(presence, name, f"ws://127.0.0.1:{9000 + i}") for i, name in enumerate(names)]
     presence.down = True  # never reached: the store has no part in it
     numbered = [ids(node, 25) for node in nodes]
     for node, numbers in zip(nodes, numbered):
@@ -123,7 +117,7 @@ class _Straddled(LocalPresence):
 
 async def test_a_claim_refused_with_nothing_there_is_asked_again_not_taken_for_another_nodes():
     presence = _Straddled(times=2)
-    node = Cluster(presence, _Lobby(), "n000000000001", "ws://127.0.0.1:9000")
+    node = Cluster(presence, "n000000000001", "ws://127.0.0.1:9000")
     assert await node.holds("table", "t1")
     assert await presence.get("photofinish:table:t1") == "n000000000001"
     await presence.set("photofinish:table:t2", "n0000000000a2")

@@ -8,7 +8,8 @@ import trio.testing
 from trio_websocket import ConnectionClosed, open_websocket_url, serve_websocket
 
 from clients.client import open_client
-from server.gateway import YIELD_EVERY, Connection, Limits
+from server.gateway import Limits
+from server.gateway.connection import YIELD_EVERY, Connection
 from server.protocol import Error
 from server.sendpath import PromptLock, plain_frames, send_frame, send_promptly
 from tests.server.test_gateway import start

@@ -1,0 +1,216 @@
+"""The ``Gateway``: accepts connections (plain HTTP goes to ``server/http.py``, a websocket upgrade runs a
+``Connection`` until it closes), counts them per address and in all (a connection over either is told why at
+once and cut), and closes each one cleanly.
+
+Closing a connection stops its reader at once but never its writer in the middle of a frame (a frame cut
+short is a protocol error at the client, and nothing may follow it on the wire): the writer finishes the
+frame it is sending, what is still queued is dropped, then come ``closing`` and the close frame. A client
+that takes none of it for ``Limits.close_timeout`` seconds has its TCP connection cut with no more bytes.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import replace
+
+import trio
+from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, wrap_server_stream
+
+from ..directory import Directory
+from ..http import HttpLimits, Site, serve_http
+from ..limits import Admission, file_limit
+from ..lobby import Lobby
+from ..protocol import CODECS, Closing
+from ..sendpath import send_promptly
+from ..table import Intent
+from .config import Limits
+from .connection import Connection
+from .quotas import Quotas
+
+
+async def abort(ws: WebSocketConnection) -> None:
+    """Cut the TCP connection with no further byte on the wire (after a frame cut short, any byte would be
+    garbage to the client). trio-websocket's ``aclose`` checks for cancellation before it writes its close
+    frame and closes the stream in any case, so a cancelled ``aclose`` does exactly that."""
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await ws.aclose()
+
+
+def peer_of(stream: trio.abc.Stream) -> str:
+    """The remote IP address of a connection ("" where there is none: a stream that is no socket)."""
+    try:
+        return str(stream.socket.getpeername()[0])
+    except (AttributeError, OSError, IndexError, TypeError):
+        return ""
+
+
+def connection_cap(limits: Limits) -> int | None:
+    """The most connections open at once: ``max_connections``, else the open-file limit less ``fd_reserve``
+    (so that logs, journals and refusals still get descriptors); None where no file limit is known."""
+    if limits.max_connections is not None:
+        return limits.max_connections
+    soft = file_limit()
+    return None if soft is None else max(16, soft - limits.fd_reserve)
+
+
+async def refuse(stream: trio.abc.Stream, site: Site, code: str, message: str, limits: Limits) -> None:
+    """Answer one request on a connection that is over a limit: a websocket upgrade is accepted only to say
+    ``closing`` with ``code`` and close (1013, try again later); a plain request gets a 503 with the message."""
+    busy = replace(site, busy=f"{code}: {message}\n")
+    upgrade = await serve_http(stream, busy, HttpLimits(head_timeout=limits.refuse_timeout, max_requests=1))
+    if upgrade is None:
+        return
+    async with trio.open_nursery() as nursery:
+        request = await wrap_server_stream(nursery, upgrade, max_message_size=limits.max_frame)
+        ws = await request.accept()
+        await ws.send_message(CODECS["json"].encode(Closing(code=code, message=message)))
+        await ws.aclose(1013, message[:120])
+        nursery.cancel_scope.cancel()
+
+
+class Gateway:
+    """Accepts connections: plain HTTP goes to ``server/http.py``, websockets run until they close."""
+
+    def __init__(self, lobby: Lobby, directory: Directory, limits: Limits = Limits(), site: Site = Site(),
+                 http_limits: HttpLimits = HttpLimits()) -> None:
+        self.lobby = lobby
+        self.directory = directory  # where a table or tournament that is not here lives
+        self.limits = limits
+        self.site = site  # what a plain GET gets (set once the port is known, for the join URL)
+        self.http_limits = http_limits
+        self.connections: set[Connection] = set()
+        self._closed_one = trio.Event()
+        self.quotas = Quotas(limits)
+        self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
+        self.refusing = 0  # refused connections still being told why
+
+    async def serve(self, host: str, port: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
+        until it asks for a websocket upgrade, which goes to ``handle``."""
+        listeners = await trio.open_tcp_listeners(port, host=host)
+        try:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
+                task_status.started(listeners[0].socket.getsockname()[1])
+        finally:
+            self.quotas.replays.close()
+
+    async def _serve_stream(self, stream: trio.SocketStream) -> None:
+        peer = peer_of(stream)
+        refusal = self.admission.admit(peer)
+        if refusal is not None:
+            return await self._refuse(stream, *refusal, peer=peer)
+        try:
+            await self._serve_admitted(stream, peer)
+        finally:
+            self.admission.release(peer)
+
+    async def _refuse(self, stream: trio.SocketStream, code: str, message: str, peer: str = "") -> None:
+        """Tell a connection over a limit why, quickly: a websocket gets ``closing`` with the code as soon as
+        its handshake is done, plain HTTP a 503 with the message; either is cut after ``refuse_timeout`` s.
+        While too many are being told, or one address has been told ``EXPLAINED_BURST`` times within a few
+        seconds (it knows: telling it again would cost a handshake each), the next ones are closed at once."""
+        self.refusing += 1
+        try:
+            if self.refusing > max(1, self.limits.fd_reserve // 2):
+                return
+            if self.quotas.explained.take(peer, 1, trio.current_time()):
+                return
+            with trio.move_on_after(self.limits.refuse_timeout):
+                await refuse(stream, self.site, code, message, self.limits)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionClosed):
+            pass  # the client went away before it was told
+        except Exception:  # a bug in refusing one connection must show, and must not stop the server
+            traceback.print_exc()
+        finally:
+            self.refusing -= 1
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
+    async def _serve_admitted(self, stream: trio.SocketStream, peer: str) -> None:
+        try:
+            try:
+                upgrade = await serve_http(stream, self.site, self.http_limits)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return  # the client went away mid-request
+            except Exception:  # a bug in answering one request must show, and must not stop the server
+                traceback.print_exc()
+                return
+            if upgrade is None:
+                return
+            async with trio.open_nursery() as nursery:
+                request = None
+                with trio.move_on_after(self.limits.handshake_timeout):
+                    request = await wrap_server_stream(nursery, upgrade, max_message_size=self.limits.max_frame)
+                if request is not None:
+                    try:
+                        await self.handle(request, peer)
+                    except ConnectionClosed:
+                        pass  # the client left during the handshake
+                    except Exception:  # a bug on one connection shows on stderr and stops only that one
+                        traceback.print_exc()
+                nursery.cancel_scope.cancel()  # the websocket's reader, once the connection is done
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
+    async def handle(self, request: WebSocketRequest, peer: str = "") -> None:
+        ws = await request.accept()
+        send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
+        conn = Connection(ws, self.limits, peer, self.quotas)
+        self.connections.add(conn)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(conn.write_loop)
+                nursery.start_soon(conn.ping_loop)
+                with conn.scope:  # close() stops the reader, never the writer in the middle of a frame
+                    try:
+                        await conn.read_loop(self.lobby, self.directory)
+                    except ConnectionClosed:
+                        pass
+                conn.ping_scope.cancel()
+                conn.outbox.close()  # the writer sends what is queued (nothing after close()), then ends...
+                nursery.cancel_scope.deadline = trio.current_time() + self.limits.close_timeout  # ... in time
+        except ConnectionClosed:
+            pass
+        except Exception:  # a bug in handling one connection must show, and must not stop the server
+            traceback.print_exc()
+            conn.closing = conn.closing or ("server_error", "the server failed on this connection; reconnect")
+        finally:
+            for table in conn.tables:
+                table.submit_nowait(Intent("disconnect", conn))
+            for director in conn.tournaments:
+                director.unwatch(conn)
+            await self._close(conn)
+            self.connections.discard(conn)
+            conn.ended.set()
+            self._closed_one.set()
+
+    async def _close(self, conn: Connection) -> None:
+        """``closing`` (if the server is the one closing) and the close handshake, in ``close_timeout``; after a
+        frame cut short, or a client that took nothing in that time, the TCP connection is cut instead."""
+        if not conn.sending:
+            with trio.move_on_after(self.limits.close_timeout) as scope:
+                scope.shield = True
+                try:
+                    if conn.closing is not None:
+                        code, message = conn.closing
+                        await conn.ws.send_message(conn.codec.encode(Closing(code=code, message=message)))
+                        await conn.ws.aclose(1008 if code != "server_shutdown" else 1001, message[:120])
+                    else:
+                        await conn.ws.aclose()
+                except ConnectionClosed:
+                    pass
+            if not scope.cancelled_caught:
+                return
+        await abort(conn.ws)
+
+    async def close_all(self, code: str, message: str, timeout: float = 3.0) -> None:
+        """Close every connection with a reason and wait (at most ``timeout``) for their close handshakes."""
+        for conn in list(self.connections):
+            conn.close(code, message)
+        with trio.move_on_after(timeout):
+            while self.connections:
+                self._closed_one = trio.Event()
+                await self._closed_one.wait()

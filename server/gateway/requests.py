@@ -1,0 +1,168 @@
+"""Each request a connection reads, answered: its ids checked, its cost taken from the address's budget, then
+by group: the lobby's (games, tables, playbacks, replays), a table's (sent to its arbiter), a tournament's (its
+director). A table or tournament that is not on this server is found through the ``Directory``: a ``redirect``
+to its node (never for an action: it never leaves its node). Refusals are typed ``error``s; nothing changes.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from rules import RulesError
+
+from .. import frames
+from ..directory import Directory
+from ..lobby import Lobby
+from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
+                        Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,
+                        Redirect, Refusal, Register, Registered, Replay, Resume, StartTournament, TableCreated, Tables,
+                        TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, Watch,
+                        WatchTournament)
+from ..limits import check_ids
+from ..table import Intent, Table
+from .quotas import COSTS, UNIT_BYTES
+
+TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
+TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
+                    WatchTournament, Leaderboard, TournamentLog}
+
+
+async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
+    """Answer one decoded request from ``conn`` (a ``Connection``)."""
+    kind = type(message)
+    if kind is Pong:
+        conn.latency.pong(message.ping, now)
+        return
+    try:
+        check_ids(message)  # before anything looks an id up, or opens a file by it
+        if kind is ListTables:
+            return await list_tables(conn, lobby, directory, message, now)
+        if kind in COSTS:
+            extra = frames.log_units(lobby.data_dir, message) if kind is Replay else 0
+            conn.quotas.spend(conn.peer, COSTS[kind] + extra, now)
+        if kind in TOURNAMENT_CALLS:
+            return await tournament_call(conn, lobby.tournaments, directory, message)
+        if kind is Hello:
+            raise RulesError("already_greeted", "hello comes once, first")
+        if kind is ListGames:
+            conn.deliver(Games(ref=message.id, games=lobby.games()))
+        elif kind is CreateTable:
+            table = await create_table(conn, lobby, directory, message)
+            if table is not None:
+                conn.deliver(TableCreated(ref=message.id, table=table.info()))
+        elif kind is OpenPlayback:
+            table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)
+            conn.deliver(TableCreated(ref=message.id, table=table.info()))
+        elif kind is Replay:  # rebuilt in a worker process, never on the event loop's
+            conn.deliver(await conn.quotas.replays.answer(lobby.data_dir, message))
+        else:
+            await table_call(conn, lobby, directory, message, now)
+    except (RulesError, Refusal) as error:
+        conn.deliver(Error(ref=message.id, code=error.code, message=error.message,
+                           retry_ms=getattr(error, "retry_ms", None)))
+    except RecursionError:  # never with frames --max-depth allows; a bug must not close the connection
+        conn.deliver(Error(ref=message.id, code="malformed", message="the message nests too deep to handle"))
+
+
+async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
+    """A seat, a resume, a watch, an action or a leave: to the table's arbiter, or a redirect to its node."""
+    kind = type(message)
+    try:
+        table = lobby.find(message.table)
+    except RulesError:
+        if kind is Act or kind is Leave:  # an action never leaves its node
+            raise
+        url = await directory.locate("table", message.table)
+        if url is None:
+            raise
+        return conn.deliver(Redirect(ref=message.id, url=url, table=message.table))
+    if kind is not Act:
+        conn.tables.add(table)
+    if kind is TakeSeat or kind is Resume:
+        conn.ping_now.set()  # the seat's round trip, measured as soon as it plays
+    await table.submit(Intent(TABLE_INTENTS[kind], conn, message, now))
+
+
+async def list_tables(conn, lobby: Lobby, directory: Directory, message: ListTables, now: float) -> None:
+    """The tables (a page of them), from the cached list; it costs one unit of the address's budget, and one
+    more for each 64 KiB of the answer."""
+    if message.offset < 0 or (message.limit is not None and not 1 <= message.limit <= 1000):
+        raise RulesError("bad_page", "a page of tables starts at offset 0 or more and holds 1..1000 tables")
+    conn.quotas.spend(conn.peer, COSTS[ListTables], now)  # refused before the list is made
+    tables, total = await conn.quotas.tables.page(lobby, directory, conn.codec.encoding, message.offset,
+                                                  message.limit)
+    if len(tables) >= UNIT_BYTES:
+        conn.quotas.spend(conn.peer, len(tables) // UNIT_BYTES, now)
+    conn.deliver(Tables(ref=message.id, tables=tables, total=total))
+
+
+async def create_table(conn, lobby: Lobby, directory: Directory, message: CreateTable) -> Table | None:
+    """Send the create to a less loaded node (``redirect``, answered here; None), or claim the new table's id
+    for this server and open it, listed everywhere before it is answered."""
+    if not message.placed and (url := directory.placement()) is not None:
+        conn.deliver(Redirect(ref=message.id, url=url))
+        return None
+    lobby.check(message, conn.owner)  # a bad request claims nothing
+    table_id = lobby.new_table_id()
+    await directory.claim("table", table_id)
+    try:
+        table = await lobby.create(message, table_id=table_id, owner=conn.owner)
+    except BaseException:
+        with trio.CancelScope(shield=True):
+            await directory.release("table", table_id)
+        raise
+    await directory.announce(table.info())  # listed everywhere once answered, even if this node dies
+    return table
+
+
+async def tournament_call(conn, hub, directory: Directory, message) -> None:
+    """A tournament call: the director checks the secret or token and answers; refusals raise."""
+    kind = type(message)
+    if hub is None:
+        raise Refusal(Code.NO_TOURNAMENTS, "this server runs no tournaments")
+    conn.quotas.count(kind, conn.peer, trio.current_time())
+    if kind is CreateTournament:
+        if message.seed is not None:  # it decides every seating and lot: nobody may choose it
+            raise Refusal(Code.BAD_SEED, "a tournament's seed is drawn by the server and committed to in "
+                                         "its log (revealed at the end); no client chooses it")
+        directory.require_online()  # tournaments open where they are asked for, while the directory is there
+        director, secret = await hub.create(message)
+        await directory.announce(director.info())
+        return conn.deliver(TournamentCreated(ref=message.id, tournament=director.info(), secret=secret))
+    if kind is ListTournaments:
+        tournaments = await directory.list_tournaments(hub.list())
+        return conn.deliver(Tournaments(ref=message.id, tournaments=tournaments))
+    if kind is Leaderboard:
+        rows = await hub.leaderboard(message.game, message.limit)
+        return conn.deliver(Ratings(ref=message.id, game=message.game, ratings=rows))
+    try:
+        director = hub.find(message.tournament)
+    except Refusal:
+        url = await directory.locate("tournament", message.tournament)
+        if url is None:
+            raise
+        return conn.deliver(Redirect(ref=message.id, url=url, tournament=message.tournament))
+    if kind is Register:
+        player, token = await director.register(message.name, conn.owner)
+        waitlist = director.state.waitlist
+        return conn.deliver(Registered(ref=message.id, tournament=director.id, player=player,
+                                       name=director.state.names[player], token=token,
+                                       receipt=director.receipts.get(player), waitlisted=player in waitlist,
+                                       waitlist_position=waitlist.index(player) + 1 if player in waitlist else 0))
+    if kind is TournamentLog:
+        text, lines, head = await director.log_text()
+        return conn.deliver(TournamentLogFile(ref=message.id, tournament=director.id, log=text, lines=lines,
+                                              head=head))
+    if kind is WatchTournament:
+        director.watch(conn, message.token, message.id)
+        conn.tournaments.add(director)
+        return
+    if kind is CheckIn:
+        await director.check_in(message.token)
+    elif kind is Drop:
+        await director.drop(message.token, message.secret, message.player)
+    elif kind is StartTournament:
+        await director.start(message.secret, message.next_round)
+    elif kind is CorrectResult:
+        await director.correct(message.secret, message.table, message.places, message.reason)
+    conn.deliver(director.snapshot(message.id))
