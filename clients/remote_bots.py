@@ -12,6 +12,8 @@ from server.protocol import BotDriver, Closing, Code, Error, TableEnded
 from .client import ActionRejected, ServerError, open_client
 
 RATE_PAUSE = 0.05  # s a bot waits after the server dropped its action for going over the rate limit
+RETRY_PAUSE = 0.05  # s a bot waits before acting again after a refusal that no update follows
+ACT_AGAIN = (Code.TOO_EARLY,)  # refusals that change nothing at the table: no message will wake the bot
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
@@ -59,22 +61,26 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
                 await trio.sleep(pace_ms / 1000 * (0.5 + driver.rng.below(1000) / 1000))
                 if not drain(True):
                     break
-            move = driver.next_action()
-            if move is None:
-                continue
-            ref, action = move
-            try:
-                accepted = await client.act(table, action)
-                driver.observe("accepted", ref=ref)
-                if on_accepted:
-                    on_accepted(seated.seat, accepted)
-            except ActionRejected:
-                driver.observe("rejected", ref=ref)
-            except ServerError as error:  # dropped by the server's rate limit: let the budget refill, go on
-                if error.code != Code.RATE_LIMITED:
-                    raise
-                driver.observe("rejected", ref=ref)
-                await trio.sleep(RATE_PAUSE)
+            while (move := driver.next_action()) is not None:
+                ref, action = move
+                try:
+                    accepted = await client.act(table, action)
+                    driver.observe("accepted", ref=ref)
+                    if on_accepted:
+                        on_accepted(seated.seat, accepted)
+                    break  # its update follows
+                except ActionRejected as error:
+                    driver.observe("rejected", ref=ref)
+                    if error.code not in ACT_AGAIN:
+                        break  # the update that made it wrong (or the move that won) follows
+                    await trio.sleep(RETRY_PAUSE)  # nothing follows a too-early refusal: try again, as a person would
+                except ServerError as error:  # dropped by the server's rate limit: let the budget refill, go on
+                    if error.code != Code.RATE_LIMITED:
+                        raise
+                    driver.observe("rejected", ref=ref)
+                    await trio.sleep(RATE_PAUSE)
+                if not drain(True):
+                    return seated.seat
         return seated.seat
 
 

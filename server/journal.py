@@ -3,43 +3,34 @@ tournaments), fsynced once per group of lines, and replayed into the logs at sta
 
 A log line is written to its own file at once (no fsync: it survives a killed process) and handed to the
 journal. A round appends every line handed over since the last round to the journal in one write and makes it
-durable with one fdatasync; then each log is told how far its lines are durable (``FileLog._synced``). The
+durable with one fdatasync; then each log is told how far its lines are durable (``FileLog.synced``). The
 first line starts a round at once; lines that arrive while a round runs go into the next, which starts as soon
 as that one ends (group commit with no fixed wait). When the journal passes ``limit`` bytes a checkpoint
 starts a new journal file and, while rounds go on in the new one, fsyncs every log file that has lines in the
 old one, then deletes it; a clean shutdown does the same with the last one.
 
-A record: ``@ <offset> <length> <crc32 hex> <path>\\n`` followed by the line's ``length`` bytes exactly as
-written at byte ``offset`` of ``<path>`` (relative to the data directory); the crc32 covers the first line of
-the record and the bytes. Zeros follow the last record: a round writes ``PREALLOC`` bytes of them ahead
-whenever fewer than half are left, so that the rounds after it overwrite blocks the file already has and their
-fdatasync commits no new size (no file-system journal commit: two waits for the disk instead of three).
-
-At start (``replay``), before any log is read, every journal's records are checked
-in order up to the first torn or damaged one (the tail of a round the process did not finish: nothing in it
-was acknowledged), every line whose bytes are not in its log file at its offset is written there, the log
-files are fsynced and the journals deleted. So a log file always holds every line that was acknowledged.
-
-Journal files: ``DATA/journal/<generation>.wal`` (numbered from 1, one more per checkpoint).
+The records, the journal files and the replay at start are ``server/walfile.py``'s. Zeros follow the last
+record: a round writes ``PREALLOC`` bytes of them ahead whenever fewer than half are left, so that the rounds
+after it overwrite blocks the file already has and their fdatasync commits no new size (no file-system journal
+commit: two waits for the disk instead of three).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import trio
 
 from . import disk
+from .logstore import GroupCommit
+from .walfile import (MAGIC, encode_record, journal_files, journal_folder, read_records, sync_folder, sync_path,
+                      write_back)
 
 if TYPE_CHECKING:
     from .logstore import FileLog
-
-MAGIC = b"photofinish journal 1\n"
 LIMIT = 8 * 1024 * 1024  # a checkpoint starts a new journal file past this many bytes
 PREALLOC = 1024 * 1024  # zeros written ahead of the records, so that a round's fdatasync changes no metadata
 MAX_THREADS = 8  # log files a checkpoint fsyncs at once (the file system commits concurrent syncs together)
@@ -50,132 +41,7 @@ def sync_file(fd: int) -> None:
     disk.current().fdatasync(fd)
 
 
-def sync_path(path: Path) -> None:
-    """fsync a file by its path (its log may be closed by now: fsync works on any descriptor of the file)."""
-    disk.sync_path(path)
-
-
-def sync_folder(folder: Path) -> None:
-    """Make a folder's entries (a file created or removed in it) durable: its own fsync, by its path."""
-    sync_path(folder)
-
-
-def journal_folder(data_dir: Path) -> Path:
-    return Path(data_dir) / "journal"
-
-
-def journal_files(data_dir: Path) -> list[Path]:
-    """The journal files of a data directory, oldest first."""
-    folder = journal_folder(data_dir)
-    if not folder.is_dir():
-        return []
-    return sorted((p for p in folder.glob("*.wal") if p.stem.isdigit()), key=lambda p: int(p.stem))
-
-
-def encode_record(path: bytes, offset: int, line: bytes) -> bytes:
-    head = b"%d %d" % (offset, len(line))
-    crc = zlib.crc32(line, zlib.crc32(path, zlib.crc32(head)))
-    return b"@ %s %08x %s\n%s" % (head, crc, path, line)
-
-
-@dataclass(frozen=True)
-class Record:
-    path: str  # the log file, relative to the data directory
-    offset: int
-    line: bytes
-
-
-def read_records(data: bytes) -> tuple[list[Record], str | None]:
-    """The whole records of a journal file's bytes, in order, and why reading stopped early (a torn or
-    damaged record: nothing from there on was acknowledged), or None."""
-    if not data.startswith(MAGIC):
-        return [], "not a photofinish journal" if data else None
-    records, at = [], len(MAGIC)
-    while at < len(data):
-        if data[at] == 0:  # the zeros written ahead of the records: the end, if nothing but zeros follows
-            return records, None if data.count(0, at) == len(data) - at else f"a damaged record at byte {at}"
-        end = data.find(b"\n", at)
-        if end < 0:
-            return records, f"a record cut short at byte {at}"
-        fields = data[at:end].split(b" ", 4)
-        try:
-            if len(fields) != 5 or fields[0] != b"@":
-                raise ValueError
-            offset, length, crc, path = int(fields[1]), int(fields[2]), int(fields[3], 16), fields[4]
-        except ValueError:
-            return records, f"a damaged record at byte {at}"
-        line = data[end + 1:end + 1 + length]
-        if len(line) < length:
-            return records, f"a record cut short at byte {at}"
-        if zlib.crc32(line, zlib.crc32(path, zlib.crc32(b"%d %d" % (offset, length)))) != crc:
-            return records, f"a damaged record at byte {at}"
-        name = path.decode("utf-8", "replace")
-        if os.path.isabs(name) or ".." in Path(name).parts:
-            return records, f"a record at byte {at} names a file outside the data directory"
-        records.append(Record(name, offset, line))
-        at = end + 1 + length
-    return records, None
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """What ``replay`` did: journal files read, lines written back into their logs, and any tail it left."""
-
-    journals: int
-    restored: int
-    logs: tuple[str, ...]  # the log files it wrote to
-    notes: tuple[str, ...]  # a torn tail per journal that had one
-
-
-def write_back(data_dir: Path, records: list[Record]) -> tuple[int, tuple[str, ...]]:
-    """Make every log file hold its journal ``records``: each line whose bytes are not in its file at its
-    offset is written there, and the files written to (and folders created) are fsynced. Returns the lines
-    written and the files. Raises ``OSError`` if any of it fails: the journal must then be kept."""
-    restored, written, fds, created = 0, {}, {}, set()
-    try:
-        for record in records:
-            fd = fds.get(record.path)
-            if fd is None:
-                target = Path(data_dir) / record.path
-                if not target.exists():
-                    disk.private_dir(target.parent)
-                    created.add(target.parent)
-                fd = fds[record.path] = disk.current().open(target, os.O_RDWR | os.O_CREAT, disk.FILE_MODE)
-            if os.pread(fd, len(record.line), record.offset) != record.line:
-                disk.pwrite_all(fd, record.line, record.offset)
-                restored += 1
-                written[record.path] = None
-        for path in written:
-            disk.current().fsync(fds[path])
-    finally:
-        for fd in fds.values():
-            os.close(fd)
-    for folder in created:
-        sync_folder(folder)
-    return restored, tuple(written)
-
-
-def replay(data_dir: Path) -> Replayed:
-    """Bring every log file up to its journals (see the module's docstring), fsync what was written, then
-    delete the journals. Call before any log of the data directory is read or opened. Raises ``OSError`` if
-    the disk fails meanwhile: then no journal is deleted (the next start tries again)."""
-    data_dir = Path(data_dir)
-    files = journal_files(data_dir)
-    records, notes = [], []
-    for journal in files:
-        found, problem = read_records(journal.read_bytes())
-        if problem:
-            notes.append(f"{journal.name}: {problem}")
-        records.extend(found)
-    restored, logs = write_back(data_dir, records)
-    for journal in files:
-        disk.current().unlink(journal)
-    if files:
-        sync_folder(journal_folder(data_dir))
-    return Replayed(journals=len(files), restored=restored, logs=logs, notes=tuple(notes))
-
-
-class Journal:
+class Journal(GroupCommit):
     """The server's group commit under ``batch`` (see the module's docstring). ``mark`` takes each line as
     its log writes it; ``run`` is the task that writes and syncs the rounds; ``sync`` makes the journal file
     durable (tests pass a fake they can hold). ``inline``: where a round's fdatasync runs. ``auto``: the tasks
@@ -241,7 +107,7 @@ class Journal:
         """``log`` wrote ``line`` at byte ``offset`` of its file: the next round makes it durable (now, if no
         round is running). After a failure of the journal, the log fails at once."""
         if self.error is not None:
-            log._synced(log.written, self.error)
+            log.synced(log.written, self.error)
             return
         if self._closed:
             return  # after the last round (the server is stopping): the line is in its file, never acknowledged
@@ -311,6 +177,11 @@ class Journal:
         finally:
             self._done.set()
 
+    def flush(self, log: FileLog) -> None:
+        """``log`` is closing: write and sync its pending lines (and whatever else is pending) now."""
+        if log.durable < log.written:
+            self.flush_now()
+
     def flush_now(self) -> None:
         """Write and sync what is pending now, on this thread (a log closing must leave nothing unsynced)."""
         if self._chunks and self.error is None and not self._closed:
@@ -376,10 +247,10 @@ class Journal:
             self.error = error
         error = error or self.error
         for log, count in counts.items():
-            log._synced(count, error)
+            log.synced(count, error)
         if error is not None:
             for log in list(self._counts):  # lines marked meanwhile: the journal cannot take them any more
-                log._synced(log.written, error)
+                log.synced(log.written, error)
             self._chunks, self._counts = [], {}
 
     def _retire(self, path: Path) -> None:
@@ -427,13 +298,13 @@ class Journal:
             if done is not None:
                 done.set()
         for log, error in failed:
-            log._synced(log.written, error)
+            log.synced(log.written, error)
         if not failed:
             try:
                 await trio.to_thread.run_sync(self._retire, path)
             except OSError as error:
                 for log in touched.values():
-                    log._synced(log.written, error)
+                    log.synced(log.written, error)
                 failed.append((None, error))
         if failed:
             self._kept.append(path)

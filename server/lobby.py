@@ -13,7 +13,6 @@ import secrets
 from collections import OrderedDict
 from pathlib import Path
 
-import msgspec
 import trio
 
 from rules.bots import get_policy
@@ -22,15 +21,18 @@ from rules import GAMES, RulesError, Session, Setup, get_game, make_setup, resto
 from . import disk, storage, tending
 from .actionlog import MemoryLog
 from .finished import Finished, finished_marker, write_marker
-from .logfile import End, Entry, LogError, SeatTaken, StandIn, read_log, seed_commitment
+from .logfile import End, Entry, LogError, SeatTaken, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
 from .journal import LIMIT as JOURNAL_LIMIT
-from .journal import Journal, replay
+from .journal import Journal
+from .walfile import replay
 from .logstore import numbered_logs, reopen, table_dir, write_secret_seed
 from .quotas import Owner, Quotas
-from .protocol import BotSeat, CreateTable, GameSummary, TableInfo, game_summary
+from .protocol import CreateTable, GameSummary, TableInfo, game_summary
 from .directory import Directory, LocalDirectory
-from .table import Intent, Reservation, Table
+from .table import Reservation, Table, TableSettings, intents
+from .table.restore import reopen as reopen_table
+from .table.restore import settings_of
 
 logger = logging.getLogger(__name__)
 
@@ -188,12 +190,13 @@ class Lobby:
                 storage.storage_failed(self, error)
                 raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
                                  f"{disk.error_text(error)}") from None
-        table = Table(table_id, game, setup, seed, name=request.name.strip(), bots=list(request.bots),
-                      turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
-                      bot_delay_ms=request.bot_delay_ms, store=store, reserved=list(reserved), stand_in=stand_in,
-                      ordering=request.ordering, fair_ms=request.fair_ms,
-                      expire_after=None if alias else self.quotas.waiting_expiry or None,
-                      chosen_seed=request.seed, practice=request.practice)
+        settings = TableSettings(name=request.name.strip(), bots=tuple(request.bots),
+                                 turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
+                                 bot_delay_ms=request.bot_delay_ms, reserved=tuple(reserved), stand_in=stand_in,
+                                 ordering=request.ordering, fair_ms=request.fair_ms,
+                                 expire_after=None if alias else self.quotas.waiting_expiry or None,
+                                 chosen_seed=request.seed, practice=request.practice)
+        table = Table(table_id, game, setup, seed, settings, store=store)
         await self.start_table(table)
         if owner is not None:
             self.owners[table_id] = owner
@@ -229,7 +232,7 @@ class Lobby:
         """Stop a table and let go of it; a finished one stays listed by its summary (bounded in number)."""
         if self.tables.get(table.id) is not table:
             return
-        table.submit_nowait(Intent("stop", None))
+        table.submit_nowait(intents.Stop())
         del self.tables[table.id]
         self.owners.pop(table.id, None)
         self.finished.pop(table.id, None)
@@ -266,8 +269,8 @@ class Lobby:
         game = get_game(header.game)
         setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
         self._next += 1
-        table = Table(f"p{self._next}", game, setup, report.read.end.seed, name=f"playback of {log_table}",
-                      read_only=True)
+        table = Table(f"p{self._next}", game, setup, report.read.end.seed,
+                      TableSettings(name=f"playback of {log_table}", read_only=True))
         await self.nursery.start(table.run)
         self.nursery.start_soon(table.play_back, [e for e in report.read.entries() if e.accepted], speed)
         self.tables[table.id] = table
@@ -366,31 +369,10 @@ class Lobby:
                 log.append(time=entry.time, actor=entry.actor, action=entry.action, accepted=False,
                            code=entry.code, ref=entry.ref, fair=entry.fair)
         options = header.table_options
+        settings = settings_of(header.name, options,
+                               None if options.get("alias") else self.quotas.waiting_expiry or None)
         store = reopen(path, read, self.durability, self._shared_syncer())
-        table = Table(header.table, game, setup, seed, name=header.name,
-                      bots=[msgspec.convert(b, BotSeat) for b in options.get("bots", [])],
-                      turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
-                      bot_delay_ms=options.get("bot_delay_ms", 0), store=store, session=session, log=log,
-                      receipts=read.receipts(), stand_in=options.get("stand_in"),
-                      ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50),
-                      expire_after=None if options.get("alias") else self.quotas.waiting_expiry or None,
-                      chosen_seed=options.get("chosen_seed"), practice=options.get("practice", False))
-        table.skip_lots(sum(e.fair is not None and e.fair.lot is not None for e in entries))
-        table.groups = max((e.fair.group or 0 for e in entries if e.fair is not None), default=0)
-        for record in read.records:
-            if type(record) is SeatTaken:
-                slot = table.slots[record.seat]
-                slot.name, slot.token_hash = record.name, record.token_hash
-                slot.state = "away" if record.token_hash else "free"
-                slot.answers = {}
-            elif type(record) is StandIn:
-                slot = table.slots[record.seat]
-                slot.stood_in = True
-                slot.state = "stand_in" if record.active else "away"
-            elif type(record) is Entry and record.ref is not None and 0 <= record.actor < len(table.slots):
-                table.slots[record.actor].answers[record.ref] = table.answer_for(table.log.entries[record.seq - 1])
-        table.seated_ever = any(type(r) is SeatTaken and r.token_hash for r in read.records)
-        return table
+        return reopen_table(read, game, setup, seed, settings, session=session, log=log, store=store)
 
     async def stop_all(self) -> None:
         self._stopping = True

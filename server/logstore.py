@@ -12,7 +12,9 @@ Policies (`photofinish serve --durability`):
 - ``never``: lines reach the OS at once (they survive a killed process, not a power cut), no fsync.
 
 Under ``always`` and ``batch`` an action a seat saw acknowledged is on disk: the table holds every outgoing
-message until the line it depends on is durable (``FileLog.on_durable``, see ``Table._deliver``). A failed
+message until the line it depends on is durable (it reads ``FileLog.durable``, or awaits ``wait_durable``: see
+``server/table/durable.py``). Either group commit is a ``GroupCommit``; it reports each round to the log
+(``FileLog.synced``), and the log never calls anyone back. A failed
 fsync is final for its log: nothing after it counts as durable again (an fsync that follows a failed one may
 succeed without the lost pages having reached the disk).
 """
@@ -22,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import trio
 
@@ -42,7 +44,28 @@ def sync_file(fd: int) -> None:
     disk.current().fdatasync(fd)
 
 
-class Syncer:
+class GroupCommit(Protocol):
+    """What a log needs from the group commit it hands its lines to: the journal of ``batch``
+    (``server/journal.py``) or a ``Syncer`` (``always``). Each round ends with ``FileLog.synced`` on every log it
+    covered."""
+
+    def mark(self, log: "FileLog", offset: int, line: bytes) -> None:
+        """``log`` wrote ``line`` at byte ``offset`` of its file: a round makes it durable."""
+
+    def begin_group(self) -> None:
+        """Lines marked from now until ``end_group`` go to a round together (a table's arbiter batch)."""
+
+    def end_group(self) -> None:
+        """The group is complete: a round may cover it (the journal may run it here and now)."""
+
+    def flush(self, log: "FileLog") -> None:
+        """Make everything ``log`` wrote durable now, on this thread (the log is closing)."""
+
+    def forget(self, log: "FileLog") -> None:
+        """``log`` is closed: no more lines come from it."""
+
+
+class Syncer(GroupCommit):
     """Group commit for any number of logs: rounds of one fdatasync per dirty log, run one after another in a
     worker thread. ``sync`` is the call that makes one file durable (tests pass a fake)."""
 
@@ -57,6 +80,19 @@ class Syncer:
         """``log`` has lines to sync: the next round covers them (now, if no round is running)."""
         self._dirty[log] = None
         self._wake.set()
+
+    def begin_group(self) -> None:
+        pass  # each log's lines are synced by the next round whatever the batch: nothing to group
+
+    def end_group(self) -> None:
+        pass
+
+    def flush(self, log: "FileLog") -> None:
+        sync_file(log.file.fileno())
+        log.synced(log.written, None)
+
+    def forget(self, log: "FileLog") -> None:
+        self._dirty.pop(log, None)  # its lines were synced as it closed
 
     def close(self) -> None:
         """Let ``run`` return once nothing is left to sync."""
@@ -80,7 +116,7 @@ class Syncer:
             errors = await self._sync_round([log.file.fileno() for log, _ in group])
             self.rounds += 1
             for (log, count), error in zip(group, errors):
-                log._synced(count, error)
+                log.synced(count, error)
 
     async def _sync_round(self, fds: list[int]) -> list[OSError | None]:
         """Sync every file of a round: one worker thread for one file; for more, up to ``MAX_THREADS`` at
@@ -118,10 +154,11 @@ class FileLog:
     """Appends records to one log file; ``written`` lines so far, ``durable`` of them known to be on disk.
 
     ``syncer`` is the server's shared group commit under ``batch`` (its ``Journal``); without one (``always``,
-    or a log used on its own) the log has a ``Syncer`` of its own, which ``run_flusher`` runs. ``on_durable``
-    (if set) is called each time ``durable`` grows."""
+    or a log used on its own) the log has a ``Syncer`` of its own, which ``run_flusher`` runs. Whoever needs
+    to know how far it is durable reads ``durable`` or awaits ``wait_durable``."""
 
-    def __init__(self, path: Path, policy: str = "batch", head: str = GENESIS, syncer: Any = None) -> None:
+    def __init__(self, path: Path, policy: str = "batch", head: str = GENESIS,
+                 syncer: GroupCommit | None = None) -> None:
         if policy not in POLICIES:
             raise ValueError(f"durability is one of {', '.join(POLICIES)}, not {policy!r}")
         self.path = path
@@ -134,9 +171,8 @@ class FileLog:
         self.durable = 0
         self.fsyncs = 0  # rounds that synced this file
         self.error: OSError | None = None  # the failed sync that stopped this log
-        self.on_durable: Callable[[], None] | None = None
         self._own = None if policy == "never" or syncer is not None else Syncer()
-        self.syncer = syncer or self._own
+        self.syncer: GroupCommit | None = syncer or self._own
         self._progress = trio.Event()
         self._failed = trio.Event()
 
@@ -166,15 +202,13 @@ class FileLog:
 
     def begin_group(self) -> None:
         """Lines appended from now until ``end_group`` go to the shared group commit together (a table's
-        arbiter batch; see ``Journal.begin_group``). Without a journal, nothing changes."""
-        begin = getattr(self.syncer, "begin_group", None)
-        if begin is not None:
-            begin()
+        arbiter batch; see ``Journal.begin_group``). Under ``never``, nothing changes."""
+        if self.syncer is not None:
+            self.syncer.begin_group()
 
     def end_group(self) -> None:
-        end = getattr(self.syncer, "end_group", None)
-        if end is not None:
-            end()
+        if self.syncer is not None:
+            self.syncer.end_group()
 
     def _cut_back(self) -> None:
         """After a failed append: the file back to where that line began. If even that fails, the torn line
@@ -191,8 +225,9 @@ class FileLog:
             self._failed.set()
             self._progress.set()  # wake the waiters: they raise it
 
-    def _synced(self, count: int, error: OSError | None) -> None:
-        """A round ended for this log: lines up to ``count`` are durable, or the log failed for good."""
+    def synced(self, count: int, error: OSError | None) -> None:
+        """A round of its group commit ended for this log: lines up to ``count`` are durable, or the log
+        failed for good."""
         if self.error is not None:
             return
         if error is not None:
@@ -203,8 +238,6 @@ class FileLog:
             self.durable = count
             self._progress.set()
             self._progress = trio.Event()
-            if self.on_durable is not None:
-                self.on_durable()
 
     async def wait_durable(self, count: int) -> None:
         """Wait until line ``count`` is durable; raises the sync's error if this log failed first."""
@@ -231,13 +264,11 @@ class FileLog:
         syncs the file itself)."""
         if self.error is not None:
             return
-        flush_now = getattr(self.syncer, "flush_now", None)
-        if flush_now is not None:
-            if self.durable < self.written:
-                flush_now()
-            return
-        sync_file(self.file.fileno())
-        self.durable = self.written
+        if self.syncer is None:  # never: a last sync all the same
+            sync_file(self.file.fileno())
+            self.durable = self.written
+        elif self.durable < self.written:
+            self.syncer.flush(self)
 
     def close(self) -> None:
         if not self.file.closed:
@@ -245,9 +276,8 @@ class FileLog:
                 self.sync_now()
             finally:
                 self.file.close()
-                forget = getattr(self.syncer, "forget", None)
-                if forget is not None:
-                    forget(self)
+                if self.syncer is not None:
+                    self.syncer.forget(self)
 
 
 def reopen(path: Path, read, policy: str, syncer: Syncer | None = None) -> FileLog:

@@ -282,10 +282,10 @@ async def test_a_second_server_on_a_data_directory_in_use_is_refused_and_touches
                                                                task_status=task_status))
     table = await first.lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2))
     from server.protocol import TakeSeat
-    from server.table import Intent
+    from server.table import intents
     from tests.server.helpers import Sink, settle
 
-    await table.submit(Intent("take_seat", Sink(), TakeSeat(table=table.id, seat=0)))  # a table nobody sat at
+    await table.submit(intents.TakeSeat(Sink(), TakeSeat(table=table.id, seat=0)))  # a table nobody sat at
     await settle()  # would not be reopened (it ends as expired at the restart)
     before = table.store.path.read_bytes()
     with trio.fail_after(60):  # a process of its own, as a second `photofinish serve` is

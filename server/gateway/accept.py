@@ -22,7 +22,7 @@ from ..limits import Admission, file_limit
 from ..lobby import Lobby
 from ..protocol import CODECS, Closing
 from ..sendpath import send_promptly
-from ..table import Intent
+from ..table import intents
 from .config import Limits
 from .connection import Connection
 from .quotas import Quotas
@@ -179,7 +179,7 @@ class Gateway:
             conn.closing = conn.closing or ("server_error", "the server failed on this connection; reconnect")
         finally:
             for table in conn.tables:
-                table.submit_nowait(Intent("disconnect", conn))
+                table.submit_nowait(intents.Disconnect(conn))
             for director in conn.tournaments:
                 director.unwatch(conn)
             await self._close(conn)

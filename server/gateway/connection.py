@@ -23,7 +23,7 @@ from ..outbox import Outbox
 from ..protocol import (CODECS, PROTOCOL_VERSION, Batch, Error, Hello, Ping, Pong, Welcome, decode_client, id_of)
 from ..quotas import new_owner, peer_address
 from ..sendpath import plain_frames, send_frame, stream_socket
-from ..table import Table
+from ..table import Receiver, Table
 from . import requests
 from .config import Limits
 from .quotas import Quotas
@@ -57,7 +57,7 @@ def kernel_reader(ws: WebSocketConnection, policy: str):
     return partial(kernel_min_rtt, sock)
 
 
-class Connection:
+class Connection(Receiver):
     """One client: a table ``Receiver`` whose messages go out through a bounded outbox."""
 
     def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None) -> None:

@@ -16,13 +16,12 @@ from ..lobby import Lobby
 from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
                         Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,
                         Redirect, Refusal, Register, Registered, Replay, Resume, StartTournament, TableCreated, Tables,
-                        TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, Watch,
+                        TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         WatchTournament)
 from ..limits import check_ids
-from ..table import Intent, Table
+from ..table import Table, intents
 from .quotas import COSTS, UNIT_BYTES
 
-TABLE_INTENTS = {TakeSeat: "take_seat", Resume: "resume", Watch: "watch", Act: "act", Leave: "leave"}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
                     WatchTournament, Leaderboard, TournamentLog}
 
@@ -80,7 +79,7 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
         conn.tables.add(table)
     if kind is TakeSeat or kind is Resume:
         conn.ping_now.set()  # the seat's round trip, measured as soon as it plays
-    await table.submit(Intent(TABLE_INTENTS[kind], conn, message, now))
+    await table.submit(intents.FOR_MESSAGE[kind](conn, message, now))
 
 
 async def list_tables(conn, lobby: Lobby, directory: Directory, message: ListTables, now: float) -> None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ..table import Intent
 
 if TYPE_CHECKING:
     from .director import Director
@@ -41,4 +40,4 @@ async def halt(d: Director, tables: list[str]) -> None:
     for table_id in tables:
         table = d.tables.get(table_id)
         if table is not None and not table.over.is_set():
-            await table.submit(Intent("halt", None, "time_limit"))
+            await table.halt("time_limit")

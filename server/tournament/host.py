@@ -119,11 +119,9 @@ class TableHost:
         await self.presence.hdel(self.key, request.table)
 
     async def _halt_after(self, table: Table, ms: int) -> None:
-        from ..table import Intent
-
         await trio.sleep(ms / 1000)
         if not table.over.is_set():
-            await table.submit(Intent("halt", None, "time_limit"))
+            await table.halt("time_limit")
 
     async def _write(self, request: OpenRequest, outcome: TableOutcome) -> None:
         """Write the result where the director reads it (again and again until the store takes it), then drop

@@ -26,12 +26,11 @@ class TableOutcome(msgspec.Struct, frozen=True):
 
 def outcome_of(game: Any, table: Table) -> TableOutcome:
     """The result of a table that is over, from the table itself."""
-    result = game.result(table.session.state)
-    seats = len(table.slots)
-    return TableOutcome(places=tuple(table.places()),
-                        scores=tuple(result.scores) if result is not None else (0,) * seats,
-                        log_hash=table.end_hash or "", lower_is_better=result.lower_is_better if result else True,
-                        stand_ins=tuple(slot.stood_in for slot in table.slots))
+    outcome = table.outcome()
+    return TableOutcome(places=outcome.places,
+                        scores=outcome.scores if outcome.scores is not None else (0,) * len(outcome.places),
+                        log_hash=outcome.end_hash or "", lower_is_better=outcome.lower_is_better,
+                        stand_ins=outcome.stand_ins)
 
 
 def outcome_from_log(path: Path) -> TableOutcome:

@@ -9,7 +9,7 @@ import trio.testing
 
 from rules import get_game, make_setup
 from server.protocol import Act, BotSeat, Snapshot, TakeSeat, Update
-from server.table import Intent, Table
+from server.table import Table, TableSettings, intents
 from tests.positions import place
 
 FLAG_FINISH = get_game("flag_finish")
@@ -29,6 +29,8 @@ class Said(list):
 
 class Sink:
     """A receiver that keeps every message; ``full=True`` plays a client whose outbox is full."""
+
+    latency = None  # no round trip measured
 
     def __init__(self, full: bool = False) -> None:
         self.messages: list[Any] = []
@@ -57,19 +59,20 @@ class Sink:
 def new_table(seats: int = 2, mode: str = "challenge", bots: list[BotSeat] = (), seed: int = 1, **kwargs) -> Table:
     options = kwargs.pop("options", {})
     setup = make_setup(FLAG_FINISH.info, seats, mode, options)
-    return Table("t1", FLAG_FINISH, setup, seed, bots=list(bots), **kwargs)
+    state = {key: kwargs.pop(key) for key in ("store", "session", "log", "receipts") if key in kwargs}
+    return Table("t1", FLAG_FINISH, setup, seed, TableSettings(bots=tuple(bots), **kwargs), **state)
 
 
 async def seat_all(table: Table, count: int) -> list[Sink]:
     sinks = [Sink() for _ in range(count)]
     for seat, sink in enumerate(sinks):
-        await table.submit(Intent("take_seat", sink, TakeSeat(table=table.id, seat=seat)))
+        await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=seat)))
     await settle()
     return sinks
 
 
 async def act(table: Table, sink: Sink, action: Any, id: Any = None) -> None:
-    await table.submit(Intent("act", sink, Act(table=table.id, action=action, id=id)))
+    await table.submit(intents.Act(sink, Act(table=table.id, action=action, id=id)))
     await settle()
 
 
@@ -97,7 +100,7 @@ async def answer_after_the_disk(table: Table, me: Sink, fake, round_started) -> 
 
     fake.gate.clear()
     written = table.store.written
-    await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="held")))
+    await table.submit(intents.Act(me, Act(table=table.id, action={"type": "draw"}, id="held")))
     while table.store.written == written:
         await trio.lowlevel.checkpoint()
     while not round_started():
@@ -117,7 +120,7 @@ async def seated_against_a_bot(lobby) -> tuple[Table, Sink]:
 
     table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(1)]))
     me = Sink()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    await table.submit(intents.TakeSeat(me, TakeSeat(table=table.id, seat=0)))
     with trio.fail_after(10):
         while not me.of(Seated):
             await me.arrived.wait()

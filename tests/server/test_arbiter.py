@@ -9,7 +9,7 @@ import trio.testing
 from rules import SYSTEM, Rng, digest
 from rules.flag_finish.game import CloseWindow, DrawPile, Drew, Play, RaceDealt, Timeout
 from server.protocol import Accepted, Act, BotSeat, Rejected, Resume, Seated, Snapshot, TakeSeat, Update, Watch
-from server.table import Intent
+from server.table import intents
 
 from tests.positions import plain
 
@@ -22,7 +22,7 @@ async def test_the_game_waits_for_every_seat_then_deals(nursery):
     first = await seat_all(table, 1)
     await act(table, first[0], DrawPile())
     assert first[0].of(Rejected)[0].code == "not_started"
-    await table.submit(Intent("take_seat", Sink(), TakeSeat(table="t1")))
+    await table.submit(intents.TakeSeat(Sink(), TakeSeat(table="t1")))
     await settle()
     assert table.started and table.log.entries[-1].accepted
     assert any(type(e) is RaceDealt for u in first[0].of(Update) for e in u.events)
@@ -39,7 +39,7 @@ async def test_two_seats_asking_for_one_discard_card_exactly_one_gets_it(nursery
 
         async def ask(seat: int, position: int) -> None:
             async with sequencer(position):
-                await table.submit(Intent("act", sinks[seat], Act(
+                await table.submit(intents.Act(sinks[seat], Act(
                     table="t1", action={"type": "take", "card": "G5"}, id=f"take-{seat}")))
 
         async with trio.open_nursery() as racers:
@@ -151,14 +151,14 @@ async def test_expect_seq_is_stale_only_once_an_accepted_entry_came_after_it(nur
     await act(table, sinks[1 - mover], DrawPile(), id="idle")  # refused: not its turn; takes a seq, changes nothing
     await act(table, sinks[mover], {"type": "fly"}, id="typo")  # refused too, this time the mover's own
     assert table.log.seq == seen + 2
-    await table.submit(Intent("act", sinks[mover], Act(table=table.id, action=DrawPile(), expect_seq=seen, id="draw")))
+    await table.submit(intents.Act(sinks[mover], Act(table=table.id, action=DrawPile(), expect_seq=seen, id="draw")))
     await settle()
     accepted = sinks[mover].of(Accepted)
     # before: "stale" for ever, since no update (so no newer seq) follows a refusal
     assert [a.ref for a in accepted] == ["draw"]
     before = (digest(table.session.state), len(sinks[1 - mover].messages))
     for expect_seq in (seen, table.log.seq + 5):
-        await table.submit(Intent("act", sinks[mover], Act(table=table.id, action={"type": "discard", "card": "G5"},
+        await table.submit(intents.Act(sinks[mover], Act(table=table.id, action={"type": "discard", "card": "G5"},
                                                            expect_seq=expect_seq, id=f"at {expect_seq}")))
         await settle()
         refused = sinks[mover].of(Rejected)[-1]
@@ -173,16 +173,16 @@ async def test_a_reconnecting_seat_gets_what_it_missed_once_in_order_then_carrie
     table = new_table(seats=3, bots=[BotSeat(1), BotSeat(2, "random")], bot_delay_ms=100, options={"races": 2})
     await nursery.start(table.run)
     first = Sink()
-    await table.submit(Intent("take_seat", first, TakeSeat(table="t1")))
+    await table.submit(intents.TakeSeat(first, TakeSeat(table="t1")))
     await settle()
     token = first.of(Seated)[0].token
     await trio.sleep(0.3)
     last_seq = max(m.seq for m in first.of(Update))
-    await table.submit(Intent("disconnect", first))
+    await table.submit(intents.Disconnect(first))
     await trio.sleep(0.5)
     assert not table.over.is_set() and table.log.seq > last_seq + 3, "the race must go on while seat 0 is away"
     again = Sink()
-    await table.submit(Intent("resume", again, Resume(table="t1", token=token, last_seq=last_seq)))
+    await table.submit(intents.Resume(again, Resume(table="t1", token=token, last_seq=last_seq)))
     await settle()
     assert again.of(Seated)[0].seat == 0
     caught_up = [m.seq for m in again.of(Update)]
@@ -197,7 +197,7 @@ async def test_a_wrong_token_is_refused(nursery):
     table = new_table(seats=2)
     await nursery.start(table.run)
     stranger = Sink()
-    await table.submit(Intent("resume", stranger, Resume(table="t1", token="guess")))
+    await table.submit(intents.Resume(stranger, Resume(table="t1", token="guess")))
     await settle()
     assert stranger.messages[0].code == "bad_token"
 
@@ -206,7 +206,7 @@ async def test_an_away_seat_is_freed_after_the_grace_period(nursery, autojump_cl
     table = new_table(seats=2, grace_ms=30_000)
     await nursery.start(table.run)
     sinks = await seat_all(table, 2)
-    await table.submit(Intent("disconnect", sinks[0]))
+    await table.submit(intents.Disconnect(sinks[0]))
     await settle()
     assert table.slots[0].state == "away"
     await trio.sleep(29)
@@ -219,8 +219,8 @@ async def test_a_slow_receiver_is_closed_and_the_table_goes_on(nursery, autojump
     table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1})
     await nursery.start(table.run)
     slow, fine = Sink(full=True), Sink()
-    await table.submit(Intent("watch", slow, Watch(table="t1")))
-    await table.submit(Intent("watch", fine, Watch(table="t1")))
+    await table.submit(intents.Watch(slow, Watch(table="t1")))
+    await table.submit(intents.Watch(fine, Watch(table="t1")))
     await table.over.wait()
     assert slow.closed[0] == "too_slow"
     assert slow not in table.spectators
@@ -231,8 +231,8 @@ async def test_no_message_to_a_seat_or_spectator_holds_a_card_hidden_from_it(nur
     table = new_table(seats=3, bots=[BotSeat(1), BotSeat(2, "random")], options={"races": 2})
     await nursery.start(table.run)
     seat0, spectator = Sink(), Sink()
-    await table.submit(Intent("watch", spectator, Watch(table="t1")))
-    await table.submit(Intent("take_seat", seat0, TakeSeat(table="t1")))
+    await table.submit(intents.Watch(spectator, Watch(table="t1")))
+    await table.submit(intents.TakeSeat(seat0, TakeSeat(table="t1")))
     await settle()
     rng = Rng(3)
     while not table.over.is_set():  # seat 0 plays too, as a random client choosing from its legal actions

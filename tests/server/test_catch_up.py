@@ -10,7 +10,8 @@ from rules import Rng, Session, get_game, make_setup
 from server.actionlog import MemoryLog
 from server.app import run_server
 from server.protocol import Closing, Resume, Seated, Snapshot, TakeSeat, Update, Watch, Watching
-from server.table import CATCH_UP_MOST, Intent, Table
+from server.table import Table, intents
+from server.table.seating import CATCH_UP_MOST
 
 from .helpers import Sink, new_table, settle
 
@@ -71,12 +72,12 @@ async def test_a_seat_resuming_after_a_long_gap_gets_one_snapshot_and_a_short_ga
     table = long_table("long", CATCH_UP_MOST * 3)
     await nursery.start(table.run)
     me = Sink()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    await table.submit(intents.TakeSeat(me, TakeSeat(table=table.id, seat=0)))
     await settle()
     token = me.of(Seated)[0].token
     for last_seq, replayed in ((5, 0), (table.log.seq - 10, 10)):
         back = Sink()
-        await table.submit(Intent("resume", back, Resume(table=table.id, token=token, last_seq=last_seq)))
+        await table.submit(intents.Resume(back, Resume(table=table.id, token=token, last_seq=last_seq)))
         await settle()
         updates, snapshots = back.of(Update), back.of(Snapshot)
         missed = [e.seq for e in table.log.entries if e.seq > last_seq and e.accepted]
@@ -89,9 +90,9 @@ async def test_a_seat_resuming_after_a_long_gap_gets_one_snapshot_and_a_short_ga
 async def test_watching_a_table_that_waits_for_its_players_shows_it_and_who_is_missing(nursery):
     table = new_table(seats=3)
     await nursery.start(table.run)
-    await table.submit(Intent("take_seat", Sink(), TakeSeat(table=table.id, seat=1)))
+    await table.submit(intents.TakeSeat(Sink(), TakeSeat(table=table.id, seat=1)))
     watcher = Sink()
-    await table.submit(Intent("watch", watcher, Watch(table=table.id)))
+    await table.submit(intents.Watch(watcher, Watch(table=table.id)))
     await settle()
     assert [type(m) for m in watcher.messages] == [Watching, Snapshot]
     snapshot = watcher.messages[1]

@@ -24,13 +24,14 @@ from hypothesis import strategies as st
 
 from server import disk
 from server.disk import FaultyDisk
-from server.journal import Journal, journal_files
+from server.journal import Journal
+from server.walfile import journal_files
 from server.lobby import Lobby
 from server.logfile import Entry, read_log
 from server.logstore import FileLog, numbered_logs
 from server.protocol import Accepted, Act, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update
 from server.replay import check_log
-from server.table import Intent
+from server.table import intents
 from tests.server.helpers import Sink
 
 STEPS = 12  # rounds of play: each seat that may act does, every round
@@ -66,7 +67,7 @@ async def open_tables(lobby: Lobby, count: int) -> list[tuple]:
             continue
         sinks = [Sink(), Sink()]
         for seat, sink in enumerate(sinks):
-            await table.submit(Intent("take_seat", sink, TakeSeat(table=table.id, seat=seat, name=f"p{seat}")))
+            await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=seat, name=f"p{seat}")))
         tables.append((table, sinks))
         await settle(lobby)
     return tables
@@ -80,7 +81,7 @@ async def play(lobby: Lobby, tables: list[tuple], steps: int) -> None:
             for seat, sink in enumerate(sinks):
                 legal = legal_now(sink)
                 if legal:
-                    await table.submit(Intent("act", sink, Act(table=table.id, action=legal[0],
+                    await table.submit(intents.Act(sink, Act(table=table.id, action=legal[0],
                                                                id=f"{seat}-{step}")))
         await settle(lobby)
 
@@ -204,7 +205,7 @@ async def test_the_tables_reopen_by_themselves_when_the_disk_comes_back(tmp_path
                 assert again is not table and not again.stopped.is_set()
                 token = next(m.token for m in sinks[0].messages if type(m) is Seated)
                 back = Sink()
-                await again.submit(Intent("resume", back, Resume(table=table.id, token=token, last_seq=0)))
+                await again.submit(intents.Resume(back, Resume(table=table.id, token=token, last_seq=0)))
                 await settle(lobby)
                 assert back.of(Seated) and back.closed is None
             fresh = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2))

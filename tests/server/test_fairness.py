@@ -20,7 +20,7 @@ from server.lobby import Lobby
 from server.logfile import chain, GENESIS
 from server.protocol import Accepted, Act, CreateTable, Rejected, Resume, Seated, TakeSeat, Update
 from server.replay import check_log, verify_seed
-from server.table import Intent
+from server.table import fair, fanout, intents
 
 from tests.positions import plain
 
@@ -46,7 +46,7 @@ async def fair_table(nursery, seats: list[Seat], **kwargs):
     table = new_table(seats=len(seats), **kwargs)
     await nursery.start(table.run)
     for index, seat in enumerate(seats):
-        await table.submit(Intent("take_seat", seat, TakeSeat(table=table.id, seat=index)))
+        await table.submit(intents.TakeSeat(seat, TakeSeat(table=table.id, seat=index)))
     await settle()
     return table
 
@@ -60,7 +60,7 @@ async def race(table, seats: list[Seat], reactions: list[float], action=TAKE_G5,
     async def one(index: int) -> None:
         seat = seats[index]
         await trio.sleep_until(start + seat.delay + reactions[index] + seat.delay)
-        await table.submit(Intent("act", seat, Act(table=table.id, action=action, id=f"a{index}-{start}", seen=seen)))
+        await table.submit(intents.Act(seat, Act(table=table.id, action=action, id=f"a{index}-{start}", seen=seen)))
 
     async with trio.open_nursery() as racers:
         for index in range(len(seats)):
@@ -78,7 +78,7 @@ def offer(table) -> None:
     sent to each seat at this moment (what fair ordering measures reactions from)."""
     for slot in table.slots:
         if slot.receiver is not None:
-            table._hand_over(slot.receiver, table._snapshot(slot.seat))
+            fanout.hand_over(table, slot.receiver, fanout.snapshot(table, slot.seat))
 
 
 def winner(table) -> int:
@@ -173,20 +173,20 @@ async def test_uncontested_actions_and_actions_without_seen_are_not_delayed(nurs
     contest_g5(table)
     seen = table.log.seq
     await trio.sleep(0.012)
-    await table.submit(Intent("act", near, Act(table="t1", action=TAKE_G5, id="held", seen=seen)))
+    await table.submit(intents.Act(near, Act(table="t1", action=TAKE_G5, id="held", seen=seen)))
     await settle()
     assert table.held and not near.of(Accepted), "a contested take waits for the farther seat"
-    await table.submit(Intent("act", far, Act(table="t1", action={"type": "draw"}, id="draw", seen=seen)))
+    await table.submit(intents.Act(far, Act(table="t1", action={"type": "draw"}, id="draw", seen=seen)))
     await settle()
     drew = table.log.entries[-1]
     assert far.of(Accepted) and drew.action == DrawPile() and drew.fair is None
-    assert drew.time == trio.current_time() - table._t0, "a draw contests nothing: applied at once"
+    assert drew.time == trio.current_time() - table.t0, "a draw contests nothing: applied at once"
     await trio.sleep(0.1)
     assert near.of(Accepted) and not table.held
     contest_g5(table)
     table.session.state.drawn = [None, None]
     await trio.sleep(0.050)
-    await table.submit(Intent("act", far, Act(table="t1", action=TAKE_G5, id="blind")))  # no seen
+    await table.submit(intents.Act(far, Act(table="t1", action=TAKE_G5, id="blind")))  # no seen
     await settle()
     took = table.log.entries[-1]
     assert far.of(Accepted)[-1].ref == "blind" and took.fair.rule == "reaction", "measured from the server's send"
@@ -200,7 +200,7 @@ async def hold_a_take(nursery):
     table = await fair_table(nursery, [near, far])
     contest_g5(table)
     await trio.sleep(0.012)  # its round trip and a 10 ms reaction
-    await table.submit(Intent("act", near, Act(table="t1", action=TAKE_G5, id="held", seen=table.log.seq)))
+    await table.submit(intents.Act(near, Act(table="t1", action=TAKE_G5, id="held", seen=table.log.seq)))
     await settle()
     assert table.held and not near.of(Accepted)
     return table, near, far
@@ -215,7 +215,7 @@ async def test_a_held_action_is_applied_and_answered_when_the_table_stops(nurser
 
 async def test_a_held_action_is_applied_before_a_halt_ends_the_table(nursery, autojump_clock):
     table, near, _ = await hold_a_take(nursery)
-    await table.submit(Intent("halt", None, "time_limit"))
+    await table.halt("time_limit")
     await settle()
     assert table.over.is_set() and [a.ref for a in near.of(Accepted)] == ["held"]
     assert winner(table) == 0, "the take is in the standing the halt recorded"
@@ -227,7 +227,7 @@ async def test_a_seat_resumed_on_a_new_connection_while_its_action_is_held_gets_
     table, near, _ = await hold_a_take(nursery)
     token = near.of(Seated)[0].token
     again = Seat(0.001)
-    await table.submit(Intent("resume", again, Resume(table="t1", token=token, last_seq=table.log.seq)))
+    await table.submit(intents.Resume(again, Resume(table="t1", token=token, last_seq=table.log.seq)))
     await settle()
     assert near.closed is not None and near.closed[0] == "replaced"
     await trio.sleep(0.1)
@@ -285,16 +285,16 @@ def play_fair_game(folder: Path, seed: int) -> Path:
                                                    options={"races": 1}))
             seats = [Seat(0.001), Seat(0.021)]
             for index, seat in enumerate(seats):
-                await table.submit(Intent("take_seat", seat, TakeSeat(table=table.id, seat=index)))
+                await table.submit(intents.TakeSeat(seat, TakeSeat(table=table.id, seat=index)))
             await settle()
             for number, reactions in enumerate(REACTIONS * 3):
                 card = table.session.state.discard[-1]
                 await race(table, seats, list(reactions), action={"type": "take", "card": card})
                 won = next(s for s in range(2) if table.session.state.drawn[s] is not None)
-                await table.submit(Intent("act", seats[won], Act(table=table.id, id=f"d{number}", seen=table.log.seq,
+                await table.submit(intents.Act(seats[won], Act(table=table.id, id=f"d{number}", seen=table.log.seq,
                                                                  action={"type": "discard", "card": card})))
                 await settle()
-            await table.submit(Intent("halt", None, "time_limit"))
+            await table.halt("time_limit")
             await table.over.wait()
             await table.stop()
             nursery.cancel_scope.cancel()
@@ -410,7 +410,7 @@ async def test_updates_and_the_table_info_carry_each_seats_ping(nursery, autojum
     table = await fair_table(nursery, [near, far])
     assert [s.ping_ms for s in table.info().seats] == [2.0, 42.0]
     assert table.info().ordering == "fair" and table.info().fair_ms == 50
-    await table.submit(Intent("act", near, Act(table="t1", action={"type": "draw"})))
+    await table.submit(intents.Act(near, Act(table="t1", action={"type": "draw"})))
     await settle()
     assert far.of(Update)[-1].pings == [2.0, 42.0]
 
@@ -423,7 +423,7 @@ async def test_a_fair_table_reopened_after_a_restart_orders_by_reaction_and_its_
                                                options={"races": 1}))
         seats = [Seat(0.001), Seat(0.015)]
         for index, seat in enumerate(seats):
-            await table.submit(Intent("take_seat", seat, TakeSeat(table=table.id, seat=index)))
+            await table.submit(intents.TakeSeat(seat, TakeSeat(table=table.id, seat=index)))
         await settle()
         await race(table, seats, [0.020, 0.010], action={"type": "take", "card": table.session.state.discard[-1]})
         first.cancel_scope.cancel()  # the server dies
@@ -435,11 +435,11 @@ async def test_a_fair_table_reopened_after_a_restart_orders_by_reaction_and_its_
         assert (reopened.info().ordering, reopened.info().fair_ms) == ("fair", 40)
         back = [Seat(0.001), Seat(0.015)]
         for seat, token in zip(back, tokens):
-            await reopened.submit(Intent("resume", seat, Resume(table=table.id, token=token)))
+            await reopened.submit(intents.Resume(seat, Resume(table=table.id, token=token)))
         await settle()
         won = next(s for s in range(2) if reopened.session.state.drawn[s] is not None)
         card = reopened.session.state.drawn[won]
-        await reopened.submit(Intent("act", back[won], Act(table=table.id, action={"type": "discard", "card": card},
+        await reopened.submit(intents.Act(back[won], Act(table=table.id, action={"type": "discard", "card": card},
                                                             id="d", seen=reopened.log.seq)))
         await settle()
         await race(reopened, back, [0.025, 0.005], action={"type": "take", "card": card})
@@ -462,7 +462,7 @@ async def test_on_a_direct_connection_late_pongs_buy_nothing_the_kernel_caps_the
     assert winner(table) == 0
     took = next(e for e in table.log.entries if e.actor == 0 and e.fair is not None)
     assert took.time - took.fair.arrival < 0.0011, "held no longer than the seats' credits differ (1 ms)"
-    rtt, pings, _, kernel = table._round_trip(table.slots[1])
+    rtt, pings, _, kernel = fair.round_trip(table, table.slots[1])
     assert kernel == 0.002 and min(pings) > 0.04 and abs(rtt - 0.003) < 1e-9
     await table.stop()
 
@@ -535,13 +535,13 @@ async def test_one_cards_deadline_never_releases_anothers_and_a_loser_is_answere
     start = trio.current_time()
     async def near_takes() -> None:
         await trio.sleep_until(start + 0.012)
-        await table.submit(Intent("act", near, Act(table="t1", action=TAKE_G5, id="g5")))
+        await table.submit(intents.Act(near, Act(table="t1", action=TAKE_G5, id="g5")))
         await trio.sleep_until(start + 0.040)
-        await table.submit(Intent("act", near, Act(table="t1", action={"type": "take", "card": "P10"}, id="p10")))
+        await table.submit(intents.Act(near, Act(table="t1", action={"type": "take", "card": "P10"}, id="p10")))
 
     async def far_takes() -> None:
         await trio.sleep_until(start + 0.052)
-        await table.submit(Intent("act", far, Act(table="t1", action={"type": "take", "card": "P10"}, id="p10")))
+        await table.submit(intents.Act(far, Act(table="t1", action={"type": "take", "card": "P10"}, id="p10")))
 
     async with trio.open_nursery() as racers:
         racers.start_soon(near_takes)
@@ -565,12 +565,12 @@ async def test_a_late_take_of_a_flag_is_no_guess_when_another_flag_came_on_the_p
     seen, start = table.log.seq, trio.current_time()
     take_f = {"type": "take", "card": "F"}
     await trio.sleep_until(start + 0.012)
-    await table.submit(Intent("act", other, Act(table=table.id, action=take_f, id="take", seen=seen)))
+    await table.submit(intents.Act(other, Act(table=table.id, action=take_f, id="take", seen=seen)))
     await trio.sleep_until(start + 0.020)
-    await table.submit(Intent("act", other, Act(table=table.id, action={"type": "discard", "card": "F"}, id="discard",
+    await table.submit(intents.Act(other, Act(table=table.id, action={"type": "discard", "card": "F"}, id="discard",
                                                 seen=table.log.seq)))
     await trio.sleep_until(start + 0.032)
-    await table.submit(Intent("act", near, Act(table=table.id, action=take_f, id="late", seen=seen)))
+    await table.submit(intents.Act(near, Act(table=table.id, action=take_f, id="late", seen=seen)))
     await trio.sleep(0.2)
     assert [e.accepted for e in table.log.entries if e.ref in ("take", "discard")] == [True, True]
     assert table.slots[0].guesses == 0, "an honest late take counted as a guess"

@@ -19,7 +19,7 @@ from server.logfile import End, Entry, encode_log, read_log
 from server.protocol import (Accepted, Act, BotSeat, CreateTable, Rejected, Resume, Seated, Snapshot, TakeSeat,
                              Update, Watch)
 from server.replay import check_log
-from server.table import Intent
+from server.table import intents
 
 from .helpers import Sink, settle
 
@@ -117,11 +117,11 @@ async def test_accepted_and_updates_carry_receipts_that_verify_against_the_log(t
     lobby = Lobby(nursery, tmp_path, "never")
     table = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(1)]))
     me = Sink()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    await table.submit(intents.TakeSeat(me, TakeSeat(table=table.id, seat=0)))
     await settle()
-    await table.submit(Intent("act", me, Act(table=table.id, action={"type": "take", "card": "nope"}, id="bad")))
+    await table.submit(intents.Act(me, Act(table=table.id, action={"type": "take", "card": "nope"}, id="bad")))
     legal = next(m for m in reversed(me.messages) if getattr(m, "legal", None)).legal
-    await table.submit(Intent("act", me, Act(table=table.id, action=legal[0], id="good")))
+    await table.submit(intents.Act(me, Act(table=table.id, action=legal[0], id="good")))
     await settle()
     receipts = read_log(table.store.path).receipts()
     accepted, updates = me.of(Accepted)[0], me.of(Update)
@@ -142,7 +142,7 @@ async def test_receipts_survive_a_restart_and_a_table_without_a_log_gives_none(t
         lobby = Lobby(first, tmp_path, "never")
         table = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(1)]))
         me = Sink()
-        await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+        await table.submit(intents.TakeSeat(me, TakeSeat(table=table.id, seat=0)))
         await settle()
         first.cancel_scope.cancel()
     token = me.of(Seated)[0].token
@@ -150,14 +150,14 @@ async def test_receipts_survive_a_restart_and_a_table_without_a_log_gives_none(t
         lobby = Lobby(second, tmp_path, "never")
         await lobby.recover()
         back = Sink()
-        await lobby.find(table.id).submit(Intent("resume", back, Resume(table=table.id, token=token)))
+        await lobby.find(table.id).submit(intents.Resume(back, Resume(table=table.id, token=token)))
         await settle()
         receipts = read_log(table.store.path).receipts()
         assert back.of(Update) and all(u.receipt == receipts[u.seq - 1] for u in back.of(Update))
         memory = await Lobby(second).create(CreateTable(game="flag_finish", seats=2, bots=[BotSeat(1)]))
         watcher = Sink()
-        await memory.submit(Intent("watch", watcher, Watch(table=memory.id)))
-        await memory.submit(Intent("take_seat", Sink(), TakeSeat(table=memory.id, seat=0)))
+        await memory.submit(intents.Watch(watcher, Watch(table=memory.id)))
+        await memory.submit(intents.TakeSeat(Sink(), TakeSeat(table=memory.id, seat=0)))
         await settle()
         assert watcher.of(Update) and all(m.receipt is None for m in watcher.of(Update) + watcher.of(Snapshot))
         second.cancel_scope.cancel()

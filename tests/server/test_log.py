@@ -18,7 +18,7 @@ from server.quotas import Quotas
 from server.lobby import Lobby
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.replay import check_log, verify_seed
-from server.table import Intent
+from server.table import intents
 from clients.cli import main
 
 from .helpers import Sink, settle, seated_against_a_bot
@@ -182,14 +182,14 @@ async def test_under_batch_durability_nothing_is_acknowledged_before_it_is_on_di
             return super().deliver(message)
 
     me = Watchful()
-    await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+    await table.submit(intents.TakeSeat(me, TakeSeat(table=table.id, seat=0)))
     acted = 0
     with trio.fail_after(60):
         while acted < 40 and not table.over.is_set():
             await me.arrived.wait()
             latest = next(m for m in reversed(me.messages) if type(m) in (Update, Snapshot) and m.view is not None)
             if latest.legal:
-                await table.submit(Intent("act", me, Act(table=table.id, action=latest.legal[0])))
+                await table.submit(intents.Act(me, Act(table=table.id, action=latest.legal[0])))
                 acted += 1
     assert store.fsyncs > 0 and line_of
     assert early == []
@@ -200,7 +200,7 @@ async def test_a_server_stopped_mid_game_reopens_the_table_and_its_seat_resumes(
         lobby = Lobby(first, tmp_path, "never")
         table = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(1)]))
         me = Sink()
-        await table.submit(Intent("take_seat", me, TakeSeat(table=table.id, seat=0)))
+        await table.submit(intents.TakeSeat(me, TakeSeat(table=table.id, seat=0)))
         await settle()
         token = me.of(Seated)[0].token
         seq, state_digest = table.log.seq, table.session.digest()
@@ -212,7 +212,7 @@ async def test_a_server_stopped_mid_game_reopens_the_table_and_its_seat_resumes(
         assert again.session.digest() == state_digest and again.log.seq == seq
         assert again.slots[0].state == "away"
         back = Sink()
-        await again.submit(Intent("resume", back, Resume(table=table.id, token=token, last_seq=seq)))
+        await again.submit(intents.Resume(back, Resume(table=table.id, token=token, last_seq=seq)))
         await settle()
         assert back.of(Seated)[0].seat == 0 and back.last_view().hand is not None
         second.cancel_scope.cancel()
@@ -226,8 +226,8 @@ async def test_a_finished_log_plays_back_to_watchers_read_only(tmp_path, nursery
     await live.over.wait()
     playback = await lobby.open_playback(live.id, speed=10)
     watcher, intruder = Sink(), Sink()
-    await playback.submit(Intent("watch", watcher, Watch(table=playback.id)))
-    await playback.submit(Intent("take_seat", intruder, TakeSeat(table=playback.id)))
+    await playback.submit(intents.Watch(watcher, Watch(table=playback.id)))
+    await playback.submit(intents.TakeSeat(intruder, TakeSeat(table=playback.id)))
     started = trio.current_time()
     await playback.over.wait()
     assert intruder.messages[0].code == "read_only"
@@ -266,8 +266,8 @@ async def test_a_log_that_cannot_be_written_stops_its_table_not_the_server(tmp_p
         healthy = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
                                                  options={"races": 1}, bots=[BotSeat(0), BotSeat(1)]))
         me, watcher = Sink(), Sink()
-        await failing.submit(Intent("watch", watcher, Watch(table=failing.id)))
-        await failing.submit(Intent("take_seat", me, TakeSeat(table=failing.id, seat=0)))
+        await failing.submit(intents.Watch(watcher, Watch(table=failing.id)))
+        await failing.submit(intents.TakeSeat(me, TakeSeat(table=failing.id, seat=0)))
         await settle()
 
         def disk_full(record):
@@ -276,13 +276,13 @@ async def test_a_log_that_cannot_be_written_stops_its_table_not_the_server(tmp_p
         failing.store.append = disk_full
         acknowledged = len(me.of(Accepted))
         legal = next(m for m in reversed(me.messages) if type(m) in (Update, Snapshot) and m.legal).legal
-        await failing.submit(Intent("act", me, Act(table=failing.id, action=legal[0], id="lost")))
+        await failing.submit(intents.Act(me, Act(table=failing.id, action=legal[0], id="lost")))
         await failing.stopped.wait()
         assert me.closed[0] == "log_failed" and "No space left" in me.closed[1]
         assert watcher.closed[0] == "log_failed"
         assert len(me.of(Accepted)) == acknowledged, "an action that never reached the log was acknowledged"
         late = Sink()
-        await failing.submit(Intent("watch", late, Watch(table=failing.id)))
+        await failing.submit(intents.Watch(late, Watch(table=failing.id)))
         assert late.messages[0].code == "table_closed"
         await healthy.over.wait()  # the other table plays on to its end
         assert check_log(healthy.store.path).ok
@@ -312,7 +312,7 @@ async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp
 
     monkeypatch.setattr(server.logstore.os, "fsync", failing_fsync)  # a failing disk fails both
     monkeypatch.setattr(server.logstore.os, "fdatasync", failing_fsync)
-    await table.submit(Intent("act", me, Act(table=table.id, action={"type": "draw"}, id="unsafe")))
+    await table.submit(intents.Act(me, Act(table=table.id, action={"type": "draw"}, id="unsafe")))
     with trio.fail_after(10):
         await table.stopped.wait()
     assert table.failed and "Input/output error" in table.failed
@@ -331,7 +331,7 @@ async def test_a_playback_keeps_the_live_tables_seq_numbers_across_refused_attem
     live = await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, options={"races": 1}))
     seats = [Sink(), Sink()]
     for seat, sink in enumerate(seats):
-        await live.submit(Intent("take_seat", sink, TakeSeat(table=live.id, seat=seat)))
+        await live.submit(intents.TakeSeat(sink, TakeSeat(table=live.id, seat=seat)))
     await trio.testing.wait_all_tasks_blocked()
     with trio.fail_after(600):
         for turn in range(2000):
@@ -342,15 +342,15 @@ async def test_a_playback_keeps_the_live_tables_seq_numbers_across_refused_attem
                 await trio.sleep(0.1)  # virtual time: the photo-finish window's system action
                 continue
             if turn % 5 == 0:  # now and then the other seat acts out of turn: refused
-                await live.submit(Intent("act", seats[1 - to_act[0]], Act(table=live.id, action={"type": "draw"})))
+                await live.submit(intents.Act(seats[1 - to_act[0]], Act(table=live.id, action={"type": "draw"})))
             legal = live.game.legal_actions(live.session.state, to_act[0])
-            await live.submit(Intent("act", seats[to_act[0]], Act(table=live.id, action=legal[0])))
+            await live.submit(intents.Act(seats[to_act[0]], Act(table=live.id, action=legal[0])))
             await trio.testing.wait_all_tasks_blocked()
         await live.over.wait()
     assert any(not e.accepted for e in live.log.entries), "the live log has refused attempts"
     playback = await lobby.open_playback(live.id, speed=100)
     watcher = Sink()
-    await playback.submit(Intent("watch", watcher, Watch(table=playback.id)))
+    await playback.submit(intents.Watch(watcher, Watch(table=playback.id)))
     with trio.fail_after(600):
         await playback.over.wait()
     assert [m.seq for m in watcher.of(Update)] == [e.seq for e in live.log.entries if e.accepted]

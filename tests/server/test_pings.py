@@ -13,7 +13,7 @@ from server.protocol import Snapshot, Update
 async def first_samples(table) -> None:
     """Until every seat's connection has measured a round trip (woken by its meter, no polling)."""
     for slot in table.slots:
-        meter = table._meter(slot)
+        meter = slot.receiver.latency
         while meter.rtt is None:
             measured = trio.Event()
             meter.on_sample = measured.set

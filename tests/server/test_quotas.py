@@ -24,7 +24,7 @@ from server.logfile import read_log
 from server.protocol import Act, BotSeat, CreateTable, Rejected, TableEnded, TakeSeat, Watch
 from server.quotas import Owner, Quotas
 from server.replay import check_log
-from server.table import Intent, Table
+from server.table import Table, intents
 
 from .helpers import Sink, settle
 
@@ -63,7 +63,7 @@ async def test_waiting_tables_are_limited_per_connection_and_per_address(nursery
     await lobby.create(WAITING, owner=elsewhere)  # another address is not held back
     await lobby.create(WAITING)  # a tournament's table (no owner) is never counted
     for seat in range(2):  # once a table fills it no longer waits: its creator may open another
-        await mine[0].submit(Intent("take_seat", Sink(), TakeSeat(table=mine[0].id, seat=seat)))
+        await mine[0].submit(intents.TakeSeat(Sink(), TakeSeat(table=mine[0].id, seat=seat)))
     await settle()
     assert mine[0].started
     await lobby.create(WAITING, owner=first)
@@ -77,8 +77,8 @@ async def test_a_table_nobody_sat_at_expires_and_its_log_ends_expired(tmp_path, 
         sat = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
         kept = await lobby.create(WAITING, alias="open")  # the demo's open table waits for ever
         watcher = Sink()
-        await lonely.submit(Intent("watch", watcher, Watch(table=lonely.id)))
-        await sat.submit(Intent("take_seat", Sink(), TakeSeat(table=sat.id, seat=0)))
+        await lonely.submit(intents.Watch(watcher, Watch(table=lonely.id)))
+        await sat.submit(intents.TakeSeat(Sink(), TakeSeat(table=sat.id, seat=0)))
         await settle()
         await passes(mock_clock, 599)
         assert not lonely.stopped.is_set()
@@ -104,7 +104,7 @@ async def test_after_a_restart_a_table_nobody_sat_at_is_ended_not_reopened(tmp_p
         lonely = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
         sat = await lobby.create(WAITING, owner=Owner("10.0.0.1", 1))
         kept = await lobby.create(WAITING, alias="open")
-        await sat.submit(Intent("take_seat", Sink(), TakeSeat(table=sat.id, seat=0)))
+        await sat.submit(intents.TakeSeat(Sink(), TakeSeat(table=sat.id, seat=0)))
         await settle()
         await lobby.stop_all()
         nursery.cancel_scope.cancel()
@@ -153,7 +153,7 @@ async def test_playbacks_are_limited_per_address_counted_and_closed_when_unwatch
         monkeypatch.setattr(lobby_module, "MAX_TABLES", 2000)
         other = await lobby.open_playback(log, speed=10_000, owner=Owner("10.0.0.9", 3))
         watcher = Sink()
-        await watched.submit(Intent("watch", watcher, Watch(table=watched.id)))
+        await watched.submit(intents.Watch(watcher, Watch(table=watched.id)))
         await passes(mock_clock, 30)
         assert other.id not in lobby.tables  # played to its end, nobody watching: closed within seconds
         assert {watched.id, unwatched.id} <= set(lobby.tables)
@@ -165,7 +165,7 @@ async def test_playbacks_are_limited_per_address_counted_and_closed_when_unwatch
             await passes(mock_clock, 60)
         await passes(mock_clock, 30)
         assert watched.played_out and watched.id in lobby.tables  # played out, but watched: kept
-        await watched.submit(Intent("leave", watcher, Watch(table=watched.id)))
+        await watched.submit(intents.Leave(watcher, Watch(table=watched.id)))
         await passes(mock_clock, 10)
         assert watched.id not in lobby.tables and lobby.owners == {}
         await lobby.open_playback(log, owner=me)  # the address's share is free again
@@ -179,11 +179,11 @@ async def test_refused_junk_actions_are_kept_as_a_digest_in_memory_and_in_the_lo
         table = await lobby.create(WAITING)
         me, you = Sink(), Sink()
         for seat, sink in enumerate((me, you)):
-            await table.submit(Intent("take_seat", sink, TakeSeat(table=table.id, seat=seat)))
+            await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=seat)))
         await settle()
         size = table.store.path.stat().st_size
         for n in range(50):
-            await table.submit(Intent("act", me, Act(table=table.id, action=junk, id=n)))
+            await table.submit(intents.Act(me, Act(table=table.id, action=junk, id=n)))
         await settle()
         assert len(me.of(Rejected)) == 50
         grown = table.store.path.stat().st_size - size
@@ -195,7 +195,7 @@ async def test_refused_junk_actions_are_kept_as_a_digest_in_memory_and_in_the_lo
             assert len(msgspec.json.encode(entry.action)) < 200
             assert entry.action["bytes"] > 60 * 1024 and len(entry.action["digest"]) == 64
         small = {"type": "junk"}
-        await table.submit(Intent("act", me, Act(table=table.id, action=small, id="small")))
+        await table.submit(intents.Act(me, Act(table=table.id, action=small, id="small")))
         await settle()
         assert table.log.entries[-1].action == small  # a small refused action is kept as it was
         await lobby.stop_all()
@@ -234,7 +234,7 @@ async def test_a_finished_table_closes_its_log_at_once_and_leaves_memory_later(t
         await table.marked.wait()
         assert table.store.file.closed and table.id in lobby.tables  # watchable still, its file closed
         late = Sink()
-        await table.submit(Intent("watch", late, Watch(table=table.id)))
+        await table.submit(intents.Watch(late, Watch(table=table.id)))
         await settle()
         assert late.messages, "a finished table is still watched from memory"
         ended = table.info()

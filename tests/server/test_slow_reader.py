@@ -17,7 +17,7 @@ from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessa
 from server.app import run_server
 from server.gateway import Limits
 from server.protocol import BotSeat, CreateTable, TakeSeat
-from server.table import Intent
+from server.table import intents
 
 from .helpers import Sink
 
@@ -83,7 +83,7 @@ async def watch_a_busy_table(running) -> RawClient:
     with trio.fail_after(10):
         while not table.spectators:  # nothing runs before the game starts: this waits for the watch to land
             await trio.testing.wait_all_tasks_blocked()
-    await table.submit(Intent("take_seat", Sink(), TakeSeat(table=table.id, seat=0)))  # an idle seat: go
+    await table.submit(intents.TakeSeat(Sink(), TakeSeat(table=table.id, seat=0)))  # an idle seat: go
     return client
 
 

@@ -7,7 +7,7 @@ import trio
 
 from server.lobby import Lobby
 from server.protocol import Act, Update
-from server.table import Intent
+from server.table import intents
 
 from .helpers import seated_against_a_bot
 
@@ -21,7 +21,7 @@ async def test_a_bug_in_one_tables_rules_stops_that_table_only(tmp_path, nursery
         raise ZeroDivisionError("a bug in the rules")
 
     broken.session.act = act
-    await broken.submit(Intent("act", ana, Act(table=broken.id, action={"type": "draw"}, id="a1")))
+    await broken.submit(intents.Act(ana, Act(table=broken.id, action={"type": "draw"}, id="a1")))
     with trio.fail_after(10):
         await broken.stopped.wait()
     code, message = ana.closed
@@ -29,7 +29,7 @@ async def test_a_bug_in_one_tables_rules_stops_that_table_only(tmp_path, nursery
     assert f"table {broken.id} stopped on an internal error" in capsys.readouterr().err
 
     before = len(ben.of(Update))
-    await healthy.submit(Intent("act", ben, Act(table=healthy.id, action={"type": "draw"}, id="b1")))
+    await healthy.submit(intents.Act(ben, Act(table=healthy.id, action={"type": "draw"}, id="b1")))
     with trio.fail_after(10):
         while len(ben.of(Update)) == before:
             await ben.arrived.wait()

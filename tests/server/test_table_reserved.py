@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rules import get_game
 from server.protocol import Rejected, Resume, Seated, Snapshot, TableEnded
-from server.table import Intent, Reservation, token_hash
+from server.table import Reservation, intents, token_hash
 
 from .helpers import Sink, act, new_table, settle
 
@@ -25,11 +25,11 @@ async def test_reserved_seats_start_the_game_and_belong_to_their_tokens(nursery,
     assert [s.state for s in table.info().seats] == ["away", "away"]
     assert [s.name for s in table.info().seats] == ["player 0", "player 1"]
     sink = Sink()
-    await table.submit(Intent("resume", sink, Resume(table="t1", token="token-1")))
+    await table.submit(intents.Resume(sink, Resume(table="t1", token="token-1")))
     await settle()
     assert sink.of(Seated)[0].seat == 1 and sink.of(Snapshot)
     wrong = Sink()
-    await table.submit(Intent("resume", wrong, Resume(table="t1", token="token-9")))
+    await table.submit(intents.Resume(wrong, Resume(table="t1", token="token-9")))
     await settle()
     assert not wrong.of(Seated) and wrong.messages[0].code == "bad_token"
     await table.stop()
@@ -41,7 +41,7 @@ async def test_a_no_show_is_played_by_a_stand_in_who_hands_the_seat_back(nursery
     table = reserved_table()
     await nursery.start(table.run)
     present = Sink()
-    await table.submit(Intent("resume", present, Resume(table="t1", token="token-0")))
+    await table.submit(intents.Resume(present, Resume(table="t1", token="token-0")))
     await settle()
     await trio.sleep(29)
     assert table.slots[1].state == "away"
@@ -53,7 +53,7 @@ async def test_a_no_show_is_played_by_a_stand_in_who_hands_the_seat_back(nursery
     await trio.sleep(5)
     assert any(e.actor == 1 and e.accepted for e in table.log.entries[seq_before:])  # the stand-in plays
     back = Sink()
-    await table.submit(Intent("resume", back, Resume(table="t1", token="token-1", last_seq=table.log.seq)))
+    await table.submit(intents.Resume(back, Resume(table="t1", token="token-1", last_seq=table.log.seq)))
     await settle()
     assert back.of(Seated)[0].seat == 1 and table.slots[1].state == "taken"
     assert table.slots[1].stood_in  # still marked: a tournament places it last
@@ -68,9 +68,9 @@ async def test_a_halted_table_is_placed_as_it_stands_and_takes_no_action(nursery
     await nursery.start(table.run)
     sinks = [Sink(), Sink()]
     for seat, sink in enumerate(sinks):
-        await table.submit(Intent("resume", sink, Resume(table="t1", token=f"token-{seat}")))
+        await table.submit(intents.Resume(sink, Resume(table="t1", token=f"token-{seat}")))
     await settle()
-    await table.submit(Intent("halt", None, "time_limit"))
+    await table.halt("time_limit")
     await settle()
     expected = list(FLAG_FINISH.standing(table.session.state))
     assert table.over.is_set() and table.places() == expected

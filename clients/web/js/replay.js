@@ -281,7 +281,7 @@ export function replayLog(exported, name) {
   }
   const names = [];
   const bots = header.table_options && Array.isArray(header.table_options.bots) ? header.table_options.bots : [];
-  for (const bot of bots) { // named as the live table named them (server/table.py)
+  for (const bot of bots) { // named as the live table named them (server/table/arbiter.py)
     if (bot && Number.isInteger(bot.seat) && bot.seat >= 0 && bot.seat < header.seats) {
       names[bot.seat] = `${bot.policy || "heuristic"} bot`;
     }

@@ -1,0 +1,87 @@
+"""The server's own players at a table: ``LocalBot`` (a bot seat, or a stand-in for an absent player), fed in
+process through the same ``Receiver`` interface as a connection, and driven by the same ``BotDriver`` as a
+bot over the wire.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from rules import Rng, derive
+from rules.bots import get_policy
+
+from ..latency import LatencyMeter
+from ..logfile import StandIn
+from ..protocol import Act, BotDriver
+from . import apply, fanout, intents, seats
+from .receiver import Receiver
+
+if TYPE_CHECKING:
+    from .arbiter import Table
+    from .seats import SeatSlot
+
+
+class LocalBot(Receiver):
+    """A server-side bot seat: the same policy and driver as a bot over the wire, fed in process."""
+
+    latency: LatencyMeter | None = None  # no network between: nothing to credit, no ping to show
+
+    def __init__(self, table: Table, seat: int, policy: str, rng: Rng) -> None:
+        self.table = table
+        self.seat = seat
+        self.driver = BotDriver(get_policy(table.game.info.name, policy), rng, prefix=f"bot-{secrets.token_hex(4)}")
+        self._send, self._receive = trio.open_memory_channel[Any](math.inf)
+
+    def deliver(self, message: Any) -> bool:
+        try:
+            self._send.send_nowait(message)
+        except trio.ClosedResourceError:
+            return False
+        return True
+
+    def close(self, code: str, message: str) -> None:
+        self._send.close()
+
+    def _drain(self) -> bool:
+        """Take in everything queued; False once the bot was closed (its seat handed back, the table gone)."""
+        while True:
+            try:
+                self.driver.take(self._receive.receive_nowait())
+            except trio.WouldBlock:
+                return True
+            except trio.EndOfChannel:
+                return False
+
+    async def run(self) -> None:
+        async for message in self._receive:
+            self.driver.take(message)
+            if not self._drain():  # act on the newest view only
+                return
+            if self.driver.in_flight is not None or not self.driver.legal:
+                continue
+            if self.table.bot_delay_ms:
+                await trio.sleep(self.table.bot_delay_ms / 1000 * (0.5 + self.driver.rng.below(1000) / 1000))
+                if not self._drain():
+                    return
+            move = self.driver.next_action()
+            if move is not None:
+                ref, action = move
+                await self.table.submit(intents.Act(self, Act(table=self.table.id, action=action, id=ref,
+                                                              seen=self.driver.seen)))
+
+
+def start_stand_in(table: Table, slot: SeatSlot, persist: bool = True) -> None:
+    """An absent player's seat is played by a server bot, marked as a stand-in, until they resume."""
+    bot = LocalBot(table, slot.seat, table.settings.stand_in or "heuristic",
+                   Rng(derive(table.seed, f"stand-in {slot.seat}")))
+    seats.move(slot, seats.STAND_IN)
+    slot.receiver, slot.away_since, slot.stood_in = bot, None, True
+    if persist:
+        apply.persist(table, StandIn(seat=slot.seat, active=True, time=table.now()))
+    table.nursery.start_soon(bot.run)
+    if table.started:
+        fanout.deliver(table, bot, fanout.snapshot(table, slot.seat))

@@ -1,0 +1,220 @@
+"""Fair ordering at a table (Challenge Mode's default): a contested action that says which update its seat had
+seen is held a few milliseconds (at most ``fair_ms`` less the seat's round-trip credit), and the actions held
+together on one item are applied in order of reaction time (``server/fairness.py``); every decision's inputs
+go in its log entry. Here: taking an action in (``contest``), how long it is held (``hold_until``), what a
+seat's round trip is credited with (``round_trip``), the releases (``release_due``, ``release_held``), and
+the bookkeeping of what each seat was offered and when it left (``track_offers``, ``stamp``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair_order, hold_bound
+from ..fairness import credit as credit_for
+from ..fairness import reaction as reaction_of
+from ..logfile import Fair
+from ..protocol import Accepted
+from . import apply, intents, seating
+from .receiver import Receiver
+from .seats import SeatSlot
+
+if TYPE_CHECKING:
+    from .arbiter import Table
+
+GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
+LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
+
+
+@dataclass
+class Held:
+    """A contested action waiting for its item's release (fair ordering), and its seat's resends of the same."""
+
+    intent: intents.Act
+    seat: int
+    fair: Fair
+    virtual: float  # arrival less the seat's credit: when the action would have arrived from no distance
+    key: Any = None  # the contested item (the decoded action itself): one item's release never releases another's
+    followers: list[intents.Act] = field(default_factory=list)
+
+
+def is_held(table: Table, seat: int, ref: Any) -> bool:
+    """A message id of this seat's is held already (a resend: answered at its release)."""
+    return any(h.seat == seat and ref in (h.intent.message.id, *(f.message.id for f in h.followers))
+               for h in table.held)
+
+
+def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> bool:
+    """Take a contested action (``action``, decoded) into fair ordering (True), or say it is not contested
+    (False: apply it now like any other, in arrival order, releasing nothing).
+
+    Its reaction is measured from what the server knows: when this seat was first sent the update that
+    offered the action (``since``), never from the client's ``seen``, which may only show it was chosen
+    on an older view (then it is a guess). An action that arrives sooner after that send than the seat's
+    round trip allows, or that the seat asked for before it was offered, gains nothing: it is refused
+    (``too_early``) or ordered last (``guess``), and counted. Otherwise it is held until no quicker
+    reaction to the same item can still arrive (``hold_until``), and released with the other actions on
+    that item only (``release_due``)."""
+    message = intent.message
+    if not table.game.contested(table.session.state, action):
+        return False
+    arrival = intent.received - table.t0
+    offered = slot.since.get(action)
+    if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
+        left = slot.left.get(action)  # it lately is a guess, counted, and orders its later take last
+        if left is None or arrival - left > GUESS_WINDOW:
+            slot.guesses += 1
+            slot.guessed[action] = arrival
+            if len(slot.guessed) > LEFT_KEPT:
+                del slot.guessed[next(iter(slot.guessed))]
+        return False
+    seq, sent = offered
+    rtt, pings, path, kernel = round_trip(table, slot)
+    mine = next((h for h in table.held if h.seat == slot.seat and h.key == action), None)
+    if mine is not None:  # the seat asked for the same item again: answered right after its first ask
+        mine.followers.append(intent)
+        return True
+    early = sent is None or arrival - sent < early_floor(rtt)
+    guessed = slot.guessed.get(action)
+    left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
+    before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)
+    if early or before_offer:
+        slot.guesses += 1
+        rule = "too_early"
+    elif guessed is not None and sent - guessed <= GUESS_WINDOW:
+        rule = "guess"
+    else:
+        rule = "reaction"
+    if rule == "too_early":
+        why = ("it arrived sooner after the card was sent to you than your round trip allows"
+               if early else f"it was chosen on update {message.seen}, before the card was offered at {seq}")
+        apply.answer(table, slot.seat, intent, apply.Decoded(action), table.now(),
+                     Fair(rule="too_early", arrival=arrival, seen=message.seen, sent=sent, rtt=rtt,
+                          pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
+        return True
+    slot.path.append(arrival - sent)
+    credit = credit_for(rtt, table.cap)
+    reaction = reaction_of(arrival, sent, rtt, table.cap) if rule == "reaction" else GUESS_REACTION
+    until = hold_until(table, slot, action, arrival, reaction, credit)
+    fair = Fair(rule=rule, arrival=arrival, seen=message.seen, sent=sent, rtt=rtt, reaction=reaction,
+                until=until, pings=pings, path=path, kernel=kernel)
+    table.held.append(Held(intent, slot.seat, fair, arrival - credit, key=action))
+    return True
+
+
+def hold_until(table: Table, slot: SeatSlot, action: Any, arrival: float, reaction: float, credit: float) -> float:
+    """When a quicker reaction to the same item can no longer arrive: each other seat that may take it
+    would have sent it by when its update offering the item left + this reaction + its credit. No such
+    seat: now (arrival order; on a LAN of equal round trips this is about the arrival too). A seat not yet
+    sent the offer: the bound, ``fair_ms`` less this seat's credit after the arrival."""
+    bound = hold_bound(arrival, credit, table.cap)
+    latest = arrival
+    for other in table.slots:
+        if other is slot or other.receiver is None:
+            continue
+        offered = other.since.get(action)
+        if offered is None:
+            continue  # it may not take this item
+        if offered[1] is None:
+            return bound
+        latest = max(latest, offered[1] + reaction + credit_for(round_trip(table, other)[0], table.cap))
+    return min(latest, bound)
+
+
+def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] | None, float | None, float | None]:
+    """The round trip a seat's reactions are credited with (``fairness.credited``), and what it comes
+    from: its ping samples, the quickest of its last takes' arrival - first send, and the kernel's smallest
+    round trip of its connection (direct connections)."""
+    meter = slot.receiver.latency if slot.receiver is not None else None
+    pings = sorted(round(x, 6) for x in meter.samples) if meter is not None and meter.samples else None
+    path = round(min(slot.path), 6) if slot.path else None
+    read = meter.kernel if meter is not None else None
+    kernel = read() if read is not None else None
+    kernel = round(kernel, 6) if kernel is not None else None
+    return credited(pings, path, kernel), pings, path, kernel
+
+
+def release_due(table: Table) -> None:
+    """Release every item whose first held action is due (its group decided: see ``hold_until``)."""
+    if not table.held:
+        return
+    now = table.now()
+    due = {}
+    for held in table.held:
+        if held.fair.until <= now:
+            due[held.key] = None
+    for key in due:
+        release_held(table, key=key)
+
+
+def release_held(table: Table, within: float | None = None, key: Any = ALL) -> None:
+    """Apply held actions as one group, in order of reaction (ties by seeded lot): those on ``key`` (every
+    item: ``ALL``); ``within``: only those whose virtual time is at most that (the photo-finish window
+    closing), the rest stay held. A loser is refused at once, saying it lost and by which rule."""
+    if not table.held:
+        return
+    group = [h for h in table.held if (key is ALL or h.key == key) and (within is None or h.virtual <= within)]
+    if not group:
+        return
+    table.held = [h for h in table.held if h not in group]
+    table.groups += 1
+    order, lots = fair_order([h.fair.reaction for h in group], EPSILON, table.draw)
+    went_first: dict[Any, tuple[int, str]] = {}  # action -> (seat, rule) of the accepted one
+    now = table.now()
+    for index in order:
+        held = group[index]
+        lot = lots.get(index)
+        rule = held.fair.rule if held.fair.rule == "guess" else ("reaction" if lot is None else "lot")
+        fair = msgspec.structs.replace(held.fair, group=table.groups, rank=index, lot=lot, rule=rule)
+        first = went_first.get(held.key)
+        lost = first if first is not None and first[0] != held.seat else None
+        decoded = apply.Decoded(held.key)
+        table.opening = held.virtual
+        answer = apply.answer(table, held.seat, held.intent, decoded, now, fair, lost)
+        table.opening = None
+        if type(answer) is Accepted:
+            went_first.setdefault(held.key, (held.seat, rule))
+        for follower in held.followers:
+            apply.answer(table, held.seat, follower, decoded, now,
+                         Fair(rule="after", arrival=follower.received - table.t0, seen=follower.message.seen))
+
+
+def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
+    """The contested actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from
+    ``seq`` on (its send time stamped when that update leaves), a gone one is remembered for a while (a late
+    take of it is a loss, not a guess)."""
+    slot = table.slots[seat]
+    state, contested = table.session.state, table.game.contested
+    now_legal = {action for action in legal if contested(state, action)}
+    since = slot.since
+    for action in now_legal:
+        if action not in since:
+            since[action] = [seq, None]
+    if len(since) > len(now_legal):
+        now = table.now()
+        for action in [a for a in since if a not in now_legal]:
+            del since[action]
+            slot.left[action] = now
+        while len(slot.left) > LEFT_KEPT:
+            del slot.left[next(iter(slot.left))]
+
+
+def stamp(table: Table, receiver: Receiver, seq: int) -> None:
+    """Update ``seq`` leaves for a seat now: each contested action it offered the seat for the first time is
+    stamped with this moment, once (a resume, a snapshot or a catch-up sends it again later and changes
+    nothing)."""
+    slot = seating.slot_of(table, receiver)
+    if slot is not None and slot.since:
+        now = None
+        for offered in slot.since.values():
+            if offered[1] is None and offered[0] <= seq:
+                offered[1] = now = table.now() if now is None else now
+
+
+def skip_lots(table: Table, count: int) -> None:
+    """A reopened table: advance the lot generator past the lots its log already drew."""
+    for _ in range(count):
+        table.draw([0])

@@ -1,0 +1,114 @@
+"""Everything a table sends: each message goes through ``deliver``, which keeps it for the end of the
+arbiter's batch (``flush``), holds it at the durability gate until the log line it follows is on disk
+(``durable.py``), or hands it over now. Updates are built once per receiver per batch: only the last update
+carries the receiver's view, legal actions and the result. A receiver whose outbox is full is closed as too
+slow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rules import ToAct
+
+from ..protocol import Error, MessageId, Snapshot, Update
+from . import apply, fair, seating
+from .receiver import Receiver
+from .seats import FREE
+
+if TYPE_CHECKING:
+    from .arbiter import Table
+
+
+def deliver(table: Table, receiver: Receiver, message: Any) -> None:
+    """Hand a message over: at the batch's flush if a batch runs, and under always/batch only once the log
+    line it follows is on disk (messages keep their order)."""
+    if table.batch is not None:  # inside a batch: keep the order, send at the flush
+        table.batch.append(("message", receiver, message))
+    elif not table.gate.hold(receiver, message):
+        hand_over(table, receiver, message)
+
+
+def release_durable(table: Table) -> None:
+    """Hand over the held messages whose log lines are durable now."""
+    for receiver, message in table.gate.due():
+        hand_over(table, receiver, message)
+
+
+def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
+    if table.fair and (type(message) is Update or type(message) is Snapshot):
+        fair.stamp(table, receiver, message.seq)
+    if not receiver.deliver(message):
+        receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
+        seating.disconnect(table, receiver)
+
+
+def error(table: Table, receiver: Receiver, ref: MessageId, code: str, text: str) -> None:
+    deliver(table, receiver, Error(ref=ref, code=code, message=text))
+
+
+def flush(table: Table) -> None:
+    """The batch is over: send what it caused, in order; the last group of updates carries the views."""
+    out, table.batch = table.batch, None
+    last_group = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] == "updates"), -1)  # has the views
+    for index, item in enumerate(out):
+        if item[0] == "message":
+            deliver(table, item[1], item[2])
+        else:
+            send_updates(table, item[1], final_group=index == last_group)
+
+
+def broadcast(table: Table, entries: list, turn: ToAct) -> None:
+    """Send each receiver an update per entry, redacted for it (now, or when the batch is flushed)."""
+    receivers: list[tuple[Receiver, int | None]] = [(s.receiver, s.seat) for s in table.slots if s.receiver]
+    receivers += [(r, None) for r in table.spectators]
+    group = (entries, list(turn.seats), receivers)
+    if table.batch is not None:
+        table.batch.append(("updates", group))
+    else:
+        send_updates(table, group, final_group=True)
+
+
+def send_updates(table: Table, group, final_group: bool) -> None:
+    """The last update of the last group carries each receiver's view, legal actions and the result."""
+    entries, to_act, receivers = group
+    game, state = table.game, table.session.state
+    table_id, redact = table.id, game.redact
+    earlier = entries[:-1] if final_group else entries  # updates without a view
+    receipts = {entry.seq: apply.receipt(table, entry.seq) for entry in entries}
+    if final_group:
+        last, result = entries[-1], table.session.result()
+        pings = table.pings()
+        seats = [seat for _, seat in receivers]
+        views = iter(game.views(state, seats))
+        lists = game.legal_for(state, [seat for seat in seats if seat is not None])
+        if table.fair:
+            for seat, legal_list in zip([seat for seat in seats if seat is not None], lists):
+                fair.track_offers(table, seat, legal_list, last.seq)
+        legal = iter(lists)
+    for receiver, seat in receivers:
+        for entry in earlier:
+            deliver(table, receiver, Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
+                                            events=[redact(e, seat) for e in entry.events],
+                                            receipt=receipts[entry.seq]))
+        if final_group:
+            deliver(table, receiver, Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
+                                            events=[redact(e, seat) for e in last.events], view=next(views),
+                                            legal=next(legal) if seat is not None else None, result=result,
+                                            receipt=receipts[last.seq], pings=pings))
+    if final_group:
+        apply.check_over(table, result)
+
+
+def snapshot(table: Table, seat: int | None, skipped: int = 0) -> Snapshot:
+    """The whole view now for ``seat`` (None: a spectator)."""
+    state = table.session.state
+    waiting = None if table.started else [s.seat for s in table.slots if s.state == FREE]
+    legal = table.game.legal_actions(state, seat) if seat is not None else None
+    if table.fair and legal is not None:
+        fair.track_offers(table, seat, legal, table.log.seq)
+    return Snapshot(table=table.id, seq=table.log.seq, view=table.game.view(state, seat),
+                    to_act=list(table.session.to_act().seats),
+                    legal=legal,
+                    result=table.session.result(), skipped=skipped, waiting_for=waiting,
+                    receipt=apply.receipt(table, table.log.seq), pings=table.pings())

@@ -1,0 +1,36 @@
+"""A playback: a finished log's accepted entries fed to a read-only table at their recorded pace (times a
+speed), so that watchers see the game as it was played, with the live table's seq numbers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import trio
+
+from rules import Step
+
+from . import apply, intents
+
+if TYPE_CHECKING:
+    from .arbiter import Table
+
+
+async def play_back(table: Table, entries: list, speed: float) -> None:
+    """Feed a finished log's accepted entries to the arbiter at ``speed`` times their recorded pace."""
+    table.started = True
+    previous = entries[0].time if entries else 0.0
+    for entry in entries:
+        await trio.sleep(max(0.0, entry.time - previous) / speed)
+        previous = entry.time
+        await table.submit(intents.Replay(entry))
+    table.played_out = True
+
+
+def replay_entry(table: Table, entry) -> None:
+    """Apply one logged entry (the arbiter's side of ``play_back``)."""
+    while table.log.seq + 1 < entry.seq:  # the live table's refused attempts: not shown, their numbers kept
+        table.log.append(time=entry.time, actor=entry.actor, action=None, accepted=False, code="refused")
+    action = table.game.to_action(entry.action)
+    events = table.game.apply(table.session.state, entry.actor, action)
+    table.session.history.append((entry.actor, action))
+    apply.record(table, [Step(entry.actor, action, events)], time=entry.time)

@@ -1,0 +1,27 @@
+"""How a table is set up beyond its game: one frozen value, from a create request, a log's header, or a
+tournament's round."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..protocol import BotSeat
+from .seats import Reservation
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    name: str = ""  # shown in the lists (the table's id if empty)
+    bots: tuple[BotSeat, ...] = ()  # server bots seated from the start
+    turn_time_ms: int = 0  # lockstep: the time limit of each action (0: none)
+    grace_ms: int = 60_000  # how long an away seat is kept for its player
+    bot_delay_ms: int = 0  # server bots think this long (about) before each action
+    digest_every: int = 50  # a state digest in the log every this many entries
+    read_only: bool = False  # a playback of a finished log: watchers only, entries come from the log
+    reserved: tuple[Reservation, ...] = ()  # seats kept for named players from the start (a tournament's)
+    stand_in: str | None = None  # a policy: an away seat's player is replaced by this bot after grace_ms
+    ordering: str | None = None  # "fair" or "arrival"; None: fair in Challenge Mode, else arrival
+    fair_ms: int = 50  # fair ordering's longest hold
+    expire_after: float | None = None  # seconds a table nobody sat at may wait before it is ended (None: ever)
+    chosen_seed: int | None = None  # the creator chose the seed (a practice table): shown to everyone
+    practice: bool = False
