@@ -19,7 +19,8 @@ import trio
 
 from clients.load import percentile
 from rules import SYSTEM, Rng, Session, get_game, make_setup
-from server.logfile import End, Entry, Header, _decoder, seed_commitment
+from server.logfile import End, Entry, Header, seed_commitment
+from server.protocol.logformat import _decoder
 from server.journal import Journal
 from server.logstore import FileLog
 from server.replay import check_log, verify_seed

@@ -72,7 +72,7 @@ async def stop(process: trio.Process) -> None:
 
 async def floor(connections: int = 1, seconds: float = 1.5, prompt: bool = False) -> dict:
     """The bare echo: ``connections`` clients, each sending an action-sized message and waiting for it back.
-    ``prompt``: both ends send as photofinish does (server/sendpath.py), for reference; not the floor."""
+    ``prompt``: both ends send as photofinish's server does (server/sendpath.py), for reference; not the floor."""
     port = free_port()
     server = await start_process([sys.executable, "-m", "bench.echo_server", str(port)] + ["--prompt"] * prompt)
     timings: list[float] = []
@@ -204,7 +204,7 @@ def print_table(figures: dict) -> None:
               f"server CPU {floor_row['server_cpu_us_per_rt']:.0f} us per round trip")
     prompt = figures.get("floor_three_prompt")
     if prompt:
-        print(f"  for reference, 3 connections sending as photofinish does (server/sendpath.py, both ends): "
+        print(f"  for reference, 3 connections sending as photofinish's server does (server/sendpath.py, both ends): "
               f"p50 {prompt['rt_p50_us']:.0f} us, p99 {prompt['rt_p99_us']:.0f} us; "
               f"{prompt['round_trips_per_s']:.0f} round trips/s")
     fs, fs2 = figures.get("fsync_floor"), figures.get("fsync_floor_after")

@@ -27,7 +27,7 @@ def server_url(text: str) -> str:
 
 def redis_url(text: str) -> str:
     """``--cluster``: a Redis address, ``redis://HOST[:PORT][/DB]``."""
-    from server.redis_presence import parse_redis_url
+    from server.protocol.addresses import parse_redis_url
 
     try:
         parse_redis_url(text)

@@ -47,9 +47,8 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
-from server.sendpath import send_promptly
+from server.protocol import NO_RECONNECT, Code
 
-NO_RECONNECT = {"replaced", "protocol_mismatch", "hello_first", "bad_hello", "flood"}
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://), the websocket handshake and hello
 PROBE_AFTER = 2.0  # seconds without a frame from the server before the client asks it something (a probe)
 DEAD_AFTER = 5.0  # ... and without a frame at all: the server (or the way to it) is dead; close, reconnect
@@ -222,7 +221,7 @@ class Client:
                 message = msgspec.structs.replace(message, placed=True)
             link = await self._peer(url)
         else:
-            raise ServerError("redirect_loop", f"sent on more than {MAX_REDIRECTS} times; the cluster is confused")
+            raise ServerError(Code.REDIRECT_LOOP, f"sent on more than {MAX_REDIRECTS} times; the cluster is confused")
         if link is not self._home:
             if type(answer) is TableCreated:
                 self.routes[answer.table.table] = link.url
@@ -346,7 +345,6 @@ class Client:
                     async with open_websocket_url(self.url, max_message_size=16 * 1024 * 1024,
                                                   connect_timeout=CONNECT_TIMEOUT,
                                                   disconnect_timeout=DISCONNECT_TIMEOUT) as ws:
-                        send_promptly(ws)
                         await self._hello(ws)
                         link.deadline = math.inf
                         self._ws = ws
@@ -380,7 +378,7 @@ class Client:
                     self.on_lost(self.lost_reason)
             self._ws = None
             if self._closed or not self.reconnect:
-                self._send.send_nowait(Closing(code="disconnected", message="the connection is closed"))
+                self._send.send_nowait(Closing(code=Code.DISCONNECTED, message="the connection is closed"))
                 self._gone = True
                 self._fail_pending()
                 self._connected.set()  # wake anyone waiting to send: they fail at once

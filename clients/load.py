@@ -29,7 +29,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket
 
 from clients.client import ServerError
 from rules import Rng
-from server.sendpath import send_promptly
+from server.protocol import Code
 
 
 class _Seen(msgspec.Struct):
@@ -126,7 +126,6 @@ class _Link:
 
     def __init__(self, ws: WebSocketConnection) -> None:
         self.ws = ws
-        send_promptly(ws)  # as the client library does
         self.inbox: list[_Seen] = []
 
     async def send(self, message: dict | _ActOut) -> None:
@@ -210,7 +209,7 @@ async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
     while True:
         message = await link.receive()
         kind = message.type
-        if kind == "error" and message.code == "rate_limited":
+        if kind == "error" and message.code == Code.RATE_LIMITED:
             return message, time.perf_counter()
         if kind in ("accepted", "rejected") and message.ref == ref and message.table == table.id:
             arrived = time.perf_counter()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from server.logfile import Entry, ReadLog, SeatTaken
+from server.protocol.logformat import Entry, ReadLog, SeatTaken
 
 from .sentences import seat_words
 from .words import ordinal

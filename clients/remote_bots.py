@@ -7,13 +7,13 @@ import trio
 from rules import Rng
 
 from rules.bots import get_policy
-from server.botdriver import BotDriver
+from server.protocol import BotDriver, Closing, Code, Error, TableEnded
+
 from .client import ActionRejected, ServerError, open_client
-from server.protocol import Closing, Error, TableEnded
 
 RATE_PAUSE = 0.05  # s a bot waits after the server dropped its action for going over the rate limit
 RETRY_PAUSE = 0.05  # s a bot waits before acting again after a refusal that no update follows
-ACT_AGAIN = ("too_early",)  # refusals that change nothing at the table: no message will wake the bot
+ACT_AGAIN = (Code.TOO_EARLY,)  # refusals that change nothing at the table: no message will wake the bot
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,
@@ -35,9 +35,9 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
             """Take one message in; False when the seat is done (game over or connection gone)."""
             if on_message:
                 on_message(seated.seat, message)
-            if type(message) is Closing and message.code == "server_shutdown" and through_restarts:
+            if type(message) is Closing and message.code == Code.SERVER_SHUTDOWN and through_restarts:
                 return True
-            if type(message) is Closing and message.code in ("server_shutdown", "disconnected", "replaced"):
+            if type(message) is Closing and message.code in (Code.SERVER_SHUTDOWN, Code.DISCONNECTED, Code.REPLACED):
                 return False
             if type(message) is TableEnded:
                 return False
@@ -75,7 +75,7 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
                         break  # the update that made it wrong (or the move that won) follows
                     await trio.sleep(RETRY_PAUSE)  # nothing follows a too-early refusal: try again, as a person would
                 except ServerError as error:  # dropped by the server's rate limit: let the budget refill, go on
-                    if error.code != "rate_limited":
+                    if error.code != Code.RATE_LIMITED:
                         raise
                     driver.observe("rejected", ref=ref)
                     await trio.sleep(RATE_PAUSE)

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from rules import GAMES
-from server.names import printable
-from server.protocol import SeatInfo, TableInfo
+from server.protocol import Code, SeatInfo, TableInfo
+from server.protocol.names import printable
 
 from .client import Client, ServerError
 
@@ -40,6 +40,6 @@ async def find_table(client: Client, table: str) -> TableInfo:
         await client.leave(watching.table)
         tables = {info.table: info for info in await client.list_tables()}
         if watching.table not in tables:
-            raise ServerError("no_table", f"no table {table!r}")
+            raise ServerError(Code.NO_TABLE, f"no table {table!r}")
         table = watching.table
     return tables[table]

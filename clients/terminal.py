@@ -18,11 +18,11 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from rules import get_game
-from server.names import printable
-from server.protocol import Closing, Error, Snapshot, TableEnded, Update
+from server.protocol import NO_RECONNECT, Closing, Code, Error, Snapshot, TableEnded, Update
+from server.protocol.names import printable
 
 from . import tokens
-from .client import NO_RECONNECT, ActionRejected, Client, ServerError, open_client
+from .client import ActionRejected, Client, ServerError, open_client
 from .feed import describe_contest
 from .moves import NotAMove, parse_action, read_move
 from .screen import Seen, compose
@@ -141,7 +141,7 @@ class _Session:
         async for message in self.client.messages:
             kind = type(message)
             if kind is Closing:
-                if message.code in NO_RECONNECT or message.code == "disconnected":
+                if message.code in NO_RECONNECT or message.code == Code.DISCONNECTED:
                     seen.note = f"the server closed the connection: {message.message}"
                     self.draw()
                     return 1

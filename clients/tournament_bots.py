@@ -13,7 +13,7 @@ import trio
 
 from .client import open_client
 from .remote_bots import play_seat
-from server.protocol import Closing, TournamentState, YourTable
+from server.protocol import Closing, Code, TournamentState, YourTable
 
 
 async def play_tournament(url: str, tournament: str, name: str, policy: str, seed: int,
@@ -39,7 +39,7 @@ async def play_tournament(url: str, tournament: str, name: str, policy: str, see
                                        pace_ms)
                 elif type(message) is TournamentState and message.tournament.status == "over":
                     break
-                elif type(message) is Closing and message.code != "server_shutdown":
+                elif type(message) is Closing and message.code != Code.SERVER_SHUTDOWN:
                     break  # (a server shutting down is waited for: the client reconnects, the tournament resumes)
             nursery.cancel_scope.cancel()
         return entry.player

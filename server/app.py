@@ -31,7 +31,7 @@ from .limits import raise_file_limit
 from .lobby import Lobby
 from .quotas import Quotas
 from .presence import Presence
-from .protocol import BotSeat, CreateTable
+from .protocol import BotSeat, CreateTable, Refusal
 from .tournament.hub import TournamentHub
 
 logger = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
         if table is None:
             try:
                 table = await lobby.create(request, alias=alias)
-            except RulesError as error:  # a cluster node that cannot reach Redis yet: try again later
+            except (RulesError, Refusal) as error:  # a cluster node that cannot reach Redis yet: try again later
                 logger.info(f"no {alias} table for now: {error.message}")
                 await trio.sleep(pause)
                 continue

@@ -4,10 +4,11 @@ A connection's first bytes are read here with h11 (bounded in size and time). A 
 answered from a ``Site``: the files of one folder, loaded into memory once at start-up (only files found
 there can ever be served, so no path can reach outside it), with content types, an ``ETag`` and
 ``Cache-Control: no-cache`` (the browser revalidates and gets ``304``), ``404`` for unknown paths and ``405``
-for other methods. ``/join.json`` and ``/join.svg`` give the lobby page the URL other machines can join at
-and its QR code; ``/words.json`` every game's words for people (``rules/words.py``: the browser says
-events, cards and results from the same data as the terminal). A websocket upgrade is handed back to the caller as a stream that first replays every byte
-already read, so the websocket side sees the connection from its first byte.
+for other methods. Two files are generated, not read: ``/js/codes.js``, the error codes from
+``server/protocol/codes.py``, and ``/words.json``, every game's words for people (``rules/words.py``: the browser
+says events, cards and results from the same data as the terminal). ``/join.json`` and ``/join.svg`` give the
+lobby page the URL other machines can join at and its QR code. A websocket upgrade is handed back to the caller
+as a stream that first replays every byte already read, so the websocket side sees the connection from its first byte.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import trio
 from rules.words import all_words
 
 from .protocol import JoinInfo
+from .protocol.codes import codes_js
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -113,6 +115,7 @@ def load_site(root: Path | None, join_urls: tuple[str, ...] = (), connect_src: s
             raise ValueError(f"the web folder {root} holds more than {MAX_SITE_BYTES} bytes")
         files[relative.as_posix()] = _static(body, CONTENT_TYPES.get(path.suffix, "application/octet-stream"))
     files["words.json"] = _static(msgspec.json.encode(all_words()), CONTENT_TYPES[".json"])
+    files["js/codes.js"] = _static(codes_js().encode(), CONTENT_TYPES[".js"])  # the error codes, from the one list
     if join_urls:
         info = JoinInfo(url=join_urls[0], urls=list(join_urls))
         files["join.json"] = _static(msgspec.json.encode(info), CONTENT_TYPES[".json"])

@@ -15,11 +15,8 @@ from itertools import accumulate
 
 import msgspec
 
-from rules import RulesError
-
-from .protocol import (Act, CheckIn, CorrectResult, Drop, Leave, OpenPlayback, Register, Replay, Resume,
-                       StartTournament, TakeSeat, Watch, WatchTournament)
-from .tournament.model import TournamentError
+from .protocol import (Act, CheckIn, Code, CorrectResult, Drop, Leave, OpenPlayback, Refusal, Register, Replay,
+                       Resume, StartTournament, TakeSeat, Watch, WatchTournament)
 
 # ------------------------------------------------------------------ nesting depth
 
@@ -180,18 +177,18 @@ def check_ids(message) -> None:
     kind = type(message)
     if kind is Replay or kind is OpenPlayback:
         if (message.log or kind is OpenPlayback) and not LOG_ID.fullmatch(message.log):
-            raise RulesError("no_log", f"no log for table {_shown(message.log)}: a table's log is named t and "
+            raise Refusal(Code.NO_LOG, f"no log for table {_shown(message.log)}: a table's log is named t and "
                                        f"1-24 digits")
     elif kind in TABLE_CALLS:
         if not TABLE_ID.fullmatch(message.table):
-            raise RulesError("no_table", f"no table {_shown(message.table)}: a table id is 1-64 letters, digits, "
+            raise Refusal(Code.NO_TABLE, f"no table {_shown(message.table)}: a table id is 1-64 letters, digits, "
                                          f"'_', '.' or '-'")
     elif kind in TOURNAMENT_CALLS:
         if not TOURNAMENT_ID.fullmatch(message.tournament):
-            raise TournamentError("no_tournament", f"no tournament {_shown(message.tournament)}: a tournament "
-                                                   f"is named T and 1-24 digits")
+            raise Refusal(Code.NO_TOURNAMENT, f"no tournament {_shown(message.tournament)}: a tournament "
+                                              f"is named T and 1-24 digits")
         if kind is CorrectResult and not TABLE_ID.fullmatch(message.table):
-            raise TournamentError("no_table", f"no table {_shown(message.table)} in this tournament")
+            raise Refusal(Code.NO_TABLE, f"no table {_shown(message.table)} in this tournament")
 
 
 # ------------------------------------------------------------------ per-address buckets and counts

@@ -7,7 +7,6 @@ coredis reconnects by itself on the next call, so a node notices Redis coming ba
 
 from __future__ import annotations
 
-import urllib.parse
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
@@ -15,23 +14,7 @@ import coredis
 import trio
 
 from .presence import PresenceError
-
-DEFAULT_PORT = 6379
-
-
-def parse_redis_url(url: str) -> tuple[str, int, int]:
-    """``redis://HOST[:PORT][/DB]`` as (host, port, db); ``ValueError`` saying what a good one looks like."""
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port or DEFAULT_PORT
-    except ValueError:
-        raise ValueError(f"{url!r} has a bad port; a cluster is redis://HOST:PORT") from None
-    if parts.scheme != "redis" or not parts.hostname:
-        raise ValueError(f"{url!r} is not a Redis address; one looks like redis://127.0.0.1:6379")
-    db = parts.path.strip("/")
-    if db and not db.isdigit():
-        raise ValueError(f"{url!r}: the database after the port is a number (redis://HOST:PORT/0)")
-    return parts.hostname, port, int(db or 0)
+from .protocol.addresses import parse_redis_url
 
 
 class RedisPresence:

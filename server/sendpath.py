@@ -12,7 +12,8 @@ with tasks queued for it is not free), and the send is still a checkpoint, since
 checks for cancellation before it writes and yields after. ``send_promptly(ws)`` gives one connection the
 prompt lock; it reaches into trio-websocket's ``_stream_lock``, so it checks that the attribute is what it
 expects and otherwise leaves the connection as it was (correct, only slower); tests/test_sendpath.py fails
-if a later trio-websocket stops matching.
+if a later trio-websocket stops matching. The server's connections use it; the clients (which import only
+``server.protocol`` of the server) send with trio-websocket's own ``send_message`` (bench/README.md: the A/B).
 
 ``plain_frames(ws)`` and ``send_frame``: a server's data frame is a 2-10 byte header and the payload as it is
 (no mask, and trio-websocket negotiates no extension), yet wsproto builds it in Python: the payload copied into

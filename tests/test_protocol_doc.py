@@ -1,5 +1,6 @@
 """PROTOCOL.md is the bot author's whole manual: it names every message both ways with every field, every
-error code the server or a game's rules can send, and `photofinish schema` prints the types it describes."""
+error code the server can send (each member of ``server.protocol.Code``, in its "Error codes" section) and every
+code of a game's rules, and `photofinish schema` prints the types it describes."""
 
 from __future__ import annotations
 
@@ -11,18 +12,12 @@ from pathlib import Path
 import msgspec
 
 from clients.cli import main
-from server.protocol import ClientMessageType, ServerMessageType
+from server.protocol import ClientMessageType, Code, ServerMessageType
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "server" / "PROTOCOL.md").read_text()
-CODE = re.compile(r'(?:RulesError|TournamentError|OverQuota)\(\s*"([a-z_]+)"|code\s*=\s*"([a-z_]+)"'
-                  r'|_error\([^,]+,[^,]+,\s*"([a-z_]+)"|\.close\(\s*"([a-z_]+)"|refuse\([^,]+,\s*"([a-z_]+)"')
-# codes that never reach a client: checks of the server's own files and of what it folds from them
-INTERNAL = {"tournament/state.py", "tournament/store.py", "tournament/model.py", "tournament/standings.py",
-            "tournament/seating.py", "tournament/seating_v1.py", "tournament/ratings.py", "tournament/verify.py",
-            "tournament/tlog.py"}
-INTERNAL_CODES = {"bad_history",  # a log whose chance does not follow from its seed: replay and restore say so
-                  "tables_failed"}  # a round's table that could not open: retried, said on stderr, never sent
+RULES_CODE = re.compile(r'RulesError\(\s*"([a-z_]+)"')  # a game's refusal: the rules' own vocabulary
+INTERNAL_RULES_CODES = {"bad_history"}  # a log whose chance does not follow from its seed: replay and restore say so
 
 
 def structs(union) -> list[type]:
@@ -53,14 +48,12 @@ def test_every_message_and_field_is_in_protocol_md():
 
 
 def test_every_error_code_a_client_can_meet_is_in_protocol_md():
-    missing = set()
-    files = [p for p in (ROOT / "server").rglob("*.py") if str(p.relative_to(ROOT / "server")) not in INTERNAL]
-    files += list((ROOT / "rules").rglob("*.py"))
-    for path in files:
-        for match in CODE.finditer(path.read_text()):
-            code = next(group for group in match.groups() if group)
-            if f"`{code}`" not in DOC and code not in INTERNAL_CODES:
-                missing.add(f"{code} ({path.relative_to(ROOT)})")
+    section = DOC.split("## Error codes", 1)[1].split("\n## ", 1)[0]
+    missing = {f"{code} (server.protocol.Code)" for code in Code if f"`{code}`" not in section}
+    for path in (ROOT / "rules").rglob("*.py"):
+        for match in RULES_CODE.finditer(path.read_text()):
+            if f"`{match.group(1)}`" not in DOC and match.group(1) not in INTERNAL_RULES_CODES:
+                missing.add(f"{match.group(1)} ({path.relative_to(ROOT)})")
     assert not missing, f"PROTOCOL.md does not name these codes: {', '.join(sorted(missing))}"
 
 

@@ -249,7 +249,7 @@ cmd_check_in = _simple(lambda client, a: client.check_in(a.tournament, a.token))
 async def _drop(client, args: argparse.Namespace):
     player = args.player
     if not args.token:  # the organiser names the player by id (T1p3) or by name (Ana, ana, ANA: as registration
-        from server.names import skeleton  # compares them)
+        from server.protocol.names import skeleton  # compares them)
 
         state = await client.watch_tournament(args.tournament)
         player = next((p.player for p in state.players if p.player == player), None) or next(

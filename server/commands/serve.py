@@ -15,10 +15,10 @@ from pathlib import Path
 
 import trio
 
+from ..protocol import Refusal
 from .. import app, notices
 from ..config import ServeConfig
 from ..datalock import DataDirInUse
-from ..tournament.model import TournamentError
 from .bad_input import BadInput
 
 
@@ -30,9 +30,9 @@ def serve(config: ServeConfig) -> int:
     notices.configure()
     try:
         trio.run(app.serve_until_signal, config)
-    except (OSError, TournamentError, DataDirInUse, BaseExceptionGroup) as raised:
+    except (OSError, Refusal, DataDirInUse, BaseExceptionGroup) as raised:
         error = _single(raised)
-        if isinstance(error, (TournamentError, DataDirInUse)):  # another server's data directory; a bad store
+        if isinstance(error, (Refusal, DataDirInUse)):  # another server's data directory; a bad store
             print(f"photofinish serve: {error.message}", file=sys.stderr)
             return 1
         if not isinstance(error, OSError):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import math
 
-from rules import RulesError
-
 from ..limits import Buckets
-from ..protocol import CreateTournament, Leaderboard, ListTables, ListTournaments, OpenPlayback, Register, Replay, TournamentLog
+from ..protocol import (Code, CreateTournament, Leaderboard, ListTables, ListTournaments, OpenPlayback, Refusal,
+                        Register, Replay, TournamentLog)
 from .config import Limits
 from .listing import TablesCache
 from .replays import ReplayWorker
@@ -19,12 +18,9 @@ EXPLAINED_RATE, EXPLAINED_BURST = 2.0, 16  # refused connections an address is t
 UNIT_BYTES = 16 * 1024  # a list_tables answer costs one unit more for each this many bytes
 
 
-class OverQuota(RulesError):
-    """A refusal for a rate or a budget (nothing was done): the error says when to send again."""
-
-    def __init__(self, code: str, message: str, retry: float) -> None:
-        super().__init__(code, message)
-        self.retry_ms = max(1, math.ceil(retry * 1000))
+def retry_ms(retry: float) -> int:
+    """When a request refused for a rate or a budget would be taken (``Refusal.retry_ms``)."""
+    return max(1, math.ceil(retry * 1000))
 
 
 class Quotas:
@@ -48,10 +44,10 @@ class Quotas:
         retry = self.budget.take(peer, cost, now)
         if retry:
             limits = self.limits
-            raise OverQuota("over_budget", f"this address asks for more than {limits.budget_rate:g} request units a "
-                                           f"second (at once {limits.budget_burst:g}), the most serve --budget-rate "
-                                           f"allows; this request costs {cost:g}: nothing was done, retry in "
-                                           f"{math.ceil(retry * 1000)} ms", retry)
+            raise Refusal(Code.OVER_BUDGET, f"this address asks for more than {limits.budget_rate:g} request units a "
+                                            f"second (at once {limits.budget_burst:g}), the most serve --budget-rate "
+                                            f"allows; this request costs {cost:g}: nothing was done, retry in "
+                                            f"{math.ceil(retry * 1000)} ms", retry_ms(retry))
 
     def count(self, kind: type, peer: str, now: float) -> None:
         """A tournament created or a registration made from ``peer``, or its refusal (``rate_limited``)."""
@@ -63,6 +59,6 @@ class Quotas:
             return
         retry = buckets.take(peer, 1, now)
         if retry:
-            raise OverQuota("rate_limited", f"this address makes more than {buckets.burst:g} {what} a minute, the "
-                                            f"most serve {flag} allows: nothing was done, retry in "
-                                            f"{math.ceil(retry * 1000)} ms", retry)
+            raise Refusal(Code.RATE_LIMITED, f"this address makes more than {buckets.burst:g} {what} a minute, the "
+                                             f"most serve {flag} allows: nothing was done, retry in "
+                                             f"{math.ceil(retry * 1000)} ms", retry_ms(retry))

@@ -13,14 +13,13 @@ from rules import RulesError
 from .. import frames
 from ..directory import Directory
 from ..lobby import Lobby
-from ..protocol import (Act, CheckIn, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
+from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
                         Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,
-                        Redirect, Register, Registered, Replay, Resume, StartTournament, TableCreated, Tables,
+                        Redirect, Refusal, Register, Registered, Replay, Resume, StartTournament, TableCreated, Tables,
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         WatchTournament)
 from ..limits import check_ids
 from ..table import Table, intents
-from ..tournament.model import TournamentError
 from .quotas import COSTS, UNIT_BYTES
 
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
@@ -57,7 +56,7 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
             conn.deliver(await conn.quotas.replays.answer(lobby.data_dir, message))
         else:
             await table_call(conn, lobby, directory, message, now)
-    except (RulesError, TournamentError) as error:
+    except (RulesError, Refusal) as error:
         conn.deliver(Error(ref=message.id, code=error.code, message=error.message,
                            retry_ms=getattr(error, "retry_ms", None)))
     except RecursionError:  # never with frames --max-depth allows; a bug must not close the connection
@@ -119,12 +118,12 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
     """A tournament call: the director checks the secret or token and answers; refusals raise."""
     kind = type(message)
     if hub is None:
-        raise TournamentError("no_tournaments", "this server runs no tournaments")
+        raise Refusal(Code.NO_TOURNAMENTS, "this server runs no tournaments")
     conn.quotas.count(kind, conn.peer, trio.current_time())
     if kind is CreateTournament:
         if message.seed is not None:  # it decides every seating and lot: nobody may choose it
-            raise TournamentError("bad_seed", "a tournament's seed is drawn by the server and committed to in "
-                                              "its log (revealed at the end); no client chooses it")
+            raise Refusal(Code.BAD_SEED, "a tournament's seed is drawn by the server and committed to in "
+                                         "its log (revealed at the end); no client chooses it")
         directory.require_online()  # tournaments open where they are asked for, while the directory is there
         director, secret = await hub.create(message)
         await directory.announce(director.info())
@@ -137,7 +136,7 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
         return conn.deliver(Ratings(ref=message.id, game=message.game, ratings=rows))
     try:
         director = hub.find(message.tournament)
-    except TournamentError:
+    except Refusal:
         url = await directory.locate("tournament", message.tournament)
         if url is None:
             raise

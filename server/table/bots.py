@@ -14,10 +14,9 @@ import trio
 from rules import Rng, derive
 from rules.bots import get_policy
 
-from ..botdriver import BotDriver
 from ..latency import LatencyMeter
 from ..logfile import StandIn
-from ..protocol import Act
+from ..protocol import Act, BotDriver
 from . import apply, fanout, intents, seats
 from .receiver import Receiver
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING
 
-from rules import RulesError
-
 from ..logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
-from ..protocol import Left, Resume, Seated, TakeSeat, Update, Watch, Watching
+from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
 from . import apply, fanout, seats
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
@@ -46,7 +44,7 @@ def take_seat(table: Table, receiver: Receiver, message: TakeSeat) -> None:
             return fanout.error(table, receiver, message.id, "seat_taken", f"seat {slot.seat} is {slot.state}")
     try:
         name = check_name(message.name, "a seat's name", PERSON_MOST)
-    except RulesError as error:
+    except Refusal as error:
         return fanout.error(table, receiver, message.id, error.code, error.message)
     token = secrets.token_urlsafe(24)
     seats.take(slot, name, token_hash(token), receiver)

@@ -34,17 +34,16 @@ from typing import Any
 
 import trio
 
-from rules import RulesError, get_game
+from rules import get_game
 
 from .. import crashpoint
 from ..disk import error_text
 from ..logstore import FileLog
 from ..names import PERSON_MOST, check_name, skeleton
-from ..protocol import CreateTournament, TournamentInfo, TournamentState, YourTable
+from ..protocol import Code, CreateTournament, Refusal, TournamentInfo, TournamentState, YourTable
 from ..quotas import Owner
 from ..table import Table, token_hash
 from . import clocks, opening, views
-from .model import TournamentError
 from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
@@ -124,12 +123,12 @@ class Director:
     def _player(self, token: str) -> str:
         player = self.tokens.get(token_hash(token))
         if player is None:
-            raise TournamentError("bad_token", f"no player of {self.id} holds that token")
+            raise Refusal(Code.BAD_TOKEN, f"no player of {self.id} holds that token")
         return player
 
     def _organiser(self, secret: str) -> None:
         if not secret or not secrets.compare_digest(secret_hash(secret), self.secret_digest):
-            raise TournamentError("bad_secret", f"that is not the organiser's secret of {self.id}")
+            raise Refusal(Code.BAD_SECRET, f"that is not the organiser's secret of {self.id}")
 
     # ------------------------------------------------------------------ changes, one at a time
 
@@ -140,7 +139,7 @@ class Director:
         """The log as it stands (every whole line), how many lines, and its last line's hash: what a player
         keeps to verify the event on their own machine (the seed is in it once the event has ended)."""
         if self.log is None:
-            raise TournamentError("no_log", f"tournament {self.id} keeps no log on this server")
+            raise Refusal(Code.NO_LOG, f"tournament {self.id} keeps no log on this server")
         size, head = self.log.size, self.log.head
 
         def read() -> bytes:
@@ -151,11 +150,11 @@ class Director:
         return data.decode(), data.count(b"\n"), head
 
     async def record(self, record: Any) -> str | None:
-        """Fold ``record`` in (refused: ``TournamentError``, nothing changed), log it, wait for the disk. A log
+        """Fold ``record`` in (refused: ``Refusal``, nothing changed), log it, wait for the disk. A log
         that cannot be written stops the tournament's changes for good (its state is ahead of its log): each
         later one is refused with ``storage_failed``, and a restart reopens it from what its log holds."""
         if self.failed is not None:
-            raise TournamentError("storage_failed", self.failed)
+            raise Refusal(Code.STORAGE_FAILED, self.failed)
         self.state.apply(record)
         head = None
         if self.log is not None:
@@ -169,13 +168,13 @@ class Director:
                                "nothing that was not on disk was acknowledged; restart the server once the disk "
                                "can be written to reopen it from its log")
                 logger.warning(self.failed)
-                raise TournamentError("storage_failed", self.failed) from None
+                raise Refusal(Code.STORAGE_FAILED, self.failed) from None
         return head
 
     def _not_over(self) -> None:
         """Refuse a change once the tournament has ended (its log's last record is ``ended``)."""
         if self.state.ended is not None:
-            raise TournamentError("tournament_over", f"{self.id} is over: nothing is accepted after its end")
+            raise Refusal(Code.TOURNAMENT_OVER, f"{self.id} is over: nothing is accepted after its end")
 
     async def mirror(self, method, *args) -> None:
         """Mirror a change in the store. The log is the truth and the store is rebuilt from it at every start
@@ -183,7 +182,7 @@ class Director:
         if self.store is not None:
             try:
                 await self.store.call(method, *args)
-            except (TournamentError, sqlite3.Error, OSError) as error:
+            except (Refusal, sqlite3.Error, OSError) as error:
                 logger.warning(f"tournament {self.id}: the store missed a change ({method.__name__}: {error}); "
                                "it is rebuilt from the log at the next start")
 
@@ -195,30 +194,27 @@ class Director:
         quotas = self.hub.lobby.quotas
         mine = sum(1 for who in self.entrants.values() if who == owner)
         if quotas.registrations_per_connection and mine >= quotas.registrations_per_connection:
-            raise TournamentError("too_many_registrations", f"this connection has registered {mine} players in "
-                                  f"{self.id}, the most serve --registrations-per-connection allows: each player "
-                                  "registers from their own connection")
+            raise Refusal(Code.TOO_MANY_REGISTRATIONS, f"this connection has registered {mine} players in "
+                                                       f"{self.id}, the most serve --registrations-per-connection allows: "
+                                                       "each player registers from their own connection")
         address = sum(1 for who in self.entrants.values() if who.address == owner.address)
         if quotas.registrations_per_address and address >= quotas.registrations_per_address:
-            raise TournamentError("too_many_registrations", f"this address has registered {address} players in "
-                                  f"{self.id}, the most serve --registrations-per-address allows")
+            raise Refusal(Code.TOO_MANY_REGISTRATIONS, f"this address has registered {address} players in "
+                                                       f"{self.id}, the most serve --registrations-per-address allows")
 
     async def register(self, name: str, owner: Owner | None = None) -> tuple[str, str]:
         """Enter ``name``: their player id and secret token. Past the cap (``max_players``) they are on the
         waitlist (``state.waitlist``); ``owner`` (who asks) is counted against the registration limits."""
-        try:
-            name = check_name(name, "a player's name", PERSON_MOST, required=True)
-        except RulesError as error:
-            raise TournamentError(error.code, error.message) from None
+        name = check_name(name, "a player's name", PERSON_MOST, required=True)
         async with self.lock:
             self._not_over()
             self._check_entries(owner)
             looks = skeleton(name)
             taken = next((p for p, known in self.state.names.items() if skeleton(known) == looks), None)
             if taken is not None:  # standings, seatings and ratings (by skeleton) could not tell the two apart
-                raise TournamentError("name_taken", f"{self.state.names[taken]!r} is registered in {self.id} "
-                                                    f"already (player {taken}), and {name!r} reads as it (in any "
-                                                    "case, or with look-alike letters); choose another name")
+                raise Refusal(Code.NAME_TAKEN, f"{self.state.names[taken]!r} is registered in {self.id} "
+                                               f"already (player {taken}), and {name!r} reads as it (in any "
+                                               "case, or with look-alike letters); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
             token = secrets.token_urlsafe(18)  # its hash is in the log: no crash can part the two
             self.receipts[player] = await self.record(Registered(player=player, name=name, time=self.now(),
@@ -255,9 +251,9 @@ class Director:
             else:
                 self._organiser(secret)
                 if not player:
-                    raise TournamentError("unknown_player", f"say which player of {self.id} to drop")
+                    raise Refusal(Code.UNKNOWN_PLAYER, f"say which player of {self.id} to drop")
                 if player not in self.state.names:
-                    raise TournamentError("unknown_player", f"{player!r} is not registered in {self.id}")
+                    raise Refusal(Code.UNKNOWN_PLAYER, f"{player!r} is not registered in {self.id}")
             await self.record(Dropped(player=player, time=self.now()))
             await self.mirror(Store.drop, self.id, player)
             if player in self.waiting:
@@ -284,14 +280,14 @@ class Director:
         async with self.lock:
             self._not_over()
             if self.state.round and next_round and self.state.settings.format == "arena":
-                raise TournamentError("already_started", f"{self.id} is an arena: it seats players as they finish "
-                                                         "and has no next round to start")
+                raise Refusal(Code.ALREADY_STARTED, f"{self.id} is an arena: it seats players as they finish "
+                                                    "and has no next round to start")
             if self.state.round and not next_round:
-                raise TournamentError("already_started", f"{self.id} has started; ask for the next round instead")
+                raise Refusal(Code.ALREADY_STARTED, f"{self.id} has started; ask for the next round instead")
             if not self.state.round:
                 if len(self.state.active()) < self.state.settings.sizes.min:
-                    raise TournamentError("too_few_players", f"{self.id} needs {self.state.settings.sizes.min} "
-                                                             "active players or more to start")
+                    raise Refusal(Code.TOO_FEW_PLAYERS, f"{self.id} needs {self.state.settings.sizes.min} "
+                                                        "active players or more to start")
                 await self.mirror(Store.set_state, self.id, "running")
                 if self.state.settings.format == "arena":
                     self.waiting = list(self.state.active())
@@ -303,12 +299,12 @@ class Director:
     async def correct(self, secret: str, table: str, places: list[int], reason: str) -> None:
         self._organiser(secret)
         if not reason.strip():
-            raise TournamentError("no_reason", "a correction needs a reason")
+            raise Refusal(Code.NO_REASON, "a correction needs a reason")
         async with self.lock:
             self._not_over()
             result = self.state.results.get(table)
             if result is None:
-                raise TournamentError("unknown_table", f"table {table} of {self.id} has no result to correct")
+                raise Refusal(Code.UNKNOWN_TABLE, f"table {table} of {self.id} has no result to correct")
             await self.record(Corrected(table=table, places=tuple(places), scores=result.scores, reason=reason,
                                         time=self.now()))
             await self.mirror(Store.correct_result, self.id, table, tuple(places), result.scores, reason)

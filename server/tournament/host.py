@@ -15,6 +15,7 @@ from rules import RulesError
 
 from ..cluster import Cluster
 from ..presence import PresenceError
+from ..protocol import Refusal
 from ..table import Reservation, Table
 from .outcome import TableOutcome, outcome_from_log, outcome_of
 from .remote import OpenAnswer, OpenRequest, decode_request, encode, open_key, poll, poll_interval, tourney_key
@@ -100,7 +101,7 @@ class TableHost:
                 table = await lobby.create(request.create, reserved=[Reservation(*r) for r in request.reserved],
                                            stand_in=request.stand_in, table_id=request.table,
                                            tags={"tournament": request.tournament, "round": request.round})
-            except RulesError as error:
+            except (RulesError, Refusal) as error:
                 await self.cluster.release("table", request.table)
                 await self._refuse(request, error.message)
                 return None

@@ -25,11 +25,11 @@ from .. import crashpoint, disk
 from ..directory import Directory, LocalDirectory
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
-from ..protocol import CreateTournament, RatingRow, TournamentInfo
+from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
 from . import clocks, opening, results
 from .director import Director, secret_hash
 from .host import TableHost
-from .model import Settings, Sizes, TournamentError
+from .model import Settings, Sizes
 from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
@@ -96,7 +96,7 @@ class TournamentHub:
     def find(self, tid: str) -> Director:
         director = self.directors.get(tid)
         if director is None:
-            raise TournamentError("no_tournament", f"no tournament {tid!r}")
+            raise Refusal(Code.NO_TOURNAMENT, f"no tournament {tid!r}")
         return director
 
     def list(self) -> list[TournamentInfo]:
@@ -106,7 +106,7 @@ class TournamentHub:
         """``game``'s ratings, best first (empty without a store)."""
         get_game(game)
         if not 1 <= limit <= 1000:
-            raise TournamentError("bad_limit", f"a leaderboard shows 1..1000 players, not {limit}")
+            raise Refusal(Code.BAD_LIMIT, f"a leaderboard shows 1..1000 players, not {limit}")
         if self.store is None:
             return []
         rows = leaderboard(await self.store.call(Store.ratings, game), game, limit)
@@ -126,15 +126,15 @@ class TournamentHub:
                                        ("arena_ms", request.arena_ms, 0, 86_400_000),
                                        ("late_entry_rounds", request.late_entry_rounds, 0, 100)):
             if not low <= value <= high:
-                raise TournamentError("bad_settings", f"{name} is {low}..{high}, not {value}")
+                raise Refusal(Code.BAD_SETTINGS, f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
-            raise TournamentError("bad_seed", "a seed is an integer from 0 to 2**64-1")
+            raise Refusal(Code.BAD_SEED, "a seed is an integer from 0 to 2**64-1")
         if request.arena_ms and request.format != "arena":
-            raise TournamentError("bad_settings", f"arena_ms is an arena's length; a {request.format.replace('_', ' ')} "
-                                                  "plays its rounds: leave it at 0")
+            raise Refusal(Code.BAD_SETTINGS, f"arena_ms is an arena's length; a {request.format.replace('_', ' ')} "
+                                             "plays its rounds: leave it at 0")
         if request.points is not None and len(request.points) != request.seats:
-            raise TournamentError("bad_settings", f"points: one value per place at a table of {request.seats}, "
-                                                  f"best first (not {len(request.points)})")
+            raise Refusal(Code.BAD_SETTINGS, f"points: one value per place at a table of {request.seats}, "
+                                             f"best first (not {len(request.points)})")
         points = {request.seats: tuple(int(p) if isinstance(p, float) and p.is_integer() else p
                                        for p in request.points)} if request.points else {}  # 3.0 is 3; 2.5 stays
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
@@ -147,11 +147,8 @@ class TournamentHub:
 
     async def create(self, request: CreateTournament) -> tuple[Director, str]:
         if len(self.directors) >= MAX_TOURNAMENTS:
-            raise TournamentError("too_many_tournaments", f"this server holds at most {MAX_TOURNAMENTS} tournaments")
-        try:
-            check_name(request.name, "a tournament's name", TITLE_MOST)
-        except RulesError as error:
-            raise TournamentError(error.code, error.message) from None
+            raise Refusal(Code.TOO_MANY_TOURNAMENTS, f"this server holds at most {MAX_TOURNAMENTS} tournaments")
+        check_name(request.name, "a tournament's name", TITLE_MOST)
         game, settings, options = self.settings_for(request)
         self._next += 1
         self._next = self.directory.number(self._next)  # on a cluster this node's own ids: never another's
@@ -176,8 +173,8 @@ class TournamentHub:
                                       created.commitment, created.started)
                 await self.store.call(Store.set_secret, tid, secret_hash(secret))
             except OSError as error:
-                raise TournamentError("storage_failed", f"cannot write the tournament in {self.data_dir}: "
-                                                        f"{error.strerror or error}") from None
+                raise Refusal(Code.STORAGE_FAILED, f"cannot write the tournament in {self.data_dir}: "
+                                                   f"{error.strerror or error}") from None
         director = Director(self, tid, msgspec_replace(request, options=options), Tournament(created, seed), log,
                             secret_hash(secret), {}, self.store)
         self.directors[tid] = director
@@ -198,7 +195,7 @@ class TournamentHub:
             self._next = max(self._next, int(tid[1:]))
             try:
                 director = await self._reopen(path)
-            except (LogError, TournamentError, RulesError, OSError, ValueError) as error:
+            except (LogError, Refusal, RulesError, OSError, ValueError) as error:
                 logger.info(f"cannot reopen tournament {path}: {error}")
                 continue
             self.directors[tid] = director

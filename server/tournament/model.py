@@ -1,5 +1,5 @@
 """The tournament's shared values: table-size bounds, a round's seating, a finished table's result, the
-tournament's settings and the one typed error (how the tournament's seed is split into independent seeds is
+tournament's settings (how the tournament's seed is split into independent seeds is
 ``seeds.py``).
 
 Frozen msgspec Structs, so the tournament log (``tlog.py``) and, later, the protocol carry them unchanged.
@@ -12,6 +12,8 @@ import math
 from fractions import Fraction
 
 import msgspec
+
+from ..protocol import Code, Refusal
 
 FORMATS = ("swiss", "round_robin", "arena")
 
@@ -27,16 +29,6 @@ DEFAULT_POINTS: dict[int, tuple[int, ...]] = {
 }
 
 
-class TournamentError(Exception):
-    """Input a tournament cannot take (a caller's or a user's mistake): ``code`` is stable and
-    machine-readable, ``message`` says what was wrong. Raised before anything changes."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-
 class Sizes(msgspec.Struct, frozen=True):
     """How many players a table takes: the game's bounds and the size the organiser wants."""
 
@@ -46,8 +38,8 @@ class Sizes(msgspec.Struct, frozen=True):
 
     def __post_init__(self) -> None:
         if not 2 <= self.min <= self.wanted <= self.max:
-            raise TournamentError("bad_sizes", f"need 2 <= min <= wanted <= max seats, not {self.min}, "
-                                               f"{self.wanted}, {self.max}")
+            raise Refusal(Code.BAD_SIZES, f"need 2 <= min <= wanted <= max seats, not {self.min}, "
+                                          f"{self.wanted}, {self.max}")
 
 
 class Seating(msgspec.Struct, frozen=True):
@@ -76,16 +68,16 @@ class TableResult(msgspec.Struct, frozen=True, omit_defaults=True):
     stand_ins: tuple[bool, ...] = ()
 
     def check(self) -> None:
-        """Raise ``TournamentError`` if the result does not describe one table's finish."""
+        """Raise ``Refusal`` if the result does not describe one table's finish."""
         n = len(self.players)
         if n < 2 or len(set(self.players)) != n:
-            raise TournamentError("bad_result", f"table {self.table}: needs two or more different players")
+            raise Refusal(Code.BAD_RESULT, f"table {self.table}: needs two or more different players")
         if len(self.places) != n or len(self.scores) != n or (self.stand_ins and len(self.stand_ins) != n):
-            raise TournamentError("bad_result", f"table {self.table}: one place and one score per player")
+            raise Refusal(Code.BAD_RESULT, f"table {self.table}: one place and one score per player")
         for place in self.places:  # standard competition ranking: a place is 1 + how many finished ahead
             if place != 1 + sum(1 for other in self.places if other < place):
-                raise TournamentError("bad_result", f"table {self.table}: places {list(self.places)} are "
-                                                    "not 1..n with ties sharing their best place")
+                raise Refusal(Code.BAD_RESULT, f"table {self.table}: places {list(self.places)} are "
+                                               "not 1..n with ties sharing their best place")
 
 
 class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -108,14 +100,14 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
 
     def check(self) -> None:
         if self.format not in FORMATS:
-            raise TournamentError("bad_settings", f"format is one of {', '.join(FORMATS)}, not {self.format!r}")
+            raise Refusal(Code.BAD_SETTINGS, f"format is one of {', '.join(FORMATS)}, not {self.format!r}")
         if self.format == "swiss" and self.rounds < 1:
-            raise TournamentError("bad_settings", "a Swiss tournament needs one round or more")
+            raise Refusal(Code.BAD_SETTINGS, "a Swiss tournament needs one round or more")
         if self.top_n and not self.sizes.min <= self.top_n <= self.sizes.max:
-            raise TournamentError("bad_settings", f"a final table seats {self.sizes.min}..{self.sizes.max}")
+            raise Refusal(Code.BAD_SETTINGS, f"a final table seats {self.sizes.min}..{self.sizes.max}")
         for size, row in self.points.items():
             if len(row) != size or list(row) != sorted(row, reverse=True):
-                raise TournamentError("bad_settings", f"points at {size} seats: {size} values, best first")
+                raise Refusal(Code.BAD_SETTINGS, f"points at {size} seats: {size} values, best first")
 
     def check_new(self) -> None:
         """The checks a new tournament's settings pass on top of ``check`` (a log written before them still
@@ -125,22 +117,22 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
         for value in values + ([self.bye_points] if self.bye_points is not None else []):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or not 0 <= value <= POINTS_MOST:
-                raise TournamentError("bad_settings", f"points are numbers from 0 to {POINTS_MOST}, not {value!r}")
+                raise Refusal(Code.BAD_SETTINGS, f"points are numbers from 0 to {POINTS_MOST}, not {value!r}")
         self.check()
         if self.top_n and self.format != "swiss":
-            raise TournamentError("bad_settings", f"a top-N final follows Swiss rounds; a {_words(self.format)} "
-                                                  "has none: leave top at 0")
+            raise Refusal(Code.BAD_SETTINGS, f"a top-N final follows Swiss rounds; a {_words(self.format)} "
+                                             "has none: leave top at 0")
         if self.rounds and self.format != "swiss":
-            raise TournamentError("bad_settings", f"rounds are set for Swiss only; a {_words(self.format)} "
-                                                  + ("computes its own" if self.format == "round_robin"
-                                                     else "runs for its time (arena_ms)"))
+            raise Refusal(Code.BAD_SETTINGS, f"rounds are set for Swiss only; a {_words(self.format)} "
+                                             + ("computes its own" if self.format == "round_robin"
+                                                else "runs for its time (arena_ms)"))
         if self.max_players and not self.sizes.min <= self.max_players <= PLAYERS_MOST:
-            raise TournamentError("bad_settings", f"a cap of players is {self.sizes.min}..{PLAYERS_MOST} (a table "
-                                                  f"seats {self.sizes.min} or more), or 0 for none, not "
-                                                  f"{self.max_players}")
+            raise Refusal(Code.BAD_SETTINGS, f"a cap of players is {self.sizes.min}..{PLAYERS_MOST} (a table "
+                                             f"seats {self.sizes.min} or more), or 0 for none, not "
+                                             f"{self.max_players}")
         if self.late_until and self.format == "round_robin":
-            raise TournamentError("bad_settings", "a round robin's schedule is fixed at round 1: late entries "
-                                                  "cannot join it (late_entry_rounds is 0)")
+            raise Refusal(Code.BAD_SETTINGS, "a round robin's schedule is fixed at round 1: late entries "
+                                             "cannot join it (late_entry_rounds is 0)")
 
     def exact_points(self, size: int) -> tuple[Fraction, ...]:
         return tuple(exact(v) for v in self.points_for(size))
@@ -151,7 +143,7 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
     def points_for(self, size: int) -> tuple[int | float, ...]:
         row = self.points.get(size) or DEFAULT_POINTS.get(size)
         if row is None:
-            raise TournamentError("bad_settings", f"no placement points for tables of {size}")
+            raise Refusal(Code.BAD_SETTINGS, f"no placement points for tables of {size}")
         return row
 
     def bye_value(self) -> float:

@@ -21,10 +21,10 @@ import trio
 
 from rules import RulesError
 
-from ..protocol import CreateTable, YourTable
+from ..protocol import Code, CreateTable, Refusal, YourTable
 from ..table import Reservation, Table
 from . import clocks, results
-from .model import Seating, TournamentError
+from .model import Seating
 from .remote import OpenRequest, RemoteTables, spread
 from .store import Store
 from .tlog import RoundSeated, SeatedTable
@@ -53,7 +53,7 @@ async def open_round(d: Director, seating: Seating, waiting: tuple[str, ...] = (
             for seated, node in zip(tables, nodes):
                 opening.start_soon(open_table, d, seated.table, round_no, seated.players, node)
     except BaseExceptionGroup as group:
-        failed = group.subgroup((RulesError, TournamentError))
+        failed = group.subgroup((RulesError, Refusal))
         if failed is None:
             raise
         first = failed
@@ -64,9 +64,9 @@ async def open_round(d: Director, seating: Seating, waiting: tuple[str, ...] = (
         d.hub.spawn(d.id, retry_tables, d)
         if d.request.round_time_ms and d.state.settings.format != "arena":
             d.hub.spawn(d.id, clocks.round_clock, d, round_no, [t.table for t in tables])
-        raise TournamentError("tables_failed", f"round {round_no} is seated in the log but a table could not "
-                                               f"open ({first.message}); it is tried again every "
-                                               f"{RETRY_SECONDS:g} s, and restarting the server opens it") from None
+        raise Refusal(Code.TABLES_FAILED, f"round {round_no} is seated in the log but a table could not "
+                                          f"open ({first.message}); it is tried again every "
+                                          f"{RETRY_SECONDS:g} s, and restarting the server opens it") from None
     d.push()
     if d.request.round_time_ms and d.state.settings.format != "arena":
         d.hub.spawn(d.id, clocks.round_clock, d, round_no, [t.table for t in tables])
@@ -86,7 +86,7 @@ async def retry_tables(d: Director) -> None:
                 round_no, players = d.state.tables[table_id]
                 try:
                     await open_table(d, table_id, round_no, players)
-                except (RulesError, TournamentError) as error:
+                except (RulesError, Refusal) as error:
                     d.paused = f"table {table_id} of round {round_no} cannot open yet ({error.message})"
                     break
                 if d.request.round_time_ms and d.state.settings.format != "arena":

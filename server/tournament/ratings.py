@@ -1,5 +1,5 @@
 """Ratings: one per player per game, across tournaments and rated tables, from each finished table's places.
-A player is keyed by a stable identity, the skeleton of their name (``server.names.skeleton``: ``Ana``,
+A player is keyed by a stable identity, the skeleton of their name (``server.protocol.names.skeleton``: ``Ana``,
 ``ANA`` and ``Аna`` with a Cyrillic А are one player), and shown by the name they registered (``name``).
 
 The model is openskill's Plackett-Luce (Weng and Lin's Bayesian approximation: multi-player, ties allowed,
@@ -19,7 +19,8 @@ from typing import Iterable, Mapping
 import msgspec
 from openskill.models import PlackettLuce
 
-from .model import TableResult, TournamentError
+from ..protocol import Code, Refusal
+from .model import TableResult
 
 MODEL = PlackettLuce()
 
@@ -51,7 +52,7 @@ class LeaderRow(msgspec.Struct, frozen=True):
 
 def rate_table(ratings: Mapping[str, Rating], game: str, result: TableResult) -> dict[str, Rating]:
     """The new ratings of the table's present players after ``result`` (a player with no rating yet starts
-    at the model's default). Raises ``TournamentError`` for a result that is not a table's finish."""
+    at the model's default). Raises ``Refusal`` for a result that is not a table's finish."""
     result.check()
     stand_ins = result.stand_ins or (False,) * len(result.players)
     seats = [i for i, s in enumerate(stand_ins) if not s]
@@ -60,7 +61,7 @@ def rate_table(ratings: Mapping[str, Rating], game: str, result: TableResult) ->
     before = [ratings.get(result.players[i]) or Rating(player=result.players[i], game=game) for i in seats]
     for rating in before:
         if rating.game != game:
-            raise TournamentError("bad_rating", f"{rating.player}'s rating is for {rating.game}, not {game}")
+            raise Refusal(Code.BAD_RATING, f"{rating.player}'s rating is for {rating.game}, not {game}")
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma, name=r.player)] for r in before]
     after = MODEL.rate(teams, ranks=[float(result.places[i]) for i in seats])
     return {r.player: Rating(player=r.player, game=game, mu=team[0].mu, sigma=team[0].sigma, tables=r.tables + 1,

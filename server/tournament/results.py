@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from ..names import skeleton
+from ..protocol import Refusal
 from ..table import Table
-from .model import TableResult, TournamentError
+from .model import TableResult
 from .outcome import TableOutcome, outcome_of
 from .ratings import rate_table
 from .store import Store
@@ -44,7 +45,7 @@ async def remote_result(d: Director, table_id: str, outcome: TableOutcome) -> bo
         return True
     try:
         return await finished(d, seated[0], table_id, seated[1], outcome)
-    except TournamentError as error:  # a result that does not fit its seating: refused, nothing changed
+    except Refusal as error:  # a result that does not fit its seating: refused, nothing changed
         logger.info(f"tournament {d.id}: the result of table {table_id} is refused: {error.message}")
         return True
 
@@ -80,7 +81,7 @@ async def rate(d: Director, result: TableResult) -> None:
     the ratings, so a restart rates exactly the results the log has and the store has not)."""
     try:
         await rate_once(d, result)
-    except (sqlite3.Error, OSError, TournamentError) as error:
+    except (sqlite3.Error, OSError, Refusal) as error:
         logger.warning(f"tournament {d.id}: table {result.table} not rated yet ({error}); it is rated "
                        "at the next start")
 

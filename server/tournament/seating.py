@@ -50,7 +50,8 @@ from typing import Mapping, Sequence
 
 from rules.rng import Rng
 
-from .model import Seating, Sizes, TournamentError
+from ..protocol import Code, Refusal
+from .model import Seating, Sizes
 from .seeds import Derive, hashed
 
 EXACT_LIMIT = 12  # players at or below which the Swiss objective is minimised exactly
@@ -103,7 +104,7 @@ def bye_counts(past: Sequence[Seating]) -> dict[str, int]:
 
 def _check_players(players: Sequence[str]) -> None:
     if len(set(players)) != len(players):
-        raise TournamentError("bad_players", "a player is listed twice")
+        raise Refusal(Code.BAD_PLAYERS, "a player is listed twice")
 
 
 class _Problem:
@@ -448,7 +449,7 @@ def arena(waiting: Sequence[str], standings: Sequence[str], points: Mapping[str,
     now = set(waiting[:tables * sizes.wanted])
     unknown = now - set(standings)
     if unknown:
-        raise TournamentError("bad_players", f"waiting players not in the standings: {sorted(unknown)}")
+        raise Refusal(Code.BAD_PLAYERS, f"waiting players not in the standings: {sorted(unknown)}")
     order = [p for p in standings if p in now]
     seated = _group(order, points, past, [sizes.wanted] * tables, Rng(derive(seed, label)))
     return Seating(tables=tuple(seated), waiting=tuple(waiting[tables * sizes.wanted:]))
@@ -458,6 +459,6 @@ def final_table(standings: Sequence[str], n: int, sizes: Sizes) -> Seating:
     """The top ``n`` of the standings at one table, in standings order (the leader sits first)."""
     _check_players(standings)
     if not sizes.min <= n <= sizes.max or n > len(standings):
-        raise TournamentError("bad_final", f"a final of {n} needs {sizes.min}..{sizes.max} seats and as many "
-                                           "players")
+        raise Refusal(Code.BAD_FINAL, f"a final of {n} needs {sizes.min}..{sizes.max} seats and as many "
+                                      "players")
     return Seating(tables=(tuple(standings[:n]),))

@@ -29,7 +29,8 @@ from typing import Iterable, Sequence
 
 import msgspec
 
-from .model import Settings, TableResult, TournamentError
+from ..protocol import Code, Refusal
+from .model import Settings, TableResult
 from .seeds import Derive, hashed, lots
 
 FLOOR = Fraction(1, 3)
@@ -95,10 +96,10 @@ def apply_corrections(results: Sequence[TableResult], corrections: Iterable[Tabl
     out = list(results)
     for fix in corrections:
         if fix.table not in by_table:
-            raise TournamentError("unknown_table", f"no result for table {fix.table} to correct")
+            raise Refusal(Code.UNKNOWN_TABLE, f"no result for table {fix.table} to correct")
         fix.check()
         if fix.players != out[by_table[fix.table]].players:
-            raise TournamentError("bad_result", f"a correction of table {fix.table} must keep its players")
+            raise Refusal(Code.BAD_RESULT, f"a correction of table {fix.table} must keep its players")
         out[by_table[fix.table]] = fix
     return out
 
@@ -111,19 +112,19 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
     is the log's seed derivation (``seeds.for_format``)."""
     known = set(players)
     if len(known) != len(players):
-        raise TournamentError("bad_players", "a player is registered twice")
+        raise Refusal(Code.BAD_PLAYERS, "a player is registered twice")
     tables_seen = set()
     for result in results:
         result.check()
         if result.table in tables_seen:
-            raise TournamentError("bad_result", f"two results for table {result.table}")
+            raise Refusal(Code.BAD_RESULT, f"two results for table {result.table}")
         tables_seen.add(result.table)
         strangers = set(result.players) - known
         if strangers:
-            raise TournamentError("unknown_player", f"table {result.table}: {sorted(strangers)} not registered")
+            raise Refusal(Code.UNKNOWN_PLAYER, f"table {result.table}: {sorted(strangers)} not registered")
     for player in byes:
         if player not in known:
-            raise TournamentError("unknown_player", f"a bye for {player!r}, who is not registered")
+            raise Refusal(Code.UNKNOWN_PLAYER, f"a bye for {player!r}, who is not registered")
     final = apply_corrections(results, corrections)
 
     points = {p: Fraction(0) for p in players}

@@ -1,6 +1,6 @@
 """A tournament's state folded from its log records, and the next seating it calls for. Pure.
 
-``Tournament.apply(record)`` takes the records of ``tlog`` in log order and raises ``TournamentError``, having
+``Tournament.apply(record)`` takes the records of ``tlog`` in log order and raises ``Refusal``, having
 changed nothing, for a record that does not follow from the ones before: a second registration, a result
 for a table nobody was seated at, a seating that is not what ``seating`` computes from the log's own
 earlier records and the seed. The director computes each round with ``next_seating`` and logs it, and
@@ -39,8 +39,9 @@ from typing import Any, Sequence
 
 import msgspec
 
+from ..protocol import Code, Refusal
 from . import seating, seating_v1, seeds
-from .model import Seating, Settings, TableResult, TournamentError
+from .model import Seating, Settings, TableResult
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
 
@@ -139,7 +140,7 @@ class Tournament:
     def next_seating(self, waiting: Sequence[str] = ()) -> Seating:
         """The seating of round ``self.round + 1`` (for an arena: of the players ``waiting``)."""
         if self.ended is not None:
-            raise TournamentError("tournament_over", "the tournament is over")
+            raise Refusal(Code.TOURNAMENT_OVER, "the tournament is over")
         s, r = self.settings, self.round + 1
         rows = self.standings()
         points = {row.player: row.points for row in rows}
@@ -149,24 +150,24 @@ class Tournament:
             busy = {p for t in self.unfinished() for p in self.tables[t][1]}
             wrong = [p for p in waiting if p not in active or p in busy]
             if wrong:
-                raise TournamentError("not_waiting", f"{wrong} cannot be waiting: dropped, not active or "
-                                                     "still at a table")
+                raise Refusal(Code.NOT_WAITING, f"{wrong} cannot be waiting: dropped, not active or "
+                                                "still at a table")
             return self._seater.arena(list(waiting), [row.player for row in rows], points, self.seatings, self.seed, r,
                                       s.sizes, **self._seat_kw)
         if self.unfinished():
-            raise TournamentError("round_not_over", f"round {self.round} still has tables playing")
+            raise Refusal(Code.ROUND_NOT_OVER, f"round {self.round} still has tables playing")
         if s.format == "swiss":
             if r <= s.rounds:
                 return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes,
                                                           **self._seat_kw), r)
             if s.top_n and r == s.rounds + 1:
                 return self._final(order)
-            raise TournamentError("no_more_rounds", f"the tournament has {s.rounds} rounds"
-                                                    + (" and its final" if s.top_n else ""))
+            raise Refusal(Code.NO_MORE_ROUNDS, f"the tournament has {s.rounds} rounds"
+                                               + (" and its final" if s.top_n else ""))
         schedule = self.schedule if self.schedule is not None else self._seater.round_robin(order, self.seed, s.sizes,
                                                                                           **self._seat_kw)
         if r > len(schedule):
-            raise TournamentError("no_more_rounds", f"the round robin has {len(schedule)} rounds")
+            raise Refusal(Code.NO_MORE_ROUNDS, f"the round robin has {len(schedule)} rounds")
         planned = schedule[r - 1]
         tables, byes = [], [p for p in planned.byes if p in active]
         for table in planned.tables:
@@ -181,8 +182,8 @@ class Tournament:
         """A Swiss or round-robin round seats a table or ends the event (``no_table``): a round of byes alone
         would leave the event running with nothing to play."""
         if not seating.tables and not self._old_empty_round:
-            raise TournamentError("no_table", f"round {r} would seat no table ({len(self.active())} active "
-                                              f"player(s); a table seats {self.settings.sizes.min} or more)")
+            raise Refusal(Code.NO_TABLE, f"round {r} would seat no table ({len(self.active())} active "
+                                         f"player(s); a table seats {self.settings.sizes.min} or more)")
         return seating
 
     def _final(self, order: list[str]) -> Seating:
@@ -191,8 +192,8 @@ class Tournament:
         s = self.settings
         n = min(s.top_n, len(order))
         if n < max(2, s.sizes.min):
-            raise TournamentError("no_more_rounds", f"the final of the top {s.top_n} is skipped: {len(order)} "
-                                                    f"active player(s) remain, a table seats {s.sizes.min} or more")
+            raise Refusal(Code.NO_MORE_ROUNDS, f"the final of the top {s.top_n} is skipped: {len(order)} "
+                                               f"active player(s) remain, a table seats {s.sizes.min} or more")
         seating = self._seater.final_table(order, n, s.sizes)
         if n < s.top_n:
             seating = Seating(tables=seating.tables, byes=seating.byes,
@@ -206,8 +207,8 @@ class Tournament:
             return None
         try:
             self.next_seating()
-        except TournamentError as error:
-            if error.code in ("no_more_rounds", "no_table"):
+        except Refusal as error:
+            if error.code in (Code.NO_MORE_ROUNDS, Code.NO_TABLE):
                 return error.code, error.message
             raise
         return None
@@ -215,22 +216,22 @@ class Tournament:
     # -- folding records -------------------------------------------------------------------------------
 
     def apply(self, record: Any) -> None:
-        """Fold one record in; raise ``TournamentError`` (and change nothing) if it does not follow. Nothing
+        """Fold one record in; raise ``Refusal`` (and change nothing) if it does not follow. Nothing
         follows ``ended``: any record after it is refused with ``tournament_over``."""
         if self.ended is not None:
-            raise TournamentError("tournament_over", "the tournament is over: nothing is accepted after its end")
+            raise Refusal(Code.TOURNAMENT_OVER, "the tournament is over: nothing is accepted after its end")
         match record:
             case Registered(player=player, name=name, waitlisted=waitlisted):
                 if player in self.names:
-                    raise TournamentError("already_registered", f"{player!r} is registered already")
+                    raise Refusal(Code.ALREADY_REGISTERED, f"{player!r} is registered already")
                 if self.round >= max(1, self.settings.late_until) or self.settings.format == "round_robin" \
                         and self.round:
-                    raise TournamentError("registration_closed", "registration is closed")
+                    raise Refusal(Code.REGISTRATION_CLOSED, "registration is closed")
                 if waitlisted != self.full():
-                    raise TournamentError("wrong_waitlist", f"{player!r} is logged as "
-                                                            f"{'waitlisted' if waitlisted else 'holding a place'}; "
-                                                            f"the cap of {self.settings.max_players} and the players "
-                                                            "before them say otherwise")
+                    raise Refusal(Code.WRONG_WAITLIST, f"{player!r} is logged as "
+                                                       f"{'waitlisted' if waitlisted else 'holding a place'}; "
+                                                       f"the cap of {self.settings.max_players} and the players "
+                                                       "before them say otherwise")
                 self.players.append(player)
                 self.names[player] = name
                 if waitlisted:
@@ -241,7 +242,7 @@ class Tournament:
             case Dropped(player=player):
                 self._known(player)
                 if player in self.dropped:
-                    raise TournamentError("already_dropped", f"{player!r} has dropped already")
+                    raise Refusal(Code.ALREADY_DROPPED, f"{player!r} has dropped already")
                 self.dropped.append(player)
                 if player in self.waitlist:  # left the waitlist: never held a place
                     self.waitlist.remove(player)
@@ -254,7 +255,7 @@ class Tournament:
                 self._finish(record)
             case Corrected(table=table, places=places, scores=scores):
                 if table not in self.results:
-                    raise TournamentError("unknown_table", f"table {table} has no result to correct")
+                    raise Refusal(Code.UNKNOWN_TABLE, f"table {table} has no result to correct")
                 base = self.results[table]
                 fix = TableResult(table=table, players=base.players, places=places, scores=scores,
                                   lower_is_better=base.lower_is_better, stand_ins=base.stand_ins)
@@ -262,34 +263,34 @@ class Tournament:
                 self.corrections.append(fix)
             case Ended(seed=seed, standings=order, reason=reason, note=note):
                 if seed != self.seed:
-                    raise TournamentError("wrong_seed", "the revealed seed is not the tournament's seed")
+                    raise Refusal(Code.WRONG_SEED, "the revealed seed is not the tournament's seed")
                 if reason in ("no_more_rounds", "no_table"):
                     why = self.end_reason()
                     if why != (reason, note):
-                        raise TournamentError("wrong_end", f"the log ends it for {reason!r} ({note}); the records "
-                                                           f"give {why[0] + ' (' + why[1] + ')' if why else 'none'}")
+                        raise Refusal(Code.WRONG_END, f"the log ends it for {reason!r} ({note}); the records "
+                                                      f"give {why[0] + ' (' + why[1] + ')' if why else 'none'}")
                 elif reason == "time_up" and self.settings.format != "arena":
-                    raise TournamentError("wrong_end", "only an arena ends when its time is up")
+                    raise Refusal(Code.WRONG_END, "only an arena ends when its time is up")
                 elif reason not in ("", "time_up", "stopped"):
-                    raise TournamentError("wrong_end", f"no tournament ends for {reason!r}")
+                    raise Refusal(Code.WRONG_END, f"no tournament ends for {reason!r}")
                 computed = tuple(row.player for row in self.standings())
                 if tuple(order) != computed:
-                    raise TournamentError("wrong_standings", f"the final standings {list(order)} are not "
-                                                             f"the ones the results give: {list(computed)}")
+                    raise Refusal(Code.WRONG_STANDINGS, f"the final standings {list(order)} are not "
+                                                        f"the ones the results give: {list(computed)}")
                 self.ended = record
             case _:
-                raise TournamentError("bad_record", f"not a record that follows 'created': {record!r}")
+                raise Refusal(Code.BAD_RECORD, f"not a record that follows 'created': {record!r}")
 
     def _known(self, player: str) -> None:
         if player not in self.names:
-            raise TournamentError("unknown_player", f"{player!r} is not registered")
+            raise Refusal(Code.UNKNOWN_PLAYER, f"{player!r} is not registered")
 
     def _seat(self, record: RoundSeated) -> None:
         if record.round != self.round + 1:
-            raise TournamentError("bad_round", f"round {record.round} seated after round {self.round}")
+            raise Refusal(Code.BAD_ROUND, f"round {record.round} seated after round {self.round}")
         ids = [t.table for t in record.tables]
         if len(set(ids)) != len(ids) or set(ids) & set(self.tables):
-            raise TournamentError("bad_table", "a table id is used twice")
+            raise Refusal(Code.BAD_TABLE, "a table id is used twice")
         # A log written before rounds of byes alone ended the event may hold one: it folds if it is the seating
         # those rules gave (so an old tournament still reopens, and then ends); the director writes none now.
         self._old_empty_round = not record.tables
@@ -299,11 +300,11 @@ class Tournament:
             self._old_empty_round = False
         got = record.seating()
         if (got.tables, got.byes, got.note) != (expected.tables, expected.byes, expected.note):
-            raise TournamentError("wrong_seating", f"round {record.round}'s seating is not the one the "
-                                                   f"standings, history and seed give: expected "
-                                                   f"{[list(t) for t in expected.tables]} byes "
-                                                   f"{list(expected.byes)}"
-                                                   + (f" ({expected.note})" if expected.note else ""))
+            raise Refusal(Code.WRONG_SEATING, f"round {record.round}'s seating is not the one the "
+                                              f"standings, history and seed give: expected "
+                                              f"{[list(t) for t in expected.tables]} byes "
+                                              f"{list(expected.byes)}"
+                                              + (f" ({expected.note})" if expected.note else ""))
         if self.settings.format == "round_robin" and self.schedule is None:
             order = [row.player for row in self.standings() if row.player in set(self.active())]
             self.schedule = self._seater.round_robin(order, self.seed, self.settings.sizes, **self._seat_kw)
@@ -314,20 +315,20 @@ class Tournament:
 
     def _finish(self, record: TableFinished) -> None:
         if record.table not in self.tables:
-            raise TournamentError("unknown_table", f"table {record.table} was never seated")
+            raise Refusal(Code.UNKNOWN_TABLE, f"table {record.table} was never seated")
         if record.table in self.results:
-            raise TournamentError("already_finished", f"table {record.table} has a result already")
+            raise Refusal(Code.ALREADY_FINISHED, f"table {record.table} has a result already")
         round_no, players = self.tables[record.table]
         if record.round != round_no or record.players != players:
-            raise TournamentError("bad_result", f"table {record.table}'s result names other players or another "
-                                                "round than its seating")
+            raise Refusal(Code.BAD_RESULT, f"table {record.table}'s result names other players or another "
+                                           "round than its seating")
         result = record.result()
         result.check()
         self.results[record.table] = result
 
 
 def fold(created: Created, seed: int, records: Sequence[Any]) -> Tournament:
-    """The state after ``records`` (raises ``TournamentError`` at the first that does not follow)."""
+    """The state after ``records`` (raises ``Refusal`` at the first that does not follow)."""
     state = Tournament(created=created, seed=seed)
     for record in records:
         state.apply(record)

@@ -20,7 +20,7 @@ store is what the server queries and resumes from.
   ``CapacityLimiter(1)``: one call at a time ever touches the connection, never the event loop's thread
   (hence ``check_same_thread=False``: the worker thread may change, the exclusion does not).
 - **Errors**: a write that breaks a rule (a second registration, a result for an unknown table) raises
-  ``TournamentError`` and its transaction is rolled back: it changes nothing.
+  ``Refusal`` and its transaction is rolled back: it changes nothing.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ import trio
 
 from ..datadir import DataDir
 from ..disk import private_dir
-from ..names import skeleton
-from .model import Seating, Settings, TableResult, TournamentError
+from ..protocol import Code, Refusal
+from ..protocol.names import skeleton
+from .model import Seating, Settings, TableResult
 from .ratings import Rating
 
 T = TypeVar("T")
@@ -46,7 +47,7 @@ T = TypeVar("T")
 def _ratings_by_skeleton(db: sqlite3.Connection) -> None:
     """Ratings were keyed by the case-folded name as typed, so ``Ana``, ``Ana`` + U+200B and ``Аna`` (Cyrillic
     А), or ``José`` composed and decomposed, were different players. Each rating is re-keyed by the skeleton
-    (``server.names.skeleton``) of the first registered name that case-folds to its key, and keeps that key
+    (``server.protocol.names.skeleton``) of the first registered name that case-folds to its key, and keeps that key
     as the name the leaderboard shows. Two old ratings that meet under one skeleton keep the one from more
     tables (then the first by key): they were one person's, split."""
     db.execute("ALTER TABLE ratings ADD COLUMN name TEXT NOT NULL DEFAULT ''")
@@ -121,9 +122,9 @@ class Store:
             if self.db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
                 self.db.execute("INSERT INTO schema_version VALUES (0)")
         except sqlite3.DatabaseError as error:  # not a database, damaged, unreadable: nothing was changed
-            raise TournamentError("store_unreadable", f"cannot open the tournament store {self.path}: {error}. "
-                                  "If it is damaged, move it aside and start again: the tournaments' logs stay, "
-                                  "but what only the store keeps (players' tokens, ratings) is lost") from None
+            raise Refusal(Code.STORE_UNREADABLE, f"cannot open the tournament store {self.path}: {error}. "
+                             "If it is damaged, move it aside and start again: the tournaments' logs stay, "
+                             "but what only the store keeps (players' tokens, ratings) is lost") from None
         self.migrate(migrations)
 
     def version(self) -> int:
@@ -132,8 +133,8 @@ class Store:
     def migrate(self, migrations: list) -> None:
         current = self.version()
         if current > len(migrations):
-            raise TournamentError("store_too_new", f"{self.path} is at schema version {current}; this server "
-                                                   f"knows {len(migrations)}")
+            raise Refusal(Code.STORE_TOO_NEW, f"{self.path} is at schema version {current}; this server "
+                                              f"knows {len(migrations)}")
         for number, step in enumerate(migrations[current:], start=current + 1):
             with self._transaction():
                 if callable(step):  # a step SQL cannot say (it computes in Python), in the same transaction
@@ -163,21 +164,21 @@ class Store:
                 for sql, args in statements:
                     db.execute(sql, args)
         except sqlite3.IntegrityError as error:
-            raise TournamentError(code, f"{message} ({error})") from None
+            raise Refusal(code, f"{message} ({error})") from None
 
     # -- writes ----------------------------------------------------------------------------------------
 
     def add_player(self, player: str, name: str, token_hash: str | None = None) -> None:
-        self._write("player_exists", f"player {player!r} exists already",
-                    [("INSERT INTO players VALUES (?, ?, ?)", (player, name, token_hash))])
+        self._write(Code.PLAYER_EXISTS, f"player {player!r} exists already",
+                       [("INSERT INTO players VALUES (?, ?, ?)", (player, name, token_hash))])
 
     def add_tournament(self, tournament: str, name: str, game: str, options: dict[str, Any],
                        settings: Settings, commitment: str, created: str) -> None:
         settings.check()
-        self._write("tournament_exists", f"tournament {tournament!r} exists already",
-                    [("INSERT INTO tournaments (id, name, game, options, settings, commitment, created) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                      (tournament, name, game, _encode(options), _encode(settings), commitment, created))])
+        self._write(Code.TOURNAMENT_EXISTS, f"tournament {tournament!r} exists already",
+                       [("INSERT INTO tournaments (id, name, game, options, settings, commitment, created) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (tournament, name, game, _encode(options), _encode(settings), commitment, created))])
 
     def set_state(self, tournament: str, state: str, seed: int | None = None) -> None:
         """``registration``, ``running`` or ``ended`` (which stores the revealed seed)."""
@@ -185,17 +186,17 @@ class Store:
             changed = db.execute("UPDATE tournaments SET state = ?, seed = COALESCE(?, seed) WHERE id = ?",
                                  (state, None if seed is None else str(seed), tournament)).rowcount
             if not changed:
-                raise TournamentError("unknown_tournament", f"no tournament {tournament!r}")
+                raise Refusal(Code.UNKNOWN_TOURNAMENT, f"no tournament {tournament!r}")
 
     def register(self, tournament: str, player: str) -> None:
         """Enter a known player in a known tournament (after the ones before)."""
         if self.tournament(tournament) is None:
-            raise TournamentError("unknown_tournament", f"no tournament {tournament!r}")
+            raise Refusal(Code.UNKNOWN_TOURNAMENT, f"no tournament {tournament!r}")
         if self.db.execute("SELECT 1 FROM players WHERE id = ?", (player,)).fetchone() is None:
-            raise TournamentError("unknown_player", f"no player {player!r}")
-        self._write("already_registered", f"{player!r} is registered in {tournament!r} already",
-                    [("INSERT INTO entries (tournament, player, position) SELECT ?, ?, COUNT(*) FROM entries "
-                      "WHERE tournament = ?", (tournament, player, tournament))])
+            raise Refusal(Code.UNKNOWN_PLAYER, f"no player {player!r}")
+        self._write(Code.ALREADY_REGISTERED, f"{player!r} is registered in {tournament!r} already",
+                       [("INSERT INTO entries (tournament, player, position) SELECT ?, ?, COUNT(*) FROM entries "
+                         "WHERE tournament = ?", (tournament, player, tournament))])
 
     def check_in(self, tournament: str, player: str) -> None:
         self._flag(tournament, player, "checked_in")
@@ -207,7 +208,7 @@ class Store:
         with self._transaction() as db:
             if not db.execute(f"UPDATE entries SET {column} = 1 WHERE tournament = ? AND player = ?",
                               (tournament, player)).rowcount:
-                raise TournamentError("unknown_player", f"{player!r} is not registered in {tournament!r}")
+                raise Refusal(Code.UNKNOWN_PLAYER, f"{player!r} is not registered in {tournament!r}")
 
     def add_round(self, tournament: str, round_no: int, tables: dict[str, tuple[str, ...]],
                   byes: tuple[str, ...] = ()) -> None:
@@ -215,23 +216,23 @@ class Store:
         rows = [("INSERT INTO rounds VALUES (?, ?, ?)", (tournament, round_no, _encode(list(byes))))]
         rows += [("INSERT INTO seatings VALUES (?, ?, ?, ?, ?)", (tournament, round_no, table, seat, player))
                  for table, players in tables.items() for seat, player in enumerate(players)]
-        self._write("bad_round", f"round {round_no} of {tournament!r} cannot be stored", rows)
+        self._write(Code.BAD_ROUND, f"round {round_no} of {tournament!r} cannot be stored", rows)
 
     def add_result(self, tournament: str, round_no: int, result: TableResult, log_hash: str) -> None:
         seated = self.table_players(tournament, result.table)
         if seated != result.players:
-            raise TournamentError("bad_result", f"table {result.table} of {tournament!r} seated {list(seated)}")
+            raise Refusal(Code.BAD_RESULT, f"table {result.table} of {tournament!r} seated {list(seated)}")
         result.check()
-        self._write("already_finished", f"table {result.table} has a result already",
-                    [("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                      (tournament, result.table, round_no, _encode(result.places), _encode(result.scores),
-                       int(result.lower_is_better), _encode(result.stand_ins), log_hash))])
+        self._write(Code.ALREADY_FINISHED, f"table {result.table} has a result already",
+                       [("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                         (tournament, result.table, round_no, _encode(result.places), _encode(result.scores),
+                          int(result.lower_is_better), _encode(result.stand_ins), log_hash))])
 
     def correct_result(self, tournament: str, table: str, places: tuple[int, ...], scores: tuple[int, ...],
                        reason: str) -> None:
         old = self.result(tournament, table)
         if old is None:
-            raise TournamentError("unknown_table", f"table {table} of {tournament!r} has no result")
+            raise Refusal(Code.UNKNOWN_TABLE, f"table {table} of {tournament!r} has no result")
         msgspec.structs.replace(old, places=tuple(places), scores=tuple(scores)).check()
         with self._transaction() as db:
             db.execute("UPDATE results SET places = ?, scores = ?, corrected = ? WHERE tournament = ? AND "
@@ -258,7 +259,7 @@ class Store:
                        (r.player, r.game, r.mu, r.sigma, r.tables, r.name)) for r in ratings]
         if table is not None:
             statements.append(("INSERT INTO rated VALUES (?, ?)", table))
-        self._write("already_rated", f"table {table} is rated already", statements)
+        self._write(Code.ALREADY_RATED, f"table {table} is rated already", statements)
 
     def rated(self, tournament: str) -> set[str]:
         """The tables of ``tournament`` whose results are in the ratings."""

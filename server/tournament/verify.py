@@ -23,7 +23,7 @@ import msgspec
 
 from server.logfile import LogError, read_log, seed_commitment
 
-from .model import TournamentError
+from ..protocol import Refusal
 from .standings import Standing
 from .state import Tournament
 from .tlog import Ended, TableFinished, read_tournament_log
@@ -63,7 +63,7 @@ def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None
                                               "when the tournament was created", line=end_line)
     try:
         state = Tournament(created=read.created, seed=ended.seed)
-    except TournamentError as error:
+    except Refusal as error:
         return VerifyReport(ok=False, problem=error.message, line=1)
     checked = 0
     for number, record in zip(read.lines, read.records):
@@ -71,7 +71,7 @@ def verify_tournament(path: Path | str, table_logs_dir: Path | str | None = None
             return VerifyReport(ok=False, problem="a record after the end", line=number)
         try:
             state.apply(record)
-        except TournamentError as error:
+        except Refusal as error:
             return VerifyReport(ok=False, problem=error.message, line=number, rounds=state.round,
                                 results=len(state.results), table_logs=checked)
         if table_logs_dir is not None and type(record) is TableFinished:

@@ -19,13 +19,12 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
 
 from clients.client import ServerError, open_client
-from rules import RulesError
 from server.app import run_server
 from server.directory import LocalDirectory
 from server.gateway import Limits
 from server.gateway.listing import TablesCache
 from server.limits import Admission, Buckets, check_ids, json_depth, msgpack_depth, too_deep
-from server.protocol import CreateTable, Replay, Watch
+from server.protocol import CreateTable, Refusal, Replay, Watch
 
 HELLO = '{"type": "hello", "protocol": 1, "id": 0}'
 
@@ -278,7 +277,7 @@ def test_ids_of_the_right_shape_pass():
     check_ids(Replay(log="t12"))
     check_ids(Watch(table="demo"))
     check_ids(CreateTable())
-    with pytest.raises(RulesError) as refused:
+    with pytest.raises(Refusal) as refused:
         check_ids(Replay(log="t1/../../x"))
     assert refused.value.code == "no_log"
 

@@ -9,16 +9,17 @@ import pytest
 from hypothesis import given, strategies as st
 
 from clients.client import ServerError, open_client
-from rules import RulesError
 from server.app import run_server
-from server.names import BIDI_CONTROLS, INVISIBLE, PERSON_MOST, check_name, skeleton
+from server.names import PERSON_MOST, check_name
+from server.protocol import Refusal
+from server.protocol.names import BIDI_CONTROLS, INVISIBLE, skeleton
 
 
 @given(st.text(max_size=60))
 def test_a_name_is_taken_in_nfc_as_typed_or_refused_with_the_reason(text):
     try:
         name = check_name(text, "a seat's name", PERSON_MOST)
-    except RulesError as error:
+    except Refusal as error:
         assert error.code == "bad_name"
         stripped = unicodedata.normalize("NFC", text).strip()
         assert len(stripped) > PERSON_MOST or any(
@@ -32,7 +33,7 @@ def test_a_name_is_taken_in_nfc_as_typed_or_refused_with_the_reason(text):
 
 @pytest.mark.parametrize("name", ["Ana\u200b", "\u200b", "\u2060", "\u00adAna", "A\u200dna", "\u3164", "\ufeffAna"])
 def test_invisible_and_format_characters_are_refused(name):
-    with pytest.raises(RulesError) as refused:
+    with pytest.raises(Refusal) as refused:
         check_name(name, "a player's name", PERSON_MOST, required=True)
     assert refused.value.code == "bad_name" and "invisible or format" in refused.value.message
 

@@ -107,12 +107,13 @@ async def test_a_lock_already_in_use_is_left_in_place():
     assert not send_promptly(object())  # not a trio-websocket connection as this module knows it: untouched
 
 
-async def test_both_ends_of_a_photofinish_connection_send_promptly():
+async def test_the_server_end_of_a_connection_sends_promptly_and_the_client_library_through_the_public_api():
     async with trio.open_nursery() as nursery:
         running = await start(nursery)
         async with open_client(running.url) as client:
             await client.list_games()
-            assert type(client._ws._stream_lock) is PromptLock
+            assert type(client._ws._stream_lock) is trio.StrictFIFOLock  # the clients import no server module but
+            # server.protocol: they send with trio-websocket's own send_message (bench/README.md, the A/B)
             (server_side,) = running.gateway.connections
             assert type(server_side.ws._stream_lock) is PromptLock
             assert server_side.frames is not None, "the server frames its own messages (see send_frame)"

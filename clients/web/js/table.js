@@ -2,6 +2,7 @@
 // a click -> a message out. The game's own screen (js/games/) draws the board; this page adds who you are,
 // whose turn it is, the event feed in words, a refused move's reason, the turn clock and the result.
 
+import { CODE } from "./codes.js";
 import { h, morph } from "./dom.js";
 import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
@@ -61,7 +62,7 @@ export class TablePage {
         this.state.role = "watch";
       }
     } catch (error) {
-      if (error.code === "bad_token") {
+      if (error.code === CODE.BAD_TOKEN) {
         seatStore.drop(table);
         this.state.notice = "Your seat here is no longer held for you: watching instead.";
         this.state.role = "watch";

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from server.tournament.model import TableResult, TournamentError
+from server.protocol import Refusal
+from server.tournament.model import TableResult
 from server.tournament.ratings import Rating, leaderboard, rate_table, rate_tables
 
 
@@ -52,6 +53,6 @@ def test_leaderboard_is_per_game_and_a_rating_of_another_game_is_refused():
     ratings = [Rating("a", "flush", mu=30.0), Rating("b", "flush", mu=20.0), Rating("c", "flag_finish", mu=40.0)]
     assert [row.player for row in leaderboard(ratings, "flush")] == ["a", "b"]
     assert [row.player for row in leaderboard(ratings, "flush", limit=1)] == ["a"]
-    with pytest.raises(TournamentError):
+    with pytest.raises(Refusal):
         rate_table({"a": Rating("a", "flag_finish")}, "flush",
                    table("ab", (1, 2)))

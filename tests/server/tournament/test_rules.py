@@ -22,9 +22,9 @@ from rules.rng import Rng
 from server.logfile import seed_commitment
 from server.logstore import FileLog
 from server.lobby import Lobby
-from server.protocol import CreateTournament
+from server.protocol import CreateTournament, Refusal
 from server.tournament.hub import TournamentHub
-from server.tournament.model import Settings, Sizes, TournamentError
+from server.tournament.model import Settings, Sizes
 from server.tournament.state import Tournament, fold
 from server.tournament.tlog import (CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated,
                                     SeatedTable, TableFinished)
@@ -135,7 +135,7 @@ def test_no_record_is_accepted_after_ended_and_none_changes_anything(late):
     before = (list(state.players), list(state.dropped), set(state.checked_in), dict(state.results),
               list(state.corrections), state.round, state.ended)
     for record in late:
-        with pytest.raises(TournamentError) as refused:
+        with pytest.raises(Refusal) as refused:
             state.apply(record)
         assert refused.value.code == "tournament_over"
     assert before == (list(state.players), list(state.dropped), set(state.checked_in), dict(state.results),
@@ -148,7 +148,7 @@ def test_two_of_three_dropping_in_round_1_ends_the_event_instead_of_a_round_of_o
     for player in ("p0", "p1"):
         state.apply(Dropped(player=player))
     finish_round(state, Rng(1))
-    with pytest.raises(TournamentError) as refused:
+    with pytest.raises(Refusal) as refused:
         state.next_seating()
     assert refused.value.code == "no_table"
     assert state.end_reason() == ("no_table", "round 2 would seat no table (1 active player(s); a table seats 2 "
@@ -167,11 +167,11 @@ def test_a_top_3_final_with_one_of_three_dropped_is_a_final_of_2_and_says_so():
     final = seat_round(state)
     assert len(final.tables) == 1 and len(final.tables[0].players) == 2 and "p1" not in final.tables[0].players
     assert final.note == "a final of 2: the top 3 was asked, 2 active players remain"
-    with pytest.raises(TournamentError) as refused:  # the note is recomputed: a log that hides it does not follow
+    with pytest.raises(Refusal) as refused:  # the note is recomputed: a log that hides it does not follow
         Tournament(created=state.created, seed=SEED).apply(final)  # (round 1 first: refused as a bad round)
     assert refused.value.code == "bad_round"
     replay = fold(state.created, SEED, records + [Dropped(player="p1")])
-    with pytest.raises(TournamentError) as refused:
+    with pytest.raises(Refusal) as refused:
         replay.apply(RoundSeated(round=2, tables=final.tables))
     assert refused.value.code == "wrong_seating" and "a final of 2" in refused.value.message
 
@@ -184,7 +184,7 @@ def test_a_final_with_fewer_players_left_than_a_table_needs_is_skipped_and_the_e
     state.apply(Dropped(player="p2"))
     code, note = state.end_reason()
     assert code == "no_more_rounds" and "final of the top 3 is skipped: 1 active player(s) remain" in note
-    with pytest.raises(TournamentError) as refused:  # an end that does not say the right reason does not follow
+    with pytest.raises(Refusal) as refused:  # an end that does not say the right reason does not follow
         state.apply(Ended(seed=SEED, standings=tuple(r.player for r in state.standings()), reason="no_table"))
     assert refused.value.code == "wrong_end"
     state.apply(Ended(seed=SEED, standings=tuple(r.player for r in state.standings()), reason=code, note=note))
@@ -240,7 +240,7 @@ async def test_a_drop_a_check_in_an_entry_a_correction_and_a_start_after_the_end
     for call in (director.drop("", secret, ana), director.drop(ben_token, "", None), director.check_in(ben_token),
                  director.register("Cy"), director.start(secret, True),
                  director.correct(secret, table, [2, 1], "too late")):
-        with pytest.raises(TournamentError) as refused:
+        with pytest.raises(Refusal) as refused:
             await call
         assert refused.value.code == "tournament_over"
     assert type(director.log.records[-1]) is Ended and director.log.records[-1].reason == "no_more_rounds"
@@ -362,7 +362,7 @@ def msgspec_roundtrip(settings: Settings) -> Settings:
     ({"format": "round_robin", "late_entry_rounds": 2}, "late entries"),
 ])
 def test_settings_that_are_not_numbers_of_0_or_more_or_do_not_apply_are_refused_with_the_reason(fields, words):
-    with pytest.raises(TournamentError) as refused:
+    with pytest.raises(Refusal) as refused:
         settings_of(**{"seats": 3, **fields})
     assert refused.value.code == "bad_settings" and words in refused.value.message
 
@@ -390,16 +390,16 @@ async def test_look_alike_invisible_and_decomposed_names_are_one_player_or_refus
     director, _ = await open_director(nursery, seats=2, rounds=1)
     ana, _ = await director.register("Ana")
     for twin in ("ANA", "\u0410na", " \u0430n\u0430 "):  # case, a Cyrillic А, Cyrillic а's
-        with pytest.raises(TournamentError) as refused:
+        with pytest.raises(Refusal) as refused:
             await director.register(twin)
         assert refused.value.code == "name_taken" and ana in refused.value.message
     for hidden in ("Ana\u200b", "\u200b", "\u2060"):
-        with pytest.raises(TournamentError) as refused:
+        with pytest.raises(Refusal) as refused:
             await director.register(hidden)
         assert refused.value.code == "bad_name"
     jose, _ = await director.register("Jose\u0301")  # decomposed: taken composed
     assert director.state.names[jose] == "Jos\u00e9"
-    with pytest.raises(TournamentError) as refused:
+    with pytest.raises(Refusal) as refused:
         await director.register("Jos\u00e9")
     assert refused.value.code == "name_taken"
     assert list(director.state.names.values()) == ["Ana", "Jos\u00e9"]
@@ -486,7 +486,7 @@ async def test_an_old_log_with_a_drop_after_its_end_reopens_as_it_ended(nursery,
     director = hub.find("T9")
     assert director.info().status == "over" and director.state.dropped == []
     assert "2 record(s) after its end" in capsys.readouterr().out
-    with pytest.raises(TournamentError) as refused:
+    with pytest.raises(Refusal) as refused:
         await director.drop("", "", "p3")
     assert refused.value.code == "tournament_over"
     await hub.close()
@@ -522,7 +522,7 @@ async def test_an_arena_has_no_next_round_to_start(nursery, autojump_clock):
     for name in ("Ana", "Ben"):
         await director.register(name)
     await director.start(secret, False)
-    with pytest.raises(TournamentError) as refused:
+    with pytest.raises(Refusal) as refused:
         await director.start(secret, True)
     assert refused.value.code == "already_started" and "arena" in refused.value.message
 

@@ -12,7 +12,8 @@ from typing import Iterator
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from server.tournament.model import Seating, Sizes, TournamentError
+from server.protocol import Refusal
+from server.tournament.model import Seating, Sizes
 from server.tournament.seating import (arena, bye_counts, final_table, first_seats, meetings, round_robin, swiss,
                                        table_sizes)
 
@@ -244,10 +245,10 @@ def test_a_swiss_round_avoids_a_rematch_that_the_standings_would_give():
 
 
 def test_bad_input_is_a_typed_error():
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         swiss(["a", "a"], {}, [], 1, 1, Sizes(2, 2, 2))
     assert error.value.code == "bad_players"
-    with pytest.raises(TournamentError):
+    with pytest.raises(Refusal):
         Sizes(3, 6, 2)
 
 
@@ -308,5 +309,5 @@ def test_arena_groups_players_close_in_score():
 
 def test_final_table_seats_the_top_n_leader_first():
     assert final_table(["a", "b", "c", "d", "e"], 4, Sizes(2, 4, 4)).tables == (("a", "b", "c", "d"),)
-    with pytest.raises(TournamentError):
+    with pytest.raises(Refusal):
         final_table(["a", "b"], 3, Sizes(2, 4, 4))

@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from server.tournament.model import Settings, Sizes, TableResult, TournamentError
+from server.protocol import Refusal
+from server.tournament.model import Settings, Sizes, TableResult
 from server.tournament.seeds import lots
 from server.tournament.standings import apply_final, standings, table_points, table_shares
 
@@ -94,13 +95,13 @@ def test_a_correction_replaces_the_result_and_bad_input_is_a_typed_error():
     fixed = t("T4", "bef", (1, 3, 2), (4, 12, 8))  # the organiser: b actually won T4
     rows = standings(list("abcdefg"), ROUND_1 + ROUND_2, ["g"], THREES, seed=1, corrections=[fixed])
     assert {r.player: r.points for r in rows}["b"] == 1 + 3
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         standings(list("abc"), ROUND_1[:1], [], THREES, 1, corrections=[t("T9", "abc", (1, 2, 3), (0, 0, 0))])
     assert error.value.code == "unknown_table"
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         standings(list("abc"), [t("T1", "abc", (1, 3, 3), (0, 0, 0))], [], THREES, 1)
     assert error.value.code == "bad_result"
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         standings(list("ab"), ROUND_1[:1], [], THREES, 1)
     assert error.value.code == "unknown_player"
 

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from server.tournament.model import Seating, Settings, Sizes, TableResult, TournamentError
+from server.protocol import Refusal
+from server.tournament.model import Seating, Settings, Sizes, TableResult
 from server.tournament.ratings import Rating
 from server.datadir import DataDir
 from server.tournament.store import MIGRATIONS, Store, open_store
@@ -53,7 +54,7 @@ def test_reopening_keeps_everything_and_applies_the_new_migration(tmp_path):
 
 def test_a_database_newer_than_the_code_is_refused(tmp_path):
     Store(DataDir(tmp_path).store).close()
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         Store(DataDir(tmp_path).store, migrations=MIGRATIONS[:1])
     assert error.value.code == "store_too_new"
 
@@ -78,7 +79,7 @@ def test_refused_writes_are_typed_and_change_nothing(tmp_path):
         (lambda: store.correct_result("t1", "t1-r1-0", (1, 3), (0, 0), "bad places"), "bad_result"),
     ]
     for call, code in cases:
-        with pytest.raises(TournamentError) as error:
+        with pytest.raises(Refusal) as error:
             call()
         assert error.value.code == code
     assert store.db.execute("SELECT COUNT(*) FROM seatings").fetchone() == before
@@ -101,7 +102,7 @@ async def test_trio_uses_the_store_from_a_worker_thread_one_call_at_a_time(tmp_p
         await db.call(Store.add_player, "p", "P")
         where = await db.call(lambda store: threading.get_ident())
         assert where != threading.get_ident()
-        with pytest.raises(TournamentError):
+        with pytest.raises(Refusal):
             await db.call(Store.add_player, "p", "again")
         assert db.limiter.total_tokens == 1
     reopened = Store(DataDir(tmp_path).store)

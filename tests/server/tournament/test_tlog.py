@@ -11,7 +11,8 @@ import pytest
 from rules.rng import Rng
 from server.logfile import End, Header, seed_commitment
 from server.logstore import FileLog
-from server.tournament.model import Settings, Sizes, TournamentError
+from server.protocol import Refusal
+from server.tournament.model import Settings, Sizes
 from server.tournament.state import Tournament, fold
 from server.tournament.tlog import (CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated,
                                     SeatedTable, TableFinished, read_tournament_log)
@@ -61,7 +62,7 @@ def play(folder: Path, settings: Settings, count: int, *, drop_after: dict[int, 
     while True:
         try:
             seating = state.next_seating()
-        except TournamentError as error:
+        except Refusal as error:
             assert error.code == "no_more_rounds"
             break
         round_no = state.round + 1
@@ -254,16 +255,16 @@ def test_records_that_do_not_follow_are_refused_and_change_nothing():
                          (TableFinished(round=1, table="x", players=("a", "b"), places=(1, 2), scores=(0, 1),
                                         log_hash=""), "unknown_table")]:
         before = (list(state.players), len(state.seatings), dict(state.results))
-        with pytest.raises(TournamentError) as error:
+        with pytest.raises(Refusal) as error:
             state.apply(record)
         assert error.value.code == code
         assert (list(state.players), len(state.seatings), dict(state.results)) == before
     seating = state.next_seating()
     state.apply(RoundSeated(round=1, tables=tuple(SeatedTable(f"t{i}", t) for i, t in enumerate(seating.tables))))
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         state.next_seating()
     assert error.value.code == "round_not_over"
-    with pytest.raises(TournamentError) as error:
+    with pytest.raises(Refusal) as error:
         state.apply(Registered("late", "Late"))
     assert error.value.code == "registration_closed"
 
@@ -286,7 +287,7 @@ def test_an_arena_seats_waiting_players_and_verifies(tmp_path):
         assert len(seating.tables) == len(waiting) // 3 and list(seating.waiting) == waiting[len(seating.tables) * 3:]
         tables = tuple(SeatedTable(f"a{label}t{i}", t) for i, t in enumerate(seating.tables))
         add(RoundSeated(round=label, tables=tables, waiting=tuple(waiting)))
-        with pytest.raises(TournamentError) as error:  # a player still at a table is not waiting
+        with pytest.raises(Refusal) as error:  # a player still at a table is not waiting
             state.next_seating([tables[0].players[0]])
         assert error.value.code == "not_waiting"
         first = tables[0]  # only the first table finishes before the next seating

@@ -19,7 +19,8 @@ from clients.client import ServerError, open_client
 from rules.rng import Rng
 from server.app import run_server
 from server.quotas import Quotas
-from server.tournament.model import Settings, Sizes, TournamentError
+from server.protocol import Refusal
+from server.tournament.model import Settings, Sizes
 from server.tournament.state import Tournament, fold
 from server.tournament.tlog import Dropped, Ended, Registered
 
@@ -59,7 +60,7 @@ def test_never_more_than_the_cap_hold_a_place_and_registration_order_is_kept(cap
     for index, record in enumerate(records):  # a flipped waitlisted flag does not fold
         if type(record) is Registered:
             forged = fold(created(settings), SEED, records[:index])
-            with pytest.raises(TournamentError) as refused:
+            with pytest.raises(Refusal) as refused:
                 forged.apply(Registered(player=record.player, name=record.name, waitlisted=not record.waitlisted))
             assert refused.value.code == "wrong_waitlist"
     if not start or len(state.active()) < 2:
@@ -77,7 +78,7 @@ def test_never_more_than_the_cap_hold_a_place_and_registration_order_is_kept(cap
 
 def test_a_cap_is_checked_when_the_tournament_is_created():
     for cap in (-1, 1, 100_001):
-        with pytest.raises(TournamentError) as refused:
+        with pytest.raises(Refusal) as refused:
             Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=1, max_players=cap).check_new()
         assert refused.value.code == "bad_settings"
     Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=1, max_players=2).check_new()

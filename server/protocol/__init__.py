@@ -1,0 +1,45 @@
+"""The protocol, shared by the server and its clients: every wire message, their codecs, the error codes,
+the bot driver, and the formats a client reads (the log, names, a cluster's address).
+
+Pure: no trio, nothing else of ``server/`` (``tests/test_layers.py`` keeps it so), so a client imports it
+without the server. ``from server.protocol import X`` gives every message type, the codecs, ``Code``,
+``Refusal`` and ``BotDriver``; the log's format is ``server.protocol.logformat``, names' rules
+``server.protocol.names``.
+
+- ``common.py``: the message bases, hello/welcome, error, ping/pong, batch, redirect, closing, join info
+- ``lobby.py``, ``table.py``, ``tournament.py``: each group's messages, both ways
+- ``codecs.py``: the two tagged unions, JSON and msgpack codecs, the JSON Schema
+- ``codes.py``: ``Code`` (every error code, once), ``Refusal``, ``NO_RECONNECT``, the browser's ``/js/codes.js``
+- ``botdriver.py``: one seat's messages in, that seat's actions out, for any policy
+- ``logformat.py``, ``names.py``, ``addresses.py``: the log's records and reader; names; a Redis URL
+"""
+
+from .botdriver import BotDriver
+from .codecs import (CODECS, ClientMessageType, Codec, IdOnly, ServerMessageType, decode_client, decode_server, id_of,
+                     json_schema)
+from .codes import NO_RECONNECT, Code, Refusal
+from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hello, JoinInfo, MessageId, Ping, Pong,
+                     Redirect, ServerMessage, Welcome)
+from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummary, ListGames, ListTables,
+                    OpenPlayback, OptionInfo, Replay, ReplayFrames, Rival, SeatInfo,
+                    TableCreated, TableInfo, Tables, game_summary)
+from .table import (Accepted, Act, Contest, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
+                    Update, Watch, Watching)
+from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,
+                         RatingRow, Ratings, Register, Registered, SeatingInfo, StandingRow, StartTournament,
+                         TournamentCreated, TournamentInfo, TournamentLog, TournamentLogFile, Tournaments,
+                         TournamentState, WatchTournament, YourTable)
+
+__all__ = [
+    "BotDriver", "CODECS", "ClientMessageType", "Codec", "IdOnly", "ServerMessageType", "decode_client",
+    "decode_server", "id_of", "json_schema", "NO_RECONNECT", "Code", "Refusal", "PROTOCOL_VERSION", "Batch",
+    "ClientMessage", "Closing", "Error", "Hello", "JoinInfo", "MessageId", "Ping", "Pong", "Redirect", "ServerMessage",
+    "Welcome", "BotSeat", "CreateTable", "Frame", "FrameContest", "Games", "GameSummary", "ListGames", "ListTables",
+    "OpenPlayback", "OptionInfo", "Replay", "ReplayFrames", "Rival", "SeatInfo",
+    "TableCreated", "TableInfo", "Tables", "game_summary", "Accepted", "Act", "Contest", "Leave", "Left", "Rejected",
+    "Resume", "Seated", "Snapshot", "TableEnded", "TakeSeat", "Update", "Watch", "Watching", "CheckIn",
+    "CorrectResult", "CreateTournament", "Drop", "Leaderboard", "ListTournaments", "PlayerInfo", "RatingRow",
+    "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",
+    "TournamentInfo", "TournamentLog", "TournamentLogFile", "Tournaments", "TournamentState", "WatchTournament",
+    "YourTable",
+]

@@ -1,0 +1,176 @@
+"""Lobby messages: the games on offer, opening and listing tables, and replaying a finished table frame by
+frame (a server's log, or an exported one the page sends)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from .common import ClientMessage, MessageId, ServerMessage
+
+
+class ListGames(ClientMessage, tag="list_games"):
+    pass
+
+
+class OptionInfo(msgspec.Struct, frozen=True, omit_defaults=True):
+    name: str
+    default: Any
+    doc: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: list[str] | None = None
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    name: str
+    title: str
+    rules_version: str
+    min_seats: int
+    max_seats: int
+    modes: list[str]
+    options: list[OptionInfo]
+
+
+class Games(ServerMessage, tag="games"):
+    ref: MessageId
+    games: list[GameSummary]
+
+
+def game_summary(info) -> GameSummary:
+    return GameSummary(
+        name=info.name, title=info.title, rules_version=info.rules_version, min_seats=info.min_seats,
+        max_seats=info.max_seats, modes=list(info.modes),
+        options=[OptionInfo(name=o.name, default=o.default, doc=o.doc, minimum=o.minimum, maximum=o.maximum,
+                            choices=list(o.choices) if o.choices else None) for o in info.options],
+    )
+
+
+class BotSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seat: int
+    policy: str = "heuristic"
+
+
+class CreateTable(ClientMessage, tag="create_table"):
+    game: str = "flag_finish"
+    mode: str = "lockstep"
+    seats: int = 2
+    options: dict[str, Any] = {}
+    bots: list[BotSeat] = []  # seats the server fills with its own bots
+    name: str = ""
+    turn_time_ms: int = 0  # lockstep: a seat's time to act, 0 = no limit
+    grace_ms: int = 60_000  # how long an away seat stays reserved for its token
+    bot_delay_ms: int = 0  # server-side bots wait this long before each action (a watchable pace)
+    seed: int | None = None  # None: the server draws one; a chosen seed only with ``practice`` (shown to all)
+    practice: bool = False  # a practice table: its creator may choose the seed, so its deal is no secret
+    ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
+    fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
+    placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
+
+
+class ListTables(ClientMessage, tag="list_tables"):
+    """The tables, ``limit`` of them (None: all) from the ``offset``-th on; the answer says the ``total``."""
+
+    offset: int = 0
+    limit: int | None = None
+
+
+class SeatInfo(msgspec.Struct, frozen=True):
+    seat: int
+    state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
+    name: str = ""
+    ping_ms: float | None = None  # the seat's connection's round trip (measured by pings); None: not measured
+    guesses: int = 0  # fair tables: contested actions this seat sent before it could have seen their card
+
+
+class TableInfo(msgspec.Struct, frozen=True):
+    table: str
+    name: str
+    game: str
+    mode: str
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    seq: int
+    status: str  # "waiting" (free seats), "playing", "over"
+    spectators: int
+    turn_time_ms: int
+    grace_ms: int
+    ordering: str = "arrival"  # "arrival" or "fair" (contested actions ordered by reaction time)
+    fair_ms: int = 50
+    practice: bool = False  # a practice table (created with ``practice``)
+    seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
+
+
+class TableCreated(ServerMessage, tag="table_created"):
+    ref: MessageId
+    table: TableInfo
+
+
+class Tables(ServerMessage, tag="tables"):
+    ref: MessageId
+    tables: list[TableInfo]
+    total: int | None = None  # the tables in all (a page asked with ``offset``/``limit`` holds some of them)
+
+
+class OpenPlayback(ClientMessage, tag="open_playback"):
+    """Open the finished log of table ``log`` as a read-only table that plays it to watchers at ``speed``."""
+
+    log: str
+    speed: float = 1.0
+
+
+class Replay(ClientMessage, tag="replay"):
+    """A table step by step as ``seat`` saw it (None: as a spectator): ``log`` names a finished table whose log
+    this server holds, or ``export`` carries an exported log: the file ``photofinish export`` wrote, as it is,
+    gzip-compressed and base64-encoded. Answered with frames ``start`` to ``start + count - 1`` (count 1..200);
+    frame 0 is the table before its first entry."""
+
+    log: str = ""
+    export: str = ""
+    seat: int | None = None
+    start: int = 0
+    count: int = 100
+
+
+class Rival(msgspec.Struct, frozen=True):
+    """A seat whose same action lost a fair ordering contest, and its reaction time."""
+
+    seat: int
+    reaction_ms: float
+
+
+class FrameContest(msgspec.Struct, frozen=True):
+    """How the entry of a frame won its contest: its reaction time, the seats whose same action it beat with
+    theirs, and whether a tie within the table's epsilon was decided by lot (``server/LOG-FORMAT.md``, fair)."""
+
+    reaction_ms: float
+    rivals: list[Rival]
+    lot: bool
+
+
+class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The table after one accepted entry, as one seat (or a spectator) saw it: the entry's events redacted
+    for it and its view then, exactly what a live table sent that receiver; ``contest`` where the entry won a
+    fair ordering contest (from its log's ordering decisions)."""
+
+    seq: int
+    time: float
+    actor: int
+    events: list[Any]
+    view: Any
+    to_act: list[int]
+    result: Any = None
+    contest: FrameContest | None = None
+
+
+class ReplayFrames(ServerMessage, tag="replay_frames"):
+    ref: MessageId
+    game: str
+    seats: int
+    mode: str
+    names: list[str]
+    seat: int | None
+    total: int  # frames in all: the accepted entries + 1
+    start: int
+    frames: list[Frame]

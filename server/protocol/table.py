@@ -1,0 +1,154 @@
+"""Table messages: taking, resuming, watching and leaving a seat, acting, and what a table sends back (each
+accepted entry's update, a whole snapshot, a refusal and, with fair ordering, the contest it lost)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .common import ClientMessage, MessageId, ServerMessage
+
+
+class TakeSeat(ClientMessage, tag="take_seat"):
+    """Sit at a free seat (``seat`` None: any free seat). The answer carries the seat's secret token."""
+
+    table: str
+    seat: int | None = None
+    name: str = ""
+
+
+class Resume(ClientMessage, tag="resume"):
+    """Take back a seat with its token after a reconnect; every update after ``last_seq`` is sent again."""
+
+    table: str
+    token: str
+    last_seq: int = 0
+
+
+class Watch(ClientMessage, tag="watch"):
+    """Follow a table as a spectator, from ``last_seq`` on."""
+
+    table: str
+    last_seq: int = 0
+
+
+class Act(ClientMessage, tag="act"):
+    """An action of the connection's seat at ``table``; ``expect_seq``, if given, refuses it when an
+    accepted entry came after that sequence number (a stale action; refused intents never make it stale). ``seen``: the seq of the last update or snapshot
+    the seat had received when it chose the action (fair ordering measures its reaction from it)."""
+
+    table: str
+    action: Any
+    expect_seq: int | None = None
+    seen: int | None = None
+
+
+class Leave(ClientMessage, tag="leave"):
+    table: str
+
+
+class Seated(ServerMessage, tag="seated"):
+    """You hold ``seat`` at ``table``; keep ``token`` to resume it after a reconnect."""
+
+    ref: MessageId
+    table: str
+    game: str
+    seat: int
+    token: str
+    seq: int
+
+
+class Watching(ServerMessage, tag="watching"):
+    ref: MessageId
+    table: str
+    game: str
+    seq: int
+
+
+class Left(ServerMessage, tag="left"):
+    ref: MessageId
+    table: str
+
+
+class Accepted(ServerMessage, tag="accepted"):
+    """Your action is in the log at ``seq``; its ``update`` follows (or came first, on a resend)."""
+
+    ref: MessageId
+    table: str
+    seq: int
+    duplicate: bool = False
+    receipt: str | None = None  # the hash-chain hash of the entry's log line (tables with a log file)
+
+
+class Contest(msgspec.Struct, frozen=True):
+    """Why a contested action lost (fair ordering): ``winner`` did the same first, by ``rule``: ``reaction``
+    (it reacted first), ``lot`` (the reactions tied and a seeded lot decided; ``lot`` true) or ``guess``
+    (every ask was a guess: first asked, first served). The winner's reaction time is not told (it would help
+    a client tune a cheat); the log has every input, and replay shows them once the table is over."""
+
+    winner: int
+    rule: str = "reaction"
+    lot: bool = False
+
+
+class Rejected(ServerMessage, tag="rejected"):
+    """Your action was not applied: the rules' (or the arbiter's) ``code`` and ``message``. Nothing changed.
+    ``contest``: another seat's same action went first by reaction time (fair ordering)."""
+
+    ref: MessageId
+    table: str
+    code: str
+    message: str
+    seq: int  # the table's sequence number when it was refused
+    contest: Contest | None = None
+
+
+class Update(ServerMessage, tag="update"):
+    """What one accepted log entry did, as the receiver may see it.
+
+    ``view`` and ``legal`` (the receiver's legal actions, seats only) are the state after this entry; they
+    are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
+    ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
+    `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
+    """
+
+    table: str
+    seq: int
+    actor: int
+    events: list[Any]
+    to_act: list[int]
+    view: Any = None
+    legal: list[Any] | None = None
+    result: Any = None
+    receipt: str | None = None
+    pings: list[float | None] | None = None  # with a view: each seat's round trip in ms (None: not measured)
+
+
+class Snapshot(ServerMessage, tag="snapshot"):
+    """The receiver's whole view of a table now: after seating, watching or catching up.
+
+    ``skipped``: accepted entries a catch-up left out because there were too many to resend (the view is
+    whole; only their events are not sent). ``waiting_for``: the free seats, while the game waits for them.
+    ``receipt``: the receipt of entry ``seq`` (see ``Update``)."""
+
+    table: str
+    seq: int
+    view: Any
+    to_act: list[int]
+    legal: list[Any] | None = None
+    result: Any = None
+    skipped: int = 0
+    waiting_for: list[int] | None = None
+    receipt: str | None = None
+    pings: list[float | None] | None = None  # each seat's round trip in ms (None: not measured)
+
+
+class TableEnded(ServerMessage, tag="table_ended"):
+    """The table was ended before its game's end (``reason``: ``time_limit``, a tournament round's time ran
+    out): ``places`` is each seat's place as the game stood (1 = first, ties share). No action is taken after."""
+
+    table: str
+    seq: int
+    reason: str
+    places: list[int]
