@@ -44,11 +44,10 @@ from typing import Callable
 import msgspec
 import trio
 
-from rules import RulesError
 
 from .nodeid import ID_SPACE, node_mark
 from .presence import Presence, PresenceError
-from .protocol import TableInfo, TournamentInfo
+from .protocol import Code, Refusal, TableInfo, TournamentInfo
 
 logger = logging.getLogger(__name__)
 
@@ -273,7 +272,7 @@ class Cluster:
 
     def require_online(self) -> None:
         if not self.online:
-            raise RulesError("cluster_unavailable", "this node cannot reach the cluster's Redis: its tables go on, "
+            raise Refusal(Code.CLUSTER_UNAVAILABLE, "this node cannot reach the cluster's Redis: its tables go on, "
                              "but it opens no new ones until Redis is back")
 
     def placement(self) -> str | None:
@@ -294,7 +293,7 @@ class Cluster:
         return {self.node: self._load().load, **{node: peer.load for node, peer in self.peers.items()}}
 
     async def claim(self, kind: str, key: str) -> None:
-        """Claim ``key`` for this node before it opens (``RulesError`` if the store is away or another node
+        """Claim ``key`` for this node before it opens (``Refusal`` if the store is away or another node
         has it)."""
         self.require_online()
         try:
@@ -303,7 +302,7 @@ class Cluster:
             self.online = False
             self.require_online()
         if not ours:
-            raise RulesError(f"{kind}_exists", f"{kind} {key} exists on another node")
+            raise Refusal(Code(f"{kind}_exists"), f"{kind} {key} exists on another node")
         # not in self.claimed until the table is open: a heartbeat in between must not release it
 
     async def announce(self, info: TableInfo | TournamentInfo) -> None:
@@ -327,7 +326,7 @@ class Cluster:
             pass
 
     async def locate(self, kind: str, key: str) -> str | None:
-        """The public URL of the live node ``key`` lives on; None when no other node has it, ``RulesError``
+        """The public URL of the live node ``key`` lives on; None when no other node has it, ``Refusal``
         ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
         try:
             owner = await self.presence.get(f"{PREFIX}{kind}:{key}")
@@ -335,10 +334,10 @@ class Cluster:
                 return None
             alive = await self.presence.get(f"{PREFIX}alive:{owner}")
         except PresenceError:
-            raise RulesError("cluster_unavailable", f"no {kind} {key!r} on this node, and the cluster's Redis "
+            raise Refusal(Code.CLUSTER_UNAVAILABLE, f"no {kind} {key!r} on this node, and the cluster's Redis "
                              "cannot be reached to find it") from None
         if alive is None:
-            raise RulesError(f"{kind}_unavailable", f"{kind} {key} lives on a node that is down; it comes back "
+            raise Refusal(Code(f"{kind}_unavailable"), f"{kind} {key} lives on a node that is down; it comes back "
                              "when that node restarts")
         return _decode_load(alive).url
 

@@ -19,9 +19,8 @@ from typing import Callable, Protocol
 
 import trio
 
-from rules import RulesError
 
-from .protocol import TableInfo, TournamentInfo
+from .protocol import Code, Refusal, TableInfo, TournamentInfo
 
 KINDS = ("table", "tournament")
 
@@ -41,7 +40,7 @@ class Directory(Protocol):
         """The first id number from ``candidate`` on that this node may hand out (a table's or tournament's)."""
 
     def require_online(self) -> None:
-        """``RulesError`` ``cluster_unavailable`` when no new table or tournament may be claimed now."""
+        """``Refusal`` ``cluster_unavailable`` when no new table or tournament may be claimed now."""
 
     def placement(self) -> str | None:
         """The URL of another node a new table should open on instead (``redirect``), or None: here."""
@@ -50,7 +49,7 @@ class Directory(Protocol):
         """Each live node's load, this one's first (a tournament spreads a round's tables by them)."""
 
     async def claim(self, kind: str, key: str) -> None:
-        """Claim ``key`` for this node before it opens: ``RulesError`` ``{kind}_exists`` if another node has it,
+        """Claim ``key`` for this node before it opens: ``Refusal`` ``{kind}_exists`` if another node has it,
         ``cluster_unavailable`` without the store."""
 
     async def holder(self, kind: str, key: str) -> str | None:
@@ -67,7 +66,7 @@ class Directory(Protocol):
         """List a table or tournament that has just opened here at once, before its create is answered."""
 
     async def locate(self, kind: str, key: str) -> str | None:
-        """The URL of the live node ``key`` lives on; None when no other node has it; ``RulesError``
+        """The URL of the live node ``key`` lives on; None when no other node has it; ``Refusal``
         ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
 
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
@@ -110,7 +109,7 @@ class LocalDirectory:
 
     async def claim(self, kind: str, key: str) -> None:
         if await self.holder(kind, key) != self.node:  # never: this node is the only one
-            raise RulesError(f"{kind}_exists", f"{kind} {key} exists on another node")
+            raise Refusal(Code(f"{kind}_exists"), f"{kind} {key} exists on another node")
 
     async def holder(self, kind: str, key: str) -> str | None:
         self.claims[kind].add(key)

@@ -21,7 +21,7 @@ from .datadir import DataDir
 from .exported import ExportError, read_export, unpack, unpacked_size
 from .limits import LOG_ID
 from .logfile import Entry, LogError, ReadLog, SeatTaken, read_log
-from .protocol import Frame, FrameContest, Replay, ReplayFrames, Rival
+from .protocol import Code, Frame, FrameContest, Refusal, Replay, ReplayFrames, Rival
 from .finished import read_finished
 from .replay import check_read
 
@@ -44,12 +44,12 @@ def log_units(data_dir: DataDir | None, message: Replay) -> int:
 
 
 def answer(data_dir: DataDir | None, message: Replay) -> ReplayFrames:
-    """The frames ``message`` asks for, or ``RulesError`` (``bad_replay``, ``no_log``, ``not_finished``,
+    """The frames ``message`` asks for, or ``Refusal`` (``bad_replay``, ``no_log``, ``not_finished``,
     ``bad_log``, ``no_such_seat``, ``no_logs``) and nothing else happens."""
     if not 1 <= message.count <= MOST_FRAMES or message.start < 0:
-        raise RulesError("bad_replay", f"ask for 1..{MOST_FRAMES} frames from frame 0 on")
+        raise Refusal(Code.BAD_REPLAY, f"ask for 1..{MOST_FRAMES} frames from frame 0 on")
     if bool(message.log) == bool(message.export):
-        raise RulesError("bad_replay", "name a finished table's log, or send an exported log (one of the two)")
+        raise Refusal(Code.BAD_REPLAY, "name a finished table's log, or send an exported log (one of the two)")
     if message.export:
         read, marker, what = _from_export(message.export), None, "the exported log"
     else:
@@ -76,14 +76,14 @@ def answer(data_dir: DataDir | None, message: Replay) -> ReplayFrames:
         pass  # the check names what is wrong with the header
     report = check_read(read, step, marker)
     if not report.ok:
-        raise RulesError("bad_log", f"{what} does not check out: {report.problem}")
+        raise Refusal(Code.BAD_LOG, f"{what} does not check out: {report.problem}")
     if collect and message.start == 0:
         initial = game.new_state(Setup(seats=header.seats, mode=header.mode, options=header.options))
         frames.insert(0, _frame(game, initial, seat, 0, 0.0, -1, []))
     if not message.export and not report.ended:
-        raise RulesError("not_finished", f"table {message.log} has not finished: watch it live instead")
+        raise Refusal(Code.NOT_FINISHED, f"table {message.log} has not finished: watch it live instead")
     if not collect:
-        raise RulesError("no_such_seat", f"the table had seats 1..{header.seats}")
+        raise Refusal(Code.NO_SUCH_SEAT, f"the table had seats 1..{header.seats}")
     contests = contests_won(read.entries())
     frames = [msgspec.structs.replace(f, contest=contests[f.seq]) if f.seq in contests else f for f in frames]
     return ReplayFrames(ref=message.id, game=header.game, seats=header.seats, mode=header.mode, names=_names(read),
@@ -92,26 +92,26 @@ def answer(data_dir: DataDir | None, message: Replay) -> ReplayFrames:
 
 def _from_file(data_dir: DataDir | None, log: str) -> ReadLog:
     if data_dir is None:
-        raise RulesError("no_logs", "this server keeps no logs (it runs without a data directory)")
+        raise Refusal(Code.NO_LOGS, "this server keeps no logs (it runs without a data directory)")
     if not LOG_ID.fullmatch(log):  # a file name is made only of an id of the right shape (and length)
-        raise RulesError("no_log", f"no log for table {log[:24]!r}")
+        raise Refusal(Code.NO_LOG, f"no log for table {log[:24]!r}")
     path = data_dir.table_log(log)
     if not path.exists():
-        raise RulesError("no_log", f"no log for table {log!r}")
+        raise Refusal(Code.NO_LOG, f"no log for table {log!r}")
     try:
         return read_log(path)
     except LogError as error:
-        raise RulesError("bad_log", f"the log of {log} does not check out: line {error.line}: {error.message}"
+        raise Refusal(Code.BAD_LOG, f"the log of {log} does not check out: line {error.line}: {error.message}"
                          ) from None
     except OSError as error:
-        raise RulesError("bad_log", f"the log of {log} cannot be read: {error.strerror or error}") from None
+        raise Refusal(Code.BAD_LOG, f"the log of {log} cannot be read: {error.strerror or error}") from None
 
 
 def _from_export(packed: str) -> ReadLog:
     try:
         return read_export(unpack(packed))
     except ExportError as error:
-        raise RulesError("bad_log", str(error)) from None
+        raise Refusal(Code.BAD_LOG, str(error)) from None
 
 
 def _names(read: ReadLog) -> list[str]:

@@ -29,7 +29,7 @@ from .logstore import numbered_logs, reopen, table_dir, write_secret_seed
 from .datadir import DataDir, seed_beside
 from .quotas import Owner, Quotas
 from .rebuild import restored
-from .protocol import CreateTable, GameSummary, TableInfo, game_summary
+from .protocol import Code, CreateTable, GameSummary, Refusal, TableInfo, game_summary
 from .directory import Directory, LocalDirectory
 from .table import Reservation, Table, TableSettings, intents
 from .table.restore import reopen as reopen_table
@@ -84,9 +84,9 @@ class Lobby:
         table = self.tables.get(self.aliases.get(table_id, table_id))
         if table is None:
             if table_id in self.summaries:
-                raise RulesError("table_over", f"table {table_id} is over and no longer held: its log can be "
+                raise Refusal(Code.TABLE_OVER, f"table {table_id} is over and no longer held: its log can be "
                                  f"played back (open_playback {table_id}) or replayed")
-            raise RulesError("no_table", f"no table {table_id!r}")
+            raise Refusal(Code.NO_TABLE, f"no table {table_id!r}")
         return table
 
     def list(self) -> list[TableInfo]:
@@ -103,11 +103,11 @@ class Lobby:
         return infos + list(self.summaries.values())
 
     def check(self, request: CreateTable, owner: Owner | None = None) -> tuple:
-        """The game and checked set-up for a request, or ``RulesError`` saying what is wrong with it (or that
+        """The game and checked set-up for a request, or a ``Refusal`` (the rules' ``RulesError`` for its options) saying what is wrong with it (or that
         its ``owner`` holds its share of waiting tables already; None: a tournament's, never counted)."""
         self._make_room()
         if self.storage_error is not None:
-            raise RulesError("storage_failed", f"no new tables for now: {self.storage_error}; the server checks "
+            raise Refusal(Code.STORAGE_FAILED, f"no new tables for now: {self.storage_error}; the server checks "
                              f"every {storage.STORAGE_RETRY:g} s and takes them again once the disk can be written")
         if owner is not None:
             self._check_waiting(owner)
@@ -117,7 +117,7 @@ class Lobby:
         game.new_state(setup)  # options that are each valid may still not make a game (a bad track file)
         seats = [bot.seat for bot in request.bots]
         if len(set(seats)) != len(seats) or any(not 0 <= s < request.seats for s in seats):
-            raise RulesError("bad_bots", f"bot seats must be distinct seats 0-{request.seats - 1}")
+            raise Refusal(Code.BAD_BOTS, f"bot seats must be distinct seats 0-{request.seats - 1}")
         for bot in request.bots:
             get_policy(game.info.name, bot.policy)
         for name, value, low, high in (("turn_time_ms", request.turn_time_ms, 0, 3_600_000),
@@ -125,11 +125,11 @@ class Lobby:
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
                                        ("fair_ms", request.fair_ms, 0, 1000)):
             if not low <= value <= high:
-                raise RulesError("bad_option", f"{name} is {low}..{high}, not {value}")
+                raise Refusal(Code.BAD_OPTION, f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
-            raise RulesError("bad_seed", "a seed is an integer from 0 to 2**64-1")
+            raise Refusal(Code.BAD_SEED, "a seed is an integer from 0 to 2**64-1")
         if request.seed is not None and not request.practice:
-            raise RulesError("bad_seed", "a chosen seed makes every hidden card known to its chooser: it is for "
+            raise Refusal(Code.BAD_SEED, "a chosen seed makes every hidden card known to its chooser: it is for "
                              "practice tables only (send practice: true with it; everyone is shown the seed)")
         return game, setup
 
@@ -137,7 +137,7 @@ class Lobby:
         if len(self.tables) >= MAX_TABLES:
             self.evict_finished()
         if len(self.tables) >= MAX_TABLES:
-            raise RulesError("too_many_tables", f"this server holds at most {MAX_TABLES} tables")
+            raise Refusal(Code.TOO_MANY_TABLES, f"this server holds at most {MAX_TABLES} tables")
 
     def _held_by(self, owner: Owner, playbacks: bool) -> tuple[int, int]:
         """(by this connection, by its address): the waiting tables (or the playbacks) held for them."""
@@ -155,11 +155,11 @@ class Lobby:
         quotas = self.quotas
         mine, address = self._held_by(owner, playbacks=False)
         if quotas.waiting_per_connection and mine >= quotas.waiting_per_connection:
-            raise RulesError("too_many_waiting", f"this connection has {mine} tables waiting for players, the most "
+            raise Refusal(Code.TOO_MANY_WAITING, f"this connection has {mine} tables waiting for players, the most "
                              f"it may (serve --waiting-per-connection {quotas.waiting_per_connection}): sit at one "
                              "or let one fill first")
         if quotas.waiting_per_address and address >= quotas.waiting_per_address:
-            raise RulesError("too_many_waiting", f"your address has {address} tables waiting for players, the most "
+            raise Refusal(Code.TOO_MANY_WAITING, f"your address has {address} tables waiting for players, the most "
                              f"it may (serve --waiting-per-address {quotas.waiting_per_address})")
 
     async def create(self, request: CreateTable, alias: str | None = None, reserved: list[Reservation] = (),
@@ -171,7 +171,7 @@ class Lobby:
         game, setup = self.check(request, owner)
         table_id = table_id or self.new_table_id()
         if table_id in self.tables:
-            raise RulesError("table_exists", f"table {table_id} exists already")
+            raise Refusal(Code.TABLE_EXISTS, f"table {table_id} exists already")
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         store = None
         if self.data_dir is not None:
@@ -189,7 +189,7 @@ class Lobby:
                     except OSError:
                         pass
                 storage.storage_failed(self, error)
-                raise RulesError("storage_failed", f"cannot write a log for the table in {self.data_dir}: "
+                raise Refusal(Code.STORAGE_FAILED, f"cannot write a log for the table in {self.data_dir}: "
                                  f"{disk.error_text(error)}") from None
         settings = TableSettings(name=request.name.strip(), bots=tuple(request.bots),
                                  turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
@@ -251,21 +251,21 @@ class Lobby:
         if owner is not None:
             _, held = self._held_by(owner, playbacks=True)
             if self.quotas.playbacks_per_address and held >= self.quotas.playbacks_per_address:
-                raise RulesError("too_many_playbacks", f"your address has {held} playbacks open, the most it may "
+                raise Refusal(Code.TOO_MANY_PLAYBACKS, f"your address has {held} playbacks open, the most it may "
                                  f"(serve --playbacks-per-address {self.quotas.playbacks_per_address}); one nobody "
                                  "watches closes by itself")
         if self.data_dir is None:
-            raise RulesError("no_logs", "this server keeps no logs (it runs without a data directory)")
+            raise Refusal(Code.NO_LOGS, "this server keeps no logs (it runs without a data directory)")
         if not 0.01 <= speed <= 10_000:
-            raise RulesError("bad_speed", f"speed is 0.01..10000, not {speed}")
+            raise Refusal(Code.BAD_SPEED, f"speed is 0.01..10000, not {speed}")
         path = self.data_dir.table_log(log_table)
         if not log_table.replace("t", "", 1).isdigit() or not path.exists():
-            raise RulesError("no_log", f"no log for table {log_table!r}")
+            raise Refusal(Code.NO_LOG, f"no log for table {log_table!r}")
         report = await trio.to_thread.run_sync(check_log, path)
         if not report.ok:
-            raise RulesError("bad_log", f"the log of {log_table} does not check out: {report.problem}")
+            raise Refusal(Code.BAD_LOG, f"the log of {log_table} does not check out: {report.problem}")
         if not report.ended:
-            raise RulesError("not_finished", f"table {log_table} has not finished: watch it live instead")
+            raise Refusal(Code.NOT_FINISHED, f"table {log_table} has not finished: watch it live instead")
         header = report.read.header
         game = get_game(header.game)
         setup = Setup(seats=header.seats, mode=header.mode, options=header.options)
@@ -314,7 +314,7 @@ class Lobby:
                     logger.info(f"not reopening {path.stem}: nobody ever sat at it; ended as expired")
                     continue
                 table = self._rebuild(path, read)
-            except (LogError, RulesError, OSError, ValueError) as error:
+            except (LogError, RulesError, Refusal, OSError, ValueError) as error:
                 logger.info(f"cannot reopen {path}: {error}")
                 continue
             await self.start_table(table)

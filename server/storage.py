@@ -21,7 +21,7 @@ from .datadir import DataDir
 from .fairness import EPSILON as FAIR_EPSILON
 from .logfile import Header, LogError, read_log, seed_commitment
 from .logstore import FileLog, table_dir, utc_now
-from .protocol import PROTOCOL_VERSION, CreateTable
+from .protocol import PROTOCOL_VERSION, CreateTable, Refusal
 from .table import Table
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ async def reopen_failed(lobby: Lobby) -> bool:
             if read.end is not None:  # it ended before it failed: nothing to reopen
                 continue
             again = lobby._rebuild(table.store.path, read)
-        except (LogError, RulesError, OSError, ValueError) as error:
+        except (LogError, RulesError, Refusal, OSError, ValueError) as error:
             logger.warning(f"cannot reopen {table.id} yet: {error}")
             ok = False
             if tries == REOPEN_TRIES:

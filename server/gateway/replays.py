@@ -8,10 +8,9 @@ from concurrent.futures.process import BrokenProcessPool
 
 import trio
 
-from rules import RulesError
 
 from .. import frames
-from ..protocol import Replay
+from ..protocol import Code, Refusal, Replay
 
 
 class ReplayWorker:
@@ -37,7 +36,7 @@ class ReplayWorker:
                 return await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
             except BrokenProcessPool:  # the worker died (killed, out of memory): the next replay starts another
                 self.pool = None
-                raise RulesError("replay_failed", "the replay's worker process stopped; ask again") from None
+                raise Refusal(Code.REPLAY_FAILED, "the replay's worker process stopped; ask again") from None
 
     def close(self) -> None:
         if self.pool is not None:

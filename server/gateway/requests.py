@@ -42,7 +42,7 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
         if kind in TOURNAMENT_CALLS:
             return await tournament_call(conn, lobby.tournaments, directory, message)
         if kind is Hello:
-            raise RulesError("already_greeted", "hello comes once, first")
+            raise Refusal(Code.ALREADY_GREETED, "hello comes once, first")
         if kind is ListGames:
             conn.deliver(Games(ref=message.id, games=lobby.games()))
         elif kind is CreateTable:
@@ -68,7 +68,7 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
     kind = type(message)
     try:
         table = lobby.find(message.table)
-    except RulesError:
+    except Refusal:
         if kind is Act or kind is Leave:  # an action never leaves its node
             raise
         url = await directory.locate("table", message.table)
@@ -86,7 +86,7 @@ async def list_tables(conn, lobby: Lobby, directory: Directory, message: ListTab
     """The tables (a page of them), from the cached list; it costs one unit of the address's budget, and one
     more for each 64 KiB of the answer."""
     if message.offset < 0 or (message.limit is not None and not 1 <= message.limit <= 1000):
-        raise RulesError("bad_page", "a page of tables starts at offset 0 or more and holds 1..1000 tables")
+        raise Refusal(Code.BAD_PAGE, "a page of tables starts at offset 0 or more and holds 1..1000 tables")
     conn.quotas.spend(conn.peer, COSTS[ListTables], now)  # refused before the list is made
     tables, total = await conn.quotas.tables.page(lobby, directory, conn.codec.encoding, message.offset,
                                                   message.limit)

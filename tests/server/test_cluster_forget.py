@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from rules import RulesError
+from server.protocol import Refusal
 from server.cluster import Cluster
 from server.presence import LocalPresence
 from server.protocol import SeatInfo, TableInfo
@@ -81,7 +81,7 @@ async def test_a_dead_nodes_tables_leave_every_list_after_forget_after_and_come_
         await trio.sleep_until(died + EXPIRY + FORGET - HEARTBEAT)
         for other in others:
             assert await status(other, "t100001") == "unavailable"  # not forgotten a moment early
-        with pytest.raises(RulesError) as refused:
+        with pytest.raises(Refusal) as refused:
             await others[0].locate("table", "t100001")
         assert refused.value.code == "table_unavailable"
 
@@ -89,7 +89,7 @@ async def test_a_dead_nodes_tables_leave_every_list_after_forget_after_and_come_
         for other in others:
             assert await status(other, "t100001") is None  # forgotten by every node
             assert [info.table for info in await other.list_tables([])] == []
-        with pytest.raises(RulesError) as refused:  # a seat there still says why, rather than "no such table"
+        with pytest.raises(Refusal) as refused:  # a seat there still says why, rather than "no such table"
             await others[0].locate("table", "t100001")
         assert refused.value.code == "table_unavailable"
 

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from rules import RulesError
+from server.protocol import Refusal
 from server.cluster import Cluster
 from server.directory import Directory, LocalDirectory
 from server.presence import LocalPresence
@@ -96,14 +96,14 @@ async def test_a_cluster_node_refuses_another_nodes_claim_and_sends_clients_to_i
     with trio.fail_after(20):
         async with directories(kind, tmp_path, count=2) as [here, there]:
             await there.claim("table", "t7")
-            with pytest.raises(RulesError) as refused:
+            with pytest.raises(Refusal) as refused:
                 await here.claim("table", "t7")
             assert refused.value.code == "table_exists"
             assert await here.holder("table", "t7") == there.node  # the one claim decides, whoever asks
             assert await here.owner("table", "t7") == there.node
             assert await here.locate("table", "t7") == there.url
             await there.leave()  # not alive any more: its tables are unavailable, not elsewhere
-            with pytest.raises(RulesError) as down:
+            with pytest.raises(Refusal) as down:
                 await here.locate("table", "t7")
             assert down.value.code == "table_unavailable"
             assert await here.owner("table", "t7") == there.node  # a node that left keeps its claims

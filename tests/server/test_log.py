@@ -12,7 +12,7 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rules import RulesError
+from server.protocol import Refusal
 from server.logfile import Entry, read_log
 from server.quotas import Quotas
 from server.lobby import Lobby
@@ -235,7 +235,7 @@ async def test_a_finished_log_plays_back_to_watchers_read_only(tmp_path, nursery
     assert [m.seq for m in watcher.of(Update)] == [e.seq for e in live.log.entries if e.accepted]
     recorded = live.log.entries[-1].time - live.log.entries[0].time
     assert abs((trio.current_time() - started) - recorded / 10) < 0.01
-    with pytest.raises(RulesError) as caught:
+    with pytest.raises(Refusal) as caught:
         await lobby.open_playback("t99")
     assert caught.value.code == "no_log"
 
@@ -251,7 +251,7 @@ async def test_a_full_server_makes_room_by_forgetting_finished_tables(nursery, a
     waiting = await lobby.create(CreateTable(game="flag_finish", seats=2))
     third = await lobby.create(CreateTable(game="flag_finish", seats=2))
     assert set(lobby.tables) == {waiting.id, third.id}
-    with pytest.raises(RulesError) as caught:
+    with pytest.raises(Refusal) as caught:
         await lobby.create(CreateTable(game="flag_finish", seats=2))
     assert caught.value.code == "too_many_tables"
 
@@ -293,7 +293,7 @@ async def test_a_data_directory_that_cannot_be_written_is_a_typed_error(tmp_path
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("a file where the data directory should be")
     lobby = Lobby(nursery, blocked, "never")
-    with pytest.raises(RulesError) as caught:
+    with pytest.raises(Refusal) as caught:
         await lobby.create(CreateTable(game="flag_finish", seats=2))
     assert caught.value.code == "storage_failed" and str(blocked) in caught.value.message
     assert lobby.tables == {}

@@ -16,7 +16,7 @@ import trio
 import trio.testing
 
 from clients.cli import main
-from rules import RulesError
+from server.protocol import Refusal
 from server import lobby as lobby_module
 from server.finished import marker_path
 from server.lobby import Lobby
@@ -37,8 +37,8 @@ def fd_count() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-async def refused(coro) -> RulesError:
-    with pytest.raises(RulesError) as caught:
+async def refused(coro) -> Refusal:
+    with pytest.raises(Refusal) as caught:
         await coro
     return caught.value
 
@@ -246,7 +246,7 @@ async def test_a_finished_table_closes_its_log_at_once_and_leaves_memory_later(t
         error = None
         try:
             lobby.find(table.id)
-        except RulesError as caught:
+        except Refusal as caught:
             error = caught
         assert error is not None and error.code == "table_over" and "open_playback" in error.message
         playback = await lobby.open_playback(table.id, speed=10_000)  # its log is still on disk

@@ -148,7 +148,7 @@ def test_an_export_sent_in_a_message_is_charged_for_its_unpacked_size_and_unpack
     import base64
     import gzip
 
-    from rules import RulesError
+    from server.protocol import Refusal
     from server.exported import MOST_BYTES, ExportError, unpack
 
     def packed(data: bytes) -> str:
@@ -160,7 +160,7 @@ def test_an_export_sent_in_a_message_is_charged_for_its_unpacked_size_and_unpack
     bomb = packed(b" " * (MOST_BYTES + 1))  # some 16 KiB that would unpack past the bound
     with pytest.raises(ExportError):
         unpack(bomb)
-    with pytest.raises(RulesError) as refused:
+    with pytest.raises(Refusal) as refused:
         frames.answer(None, Replay(export=bomb))
     assert refused.value.code == "bad_log"
     with pytest.raises(ExportError):

@@ -291,6 +291,7 @@ def test_the_flush_screen_matches_declarations_in_any_order_and_marks_pickups_as
     page.wait_for_selector("form.create")
     checks = page.evaluate("""async (values) => {
       const flush = await import("./js/games/flush.js");
+      await (await import("./js/sentences.js")).loadWords();  // as the app does before it shows a game screen
       const releases = [
         { type: "release", value: "4", hand: ["4", "4B"], bases: [] },
         { type: "release", value: "4", hand: ["4", "4B", "7"], bases: [1] },

@@ -20,7 +20,7 @@ import trio
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from clients.client import open_client
-from rules import RulesError
+from server.protocol import Refusal
 from server import frames
 from server.app import run_server
 from server.datadir import DataDir
@@ -138,10 +138,10 @@ async def test_every_bad_replay_request_is_refused_with_its_code(finished):
              (Replay(export=base64.b64encode(b"not gzip").decode()), "bad_log"),
              (Replay(export=base64.b64encode(gzip.compress(b'{"header": {}}')).decode()), "bad_log")]
     for message, code in cases:
-        with pytest.raises(RulesError) as refused:
+        with pytest.raises(Refusal) as refused:
             frames.answer(DataDir(data_dir), message)
         assert refused.value.code == code, message
-    with pytest.raises(RulesError) as refused:
+    with pytest.raises(Refusal) as refused:
         frames.answer(None, Replay(log=table))
     assert refused.value.code == "no_logs"
 

@@ -4,9 +4,8 @@
 
 import { Client, serverUrl } from "./protocol.js";
 import { LobbyPage } from "./lobby.js";
-import { TablePage } from "./table.js";
-import { ReplayPage } from "./replay.js";
-import { loadWords } from "./sentences.js";
+// A table's and a replay's page (with the game screens and the words they say things in) are loaded when
+// first shown: the lobby a newcomer opens first stays small.
 import { tournamentMessage, tournamentPage } from "./tournament.js";
 
 class App {
@@ -66,9 +65,13 @@ class App {
     if (this.page) this.page.destroy();
     const [, kind, table] = location.hash.match(/^#\/(play|watch)\/([^/]+)$/) || [];
     const replay = location.hash.match(/^#\/replay(?:\/([^/]+))?$/);
-    await Promise.all([this.games(), loadWords()]);
-    this.page = kind ? new TablePage(this, decodeURIComponent(table), kind)
-      : replay ? new ReplayPage(this, replay[1] && decodeURIComponent(replay[1]))
+    const [, module] = await Promise.all([
+      this.games(),
+      kind ? import("./table.js") : replay ? import("./replay.js") : null,
+      (kind || replay) && import("./sentences.js").then((words) => words.loadWords()),
+    ]);
+    this.page = kind ? new module.TablePage(this, decodeURIComponent(table), kind)
+      : replay ? new module.ReplayPage(this, replay[1] && decodeURIComponent(replay[1]))
       : tournamentPage(this, location.hash) || new LobbyPage(this);
     await this.page.start();
   }
