@@ -22,7 +22,8 @@ import time
 
 from rules.rng import Rng
 from server.tournament.model import Seating, Settings, Sizes, TableResult
-from server.tournament.seating import meetings, swiss
+from server.tournament.seating import swiss
+from server.tournament.swiss_search import meetings
 from server.tournament.standings import standings
 
 PLAYERS = 1000

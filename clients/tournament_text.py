@@ -3,6 +3,8 @@ it between rounds: the header, the standings table, and each table of the round 
 
 from __future__ import annotations
 
+from server.protocol.tournament import scoring_places
+
 
 def round_words(info) -> str:
     """``round 2 of 3``; an arena (no fixed number of rounds): ``round 151``."""
@@ -35,13 +37,9 @@ def _seat_text(seating, names: dict[str, str]) -> list[str]:
     the game's own place where that differs."""
     if not seating.places:
         return [", ".join(names.get(p, p) for p in seating.players) + "  (playing)"]
-    from server.tournament.model import TableResult
-    from server.tournament.standings import placed
-
     n = len(seating.players)
     stand_ins = tuple(i in seating.stand_ins for i in range(n))
-    scoring = placed(TableResult(table=seating.table, players=tuple(seating.players), places=tuple(seating.places),
-                                 scores=(0,) * n, stand_ins=stand_ins))
+    scoring = scoring_places(tuple(seating.places), stand_ins)
     out = []
     for i, (player, game_place, place) in enumerate(zip(seating.players, seating.places, scoring)):
         tied = "tied " if scoring.count(place) > 1 else ""

@@ -213,3 +213,15 @@ class YourTable(ServerMessage, tag="your_table"):
     round: int
     table: str
     seat: int
+
+
+def scoring_places(places: tuple[int, ...], stand_ins: tuple[bool, ...] | None = None) -> tuple[int, ...]:
+    """The places that score at a finished table (a ``SeatingInfo``'s): the game's ``places``, with the seats a
+    stand-in bot played for a no-show moved to the last places (several share the last), the others closing up.
+    The tournament's standings and the clients' standings text both place seats by it."""
+    stand_ins = stand_ins or (False,) * len(places)
+    if not any(stand_ins):
+        return tuple(places)
+    present = [p for p, s in zip(places, stand_ins) if not s]
+    return tuple(len(present) + 1 if stand_in else 1 + sum(1 for other in present if other < place)
+                 for place, stand_in in zip(places, stand_ins))

@@ -30,6 +30,7 @@ from typing import Iterable, Sequence
 import msgspec
 
 from ..protocol import Code, Refusal
+from ..protocol.tournament import scoring_places
 from .model import Settings, TableResult
 from .seeds import Derive, hashed, lots
 
@@ -52,14 +53,7 @@ class Standing(msgspec.Struct, frozen=True):
 
 def placed(result: TableResult) -> tuple[int, ...]:
     """The places that score: the result's, with stand-in seats moved to the last places (see above)."""
-    stand_ins = result.stand_ins or (False,) * len(result.players)
-    if not any(stand_ins):
-        return result.places
-    present = [p for p, s in zip(result.places, stand_ins) if not s]
-    out = []
-    for place, stand_in in zip(result.places, stand_ins):
-        out.append(len(present) + 1 if stand_in else 1 + sum(1 for other in present if other < place))
-    return tuple(out)
+    return scoring_places(result.places, result.stand_ins)
 
 
 def table_points(result: TableResult, settings: Settings) -> list[Fraction]:

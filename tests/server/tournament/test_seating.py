@@ -14,7 +14,8 @@ from hypothesis import given, settings, strategies as st
 
 from server.protocol import Refusal
 from server.tournament.model import Seating, Sizes
-from server.tournament.seating import (arena, bye_counts, final_table, first_seats, meetings, round_robin, swiss,
+from server.tournament.swiss_search import meetings
+from server.tournament.seating import (arena, bye_counts, final_table, first_seats, round_robin, swiss,
                                        table_sizes)
 
 BOUNDS = [(2, 2), (2, 3), (2, 4), (2, 6), (3, 4), (3, 6), (4, 6)]
