@@ -61,14 +61,14 @@ RESULT: dict[str, Any] = {
     "places": ["game over. ", "{headline}! Places: {scores|by_seat:ordinal}"],
 }
 
-# Why a contested action lost (server/protocol.py's Contest: winner, rule, lot), said by the client to the loser
+# Why a contested action lost (server/protocol/table.py's Contest: winner, rule, lot), said by the client to the loser
 CONTEST: dict[str, Any] = {
     "rule=lot": "{winner|who} took it first (your reactions tied; a seeded lot decided)",
     "rule=guess": "{winner|who} took it first (it asked first)",
     "": "{winner|who} took it first (it reacted first)",
 }
 
-# A replay's contested take (server/protocol.py's FrameContest, with the frame's actor): who reacted first and
+# A replay's contested take (server/protocol/lobby.py's FrameContest, with the frame's actor): who reacted first and
 # how fast, the others' times (``rivals`` and ``rival_ms``, place by place) and whether a lot decided a tie
 REPLAY_CONTEST: Any = ["contested: {actor|who} reacted first, in {reaction_ms} ms; {rivals|pairs:rival_ms:name:ms}",
                        {"lot": " (a tie within the table's margin, decided by lot)", "": ""}]

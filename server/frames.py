@@ -118,7 +118,7 @@ def _names(read: ReadLog) -> list[str]:
     """Each seat's name: a person's as they took the seat, a server bot's as the live table named it."""
     header = read.header
     names = [""] * header.seats
-    for bot in header.table_options.get("bots", []):  # named as the live table named them (server/table.py)
+    for bot in header.table_options.get("bots", []):  # named as the live table named them (server/table/arbiter.py)
         if isinstance(bot, dict) and 0 <= bot.get("seat", -1) < header.seats:
             names[bot["seat"]] = f"{bot.get('policy', 'heuristic')} bot"
     for record in read.records:

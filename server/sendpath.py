@@ -25,7 +25,7 @@ a client connection, a trio-websocket that stops matching) it goes through ``sen
 socket's descriptor at once, and only what the socket does not take goes through trio's ``send_all``: trio's
 send yields after every write even when the whole frame went, a task step per frame that the writer spent
 only to come back and wait for its next message (the writer yields every ``YIELD_EVERY`` frames instead, see
-``server/gateway.py``).
+``server/gateway/``).
 """
 
 from __future__ import annotations

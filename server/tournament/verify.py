@@ -1,4 +1,4 @@
-"""Verifying a whole tournament from its log (``photofinish tournament verify LOG`` will call this).
+"""Verifying a whole tournament from its log (``photofinish tournament verify LOG``, through ``server.commands.tournament``).
 
 ``verify_tournament(path, table_logs_dir=None)`` checks the following and names the first problem (steps 3
 and 4 go through the log line by line, so the problem named is the earliest line that has one):
