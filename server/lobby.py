@@ -213,7 +213,11 @@ class Lobby:
         if table.store is not None:
             self.nursery.start_soon(storage.watch_table, self, table)
 
-    def _shared_syncer(self) -> Journal | None:
+    def skip_ids(self, numbers) -> None:
+        """Never hand out a table id numbered ``numbers`` or below (ids a tournament's log names)."""
+        self._next = max([self._next, *numbers])
+
+    def shared_syncer(self) -> Journal | None:
         """The server's group commit under ``batch`` (its journal, started with the first log), else None:
         ``always`` gives each log a syncer of its own, ``never`` syncs nothing."""
         if self.durability != "batch":
@@ -359,7 +363,7 @@ class Lobby:
         options = header.table_options
         settings = settings_of(header.name, options,
                                None if options.get("alias") else self.quotas.waiting_expiry or None)
-        store = reopen(path, read, self.durability, self._shared_syncer())
+        store = reopen(path, read, self.durability, self.shared_syncer())
         return reopen_table(read, game, setup, seed, settings, session=session, log=log, store=store)
 
     async def stop_all(self) -> None:

@@ -117,7 +117,7 @@ def open_log(lobby: Lobby, table_id: str, game, setup: Setup, request: CreateTab
     """The new table's seed file and log, its header written (with the alias it is kept under, if any,
     so that a restarted server gives the reopened table its name back, and ``extra`` table options)."""
     table_dir(lobby.data_dir)
-    syncer = lobby._shared_syncer()
+    syncer = lobby.shared_syncer()
     if syncer is not None and syncer.error is not None:  # the journal failed: no line could be acknowledged
         raise syncer.error
     store = FileLog(lobby.data_dir.table_log(table_id), lobby.durability, syncer=syncer)

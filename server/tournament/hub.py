@@ -164,7 +164,7 @@ class TournamentHub:
             self._folder()
             try:
                 write_secret_seed(self.data_dir.tournament_seed(tid), seed)
-                log = FileLog(self.data_dir.tournament_log(tid), self.durability, syncer=self.lobby._shared_syncer())
+                log = FileLog(self.data_dir.tournament_log(tid), self.durability, syncer=self.lobby.shared_syncer())
                 line = log.append(created)
                 if log.policy != "never":
                     await log.wait_durable(line)
@@ -206,7 +206,7 @@ class TournamentHub:
         """Never number a table again with an id this tournament's log names: on a cluster some of its tables ran
         on other nodes, so no log of theirs is here for the lobby to skip."""
         numbers = [int(table[1:]) for table in state.tables if table[1:].isdigit()]
-        self.lobby._next = max([self.lobby._next, *numbers])
+        self.lobby.skip_ids(numbers)
 
     async def _reopen(self, path: Path) -> Director:
         read = read_tournament_log(path)
@@ -227,7 +227,7 @@ class TournamentHub:
         if read.torn:
             with open(path, "r+b") as handle:
                 disk.current().ftruncate(handle.fileno(), read.good_bytes)
-        log = FileLog(path, self.durability, head=read.head, syncer=self.lobby._shared_syncer())
+        log = FileLog(path, self.durability, head=read.head, syncer=self.lobby.shared_syncer())
         request = CreateTournament(name=created.name, game=created.game, seats=created.settings.sizes.wanted,
                                    options=dict(created.options), format=created.settings.format,
                                    rounds=created.settings.rounds, top=created.settings.top_n,
