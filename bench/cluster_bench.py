@@ -32,6 +32,7 @@ import trio
 from clients.client import open_client
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load, summarize
 from server.gctune import settle_gc
+from server.sendpath import send_promptly
 
 from .server_bench import NO_ADDRESS_LIMITS, cpu_seconds, free_port, start_process, stop
 
@@ -77,11 +78,11 @@ async def action_path(standalone, node, seconds: float, rounds: int = 2) -> dict
     """One table of 3 seats on each, alternately; the rows of each put together."""
     rows = {"standalone": [], "node": []}
     for _, url in (standalone, node):  # warm-up: the first run in a process pays for imports and caches
-        await run_load(url, 1, 1.0)
+        await run_load(url, 1, 1.0, prepare=send_promptly)
     for _ in range(rounds):
         for name, (process, url) in (("standalone", standalone), ("node", node)):
             cpu0 = cpu_seconds(process.pid)
-            stats = await run_load(url, 1, seconds, table=FLAG_FINISH_LOAD)
+            stats = await run_load(url, 1, seconds, table=FLAG_FINISH_LOAD, prepare=send_promptly)
             cpu = cpu_seconds(process.pid) - cpu0
             row = summarize(stats, 1)
             row["cpu_us_per_action"] = cpu / max(1, stats.accepted + stats.rejected) * 1e6
@@ -121,7 +122,7 @@ async def redirected_joins(owner: str, other: str, count: int) -> dict:
 
 async def aggregate(processes, url: str, tables: int, seconds: float) -> dict:
     cpu0 = [cpu_seconds(p.pid) for p in processes]
-    stats = await run_load(url, tables, seconds)
+    stats = await run_load(url, tables, seconds, prepare=send_promptly)
     cpu_each = [cpu_seconds(p.pid) - before for p, before in zip(processes, cpu0)]
     cpu = sum(cpu_each)
     row = summarize(stats, tables)

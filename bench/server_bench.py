@@ -140,7 +140,7 @@ async def measure(server: trio.Process, url: str, tables: int, seconds: float, r
                   table=FLAG_FINISH_LOAD) -> dict:
     """One load run, with the server's CPU and memory and this (load) process's own share of the CPU."""
     before_rss, cpu0, own0, wall0 = rss_kib(server.pid), cpu_seconds(server.pid), time.process_time(), time.perf_counter()
-    stats = await run_load(url, tables, seconds, seats=seats, table=table, rate=rate)
+    stats = await run_load(url, tables, seconds, seats=seats, table=table, rate=rate, prepare=send_promptly)
     wall = time.perf_counter() - wall0
     cpu = cpu_seconds(server.pid) - cpu0
     row = summarize(stats, tables, seats=seats, rate=rate)

@@ -23,6 +23,8 @@ from pathlib import Path
 import msgspec
 import trio
 
+from server.sendpath import send_promptly
+
 from .server_bench import NO_ADDRESS_LIMITS, free_port, start_process, stop
 
 
@@ -94,7 +96,7 @@ async def _stamped_load(seconds: float) -> tuple[list[tuple], list[tuple]]:
                                           "--port", str(port), "--data", data, "--durability", "never",
                                           "--rate", "1000000", *NO_ADDRESS_LIMITS])
             try:
-                await load.run_load(f"ws://127.0.0.1:{port}", 1, seconds)
+                await load.run_load(f"ws://127.0.0.1:{port}", 1, seconds, prepare=send_promptly)
             finally:
                 await stop(server)
             if not out.exists():

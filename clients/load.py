@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 import trio
@@ -88,6 +88,7 @@ class _Run:
     seats: int
     max_actions: float
     interval: float  # seconds between one seat's actions when paced; 0 for a closed loop
+    prepare: Callable[[WebSocketConnection], None] | None = None  # applied to each seat's connection once open
     stats: Stats = field(default_factory=Stats)
     seated: int = 0
     all_seated: trio.Event = field(default_factory=trio.Event)
@@ -230,6 +231,8 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
     the node to move to (a redirect) and the game it is for."""
     stats = run.stats
     async with open_websocket_url(url) as ws:
+        if run.prepare is not None:
+            run.prepare(ws)
         link = await _hello(ws, batch=True)
         table = _Table(slot.tables[game], stats)
         if (elsewhere := await _sit(link, table.id, seat)) is not None:
@@ -292,13 +295,16 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
 
 
 async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1,
-                   table=FLAG_FINISH_LOAD, rate: float = 0.0, max_actions: float = float("inf")) -> Stats:
+                   table=FLAG_FINISH_LOAD, rate: float = 0.0, max_actions: float = float("inf"),
+                   prepare: Callable[[WebSocketConnection], None] | None = None) -> Stats:
     """Create ``tables`` tables, seat every seat, let them act for ``seconds`` (or until ``max_actions``
-    answers); ``rate`` > 0 paces all seats together to that many actions per second. Returns what was
-    measured."""
+    answers); ``rate`` > 0 paces all seats together to that many actions per second. ``prepare``: applied to
+    each seat's connection once open (the bench gives the seats the server's own send path, so that its
+    figures measure the server, as before the clients stopped importing it). Returns what was measured."""
     game, mode, options = table
     ids = await create_tables(url, tables, seats, table)
-    run = _Run(seats=tables * seats, max_actions=max_actions, interval=tables * seats / rate if rate else 0.0)
+    run = _Run(seats=tables * seats, max_actions=max_actions, interval=tables * seats / rate if rate else 0.0,
+               prepare=prepare)
     rng = Rng(seed)
     async with trio.open_nursery() as nursery:
         for index, table_id in enumerate(ids):
