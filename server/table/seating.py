@@ -4,7 +4,6 @@ freed, and the game's start once every seat is filled. Seat states move only thr
 
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING
 
 from ..logfile import SeatTaken, StandIn
@@ -13,6 +12,7 @@ from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, W
 from . import apply, fanout, seats
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
+from ..secrets_typed import new_secret
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -46,7 +46,7 @@ def take_seat(table: Table, receiver: Receiver, message: TakeSeat) -> None:
         name = check_name(message.name, "a seat's name", PERSON_MOST)
     except Refusal as error:
         return fanout.error(table, receiver, message.id, error.code, error.message)
-    token = secrets.token_urlsafe(24)
+    token = new_secret(24)
     seats.take(slot, name, token_hash(token), receiver)
     slot.answers = {}
     table.seated_ever, table.expires = True, None

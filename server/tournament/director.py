@@ -48,6 +48,7 @@ from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
 from .tlog import CheckedIn, Corrected, Dropped, Ended, Registered
+from ..secrets_typed import new_secret
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +217,7 @@ class Director:
                                                f"already (player {taken}), and {name!r} reads as it (in any "
                                                "case, or with look-alike letters); choose another name")
             player = f"{self.id}p{len(self.state.players) + 1}"
-            token = secrets.token_urlsafe(18)  # its hash is in the log: no crash can part the two
+            token = new_secret(18)  # its hash is in the log: no crash can part the two
             self.receipts[player] = await self.record(Registered(player=player, name=name, time=self.now(),
                                                                  token=token_hash(token),
                                                                  waitlisted=self.state.full()))

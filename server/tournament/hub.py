@@ -35,6 +35,7 @@ from .ratings import leaderboard
 from .state import fold, Tournament
 from .store import AsyncStore, Store
 from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
+from ..secrets_typed import new_secret
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +155,7 @@ class TournamentHub:
         self._next = self.directory.number(self._next)  # on a cluster this node's own ids: never another's
         tid = f"T{self._next}"
         seed = request.seed if request.seed is not None else secrets.randbits(64)
-        secret = secrets.token_urlsafe(18)
+        secret = new_secret(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS}
         created = Created(format=FORMAT_VERSION, tournament=tid, name=request.name.strip() or tid, game=game.info.name,
                           options=options, settings=settings, commitment=seed_commitment(seed), started=utc_now(),
