@@ -39,21 +39,24 @@ async def create(url: str, tables: int, holders: dict[str, str], cups: dict[str,
 
 async def listed(url: str) -> dict[str, str]:
     async with open_client(url, reconnect=False) as client:
-        return {info.table: info.status for info in await client.list_tables()}
+        tables = {info.table: info.status for info in await client.list_tables()}
+        return tables | {info.tournament: "waiting" for info in await client.list_tournaments()
+                         if info.status != "unavailable"}
 
 
-async def until_listed(url: str, tables) -> None:
-    """Until the node at ``url`` lists every one of ``tables`` as waiting (their nodes are back in the
-    directory): polled a heartbeat apart, for at most 10 s."""
+async def until_listed(url: str, keys) -> None:
+    """Until the node at ``url`` lists every one of ``keys`` (tables and tournaments) as there and waiting
+    (their nodes are back in the directory; a node publishes its tables, then its tournaments, in each
+    heartbeat): polled a heartbeat apart, for at most 10 s."""
     statuses = {}
     with trio.move_on_after(10):
         while True:
             statuses = await listed(url)
-            if all(statuses.get(table) == "waiting" for table in tables):
+            if all(statuses.get(key) == "waiting" for key in keys):
                 return
             await trio.sleep(HEARTBEAT)
-    missing = {table: statuses.get(table) for table in tables if statuses.get(table) != "waiting"}
-    raise AssertionError(f"{url} lists {missing} after 10 s (of {dict(tables)})")
+    missing = {key: statuses.get(key) for key in keys if statuses.get(key) != "waiting"}
+    raise AssertionError(f"{url} lists {missing} after 10 s (of {dict(keys)})")
 
 
 async def check_watches(holders: dict[str, str], cups: dict[str, str], urls: list[str]) -> None:
@@ -91,7 +94,7 @@ async def test_a_node_paused_while_redis_restarts_empty_keeps_ids_no_new_node_re
                 await until_listed(new_url, holders)  # the paused node is back, with every table it held
                 await create(paused_url, 2, holders, cups)  # no table_exists: its ids are its own
                 await create(steady_url, 1, holders, cups)
-                await until_listed(steady_url, holders)
+                await until_listed(steady_url, holders | cups)
                 await check_watches(holders, cups, [steady_url, paused_url, new_url])
         finally:
             if paused.returncode is None:
