@@ -11,7 +11,7 @@ from functools import partial
 
 import trio
 
-from .client import open_client
+from .client import ServerError, open_client
 from .remote_bots import play_seat
 from server.protocol import Closing, Code, TournamentState, YourTable
 
@@ -45,8 +45,23 @@ async def play_tournament(url: str, tournament: str, name: str, policy: str, see
         return entry.player
 
 
+TABLE_TRIES = 60  # connections a seat tries while its server restarts, RETRY_PAUSE apart
+RETRY_PAUSE = 1.0  # s
+
+
 async def _play_table(url: str, table: str, policy: str, seed: int, name: str, token: str, pace_ms: int) -> None:
-    await play_seat(url, table, policy, seed, name=name, token=token, pace_ms=pace_ms, through_restarts=True)
+    """Play one seat to its table's end. One table's trouble ends only that seat, never the bot's other tables
+    nor the other bots: a table the server refuses (gone or over after a restart: ``no_table``) is left to the
+    server (an absent seat's stand-in plays it out), and a server that does not answer (restarting) is tried
+    again, ``TABLE_TRIES`` times a second apart."""
+    for _ in range(TABLE_TRIES):
+        try:
+            await play_seat(url, table, policy, seed, name=name, token=token, pace_ms=pace_ms, through_restarts=True)
+            return
+        except ServerError:
+            return
+        except ConnectionError:
+            await trio.sleep(RETRY_PAUSE)
 
 
 async def fill_tournament(url: str, tournament: str, players: int, policy: str, seed: int,
