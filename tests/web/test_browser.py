@@ -198,3 +198,19 @@ def test_the_seat_list_shows_each_seats_ping(page, live_server):
     pings = page.locator(".seats li .ping").all_inner_texts()
     assert len(pings) == 1 and pings[0].strip().endswith(" ms")  # the person's seat; the bot has no connection
     assert int(pings[0].split()[0]) >= 0
+
+
+def test_a_request_too_big_for_the_server_is_refused_on_the_page_without_a_reconnect_loop(page, live_server):
+    """Pasting 100 KB into a text option (Checkered Flag's track) and creating: the page said nothing and
+    reconnected endlessly (the request was sent again after each reconnect and closed each connection)."""
+    sockets = []
+    page.on("websocket", lambda ws: sockets.append(ws))
+    lobby(page, live_server)
+    page.select_option("select[name=game]", "checkered_flag")
+    page.click("details summary")
+    page.fill("textarea[name=track]", "x" * 100_000)
+    page.click("button[type=submit]")
+    notice = page.wait_for_selector(".notice", timeout=10_000)
+    assert "more than the server takes in one message" in notice.text_content()
+    create_table(page)  # the lobby still works: a normal table is created after it
+    assert len(sockets) <= 3, f"{len(sockets)} websockets: the page reconnected in a loop"
