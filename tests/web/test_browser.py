@@ -214,3 +214,24 @@ def test_a_request_too_big_for_the_server_is_refused_on_the_page_without_a_recon
     assert "more than the server takes in one message" in notice.text_content()
     create_table(page)  # the lobby still works: a normal table is created after it
     assert len(sockets) <= 3, f"{len(sockets)} websockets: the page reconnected in a loop"
+
+
+def test_leaving_a_seat_in_a_game_in_play_asks_first_and_stay_keeps_it(page, live_server, shots):
+    """'Leave my seat' gave a seat up with one click, mid-game; now it asks, and 'Stay' keeps the seat."""
+    lobby(page, live_server)
+    table = create_table(page, mode="lockstep")
+    page.click("button.leave")
+    page.wait_for_selector(".leave-confirm")
+    assert "Leave your seat for good?" in page.text_content(".leave-confirm")
+    page.screenshot(path=shots / "leave_confirm.png")
+    page.click("button.leave-no")
+    page.wait_for_selector("button.leave")
+    assert page.get_attribute(".table-page", "data-table") == table  # still at the table, still seated
+    assert page.locator(".you").text_content().startswith("You are Ana")
+    page.click("button.leave")
+    page.click("button.leave-yes")
+    page.wait_for_selector("form.create")  # back in the lobby, the seat given up
+    row = page.locator(f".table-item[data-table='{table}']")
+    row.wait_for()
+    page.wait_for_function(f"() => document.querySelector(\".table-item[data-table='{table}']\").textContent"
+                           ".match(/1: free|Sit in seat 1/)")

@@ -141,6 +141,18 @@ export class TablePage {
     });
   }
 
+  // Leaving a game in play asks first (one click could give the seat up for good); a finished game is left at once.
+  askLeave() {
+    if (this.state.result) return this.leave();
+    this.state.confirmLeave = true;
+    this.renderSoon();
+  }
+
+  stay() {
+    this.state.confirmLeave = false;
+    this.renderSoon();
+  }
+
   async leave() {
     try { await this.client.leave(this.state.table); } catch { /* the seat is gone already */ }
     location.hash = "#/";
@@ -233,12 +245,16 @@ export class TablePage {
     const gameTitle = this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "");
     // memo (js/dom.js): a redraw skips the parts an answer leaves as they are (the head, the seats, old lines)
     return h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
-        h("div", { class: "table-head", memo: JSON.stringify([title, gameTitle, s.role]) },
+        h("div", { class: "table-head", memo: JSON.stringify([title, gameTitle, s.role, !!s.confirmLeave && !s.result]) },
           h("a", { href: "#/", class: "back" }, "← Lobby"),
           h("h1", {}, title),
           h("span", { class: "game-title" }, gameTitle),
-          s.role === "play" ? h("button", { type: "button", class: "leave", onclick: () => this.leave() },
-            "Leave my seat") : null),
+          s.role !== "play" ? null
+            : s.confirmLeave && !s.result ? h("span", { class: "leave-confirm", role: "alertdialog" },
+              "Leave your seat for good? The game goes on without you. ",
+              h("button", { type: "button", class: "leave-yes", onclick: () => this.leave() }, "Leave"),
+              " ", h("button", { type: "button", class: "leave-no", onclick: () => this.stay() }, "Stay"))
+            : h("button", { type: "button", class: "leave", onclick: () => this.askLeave() }, "Leave my seat")),
         h("p", { class: "you" }, you),
         h("p", { class: `turn${s.toAct.includes(s.seat) ? " mine" : ""}`, "aria-live": "polite" }, this.turnWords(),
           " ", h("span", { id: "turn-clock", class: "clock" }, this.clockText())),
