@@ -25,7 +25,7 @@ import trio
 from trio_websocket import open_websocket_url
 
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load, summarize
-from server.gctune import settle_gc
+from server.protocol.gctune import settle_gc
 from server.sendpath import send_promptly
 
 ACT = msgspec.json.encode({"type": "act", "id": 12345, "table": "t1", "action": {"type": "take", "card": "G10"}})

@@ -20,7 +20,8 @@ from rules import RulesError
 from .datalock import data_dir_lock
 from .disk import private_dir
 from .gateway import Gateway, Limits
-from .gctune import settle_gc
+from .protocol.gctune import settle_gc
+from .protocol.commandline import human_pace_ms
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
 from .cluster import Cluster
@@ -83,17 +84,6 @@ class Running:
         self.cancel_scope.cancel()
         if self.stopped is not None:
             await self.stopped.wait()  # a server started next on the same data directory finds it free
-
-
-HUMAN_PACE_MS = {"challenge": 2500, "lockstep": 800}
-
-
-def human_pace_ms(mode: str) -> int:
-    """Server bots' pause before each action (0.5-1.5 times this) at a table a person plays. In Challenge Mode
-    everyone acts at once, so this is the bots' speed: at about two and a half seconds a move a person who reads
-    the screen and types a card can follow them, and beat them. In lockstep the bots wait for the person
-    anyway; 0.8 s lets each of their moves be read before the next."""
-    return HUMAN_PACE_MS.get(mode, HUMAN_PACE_MS["lockstep"])
 
 
 DEMO_TABLE = CreateTable(name="demo: bots race Flag Finish in Challenge Mode", game="flag_finish", mode="challenge",

@@ -14,18 +14,11 @@ from pathlib import Path
 
 from .gateway import Limits
 from .lan import WILDCARDS
+from .protocol.commandline import ConfigError
 from .quotas import Quotas
 
 DURABILITIES = ("always", "batch", "never")
 MONTH = 30 * 86400  # seconds: the longest any expiry may be
-
-
-class ConfigError(ValueError):
-    """A setting out of range; the message names its flag and what it may be."""
-
-    @property
-    def message(self) -> str:
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)

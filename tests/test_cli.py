@@ -213,7 +213,8 @@ async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_agai
     Challenge race a moment after it sat down, before they could play."""
     import trio
 
-    from server.app import human_pace_ms, run_server
+    from server.app import run_server
+    from server.protocol.commandline import human_pace_ms
 
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     for extra, mode, delay in ((["--mode", "challenge"], "challenge", human_pace_ms("challenge")),

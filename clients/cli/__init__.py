@@ -28,7 +28,7 @@ import sys
 import warnings
 
 from rules import RulesError
-from server.commands import BadInput, ConfigError
+from server.protocol.commandline import BadInput, ConfigError
 
 from ..checks import Refused
 from . import logs, offline, online, serve, tournament

@@ -100,7 +100,7 @@ def add_tables(sub) -> None:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from server.commands import human_pace_ms
+    from server.protocol.commandline import human_pace_ms
 
     from ..client import open_client
 
@@ -200,7 +200,7 @@ def cmd_load(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
-    from server.commands import settle_gc
+    from server.protocol.gctune import settle_gc
 
     if not math.isfinite(args.rate) or not math.isfinite(args.seconds):
         print("photofinish load: --seconds and --rate are numbers", file=sys.stderr)

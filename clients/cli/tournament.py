@@ -182,7 +182,7 @@ def add_parser(sub) -> None:
 
 def cmd_create(args: argparse.Namespace) -> int:
     from rules import get_game
-    from server.commands import human_pace_ms
+    from server.protocol.commandline import human_pace_ms
 
     from ..client import open_client
 

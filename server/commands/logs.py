@@ -20,7 +20,7 @@ from ..exported import ExportError, log_bytes, looks_exported
 from ..finished import finished_marker
 from ..logfile import Entry, LogError, ReadLog, read_log
 from ..replay import chance_count, check_log, check_receipt, export, verify_seed
-from .bad_input import BadInput
+from ..protocol.commandline import BadInput
 
 # One step of a walk through a log: (the log as read, its entry, the state after it, the events it made, or
 # None for a refused intent). Returns False to stop the walk there (the command then exits 0).

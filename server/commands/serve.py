@@ -19,7 +19,7 @@ from ..protocol import Refusal
 from .. import app, notices
 from ..config import ServeConfig
 from ..datalock import DataDirInUse
-from .bad_input import BadInput
+from ..protocol.commandline import BadInput
 
 
 def serve(config: ServeConfig) -> int:

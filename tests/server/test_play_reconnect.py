@@ -164,9 +164,11 @@ async def test_bots_play_on_through_a_server_restart_and_claim_only_a_real_end(n
                                               options={"races": 2}, bot_delay_ms=20)).table
     lost: list[str] = []
     result = []
+    done = trio.Event()
     async with trio.open_nursery() as inner:
         async def bots() -> None:
             result.append(await play_seats(first.url, table, 1, "heuristic", seed=5, on_lost=lost.append))
+            done.set()
 
         inner.start_soon(bots)
         with trio.fail_after(60):
@@ -177,8 +179,7 @@ async def test_bots_play_on_through_a_server_restart_and_claim_only_a_real_end(n
                         break
             await first.shutdown()
             back = await nursery.start(partial(run_server, "127.0.0.1", first.port, data))
-            while not result:
-                await trio.sleep(0.05)
+            await done.wait()
     ended, missed, stopped = result[0]
     assert ended == [1] and not missed and not stopped
     assert lost, "the bot said it lost the server"

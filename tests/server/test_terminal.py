@@ -201,7 +201,8 @@ async def test_watch_names_a_missing_table(nursery, capsys):
 
 async def test_tables_a_person_plays_get_a_bot_pace_a_person_can_follow(nursery, capsys):
     from clients.cli import main
-    from server.app import OPEN_ALIAS, human_pace_ms
+    from server.app import OPEN_ALIAS
+    from server.protocol.commandline import human_pace_ms
 
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, demo=True,
                                                                  task_status=task_status))
