@@ -1,4 +1,4 @@
-"""README.md's "Layout" shows the tree as it is: one line for every module of rules/, server/ and clients/ (and
+"""docs/developers.md's "Module by module" shows the tree as it is: one line for every module of rules/, server/ and clients/ (and
 the browser's scripts), and no line for a module that is gone."""
 
 import re
@@ -8,8 +8,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def layout_paths() -> set[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    text = (ROOT / "docs" / "developers.md").read_text()
+    section = text.split("## Module by module", 1)[1].split("\n## ", 1)[0]
     block = section.split("```", 2)[1]
     return {m.group(1) for m in re.finditer(r"^(\S+\.(?:py|js))\s", block, re.M)}
 
@@ -21,5 +21,5 @@ def modules() -> set[str]:
 
 def test_the_readme_layout_has_a_line_for_every_module_and_none_for_a_module_that_is_gone():
     listed, present = layout_paths(), modules()
-    assert sorted(present - listed) == [], "modules missing from README.md's Layout"
-    assert sorted(listed - present) == [], "README.md's Layout lists modules that are gone"
+    assert sorted(present - listed) == [], "modules missing from docs/developers.md's Module by module"
+    assert sorted(listed - present) == [], "docs/developers.md's Module by module lists modules that are gone"
