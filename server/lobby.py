@@ -123,7 +123,8 @@ class Lobby:
         for name, value, low, high in (("turn_time_ms", request.turn_time_ms, 0, 3_600_000),
                                        ("grace_ms", request.grace_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
-                                       ("fair_ms", request.fair_ms, 0, 1000)):
+                                       ("fair_ms", request.fair_ms, 0, 1000),
+                                       ("spectator_delay_ms", request.spectator_delay_ms, 0, 3_600_000)):
             if not low <= value <= high:
                 raise Refusal(Code.BAD_OPTION, f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
@@ -196,7 +197,8 @@ class Lobby:
                                  bot_delay_ms=request.bot_delay_ms, reserved=tuple(reserved), stand_in=stand_in,
                                  ordering=request.ordering, fair_ms=request.fair_ms,
                                  expire_after=None if alias else self.quotas.waiting_expiry or None,
-                                 chosen_seed=request.seed, practice=request.practice)
+                                 chosen_seed=request.seed, practice=request.practice,
+                                 spectator_delay_ms=request.spectator_delay_ms)
         table = Table(table_id, game, setup, seed, settings, store=store)
         await self.start_table(table)
         if owner is not None:

@@ -132,6 +132,8 @@ def open_log(lobby: Lobby, table_id: str, game, setup: Setup, request: CreateTab
                            "fair_ms": request.fair_ms, "fair_epsilon_ms": FAIR_EPSILON * 1000,
                            "bots": [msgspec.to_builtins(b) for b in request.bots],
                            **({"practice": True} if request.practice else {}),
+                           **({"spectator_delay_ms": request.spectator_delay_ms}
+                              if request.spectator_delay_ms else {}),
                            **({"chosen_seed": request.seed} if request.seed is not None else {}),
                            **({"alias": alias} if alias else {}), **(extra or {})},
             commitment=seed_commitment(seed), started=utc_now()))

@@ -41,7 +41,8 @@ async def tend(lobby: Lobby, table: Table) -> None:
         return  # kept under its alias (the demo): ``app.keep_table`` replaces it
     lobby.finished[table.id] = None
     hold_fewer_finished(lobby)
-    with trio.move_on_after(lobby.quotas.keep_finished):
+    with trio.move_on_after(lobby.quotas.keep_finished + table.settings.spectator_delay_ms / 1000):  # its
+        # spectators are shown the end a broadcast delay later
         await table.stopped.wait()
     lobby.forget(table)
 

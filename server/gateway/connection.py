@@ -15,12 +15,13 @@ import msgspec
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection
 
+from .. import encodeonce
 from ..directory import Directory
 from ..latency import LatencyMeter, kernel_min_rtt
 from ..limits import shallow_json_id, shallow_msgpack_id, too_deep
 from ..lobby import Lobby
 from ..outbox import Outbox
-from ..protocol import (CODECS, PROTOCOL_VERSION, Batch, Error, Hello, Ping, Pong, Welcome, decode_client, id_of)
+from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, decode_client, id_of)
 from ..quotas import new_owner, peer_address
 from ..sendpath import plain_frames, send_frame, stream_socket
 from ..table import Receiver, Table
@@ -145,8 +146,7 @@ class Connection(Receiver):
         unyielded = 0
         try:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
-                message = Batch(messages=queued) if len(queued) > 1 else queued[0]
-                payload = self.codec.encoder.encode(message)  # bytes: text (UTF-8 JSON) or binary (msgpack)
+                payload = encodeonce.frame(self.codec, queued)  # bytes: text (UTF-8 JSON) or binary (msgpack)
                 if self._pings_queued:
                     self._stamp_pings(queued)
                 self.sending = True  # stays True if this send is cut off (see Gateway._close)

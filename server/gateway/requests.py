@@ -50,9 +50,11 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
             if table is not None:
                 conn.deliver(TableCreated(ref=message.id, table=table.info()))
         elif kind is OpenPlayback:
+            not_before_its_end_is_shown(lobby, message.log)
             table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)
             conn.deliver(TableCreated(ref=message.id, table=table.info()))
         elif kind is Replay:  # rebuilt in a worker process, never on the event loop's
+            not_before_its_end_is_shown(lobby, message.log)
             conn.deliver(await conn.quotas.replays.answer(lobby.data_dir, message))
         else:
             await table_call(conn, lobby, directory, message, now)
@@ -61,6 +63,16 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
                            retry_ms=getattr(error, "retry_ms", None)))
     except RecursionError:  # never with frames --max-depth allows; a bug must not close the connection
         conn.deliver(Error(ref=message.id, code="malformed", message="the message nests too deep to handle"))
+
+
+def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:
+    """A table with a broadcast delay is replayed (or played back) only once its spectators have been shown its
+    end: a replay shows every seat's hand, and the last moves before the delay has passed."""
+    table = lobby.tables.get(table_id) if table_id else None
+    if table is not None and not table.end_shown():
+        raise Refusal(Code.NOT_FINISHED, f"table {table_id} is shown to spectators "
+                      f"{table.settings.spectator_delay_ms / 1000:g} s behind: its replay opens once they have "
+                      "seen its end")
 
 
 async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:

@@ -56,7 +56,7 @@ class Code(StrEnum):
     TABLE_UNAVAILABLE = "table_unavailable"  # the table lives on a cluster node that is down
     TABLE_OVER = "table_over"  # the table is over (ended, or no longer held): play its log back instead
     BAD_BOTS = "bad_bots"  # bot seats that are not distinct seats of the table
-    BAD_OPTION = "bad_option"  # a table option (turn time, grace, bot delay, fair_ms) out of its range
+    BAD_OPTION = "bad_option"  # a table option (turn time, grace, bot delay, fair_ms, spectator delay) out of range
     BAD_PAGE = "bad_page"  # a page of tables with a negative offset or a limit outside 1..1000
     TOO_MANY_TABLES = "too_many_tables"  # the server holds as many tables as it may
     TOO_MANY_WAITING = "too_many_waiting"  # this connection or address has its share of tables waiting for players

@@ -66,6 +66,7 @@ class CreateTable(ClientMessage, tag="create_table"):
     practice: bool = False  # a practice table: its creator may choose the seed, so its deal is no secret
     ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
     fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
+    spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)
     placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
 
 
@@ -100,6 +101,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     fair_ms: int = 50
     practice: bool = False  # a practice table (created with ``practice``)
     seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
+    spectator_delay_ms: int = 0  # the broadcast delay: spectators see the table this long ago (0: live)
 
 
 class TableCreated(ServerMessage, tag="table_created"):

@@ -28,7 +28,7 @@ from ..fairness import draw_from, lot_rng
 from ..logfile import SeatTaken
 from ..logstore import FileLog
 from ..protocol import Error, SeatInfo, TableInfo
-from . import apply, durable, fair, fanout, intents, playback, seating, seats, timers
+from . import apply, durable, fair, fanout, intents, playback, seating, seats, spectating, timers
 from .bots import LocalBot, start_stand_in
 from .durable import DurableGate
 from .intents import Intent
@@ -87,6 +87,7 @@ class Table:
         self.end_line = 0
         self.nursery: trio.Nursery | None = None
         self.spectators: set = set()
+        self.stream = spectating.new_stream(settings.spectator_delay_ms)  # what spectators are sent, and when
         self.started = self.log.seq > 0
         self.stopped = trio.Event()
         self.over = trio.Event()
@@ -142,17 +143,27 @@ class Table:
         await self.submit(intents.Halt(reason))
 
     def info(self) -> TableInfo:
+        """The table as lists show it; with a broadcast delay, as its spectators are shown it (no end nor seq
+        sooner than the delay allows)."""
         status = "over" if (self.session.to_act().over and self.started) or self.halted else (
             "playing" if self.started else "waiting")
+        seq = self.log.seq
+        if self.stream.delay > 0:
+            seq = self.stream.shown.seq if self.stream.shown is not None else 0
+            status = "playing" if status == "over" and not spectating.end_shown(self) else status
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
             options=dict(self.setup.options),
             seats=[SeatInfo(seat=s.seat, state=s.state.value, name=s.name, ping_ms=ping, guesses=s.guesses)
                    for s, ping in zip(self.slots, self.pings())],
-            seq=self.log.seq, status=status, spectators=len(self.spectators),
+            seq=seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
-            practice=self.practice, seed=self.chosen_seed,
+            practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
         )
+
+    def end_shown(self) -> bool:
+        """Whether its spectators may know everything up to its end (no broadcast delay, or its end was shown)."""
+        return spectating.end_shown(self)
 
     def pings(self) -> list[float | None]:
         """Each seat's round trip in ms, as its connection measured it (None: no connection, or not yet)."""
@@ -227,6 +238,7 @@ class Table:
             task_status.started()
             try:
                 if self.started:  # reopened from its log: wake the bots with where the game stands
+                    spectating.hold_present(self)
                     timers.arm(self, self.session.to_act())
                     apply.check_over(self, self.session.result())
                     for seat in self.bot_seats:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rules import ToAct
 
 from ..protocol import Error, MessageId, Snapshot, Update
-from . import apply, fair, seating
+from . import apply, fair, seating, spectating
 from .receiver import Receiver
 from .seats import FREE
 
@@ -36,9 +36,15 @@ def release_durable(table: Table) -> None:
 
 
 def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
+    if spectating.skip(table, receiver):  # a spectator out of the live stream until it has room again
+        return
     if table.fair and (type(message) is Update or type(message) is Snapshot):
         fair.stamp(table, receiver, message.seq)
-    if not receiver.deliver(message):
+    if receiver.deliver(message):
+        return
+    if receiver in table.spectators:  # a spectator never slows the table, nor is closed: it catches up later
+        spectating.fell_behind(table, receiver)
+    else:
         receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
         seating.disconnect(table, receiver)
 
@@ -59,10 +65,10 @@ def flush(table: Table) -> None:
 
 
 def broadcast(table: Table, entries: list, turn: ToAct) -> None:
-    """Send each receiver an update per entry, redacted for it (now, or when the batch is flushed)."""
-    receivers: list[tuple[Receiver, int | None]] = [(s.receiver, s.seat) for s in table.slots if s.receiver]
-    receivers += [(r, None) for r in table.spectators]
-    group = (entries, list(turn.seats), receivers)
+    """Send each seat an update per entry, redacted for it, and the spectators theirs (now, or when the batch
+    is flushed)."""
+    players: list[tuple[Receiver, int]] = [(s.receiver, s.seat) for s in table.slots if s.receiver]
+    group = (entries, list(turn.seats), players)
     if table.batch is not None:
         table.batch.append(("updates", group))
     else:
@@ -70,32 +76,46 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
 
 
 def send_updates(table: Table, group, final_group: bool) -> None:
-    """The last update of the last group carries each receiver's view, legal actions and the result."""
-    entries, to_act, receivers = group
+    """The last update of the last group carries each receiver's view, legal actions and the result. The
+    players' updates are handed over first; the spectators' are built once for all (``spectating``)."""
+    entries, to_act, players = group
     game, state = table.game, table.session.state
     table_id, redact = table.id, game.redact
     earlier = entries[:-1] if final_group else entries  # updates without a view
     receipts = {entry.seq: apply.receipt(table, entry.seq) for entry in entries}
+    spectators = spectating.wanted(table)
     if final_group:
         last, result = entries[-1], table.session.result()
         pings = table.pings()
-        seats = [seat for _, seat in receivers]
-        views = iter(game.views(state, seats))
-        lists = game.legal_for(state, [seat for seat in seats if seat is not None])
+        seats = [seat for _, seat in players]
+        views = game.views(state, seats + [None] if spectators else seats)
+        lists = game.legal_for(state, seats)
         if table.fair:
-            for seat, legal_list in zip([seat for seat in seats if seat is not None], lists):
+            for seat, legal_list in zip(seats, lists):
                 fair.track_offers(table, seat, legal_list, last.seq)
-        legal = iter(lists)
-    for receiver, seat in receivers:
+    for index, (receiver, seat) in enumerate(players):
         for entry in earlier:
             deliver(table, receiver, Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
                                             events=[redact(e, seat) for e in entry.events],
                                             receipt=receipts[entry.seq]))
         if final_group:
             deliver(table, receiver, Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
-                                            events=[redact(e, seat) for e in last.events], view=next(views),
-                                            legal=next(legal) if seat is not None else None, result=result,
-                                            receipt=receipts[last.seq], pings=pings))
+                                            events=[redact(e, seat) for e in last.events], view=views[index],
+                                            legal=lists[index], result=result, receipt=receipts[last.seq],
+                                            pings=pings))
+    if spectators:
+        watched = [Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
+                          events=[redact(e, None) for e in entry.events], receipt=receipts[entry.seq])
+                   for entry in earlier]
+        after = None
+        if final_group:
+            watched.append(Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
+                                  events=[redact(e, None) for e in last.events], view=views[-1], result=result,
+                                  receipt=receipts[last.seq], pings=pings))
+            if table.stream.delay > 0:
+                after = Snapshot(table=table_id, seq=last.seq, view=views[-1], to_act=to_act, result=result,
+                                 receipt=receipts[last.seq], pings=pings)
+        spectating.send(table, watched, after)
     if final_group:
         apply.check_over(table, result)
 

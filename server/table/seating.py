@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
 from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
-from . import apply, fanout, seats
+from . import apply, fanout, seats, spectating
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
 from ..secrets_typed import new_secret
@@ -74,6 +74,8 @@ def resume(table: Table, receiver: Receiver, message: Resume) -> None:
 
 
 def watch(table: Table, receiver: Receiver, message: Watch) -> None:
+    if table.stream.delay > 0:  # kept behind the table: the snapshot last released, never the table now
+        return spectating.watch(table, receiver, message.id, message.last_seq)
     table.spectators.add(receiver)
     fanout.deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name,
                                              seq=table.log.seq))
@@ -99,6 +101,7 @@ def leave(table: Table, receiver: Receiver, message) -> None:
         free(table, slot)
     elif receiver in table.spectators:
         table.spectators.discard(receiver)
+        spectating.forget(table, receiver)
     else:
         return fanout.error(table, receiver, message.id, "not_here", f"you neither sit at nor watch {table.id}")
     fanout.deliver(table, receiver, Left(ref=message.id, table=table.id))
@@ -106,6 +109,7 @@ def leave(table: Table, receiver: Receiver, message) -> None:
 
 def disconnect(table: Table, receiver: Receiver) -> None:
     table.spectators.discard(receiver)
+    spectating.forget(table, receiver)
     slot = slot_of(table, receiver)
     if slot is not None and slot.state == TAKEN:
         seats.move(slot, seats.AWAY)

@@ -25,3 +25,4 @@ class TableSettings:
     expire_after: float | None = None  # seconds a table nobody sat at may wait before it is ended (None: ever)
     chosen_seed: int | None = None  # the creator chose the seed (a practice table): shown to everyone
     practice: bool = False
+    spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)

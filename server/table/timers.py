@@ -15,7 +15,7 @@ from rules import SYSTEM, ToAct
 
 from ..logfile import End
 from ..protocol import TableEnded
-from . import apply, durable, fair, fanout, seating
+from . import apply, durable, fair, fanout, seating, spectating
 from .bots import start_stand_in
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ def next_deadline(table: Table) -> float:
         deadline = min(deadline, table.t0 + min(h.fair.until for h in table.held))
     if table.expires is not None:
         deadline = min(deadline, table.expires)
+    if table.stream.pending:
+        deadline = min(deadline, table.stream.pending[0][0])
     for slot in table.slots:
         if slot.away_since is not None:
             deadline = min(deadline, table.t0 + slot.away_since + table.grace_ms / 1000)
@@ -63,6 +65,7 @@ def fire(table: Table) -> None:
     now = trio.current_time()
     if table.expires is not None and now >= table.expires:
         return expire(table)
+    spectating.release_due(table)
     fair.release_due(table)
     if table.window_deadline is not None and now >= table.window_deadline:
         table.window_deadline = None
@@ -99,8 +102,9 @@ def halt(table: Table, reason: str) -> None:
     apply.persist(table, End(seq=table.log.seq, seed=table.seed, digest=table.session.digest(), reason=reason,
                              places=places))
     ended = TableEnded(table=table.id, seq=table.log.seq, reason=reason, places=places)
-    for receiver in [s.receiver for s in table.slots if s.receiver is not None] + list(table.spectators):
+    for receiver in [s.receiver for s in table.slots if s.receiver is not None]:
         fanout.deliver(table, receiver, ended)
+    spectating.ended(table, ended)
     durable.ended(table)
 
 
@@ -112,7 +116,5 @@ def expire(table: Table) -> None:
         return
     table.halted = ("expired", [])
     apply.persist(table, End(seq=table.log.seq, seed=table.seed, digest=table.session.digest(), reason="expired"))
-    ended = TableEnded(table=table.id, seq=table.log.seq, reason="expired", places=[])
-    for receiver in list(table.spectators):
-        fanout.deliver(table, receiver, ended)
+    spectating.ended(table, TableEnded(table=table.id, seq=table.log.seq, reason="expired", places=[]))
     durable.ended(table)

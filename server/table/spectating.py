@@ -1,0 +1,169 @@
+"""A table's spectators: what they are sent, and when.
+
+- **Built and encoded once.** Every spectator sees the same view (no hand of anyone's), so an update to the
+  spectators is one message, built once and marked for ``encodeonce``: each encoding's bytes are made once,
+  whatever the number of spectators. The players' updates are built and handed over first.
+- **A broadcast delay** (``spectator_delay_ms``, a table option): spectators are sent the table as it was that
+  long ago. Their updates wait in ``Stream.pending`` with the snapshot they lead to; a spectator who starts
+  watching, catches up or falls behind is given the snapshot last released (``Stream.shown``), never the table
+  as it is, and a finished table's replay opens only once its end has been shown (``end_shown``).
+- **A spectator who falls behind** (its outbox full) is not closed and never slows the table: it leaves the live
+  stream, and once it has room again (tried at most every ``RETRY_S``) it is sent the snapshot (``skipped``
+  says how many updates it missed) and rejoins the stream.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import trio
+
+from .. import encodeonce
+from ..protocol import Snapshot, TableEnded, Watching
+from .receiver import Receiver
+
+if TYPE_CHECKING:
+    from .arbiter import Table
+
+RETRY_S = 1.0  # a spectator that fell behind is offered the snapshot again at most this often
+
+
+@dataclass
+class Stream:
+    delay: float  # seconds spectators are kept behind the table (0: none)
+    pending: deque = field(default_factory=deque)  # (due, messages, snapshot after them or None), in order
+    shown: Snapshot | None = None  # with a delay: the latest snapshot spectators may see
+    ended: bool = False  # with a delay: the table's end has been shown to spectators
+    lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
+
+
+def new_stream(delay_ms: int) -> Stream:
+    return Stream(delay=delay_ms / 1000)
+
+
+def wanted(table: Table) -> bool:
+    """Whether spectators' updates must be built at all (someone watches, or a delay keeps them for later)."""
+    return bool(table.spectators) or table.stream.delay > 0
+
+
+def send(table: Table, messages: list[Any], after: Snapshot | None) -> None:
+    """The spectators' share of one group of updates (``after``: the snapshot they lead to, on the group
+    that carries the view): now, or once the delay has passed."""
+    stream = table.stream
+    if len(table.spectators) > 1:
+        for message in messages:
+            encodeonce.share(message)
+    if stream.delay > 0:
+        stream.pending.append((trio.current_time() + stream.delay, messages, after))
+        return
+    _to_all(table, messages)
+
+
+def ended(table: Table, message: TableEnded) -> None:
+    """A table that ended before its game did (halted, expired): spectators are told with the delay too."""
+    if table.stream.delay > 0:
+        table.stream.pending.append((trio.current_time() + table.stream.delay, [message], None))
+    else:
+        _to_all(table, [message])
+
+
+def next_due(table: Table) -> float | None:
+    return table.stream.pending[0][0] if table.stream.pending else None
+
+
+def release_due(table: Table) -> None:
+    """Send the spectators what the delay held back and may be shown now."""
+    stream, now = table.stream, trio.current_time()
+    while stream.pending and stream.pending[0][0] <= now:
+        _, messages, after = stream.pending.popleft()
+        if after is not None:
+            stream.shown = after
+            stream.ended = stream.ended or after.result is not None
+        stream.ended = stream.ended or any(type(m) is TableEnded for m in messages)
+        _to_all(table, messages)
+
+
+def end_shown(table: Table) -> bool:
+    """Whether spectators may know everything up to the table's end (no delay, or its end was released)."""
+    return table.stream.delay <= 0 or table.stream.ended
+
+
+def hold_present(table: Table) -> None:
+    """A table reopened from its log: spectators are shown where it stands only once the delay has passed."""
+    if table.stream.delay > 0:
+        from .fanout import snapshot
+        table.stream.pending.append((trio.current_time() + table.stream.delay, [], snapshot(table, None)))
+
+
+def watch(table: Table, receiver: Receiver, ref: Any, last_seq: int) -> None:
+    """A spectator of a delayed table starts (or resumes) watching: the snapshot last released."""
+    from .fanout import deliver
+    table.spectators.add(receiver)
+    shown = _shown(table)
+    deliver(table, receiver, Watching(ref=ref, table=table.id, game=table.game.info.name, seq=shown.seq))
+    deliver(table, receiver, _skipping(shown, max(0, shown.seq - last_seq)))
+
+
+def fell_behind(table: Table, receiver: Receiver) -> None:
+    """A spectator's outbox is full: it leaves the live stream until it has room for a snapshot."""
+    table.stream.lagging[receiver] = [1, trio.current_time()]
+
+
+def skip(table: Table, receiver: Receiver) -> bool:
+    """True (and counted) when ``receiver`` is a spectator out of the live stream: the message is not sent."""
+    missed = table.stream.lagging.get(receiver)
+    if missed is None:
+        return False
+    missed[0] += 1
+    return True
+
+
+def forget(table: Table, receiver: Receiver) -> None:
+    table.stream.lagging.pop(receiver, None)
+
+
+def _to_all(table: Table, messages: list[Any]) -> None:
+    from .fanout import deliver
+    if table.stream.lagging:
+        _offer_snapshots(table)
+    for receiver in list(table.spectators):
+        for message in messages:
+            deliver(table, receiver, message)
+
+
+def _offer_snapshots(table: Table) -> None:
+    """Offer each spectator out of the live stream the snapshot, at most every ``RETRY_S``: one that takes it
+    is back in the stream."""
+    from .fanout import deliver
+    now = trio.current_time()
+    for receiver, missed in list(table.stream.lagging.items()):
+        if now - missed[1] < RETRY_S:
+            continue
+        del table.stream.lagging[receiver]
+        snapshot = _shown(table) if table.stream.delay > 0 else _now(table)
+        deliver(table, receiver, _skipping(snapshot, missed[0]))
+        if receiver in table.stream.lagging:  # no room yet (``fell_behind`` again): the next offer is later
+            table.stream.lagging[receiver] = [missed[0], now]
+
+
+def _now(table: Table) -> Snapshot:
+    from .fanout import snapshot
+    return snapshot(table, None)
+
+
+def _shown(table: Table) -> Snapshot:
+    """The snapshot a spectator of a delayed table may see now: the last released, or the table before its
+    deal while nothing has been."""
+    stream = table.stream
+    if stream.shown is None:
+        state = table.game.new_state(table.setup)
+        stream.shown = Snapshot(table=table.id, seq=0, view=table.game.view(state, None), to_act=[],
+                                waiting_for=[s.seat for s in table.slots])
+    return stream.shown
+
+
+def _skipping(snapshot: Snapshot, skipped: int) -> Snapshot:
+    return snapshot if snapshot.skipped == skipped else msgspec.structs.replace(snapshot, skipped=skipped)

@@ -1,0 +1,164 @@
+"""A table's spectators: one update built (and encoded) for all of them, a spectator that falls behind
+caught up by a snapshot instead of closed, and a broadcast delay that no request of a spectator gets around."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+import trio
+
+from clients.client import ServerError, open_client
+from server import encodeonce
+from server.app import run_server
+from server.protocol import (CODECS, Batch, BotSeat, OpenPlayback, Replay, Snapshot, TableEnded, Update, Watch,
+                             Watching, decode_server)
+from server.table import intents
+
+from .helpers import Sink, new_table, settle
+
+DELAY_MS = 5_000
+
+
+async def test_spectators_are_sent_one_update_object_encoded_once(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=50)
+    await nursery.start(table.run)
+    watchers = [Sink() for _ in range(3)]
+    for sink in watchers:
+        await table.submit(intents.Watch(sink, Watch(table="t1")))
+    await table.over.wait()
+    firsts = [sink.of(Update)[-1] for sink in watchers]
+    assert firsts[0] is firsts[1] is firsts[2]  # built once, not once per spectator
+    codec = CODECS["json"]
+    raw = encodeonce.encoded(firsts[0], codec)
+    assert raw is not None and encodeonce.encoded(firsts[0], codec) is raw  # encoded once, then reused
+    assert encodeonce.frame(codec, [firsts[0]]) == codec.encoder.encode(firsts[0])  # the same bytes
+    batch = decode_server(encodeonce.frame(codec, watchers[0].of(Update)[-3:]), codec)
+    assert type(batch) is Batch and len(batch.messages) == 3
+
+
+async def test_a_shared_message_in_a_batch_decodes_as_itself_in_both_encodings():
+    update = encodeonce.share(Update(table="t9", seq=3, actor=1, to_act=[0], events=[], view={"a": [1, 2]}))
+    plain = Update(table="t9", seq=4, actor=None, to_act=[], events=[])
+    for codec in CODECS.values():
+        frame = encodeonce.frame(codec, [update, plain])
+        assert decode_server(frame, codec).messages == [msgspec.to_builtins(update, builtin_types=(bytes,)),
+                                                        msgspec.to_builtins(plain, builtin_types=(bytes,))]
+
+
+async def test_a_spectator_that_falls_behind_is_caught_up_by_a_snapshot_and_never_closed(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=300)
+    await nursery.start(table.run)
+    slow, fine = Sink(), Sink()
+    await table.submit(intents.Watch(slow, Watch(table="t1")))
+    await table.submit(intents.Watch(fine, Watch(table="t1")))
+    await settle()
+    slow.full = True
+    while len(fine.of(Update)) < 10:  # the table goes on while the slow spectator cannot take anything
+        await fine.arrived.wait()
+    assert slow.closed is None and slow in table.spectators
+    slow.full = False
+    await table.over.wait()
+    await trio.sleep(2)  # past the next offer of a snapshot
+    caught_up = slow.of(Snapshot)[-1]
+    assert caught_up.skipped > 0  # says what it missed
+    assert slow.closed is None
+    assert slow.last_view() == fine.last_view()  # and ends where everyone else does
+
+
+async def test_with_a_broadcast_delay_spectators_see_the_table_that_long_ago(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=200,
+                      spectator_delay_ms=DELAY_MS)
+    await nursery.start(table.run)
+    early = Sink()
+    await table.submit(intents.Watch(early, Watch(table="t1")))
+    await settle()
+    await trio.sleep(3)
+    assert table.log.seq > 3  # the table is under way ...
+    assert early.of(Update) == []  # ... and nothing of it has been shown yet
+    assert early.of(Snapshot)[0].seq == 0
+    late = Sink()  # a spectator who comes now is shown no more than the first
+    await table.submit(intents.Watch(late, Watch(table="t1", last_seq=table.log.seq)))
+    await settle()
+    assert late.of(Watching)[0].seq == 0 and late.of(Snapshot)[0].seq == 0
+    assert table.info().seq == 0  # nor do the lists say how far it is
+    while not table.over.is_set() or table.stream.pending:
+        now, happened = trio.current_time(), {e.seq: table.t0 + e.time for e in table.log.entries}
+        for update in early.of(Update):
+            assert now - happened[update.seq] >= DELAY_MS / 1000  # each shown a delay after it happened
+        await trio.sleep(0.25)
+    assert early.of(Update)[-1].result is not None  # the whole game, to its end, in order
+    seqs = [u.seq for u in early.of(Update)]
+    assert seqs == sorted(seqs) and seqs[-1] == table.log.seq
+    assert table.info().status == "over" and table.end_shown()
+
+
+async def test_a_delayed_table_is_listed_as_playing_until_its_end_has_been_shown(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=50,
+                      spectator_delay_ms=60_000)
+    await nursery.start(table.run)
+    await table.over.wait()
+    assert table.info().status == "playing" and not table.end_shown()
+    await trio.sleep(61)
+    assert table.info().status == "over" and table.end_shown()
+
+
+async def test_a_halted_delayed_table_tells_its_spectators_after_the_delay(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 3}, bot_delay_ms=500,
+                      spectator_delay_ms=DELAY_MS)
+    await nursery.start(table.run)
+    watcher = Sink()
+    await table.submit(intents.Watch(watcher, Watch(table="t1")))
+    await trio.sleep(2)
+    await table.halt("time_limit")
+    await settle()
+    assert table.over.is_set() and watcher.of(TableEnded) == []
+    await trio.sleep(DELAY_MS / 1000 + 0.1)
+    assert watcher.of(TableEnded)[0].reason == "time_limit"
+
+
+async def test_over_the_wire_a_delayed_table_is_neither_listed_over_nor_replayed_before_its_end_is_shown(
+        nursery, tmp_path):
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=tmp_path,
+                                                                 task_status=task_status))
+    async with open_client(f"ws://127.0.0.1:{running.port}") as client:
+        with pytest.raises(ServerError) as refused:
+            await client.create_table(game="flag_finish", mode="challenge", seats=2, spectator_delay_ms=-1)
+        assert refused.value.code == "bad_option"
+        info = await client.create_table(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                                         bots=[BotSeat(0), BotSeat(1, "random")], spectator_delay_ms=600_000)
+        assert info.spectator_delay_ms == 600_000
+        table = running.lobby.find(info.table)
+        with trio.fail_after(30):
+            await table.over.wait()
+            await table.marked.wait()  # its end is on disk: without the delay, a replay would be answered now
+        watching = await client.watch(info.table)
+        assert watching.seq == 0  # nothing of the game is shown for ten minutes
+        (listed,) = [t for t in await client.list_tables() if t.table == info.table]
+        assert listed.status == "playing" and listed.seq == 0
+        for request in (Replay(log=info.table, count=10), OpenPlayback(log=info.table)):
+            with pytest.raises(ServerError) as refused:
+                await client.request(request)
+            assert refused.value.code == "not_finished" and "spectators" in refused.value.message
+    await running.shutdown()
+
+
+async def test_a_delayed_table_reopened_mid_game_shows_where_it_stands_only_after_the_delay(nursery,
+                                                                                          autojump_clock):
+    first = new_table(seats=2, bots=[BotSeat(0), BotSeat(1)], options={"races": 2}, bot_delay_ms=100)
+    async with trio.open_nursery() as running:
+        await running.start(first.run)
+        while first.log.seq < 20:
+            await trio.sleep(0.1)
+        running.cancel_scope.cancel()  # the server stops mid-game
+    reopened = new_table(seats=2, options={"races": 2}, session=first.session, log=first.log,
+                         spectator_delay_ms=DELAY_MS)
+    await nursery.start(reopened.run)
+    watcher = Sink()
+    await reopened.submit(intents.Watch(watcher, Watch(table="t1", last_seq=5)))
+    await settle()
+    assert watcher.of(Snapshot)[-1].seq == 0
+    await trio.sleep(DELAY_MS / 1000 + 0.1)
+    later = Sink()
+    await reopened.submit(intents.Watch(later, Watch(table="t1")))
+    await settle()
+    assert later.of(Snapshot)[-1].seq == first.log.seq
