@@ -92,6 +92,11 @@ def amount(text: str) -> float:
     return _number(text, "a number more than 0", lambda v: 0 < v < float("inf"))
 
 
+def delay_seconds(text: str) -> float:
+    """A broadcast delay in seconds: 0 (none) to 3600."""
+    return _number(text, "a delay is 0 to 3600 seconds", lambda v: 0 <= v <= 3600)
+
+
 def replay_speed(text: str) -> float:
     """`replay --speed`: 0 (as fast as it goes, the default) or more."""
     return _number(text, "a speed is 0 (no pauses) or a number more than 0 (2: twice as fast)",

@@ -208,6 +208,17 @@ async def test_create_sets_a_tables_ordering(nursery, capsys):
         assert created == 0 and (table.ordering, table.fair_ms) == (ordering, fair_ms)
 
 
+async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behind(nursery, capsys):
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    created = await trio.to_thread.run_sync(main, ["create", running.url, "--spectator-delay", "30", "--bot", "1"])
+    table = running.lobby.find(capsys.readouterr().out.strip())
+    assert created == 0 and table.info().spectator_delay_ms == 30_000 and table.stream.delay == 30.0
+
+
 async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):
     """A stand-in plays a no-show's seat against the people at the table: at full speed it would end a
     Challenge race a moment after it sat down, before they could play."""

@@ -40,6 +40,8 @@ def add_create(sub) -> None:
                         help="how simultaneous contested actions are ordered (default: fair in Challenge Mode)")
     create.add_argument("--fair-ms", type=checks.milliseconds, default=50,
                         help="fair ordering: the most a seat's round trip is credited (default 50)")
+    create.add_argument("--spectator-delay", type=checks.delay_seconds, default=0, metavar="SECONDS",
+                        help="a broadcast delay: spectators see the table this many seconds ago (default 0: live)")
     create.set_defaults(run=cmd_create)
 
 
@@ -115,6 +117,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 game=args.game, mode=mode, seats=args.seats, options=dict(args.option), name=args.name,
                 bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
                 turn_time_ms=args.turn_time_ms, ordering=args.ordering, fair_ms=args.fair_ms,
+                spectator_delay_ms=round(args.spectator_delay * 1000),
                 bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
         print(info.table)
         me = command_name()

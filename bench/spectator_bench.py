@@ -1,0 +1,212 @@
+"""Spectators at scale: what N spectators cost the players of a table and the server, in one run.
+
+The server runs in its own process (`--durability never`: the spectators' cost, not the disk's, is measured).
+The players are the load generator's seats (`clients.load`), paced so that their answer times are latency, not
+capacity. The spectators run in `--processes` client processes of their own (`python -m bench.spectator_bench
+--watch ...`), so that one client process is not what limits what is measured; each watches the players' tables
+round robin and notes when each update arrives (`time.perf_counter`, the same monotonic clock in every process
+of the machine). Each row is read against the row with no spectators of the same run:
+
+- the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x);
+- each spectator's lag behind the table: an update's arrival at a spectator less its first arrival at a seat
+  of that table (the seats are sent first), p50/p99 (target p99 under 100 ms);
+- server CPU per spectator update (its CPU over the run less the no-spectator row's, per update delivered);
+- server RSS per idle spectator (after every spectator is connected and watching, before the play starts;
+  target under 60 KiB).
+
+`python -m bench.spectator_bench` runs 1 table with 0 / 100 / 1,000 spectators and 10 tables with 0 / 1,000;
+`--full` adds 5,000 on one table. Bounded: every row lasts `--seconds` of play and talks only to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import msgspec
+import trio
+from trio_websocket import ConnectionClosed, open_websocket_url
+
+from clients.load import FLAG_FINISH_LOAD, percentile, run_load
+from server.sendpath import send_promptly
+
+from .server_bench import SERVE, cpu_seconds, free_port, rss_kib, start_process, stop
+
+RATE_PER_TABLE = 20.0  # actions a second at each table: a brisk Challenge game, well within the server's reach
+ROWS = [(1, 0), (1, 100), (1, 1000), (10, 0), (10, 1000)]
+FULL_ROWS = ROWS + [(1, 5000)]
+
+
+class _Seen(msgspec.Struct):
+    type: str
+    table: str = ""
+    seq: int = 0
+    messages: "list[_Seen] | None" = None
+
+
+_decode = msgspec.json.Decoder(_Seen).decode
+
+
+def raise_file_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+async def watch_many(url: str, tables: list[str], count: int, seconds: float) -> dict:
+    """``count`` spectators (round robin over ``tables``) for ``seconds`` after all have joined; returns, per
+    table and seq, the arrivals' times (each spectator's first arrival of that seq)."""
+    arrivals: dict[str, list[float]] = {}
+    joined = trio.Event()
+    ready = [0]
+
+    async def spectator(index: int) -> None:
+        table = tables[index % len(tables)]
+        try:
+            async with open_websocket_url(url) as ws:
+                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True}))
+                await ws.send_message(json.dumps({"type": "watch", "table": table, "id": 1}))
+                ready[0] += 1
+                if ready[0] == count:
+                    joined.set()
+                while True:
+                    frame = _decode(await ws.get_message())
+                    now = time.perf_counter()
+                    for message in frame.messages if frame.type == "batch" else [frame]:
+                        if message.type == "update":
+                            arrivals.setdefault(f"{message.table} {message.seq}", []).append(now)
+        except ConnectionClosed:
+            pass
+
+    async with trio.open_nursery() as nursery:
+        for index in range(count):
+            nursery.start_soon(spectator, index)
+        with trio.fail_after(60 + count / 20):
+            await joined.wait()
+        print("joined", flush=True)
+        await trio.sleep(seconds)
+        nursery.cancel_scope.cancel()
+    return arrivals
+
+
+async def table_ids(url: str, want: int) -> list[str]:
+    """The ids of the load's tables once ``want`` of them are listed."""
+    async with open_websocket_url(url) as ws:
+        await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0}))
+        with trio.fail_after(60):
+            while True:
+                await ws.send_message(json.dumps({"type": "list_tables", "id": 1}))
+                answer = json.loads(await ws.get_message())
+                while answer.get("type") != "tables":
+                    answer = json.loads(await ws.get_message())
+                ids = [t["table"] for t in answer["tables"] if t["status"] == "playing"]
+                if len(ids) >= want:
+                    return ids[:want]
+                await trio.sleep(0.1)
+
+
+async def row(tables: int, spectators: int, processes: int, seconds: float) -> dict:
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    data = tempfile.mkdtemp(prefix="pf-spectators-")
+    server = await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port), "--data", data,
+                                  "--durability", "never"])
+    watchers: list[subprocess.Popen] = []
+    try:
+        rss_before = rss_kib(server.pid)
+        stats_box: dict = {}
+
+        async def players() -> None:
+            stats_box["stats"] = await run_load(url, tables, seconds + 6, rate=RATE_PER_TABLE * tables,
+                                                table=FLAG_FINISH_LOAD, prepare=send_promptly)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(players)
+            ids = await table_ids(url, tables)
+            per = [spectators // processes + (i < spectators % processes) for i in range(processes)]
+            for count in per:
+                if count:
+                    watchers.append(subprocess.Popen(
+                        [sys.executable, "-m", "bench.spectator_bench", "--watch", url, str(count), str(seconds),
+                         *ids], stdout=subprocess.PIPE, text=True))
+            for watcher in watchers:  # each says "joined" once all its spectators watch
+                line = await trio.to_thread.run_sync(watcher.stdout.readline)
+                if line.strip() != "joined":
+                    raise RuntimeError(f"a spectator process failed: {line!r}")
+            rss_after = rss_kib(server.pid)
+            cpu0, began = cpu_seconds(server.pid), time.perf_counter()
+            outputs = [await trio.to_thread.run_sync(w.stdout.read) for w in watchers]
+            elapsed, cpu = time.perf_counter() - began, cpu_seconds(server.pid) - cpu0
+    finally:
+        for watcher in watchers:
+            watcher.kill()
+        await stop(server)
+    stats = stats_box["stats"]
+    first_at_seat = {f"{table} {seq}": min(times) for (table, seq), times in stats.update_seen.items()}
+    lags, delivered = [], 0
+    for output in outputs:
+        for key, times in json.loads(output or "{}").items():
+            delivered += len(times)
+            if key in first_at_seat:
+                lags += [(t - first_at_seat[key]) * 1e3 for t in times]
+    return {"tables": tables, "spectators": spectators, "answer_p50_us": percentile(stats.round_trips_us, 0.5),
+            "answer_p99_us": percentile(stats.round_trips_us, 0.99), "answers": len(stats.round_trips_us),
+            "lag_p50_ms": percentile(lags, 0.5), "lag_p99_ms": percentile(lags, 0.99),
+            "updates_delivered": delivered, "server_cpu_s": cpu, "seconds": elapsed,
+            "rss_per_spectator_kib": (rss_after - rss_before) / spectators if spectators else 0.0}
+
+
+def run(rows: list[tuple[int, int]] = ROWS, processes: int = 4, seconds: float = 5.0) -> list[dict]:
+    results = [trio.run(row, tables, spectators, processes, seconds) for tables, spectators in rows]
+    for result in results:  # each read against the same run's row with no spectators at as many tables
+        alone = next(r for r in results if r["tables"] == result["tables"] and r["spectators"] == 0)
+        result["answer_p50_x"] = result["answer_p50_us"] / alone["answer_p50_us"]
+        result["answer_p99_x"] = result["answer_p99_us"] / alone["answer_p99_us"]
+        extra_cpu = result["server_cpu_s"] / result["seconds"] - alone["server_cpu_s"] / alone["seconds"]
+        result["cpu_us_per_spectator_update"] = (extra_cpu * result["seconds"] / result["updates_delivered"] * 1e6
+                                                 if result["updates_delivered"] else 0.0)
+    return results
+
+
+def print_table(results: list[dict]) -> None:
+    load = os.getloadavg()[0]
+    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table; "
+          f"load average {load:.1f}{' — over 2: figures not the targets’' if load > 2 else ''})")
+    print(f"{'tables':>6} {'spect.':>6} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
+          f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14}")
+    for r in results:
+        print(f"{r['tables']:>6} {r['spectators']:>6} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
+              f"{r['answer_p99_us']:>8.0f} {r['answer_p99_x']:>7.2f} {r['lag_p50_ms']:>10.1f} {r['lag_p99_ms']:>8.1f} "
+              f"{r['updates_delivered']:>8} {r['cpu_us_per_spectator_update']:>10.1f} "
+              f"{r['rss_per_spectator_kib']:>14.1f}")
+    print("targets: with 1,000 spectators answer p50 <= 1.2x and p99 <= 1.5x alone; lag p99 < 100 ms; "
+          "RSS < 60 KiB per idle spectator")
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--watch"]:  # a spectator process: URL COUNT SECONDS TABLE...
+        raise_file_limit()
+        url, count, seconds, tables = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5:]
+        arrivals = trio.run(watch_many, url, tables, count, seconds)
+        print(json.dumps(arrivals), flush=True)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--full", action="store_true", help="add 5,000 spectators at one table")
+    parser.add_argument("--processes", type=int, default=4, help="spectator client processes (default 4)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds of play measured per row")
+    parser.add_argument("--rows", help="rows as TABLES:SPECTATORS,... (e.g. 1:0,1:100)")
+    args = parser.parse_args()
+    raise_file_limit()
+    rows = FULL_ROWS if args.full else ROWS
+    if args.rows:
+        rows = [tuple(int(x) for x in pair.split(":")) for pair in args.rows.split(",")]
+    print_table(run(rows, args.processes, args.seconds))
+
+
+if __name__ == "__main__":
+    main()
