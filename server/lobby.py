@@ -31,7 +31,9 @@ from .quotas import Owner, Quotas
 from .rebuild import restored
 from .protocol import Code, CreateTable, GameSummary, Refusal, TableInfo, game_summary
 from .directory import Directory, LocalDirectory
+from .secrets_typed import new_secret
 from .table import Reservation, Table, TableSettings, intents
+from .table.seats import token_hash
 from .table.restore import reopen as reopen_table
 from .table.restore import settings_of
 
@@ -129,6 +131,9 @@ class Lobby:
                 raise Refusal(Code.BAD_OPTION, f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
             raise Refusal(Code.BAD_SEED, "a seed is an integer from 0 to 2**64-1")
+        if request.broadcast and not request.spectator_delay_ms:
+            raise Refusal(Code.BAD_OPTION, "a broadcast view shows every hand: it needs a spectator_delay_ms, so "
+                                           "that what it shows is over before anyone can see it")
         if request.seed is not None and not request.practice:
             raise Refusal(Code.BAD_SEED, "a chosen seed makes every hidden card known to its chooser: it is for "
                              "practice tables only (send practice: true with it; everyone is shown the seed)")
@@ -174,6 +179,10 @@ class Lobby:
         if table_id in self.tables:
             raise Refusal(Code.TABLE_EXISTS, f"table {table_id} exists already")
         seed = request.seed if request.seed is not None else secrets.randbits(64)
+        broadcast_key = new_secret(18) if request.broadcast else None  # given to the creator alone
+        key_hash = token_hash(broadcast_key) if broadcast_key else None
+        if key_hash:
+            tags = {**(tags or {}), "broadcast_key_hash": key_hash}
         store = None
         if self.data_dir is not None:
             seed_file = self.data_dir.table_seed(table_id)
@@ -198,8 +207,9 @@ class Lobby:
                                  ordering=request.ordering, fair_ms=request.fair_ms,
                                  expire_after=None if alias else self.quotas.waiting_expiry or None,
                                  chosen_seed=request.seed, practice=request.practice,
-                                 spectator_delay_ms=request.spectator_delay_ms)
+                                 spectator_delay_ms=request.spectator_delay_ms, broadcast_key_hash=key_hash)
         table = Table(table_id, game, setup, seed, settings, store=store)
+        table.broadcast_key = broadcast_key
         await self.start_table(table)
         if owner is not None:
             self.owners[table_id] = owner

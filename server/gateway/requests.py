@@ -48,7 +48,7 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
         elif kind is CreateTable:
             table = await create_table(conn, lobby, directory, message)
             if table is not None:
-                conn.deliver(TableCreated(ref=message.id, table=table.info()))
+                conn.deliver(TableCreated(ref=message.id, table=table.info(), broadcast_key=table.broadcast_key))
         elif kind is OpenPlayback:
             not_before_its_end_is_shown(lobby, message.log)
             table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)

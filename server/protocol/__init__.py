@@ -23,7 +23,7 @@ from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hel
 from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummary, ListGames, ListTables,
                     OpenPlayback, OptionInfo, Replay, ReplayFrames, Rival, SeatInfo,
                     TableCreated, TableInfo, Tables, game_summary)
-from .table import (Accepted, Act, Contest, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
+from .table import (Accepted, Act, BroadcastView, Contest, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
                     Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,
                          RatingRow, Ratings, Register, Registered, SeatingInfo, StandingRow, StartTournament,
@@ -36,7 +36,7 @@ __all__ = [
     "ClientMessage", "Closing", "Error", "Hello", "JoinInfo", "MessageId", "Ping", "Pong", "Redirect", "ServerMessage",
     "Welcome", "BotSeat", "CreateTable", "Frame", "FrameContest", "Games", "GameSummary", "ListGames", "ListTables",
     "OpenPlayback", "OptionInfo", "Replay", "ReplayFrames", "Rival", "SeatInfo",
-    "TableCreated", "TableInfo", "Tables", "game_summary", "Accepted", "Act", "Contest", "Leave", "Left", "Rejected",
+    "TableCreated", "TableInfo", "Tables", "game_summary", "Accepted", "Act", "BroadcastView", "Contest", "Leave", "Left", "Rejected",
     "Resume", "Seated", "Snapshot", "TableEnded", "TakeSeat", "Update", "Watch", "Watching", "CheckIn",
     "CorrectResult", "CreateTournament", "Drop", "Leaderboard", "ListTournaments", "PlayerInfo", "RatingRow",
     "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",

@@ -27,10 +27,20 @@ class Resume(ClientMessage, tag="resume"):
 
 
 class Watch(ClientMessage, tag="watch"):
-    """Follow a table as a spectator, from ``last_seq`` on."""
+    """Follow a table as a spectator, from ``last_seq`` on. ``broadcast_key``: the key its creator was given
+    (a table with ``broadcast``): the view is then a ``BroadcastView``, every hand shown, past the delay."""
 
     table: str
     last_seq: int = 0
+    broadcast_key: str = ""
+
+
+class BroadcastView(msgspec.Struct, frozen=True):
+    """A broadcast's view of a table (a commentator's screen, a stream), only past its spectator delay and never
+    to a seat: ``public`` is what every spectator sees, ``seats`` each seat's own view (its hand), in seat order."""
+
+    public: Any
+    seats: list[Any]
 
 
 class Act(ClientMessage, tag="act"):

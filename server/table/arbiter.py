@@ -87,7 +87,9 @@ class Table:
         self.end_line = 0
         self.nursery: trio.Nursery | None = None
         self.spectators: set = set()
-        self.stream = spectating.new_stream(settings.spectator_delay_ms)  # what spectators are sent, and when
+        self.stream = spectating.new_stream(settings.spectator_delay_ms, settings.broadcast_key_hash)  # what
+        # spectators are sent, and when
+        self.broadcast_key: str | None = None  # a new table's broadcast key, for its creator's answer only
         self.started = self.log.seq > 0
         self.stopped = trio.Event()
         self.over = trio.Event()
@@ -159,6 +161,7 @@ class Table:
             seq=seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
+            broadcast=self.settings.broadcast_key_hash is not None,
         )
 
     def end_shown(self) -> bool:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from rules import ToAct
 
-from ..protocol import Error, MessageId, Snapshot, Update
+from ..protocol import BroadcastView, Error, MessageId, Snapshot, Update
 from . import apply, fair, seating, spectating
 from .receiver import Receiver
 from .seats import FREE
@@ -107,17 +109,29 @@ def send_updates(table: Table, group, final_group: bool) -> None:
         watched = [Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
                           events=[redact(e, None) for e in entry.events], receipt=receipts[entry.seq])
                    for entry in earlier]
-        after = None
+        after = broadcast_after = None
+        broadcast = list(watched)
         if final_group:
-            watched.append(Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
-                                  events=[redact(e, None) for e in last.events], view=views[-1], result=result,
-                                  receipt=receipts[last.seq], pings=pings))
+            events = [redact(e, None) for e in last.events]
+            watched.append(Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act, events=events,
+                                  view=views[-1], result=result, receipt=receipts[last.seq], pings=pings))
             if table.stream.delay > 0:
                 after = Snapshot(table=table_id, seq=last.seq, view=views[-1], to_act=to_act, result=result,
                                  receipt=receipts[last.seq], pings=pings)
-        spectating.send(table, watched, after)
+            if table.stream.key_hash is not None:  # the broadcast view: every seat's too
+                whole = BroadcastView(public=views[-1], seats=game.views(state, list(range(table.setup.seats))))
+                broadcast.append(msgspec.structs.replace(watched[-1], view=whole))
+                broadcast_after = msgspec.structs.replace(after, view=whole)
+        spectating.send(table, watched, after, broadcast, broadcast_after)
     if final_group:
         apply.check_over(table, result)
+
+
+def broadcast_snapshot(table: Table) -> Snapshot:
+    """The broadcast view now: what spectators see and every seat's own view."""
+    whole = BroadcastView(public=table.game.view(table.session.state, None),
+                          seats=table.game.views(table.session.state, list(range(table.setup.seats))))
+    return msgspec.structs.replace(snapshot(table, None), view=whole)
 
 
 def snapshot(table: Table, seat: int | None, skipped: int = 0) -> Snapshot:

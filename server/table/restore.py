@@ -28,7 +28,8 @@ def settings_of(name: str, options: dict[str, Any], expire_after: float | None) 
         bot_delay_ms=options.get("bot_delay_ms", 0), stand_in=options.get("stand_in"),
         ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50),
         expire_after=expire_after, chosen_seed=options.get("chosen_seed"),
-        practice=options.get("practice", False), spectator_delay_ms=options.get("spectator_delay_ms", 0))
+        practice=options.get("practice", False), spectator_delay_ms=options.get("spectator_delay_ms", 0),
+        broadcast_key_hash=options.get("broadcast_key_hash"))
 
 
 def reopen(read: ReadLog, game: Game, setup: Setup, seed: int, settings: TableSettings, *, session: Session,

@@ -26,3 +26,4 @@ class TableSettings:
     chosen_seed: int | None = None  # the creator chose the seed (a practice table): shown to everyone
     practice: bool = False
     spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)
+    broadcast_key_hash: str | None = None  # the broadcast view's key (its sha256): every hand, past the delay

@@ -7,6 +7,10 @@
   long ago. Their updates wait in ``Stream.pending`` with the snapshot they lead to; a spectator who starts
   watching, catches up or falls behind is given the snapshot last released (``Stream.shown``), never the table
   as it is, and a finished table's replay opens only once its end has been shown (``end_shown``).
+- **A broadcast view** (a table created with ``broadcast``, which needs a delay): a spectator who watches with
+  the key its creator was given, and holds no seat at the table, gets every seat's view (``BroadcastView``)
+  besides the public one, past the delay like every spectator; the events stay the public ones (a deal's hidden
+  order is never shown, only the hands as their seats see them).
 - **A spectator who falls behind** (its outbox full) is not closed and never slows the table: it leaves the live
   stream, and once it has room again (tried at most every ``RETRY_S``) it is sent the snapshot (``skipped``
   says how many updates it missed) and rejoins the stream.
@@ -22,8 +26,9 @@ import msgspec
 import trio
 
 from .. import encodeonce
-from ..protocol import Snapshot, TableEnded, Watching
+from ..protocol import BroadcastView, Code, Snapshot, TableEnded, Watch, Watching
 from .receiver import Receiver
+from .seats import token_hash
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -34,14 +39,18 @@ RETRY_S = 1.0  # a spectator that fell behind is offered the snapshot again at m
 @dataclass
 class Stream:
     delay: float  # seconds spectators are kept behind the table (0: none)
-    pending: deque = field(default_factory=deque)  # (due, messages, snapshot after them or None), in order
+    key_hash: str | None = None  # the broadcast view's key (sha256), if the table has one
+    pending: deque = field(default_factory=deque)  # (due, messages, snapshot after them or None, the broadcast's
+    # messages, its snapshot), in order
     shown: Snapshot | None = None  # with a delay: the latest snapshot spectators may see
+    shown_broadcast: Snapshot | None = None  # ... and the broadcast's
+    broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
     ended: bool = False  # with a delay: the table's end has been shown to spectators
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
 
 
-def new_stream(delay_ms: int) -> Stream:
-    return Stream(delay=delay_ms / 1000)
+def new_stream(delay_ms: int, key_hash: str | None = None) -> Stream:
+    return Stream(delay=delay_ms / 1000, key_hash=key_hash)
 
 
 def wanted(table: Table) -> bool:
@@ -49,25 +58,27 @@ def wanted(table: Table) -> bool:
     return bool(table.spectators) or table.stream.delay > 0
 
 
-def send(table: Table, messages: list[Any], after: Snapshot | None) -> None:
+def send(table: Table, messages: list[Any], after: Snapshot | None, broadcast: list[Any] = (),
+         broadcast_after: Snapshot | None = None) -> None:
     """The spectators' share of one group of updates (``after``: the snapshot they lead to, on the group
-    that carries the view): now, or once the delay has passed."""
+    that carries the view; ``broadcast``/``broadcast_after``: the same for the broadcast view): now, or once
+    the delay has passed."""
     stream = table.stream
     if len(table.spectators) > 1:
         for message in messages:
             encodeonce.share(message)
     if stream.delay > 0:
-        stream.pending.append((trio.current_time() + stream.delay, messages, after))
+        stream.pending.append((trio.current_time() + stream.delay, messages, after, broadcast, broadcast_after))
         return
-    _to_all(table, messages)
+    _to_all(table, messages, broadcast)
 
 
 def ended(table: Table, message: TableEnded) -> None:
     """A table that ended before its game did (halted, expired): spectators are told with the delay too."""
     if table.stream.delay > 0:
-        table.stream.pending.append((trio.current_time() + table.stream.delay, [message], None))
+        table.stream.pending.append((trio.current_time() + table.stream.delay, [message], None, [message], None))
     else:
-        _to_all(table, [message])
+        _to_all(table, [message], [message])
 
 
 def next_due(table: Table) -> float | None:
@@ -78,12 +89,14 @@ def release_due(table: Table) -> None:
     """Send the spectators what the delay held back and may be shown now."""
     stream, now = table.stream, trio.current_time()
     while stream.pending and stream.pending[0][0] <= now:
-        _, messages, after = stream.pending.popleft()
+        _, messages, after, broadcast, broadcast_after = stream.pending.popleft()
         if after is not None:
             stream.shown = after
             stream.ended = stream.ended or after.result is not None
+        if broadcast_after is not None:
+            stream.shown_broadcast = broadcast_after
         stream.ended = stream.ended or any(type(m) is TableEnded for m in messages)
-        _to_all(table, messages)
+        _to_all(table, messages, broadcast)
 
 
 def end_shown(table: Table) -> bool:
@@ -94,8 +107,9 @@ def end_shown(table: Table) -> bool:
 def hold_present(table: Table) -> None:
     """A table reopened from its log: spectators are shown where it stands only once the delay has passed."""
     if table.stream.delay > 0:
-        from .fanout import snapshot
-        table.stream.pending.append((trio.current_time() + table.stream.delay, [], snapshot(table, None)))
+        from .fanout import broadcast_snapshot, snapshot
+        table.stream.pending.append((trio.current_time() + table.stream.delay, [], snapshot(table, None), [],
+                                     broadcast_snapshot(table) if table.stream.key_hash else None))
 
 
 def watch(table: Table, receiver: Receiver, ref: Any, last_seq: int) -> None:
@@ -105,6 +119,24 @@ def watch(table: Table, receiver: Receiver, ref: Any, last_seq: int) -> None:
     shown = _shown(table)
     deliver(table, receiver, Watching(ref=ref, table=table.id, game=table.game.info.name, seq=shown.seq))
     deliver(table, receiver, _skipping(shown, max(0, shown.seq - last_seq)))
+
+
+def watch_broadcast(table: Table, receiver: Receiver, message: Watch) -> None:
+    """Watch the broadcast view: with the table's key, from a connection that holds no seat here."""
+    from .fanout import deliver, error
+    from .seating import slot_of
+    stream = table.stream
+    if stream.key_hash is None or token_hash(message.broadcast_key) != stream.key_hash:
+        return error(table, receiver, message.id, Code.BAD_TOKEN,
+                     f"table {table.id} has no broadcast view that key opens")
+    if slot_of(table, receiver) is not None:
+        return error(table, receiver, message.id, Code.BAD_TOKEN,
+                     "a seat never gets the broadcast view (every hand): watch it from another connection")
+    table.spectators.add(receiver)
+    stream.broadcasters.add(receiver)
+    shown = _shown_broadcast(table)
+    deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name, seq=shown.seq))
+    deliver(table, receiver, _skipping(shown, max(0, shown.seq - message.last_seq)))
 
 
 def fell_behind(table: Table, receiver: Receiver) -> None:
@@ -123,14 +155,16 @@ def skip(table: Table, receiver: Receiver) -> bool:
 
 def forget(table: Table, receiver: Receiver) -> None:
     table.stream.lagging.pop(receiver, None)
+    table.stream.broadcasters.discard(receiver)
 
 
-def _to_all(table: Table, messages: list[Any]) -> None:
+def _to_all(table: Table, messages: list[Any], broadcast: list[Any]) -> None:
     from .fanout import deliver
     if table.stream.lagging:
         _offer_snapshots(table)
+    broadcasters = table.stream.broadcasters
     for receiver in list(table.spectators):
-        for message in messages:
+        for message in broadcast if receiver in broadcasters else messages:
             deliver(table, receiver, message)
 
 
@@ -143,7 +177,10 @@ def _offer_snapshots(table: Table) -> None:
         if now - missed[1] < RETRY_S:
             continue
         del table.stream.lagging[receiver]
-        snapshot = _shown(table) if table.stream.delay > 0 else _now(table)
+        if receiver in table.stream.broadcasters:
+            snapshot = _shown_broadcast(table)
+        else:
+            snapshot = _shown(table) if table.stream.delay > 0 else _now(table)
         deliver(table, receiver, _skipping(snapshot, missed[0]))
         if receiver in table.stream.lagging:  # no room yet (``fell_behind`` again): the next offer is later
             table.stream.lagging[receiver] = [missed[0], now]
@@ -163,6 +200,18 @@ def _shown(table: Table) -> Snapshot:
         stream.shown = Snapshot(table=table.id, seq=0, view=table.game.view(state, None), to_act=[],
                                 waiting_for=[s.seat for s in table.slots])
     return stream.shown
+
+
+def _shown_broadcast(table: Table) -> Snapshot:
+    """The broadcast's snapshot last released, or the table before its deal while nothing has been."""
+    stream = table.stream
+    if stream.shown_broadcast is None:
+        state = table.game.new_state(table.setup)
+        view = BroadcastView(public=table.game.view(state, None),
+                             seats=table.game.views(state, list(range(table.setup.seats))))
+        stream.shown_broadcast = Snapshot(table=table.id, seq=0, view=view, to_act=[],
+                                          waiting_for=[s.seat for s in table.slots])
+    return stream.shown_broadcast
 
 
 def _skipping(snapshot: Snapshot, skipped: int) -> Snapshot:

@@ -10,9 +10,10 @@ import trio
 from clients.client import ServerError, open_client
 from server import encodeonce
 from server.app import run_server
-from server.protocol import (CODECS, Batch, BotSeat, OpenPlayback, Replay, Snapshot, TableEnded, Update, Watch,
-                             Watching, decode_server)
+from server.protocol import (CODECS, Batch, BotSeat, BroadcastView, CreateTable, Error, OpenPlayback, Replay,
+                             Snapshot, TableEnded, TakeSeat, Update, Watch, Watching, decode_server)
 from server.table import intents
+from server.table.seats import token_hash
 
 from .helpers import Sink, new_table, settle
 
@@ -162,3 +163,44 @@ async def test_a_delayed_table_reopened_mid_game_shows_where_it_stands_only_afte
     await reopened.submit(intents.Watch(later, Watch(table="t1")))
     await settle()
     assert later.of(Snapshot)[-1].seq == first.log.seq
+
+
+async def test_the_broadcast_view_shows_every_hand_past_the_delay_only_with_its_key_and_never_to_a_seat(
+        nursery, autojump_clock):
+    table = new_table(seats=2, bots=[BotSeat(1)], options={"races": 1}, bot_delay_ms=200,
+                      spectator_delay_ms=DELAY_MS, broadcast_key_hash=token_hash("the key"))
+    await nursery.start(table.run)
+    player = Sink()
+    await table.submit(intents.TakeSeat(player, TakeSeat(table="t1", seat=0)))
+    await settle()
+    await table.submit(intents.Watch(player, Watch(table="t1", broadcast_key="the key")))
+    guesser, commentator, viewer = Sink(), Sink(), Sink()
+    await table.submit(intents.Watch(guesser, Watch(table="t1", broadcast_key="a guess")))
+    await table.submit(intents.Watch(commentator, Watch(table="t1", broadcast_key="the key")))
+    await table.submit(intents.Watch(viewer, Watch(table="t1")))
+    await settle()
+    assert player.of(Error)[-1].code == "bad_token" and player not in table.stream.broadcasters
+    assert guesser.of(Error)[-1].code == "bad_token" and guesser not in table.spectators
+    await trio.sleep(DELAY_MS / 1000 + 3)
+    shown = [u for u in commentator.of(Update) if u.view is not None]
+    assert shown, "the broadcast goes on past the delay"
+    for update in shown:
+        whole = update.view
+        assert type(whole) is BroadcastView and len(whole.seats) == 2
+        assert whole.seats[0].hand and whole.seats[1].hand  # every hand ...
+        assert trio.current_time() - (table.t0 + table.log.entries[update.seq - 1].time) >= DELAY_MS / 1000
+    assert all(type(u.view) is not BroadcastView for u in viewer.of(Update) + player.of(Update))  # ... to it alone
+    assert all(type(s.view) is not BroadcastView for s in viewer.of(Snapshot) + player.of(Snapshot))
+
+
+async def test_a_broadcast_view_needs_a_delay(nursery):
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    async with open_client(f"ws://127.0.0.1:{running.port}") as client:
+        with pytest.raises(ServerError) as refused:
+            await client.create_table(game="flag_finish", mode="challenge", seats=2, broadcast=True)
+        assert refused.value.code == "bad_option"
+        created = await client.request(CreateTable(game="flag_finish", mode="challenge", seats=2, broadcast=True,
+                                                   spectator_delay_ms=10_000))
+        assert created.broadcast_key and created.table.broadcast
+        assert running.lobby.find(created.table.table).stream.key_hash == token_hash(created.broadcast_key)
+    await running.shutdown()
