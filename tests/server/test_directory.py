@@ -17,7 +17,7 @@ from server.presence import LocalPresence
 from server.protocol import SeatInfo, TableInfo, TournamentInfo
 from tests.server.redis_server import redis_server
 
-KINDS = ["local", "cluster", "cluster-redis"]
+KINDS = ["local", "cluster", "cluster-redis", "cluster-sqlite"]
 
 
 class _Held:
@@ -29,6 +29,12 @@ class _Held:
 
 @asynccontextmanager
 async def presence_of(kind: str, tmp_path):
+    if kind == "cluster-sqlite":
+        from server.sqlite_presence import open_sqlite_presence
+
+        async with open_sqlite_presence(tmp_path / "cluster.sqlite") as presence:
+            yield presence
+        return
     if kind != "cluster-redis":
         yield LocalPresence()
         return
@@ -91,7 +97,7 @@ async def test_every_directory_numbers_claims_finds_lists_and_forgets_alike(kind
             await directory.leave()
 
 
-@pytest.mark.parametrize("kind", ["cluster", "cluster-redis"])
+@pytest.mark.parametrize("kind", ["cluster", "cluster-redis", "cluster-sqlite"])
 async def test_a_cluster_node_refuses_another_nodes_claim_and_sends_clients_to_it(kind, tmp_path):
     with trio.fail_after(20):
         async with directories(kind, tmp_path, count=2) as [here, there]:

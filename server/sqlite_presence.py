@@ -1,0 +1,176 @@
+"""``Presence`` in one SQLite file: the cluster's directory for the processes of one machine, with nothing to
+install (`serve --workers N`, or `serve --cluster sqlite:PATH`).
+
+Each process opens the file (WAL, so readers never wait for the writer) through one connection used from one
+worker thread at a time (``trio.to_thread``, under a lock), and every call is one short transaction: ``set``
+with ``only_new`` is an ``INSERT`` that a live key refuses, ``incr`` an upsert, so several processes claim and
+count atomically. Expiry is in wall-clock time (``time.time()``: the one clock every process of the machine
+shares), checked when a key is read. Publish/subscribe is a table of messages that a subscriber polls every
+``POLL_S``. A file that cannot be opened, written or read raises ``PresenceError``, as Redis away does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import AsyncIterator, Callable
+
+import trio
+
+from .presence import PresenceError
+
+POLL_S = 0.05  # a subscriber reads new messages this often
+BUSY_MS = 5_000  # a write waits this long for another process's transaction before it fails
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL);
+CREATE TABLE IF NOT EXISTS hashes (key TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL,
+                                   PRIMARY KEY (key, field));
+CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL,
+                                     message TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")  # a directory, not a store of record: the table logs are
+    db.executescript(SCHEMA)
+    return db
+
+
+class SqlitePresence:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.lock = trio.Lock()
+
+    async def _do(self, work: Callable[[sqlite3.Connection], object]):
+        async with self.lock:
+            try:
+                return await trio.to_thread.run_sync(self._transaction, work)
+            except sqlite3.Error as error:
+                raise PresenceError(f"SQLite: {error}") from None
+
+    def _transaction(self, work):
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(db)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return result
+
+    async def set(self, key: str, value: str, *, ttl_ms: int | None = None, only_new: bool = False) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            now = time.time()
+            expires = now + ttl_ms / 1000 if ttl_ms is not None else None
+            if only_new:
+                db.execute("DELETE FROM kv WHERE key = ? AND expires IS NOT NULL AND expires <= ?", (key, now))
+                return db.execute("INSERT OR IGNORE INTO kv VALUES (?, ?, ?)", (key, str(value), expires)).rowcount == 1
+            db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (key, str(value), expires))
+            return True
+        return await self._do(work)
+
+    async def get(self, key: str) -> str | None:
+        return (await self.get_many([key]))[0]
+
+    async def get_many(self, keys: list[str]) -> list[str | None]:
+        def work(db: sqlite3.Connection) -> list[str | None]:
+            now = time.time()
+            found = {}
+            for key in keys:
+                row = db.execute("SELECT value, expires FROM kv WHERE key = ?", (key,)).fetchone()
+                if row is not None and (row[1] is None or row[1] > now):
+                    found[key] = row[0]
+            return [found.get(key) for key in keys]
+        return await self._do(work) if keys else []
+
+    async def delete(self, *keys: str) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            for key in keys:
+                db.execute("DELETE FROM kv WHERE key = ?", (key,))
+                db.execute("DELETE FROM hashes WHERE key = ?", (key,))
+        await self._do(work)
+
+    async def incr(self, key: str, by: int = 1) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            row = db.execute("SELECT value, expires FROM kv WHERE key = ?", (key,)).fetchone()
+            live = row is not None and (row[1] is None or row[1] > time.time())
+            value = (int(row[0]) if live else 0) + by
+            db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (key, str(value), row[1] if live else None))
+            return value
+        return await self._do(work)
+
+    async def hset(self, key: str, mapping: dict[str, str]) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR REPLACE INTO hashes VALUES (?, ?, ?)",
+                           [(key, field, str(value)) for field, value in mapping.items()])
+        if mapping:
+            await self._do(work)
+
+    async def hdel(self, key: str, *fields: str) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.executemany("DELETE FROM hashes WHERE key = ? AND field = ?", [(key, field) for field in fields])
+        if fields:
+            await self._do(work)
+
+    async def hgetall(self, key: str) -> dict[str, str]:
+        return (await self.hgetall_many([key]))[0]
+
+    async def hgetall_many(self, keys: list[str]) -> list[dict[str, str]]:
+        def work(db: sqlite3.Connection) -> list[dict[str, str]]:
+            return [dict(db.execute("SELECT field, value FROM hashes WHERE key = ?", (key,)).fetchall())
+                    for key in keys]
+        return await self._do(work) if keys else []
+
+    async def publish(self, channel: str, message: str) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            now = time.time()
+            db.execute("INSERT INTO messages (channel, message, at) VALUES (?, ?, ?)", (channel, message, now))
+            db.execute("DELETE FROM messages WHERE at < ?", (now - 60,))  # a subscriber polls far more often
+        await self._do(work)
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[trio.MemoryReceiveChannel]:
+        last = await self._do(lambda db: db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0])
+        send, receive = trio.open_memory_channel[str](1024)
+
+        async def poll() -> None:
+            nonlocal last
+            while True:
+                rows = await self._do(lambda db: db.execute(
+                    "SELECT id, message FROM messages WHERE channel = ? AND id > ? ORDER BY id",
+                    (channel, last)).fetchall())
+                for row_id, message in rows:
+                    last = row_id
+                    await send.send(message)
+                await trio.sleep(POLL_S)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(poll)
+            try:
+                yield receive
+            finally:
+                nursery.cancel_scope.cancel()
+
+    async def aclose(self) -> None:
+        async with self.lock:
+            self.db.close()
+
+
+@asynccontextmanager
+async def open_sqlite_presence(path: str | Path) -> AsyncIterator[SqlitePresence]:
+    """The presence store in the SQLite file ``path`` (made if missing), for the life of the block."""
+    try:
+        db = await trio.to_thread.run_sync(_connect, Path(path))
+    except sqlite3.Error as error:
+        raise PresenceError(f"SQLite: cannot open {path}: {error}") from None
+    presence = SqlitePresence(db)
+    try:
+        yield presence
+    finally:
+        await presence.aclose()
