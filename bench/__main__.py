@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from . import (abuse_bench, browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench,
-               server_bench, soak_bench, spectator_bench, tournament_bench)
+               server_bench, soak_bench, spectator_bench, tournament_bench, workers_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -43,6 +43,10 @@ def main() -> None:
     server = server_bench.run()
     server_bench.print_table(server)
     (RESULTS / "server.json").write_text(json.dumps({**stamp, **server}, indent=2))
+    print()
+    workers = workers_bench.run()
+    workers_bench.print_table(workers)
+    (RESULTS / "workers.json").write_text(json.dumps({**stamp, "workers": workers}, indent=2))
     print()
     spectators = spectator_bench.run()
     spectator_bench.print_table(spectators)

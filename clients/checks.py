@@ -26,9 +26,12 @@ def server_url(text: str) -> str:
 
 
 def redis_url(text: str) -> str:
-    """``--cluster``: a Redis address, ``redis://HOST[:PORT][/DB]``."""
+    """``--cluster``: a Redis address, ``redis://HOST[:PORT][/DB]``, or ``sqlite:PATH`` (a file the processes of
+    one machine share)."""
     from server.protocol.addresses import parse_redis_url
 
+    if text.startswith("sqlite:") and len(text) > len("sqlite:"):
+        return text
     try:
         parse_redis_url(text)
     except ValueError as error:

@@ -37,6 +37,7 @@ from .tournament.hub import TournamentHub
 
 logger = logging.getLogger(__name__)
 
+SQLITE_SCHEME = "sqlite:"  # `--cluster sqlite:PATH`: a cluster of this machine's processes (server/workers.py)
 DEMO_ALIAS = "demo"
 OPEN_ALIAS = "open"
 
@@ -152,10 +153,10 @@ async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: tr
         for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
             logger.info(line)
         gateway = Gateway(lobby, directory, config.limits)
-        port = await nursery.start(gateway.serve, host, config.port)
+        port = await nursery.start(gateway.serve, host, config.port, config.shared_port)  # a worker: its own
         await nursery.start(directory.run, lobby, f"ws://{host}:{port}", lambda: len(gateway.connections))
         hub.join()
-        urls = join_urls(host, port)
+        urls = join_urls(host, config.port if config.shared_port else port)  # people are sent to the shared one
         gateway.site = load_site(config.web_root, urls if config.web_root is not None else (),
                                  connect_src=CLUSTER_CONNECT_SRC if directory.spans_nodes else "'self'")
         if config.demo:
@@ -240,25 +241,38 @@ def print_join(urls: tuple[str, ...], qr: bool) -> None:
         segno.make(urls[0], micro=False).terminal(compact=True)
 
 
-async def serve_until_signal(config: ServeConfig) -> None:
+async def serve_until_signal(config: ServeConfig, ready=None) -> None:
     """`photofinish serve`: run until Ctrl-C or SIGTERM, then shut down cleanly. With ``config.cluster_url`` (a
-    Redis), join that cluster as a node whose tables clients reach at ``config.public_url``."""
+    Redis, or ``sqlite:PATH`` for the processes of one machine), join that cluster as a node whose tables
+    clients reach at ``config.public_url``. ``ready``: called with the ``Running`` server once it listens."""
     if config.cluster_url is None:
-        return await _serve_until_signal(config, None)
-    from .redis_presence import open_redis_presence
+        return await _serve_until_signal(config, None, ready)
+    if config.cluster_url.startswith(SQLITE_SCHEME):
+        from .sqlite_presence import open_sqlite_presence as open_presence
 
-    async with open_redis_presence(config.cluster_url) as presence:
+        where = config.cluster_url[len(SQLITE_SCHEME):]
+    else:
+        from .redis_presence import open_redis_presence as open_presence
+
+        where = config.cluster_url
+    async with open_presence(where) as presence:
         cluster = ClusterConfig(presence, config.public_url, heartbeat=config.heartbeat, expiry=5 * config.heartbeat,
                                 forget_after=config.forget_after)
-        await _serve_until_signal(config, cluster)
+        await _serve_until_signal(config, cluster, ready)
 
 
-async def _serve_until_signal(config: ServeConfig, cluster: ClusterConfig | None) -> None:
+async def _serve_until_signal(config: ServeConfig, cluster: ClusterConfig | None, ready=None) -> None:
     raised = raise_file_limit()  # each connection holds a descriptor: as many as the system lets this process have
     async with trio.open_nursery() as nursery:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             running: Running = await nursery.start(start_server, config, cluster)
             settle_gc()
+            if ready is not None:
+                ready(running)
+            if not config.announce:
+                async for signum in signals:
+                    break
+                return await running.shutdown()
             # what serve says once it listens: its own output (stdout), as any command's report
             print(f"photofinish listening on {running.url} (data in {config.data_dir})", flush=True)
             print(limit_line(raised, running.gateway), flush=True)

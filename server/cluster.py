@@ -145,6 +145,8 @@ class Cluster:
                                         ttl_ms=int((self.expiry + self.forget_after) * 1000))
                 await self._reconcile("table", "tables", self._local_tables())
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
+                for alias in self.lobby.aliases:  # `demo`, `open`: a client of any node is sent to the one here
+                    await self.holds("table", alias)
             self.online = True
             if not was:
                 logger.info(f"in the cluster as node {self.node} ({self.url}); "

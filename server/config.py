@@ -42,6 +42,9 @@ class ServeConfig:
     public_url: str | None = None
     heartbeat: float = 1.0
     forget_after: float = 600.0
+    workers: int = 1  # processes serving ``port`` together (`serve --workers`: server/workers.py)
+    shared_port: bool = False  # a worker: ``port`` is shared (SO_REUSEPORT); it listens on a port of its own too
+    announce: bool = True  # print the listening lines (a worker leaves them to the process that started it)
 
     def __post_init__(self) -> None:
         _check(0 < self.limits.rate < math.inf, "--rate is messages a second per connection, more than 0")
@@ -49,7 +52,12 @@ class ServeConfig:
         _check(0 <= self.forget_after <= MONTH, f"--forget-after is 0..{MONTH} seconds (30 days)")
         _check(not self.public_url or bool(self.cluster_url),
                "--public-url is for a cluster node: give --cluster redis://HOST:PORT too")
-        _check(not self.cluster_url or bool(self.public_url) or self.host not in WILDCARDS,
+        _check(1 <= self.workers <= 256, "--workers is 1..256 processes")
+        _check(self.workers == 1 or not self.cluster_url,
+               "--workers share one machine's lobby by themselves: leave out --cluster (or run one node a process)")
+        _check(self.workers == 1 or self.data_dir is not None, "--workers keep their lobby in the data directory")
+        _check(self.workers == 1 or self.port != 0, "--workers share one port: give it (--port 0 picks one each)")
+        _check(not self.cluster_url or bool(self.public_url) or self.host not in WILDCARDS or self.shared_port,
                f"with --host {self.host} say which address other nodes send clients to: "
                f"--public-url ws://THIS-HOST:{self.port}")
         quotas = self.quotas

@@ -28,6 +28,9 @@ def add_serve(sub) -> None:
     serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
     serve.add_argument("--cluster", type=checks.redis_url, metavar="redis://HOST:PORT",
                        help="join the cluster whose lobby is kept in this Redis (see docs/operators.md, More than one process)")
+    serve.add_argument("--workers", type=checks.positive, default=1, metavar="N",
+                       help="serve with N processes behind the one port, each table on one of them (default 1; "
+                            "N = the machine's cores uses them all): see docs/operators.md, More than one process")
     serve.add_argument("--public-url", type=checks.server_url, metavar="ws://HOST:PORT",
                        help="with --cluster: the URL other nodes send clients to for this node's tables "
                             "(default ws://HOST:PORT as it listens)")
@@ -108,5 +111,5 @@ def cmd_serve(args: argparse.Namespace) -> int:
                       registrations_per_connection=args.registrations_per_connection,
                       registrations_per_address=args.registrations_per_address),
         web_root=None if args.no_web else WEB_ROOT, cluster_url=args.cluster, public_url=args.public_url,
-        heartbeat=args.heartbeat, forget_after=args.forget_after)
+        heartbeat=args.heartbeat, forget_after=args.forget_after, workers=args.workers)
     return serve(config)

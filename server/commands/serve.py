@@ -27,6 +27,10 @@ def serve(config: ServeConfig) -> int:
     check_listen(config.host, config.port)  # before any table is reopened from the data directory
     if config.data_dir is not None:
         check_data_dir(config.data_dir)
+    if config.workers > 1:
+        from ..workers import serve_workers
+
+        return serve_workers(config)
     notices.configure()
     try:
         trio.run(app.serve_until_signal, config)

@@ -85,10 +85,15 @@ class Gateway:
         self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
         self.refusing = 0  # refused connections still being told why
 
-    async def serve(self, host: str, port: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(self, host: str, port: int, shared: bool = False, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
-        until it asks for a websocket upgrade, which goes to ``handle``."""
-        listeners = await trio.open_tcp_listeners(port, host=host)
+        until it asks for a websocket upgrade, which goes to ``handle``. ``shared``: ``port`` is shared with the
+        other workers of `serve --workers` (the kernel spreads new connections among them), and this one listens
+        on a free port of its own too, which it is started with (where the others send clients of its tables)."""
+        if shared:
+            listeners = await trio.open_tcp_listeners(0, host=host) + [shared_listener(host, port)]
+        else:
+            listeners = await trio.open_tcp_listeners(port, host=host)
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
@@ -214,3 +219,22 @@ class Gateway:
             while self.connections:
                 self._closed_one = trio.Event()
                 await self._closed_one.wait()
+
+
+def shared_listener(host: str, port: int) -> trio.SocketListener:
+    """A listener on ``host:port`` that other processes listen on too (``SO_REUSEPORT``: the kernel hands each
+    new connection to one of them)."""
+    import socket as stdlib_socket
+
+    family, kind, proto, _, address = stdlib_socket.getaddrinfo(host, port, type=stdlib_socket.SOCK_STREAM,
+                                                                flags=stdlib_socket.AI_PASSIVE)[0]
+    sock = stdlib_socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_REUSEADDR, 1)
+        sock.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_REUSEPORT, 1)
+        sock.bind(address)
+        sock.listen(stdlib_socket.SOMAXCONN)
+    except OSError:
+        sock.close()
+        raise
+    return trio.SocketListener(trio.socket.from_stdlib_socket(sock))

@@ -33,6 +33,7 @@ class _Lobby:
     def __init__(self, *tables: str) -> None:
         self.tables = {table: _Table(table) for table in tables}
         self.tournaments = None
+        self.aliases: dict = {}
         self._next = 0
 
 

@@ -55,3 +55,12 @@ def test_the_bursts_are_twice_the_rates_and_never_below_the_defaults():
     low = connection_limits(1.0, 1.0, idle_timeout=5.0)
     assert (low.burst, low.address_burst, low.idle_timeout) == (Limits.burst, Limits.address_burst, 5.0)
     assert connection_limits(math.inf, 1.0).burst == Limits.burst  # no crash: ServeConfig refuses the rate
+
+
+def test_workers_settings_that_cannot_work_are_refused_with_the_reason():
+    from pathlib import Path
+
+    for settings, reason in (({"workers": 0}, "1..256"), ({"workers": 2, "cluster_url": "redis://x:1"}, "--cluster"),
+                             ({"workers": 2, "data_dir": None}, "data directory"), ({"workers": 2, "port": 0}, "port")):
+        with pytest.raises(ConfigError, match=reason):
+            ServeConfig(**{"data_dir": Path("data"), **settings})

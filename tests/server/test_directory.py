@@ -25,6 +25,7 @@ class _Held:
 
     tables: dict = {}
     tournaments = None
+    aliases: dict = {}
 
 
 @asynccontextmanager

@@ -1,0 +1,112 @@
+"""`photofinish serve --workers N`: every core of one machine behind one port, with nothing to install.
+
+N worker processes listen on the same port (``SO_REUSEPORT``: the kernel spreads new connections among them)
+and each on a port of its own. They are the nodes of one cluster whose directory is a SQLite file in the data
+directory (``server/sqlite_presence.py``), so a table lives on one worker, a new one opens on the least loaded,
+and a client that reaches another worker is sent to the table's own with the cluster's ``redirect`` (which the
+client library and the browser follow). Worker i keeps its logs, tournaments and node id in
+``DATA/worker-i/`` (its own data lock) and reopens its own tables after a restart; worker 0 alone keeps the
+demo tables.
+
+This process starts the workers, says where the server listens once every one does, and on Ctrl-C or SIGTERM
+asks each to shut down cleanly and waits for it. A worker that cannot start stops the others: the exit code
+is 1 and its own error line says why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import signal
+import sys
+from pathlib import Path
+
+from .config import ServeConfig
+
+CLUSTER_FILE = "cluster.sqlite"
+START_TIMEOUT = 120.0  # seconds for every worker to listen (each reopens its own tables first)
+
+
+def worker_config(config: ServeConfig, index: int) -> ServeConfig:
+    """Worker ``index``'s settings: the shared port, its own data folder, the machine's SQLite cluster."""
+    return dataclasses.replace(
+        config, workers=1, shared_port=True, announce=False, demo=config.demo and index == 0,
+        data_dir=Path(config.data_dir) / f"worker-{index}",
+        cluster_url=f"sqlite:{Path(config.data_dir) / CLUSTER_FILE}")
+
+
+def _run_worker(config: ServeConfig, index: int, ready) -> None:
+    """A worker process: serve until a signal, saying ``(index, its own URL)`` on ``ready`` once it listens."""
+    import trio
+
+    from . import app, notices
+
+    notices.configure()
+    trio.run(app.serve_until_signal, config, lambda running: ready.put((index, running.url)))
+
+
+def serve_workers(config: ServeConfig) -> int:
+    """Run ``config.workers`` workers until Ctrl-C or SIGTERM; the exit code (1 if any failed)."""
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter each: no trio state is inherited
+    ready = context.Queue()
+    processes = [context.Process(target=_run_worker, args=(worker_config(config, i), i, ready),
+                                 name=f"photofinish worker {i}", daemon=False) for i in range(config.workers)]
+    stopping = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: stopping.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for process in processes:
+            process.start()
+        urls = _wait_ready(processes, ready, stopping)
+        if urls is None:
+            _stop(processes)
+            return 1
+        print(f"photofinish listening on ws://{config.host}:{config.port} with {len(urls)} workers (data in "
+              f"{config.data_dir}; each also at {', '.join(urls[i] for i in sorted(urls))})", flush=True)
+        if config.demo:
+            from .app import demo_lines
+
+            for line in demo_lines(f"ws://{config.host}:{config.port}"):
+                print(line, flush=True)
+        while not stopping and all(p.is_alive() for p in processes):
+            for process in processes:
+                process.join(timeout=0.2)
+        failed = any(p.exitcode not in (None, 0) for p in processes)
+        _stop(processes)
+        return 1 if failed or any(p.exitcode not in (0, -signal.SIGTERM) for p in processes) else 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _wait_ready(processes, ready, stopping) -> dict[int, str] | None:
+    """Each worker's own URL once all listen; None if one stopped first (it said why) or a signal came."""
+    import queue
+    import time
+
+    urls: dict[int, str] = {}
+    deadline = time.monotonic() + START_TIMEOUT
+    while len(urls) < len(processes):
+        if stopping or any(p.exitcode is not None for p in processes) or time.monotonic() > deadline:
+            if time.monotonic() > deadline:
+                print(f"photofinish serve: the workers did not all start within {START_TIMEOUT:g} s",
+                      file=sys.stderr)
+            return None
+        try:
+            index, url = ready.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        urls[index] = url
+    return urls
+
+
+def _stop(processes) -> None:
+    """Ask every worker still running to shut down cleanly (SIGTERM), and wait for each."""
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=30)
+        if process.is_alive():
+            process.kill()
+            process.join()

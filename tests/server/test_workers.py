@@ -1,0 +1,64 @@
+"""`photofinish serve --workers 2`: two processes behind one port, one lobby between them with nothing to
+install (their directory is a SQLite file in the data directory). A real `serve` process, clients on the one
+port: the tables spread over both workers, every client sees every table wherever its connection landed, a
+seat or a watch on the other worker's table is sent there and plays, the demo is found from either, and a
+SIGTERM stops everything cleanly."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import trio
+
+from bench.server_bench import free_port, start_process
+from clients.client import ServerError, open_client
+from server.protocol import BotSeat
+
+from .test_cluster_crash import echo, stop
+
+
+async def test_two_workers_share_one_port_one_lobby_and_send_each_client_to_its_table(tmp_path):
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    process = await start_process([sys.executable, "-m", "clients.cli", "serve", "--workers", "2", "--port",
+                                   str(port), "--data", str(tmp_path), "--no-web", "--demo", "--heartbeat", "0.1"])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(echo, process, port)
+        try:
+            with trio.fail_after(90):
+                created = []
+                for n in range(8):  # each on a connection of its own: the kernel spreads them over the workers
+                    async with open_client(url, reconnect=False) as client:
+                        info = await client.create_table(game="flag_finish", mode="challenge", seats=2,
+                                                         options={"races": 1}, bots=[BotSeat(1)], name=f"w{n}")
+                        created.append(info.table)
+                kept = {folder.name: {p.stem for p in (folder / "tables").glob("*.log")}
+                        for folder in tmp_path.glob("worker-*")}
+                assert sorted(kept) == ["worker-0", "worker-1"]
+                assert all(kept[worker] & set(created) for worker in kept), f"one worker took every table: {kept}"
+                for _ in range(4):  # wherever a connection lands, it lists every table (a heartbeat later)
+                    async with open_client(url, reconnect=False) as client:
+                        while not set(created) <= {t.table for t in await client.list_tables()}:
+                            await trio.sleep(0.1)
+                for table in created[:4]:  # a seat at a table of either worker: sent there, and it plays
+                    async with open_client(url, reconnect=False) as client:
+                        seated = await client.take_seat(table)
+                        assert seated.seat == 0
+                for _ in range(4):
+                    async with open_client(url, reconnect=False) as client:
+                        while True:  # the demo is claimed a heartbeat after it opens
+                            try:
+                                watching = await client.watch("demo")
+                                break
+                            except ServerError as error:
+                                assert error.code == "no_table"  # not yet known on this worker
+                                await trio.sleep(0.1)
+                        assert watching.game == "flag_finish"
+            process.send_signal(signal.SIGTERM)
+            with trio.fail_after(60):
+                await process.wait()
+            assert process.returncode == 0
+        finally:
+            await stop(process)
+            nursery.cancel_scope.cancel()
