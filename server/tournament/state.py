@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import msgspec
 
 from ..protocol import Code, Refusal
-from . import seating, seating_v1, seeds
+from . import rated, reporting, seating, seating_v1, seeds
 from .model import Seating, Settings, TableResult
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -67,6 +67,9 @@ class Tournament:
     schedule: list[Seating] | None = None  # round robin
     ended: Ended | None = None
     _old_empty_round: bool = field(default=False, repr=False)  # folding a round of byes alone from an old log
+    # the organiser's settings' records (``rated.py``, ``reporting.py``)
+    seed_ratings: dict[str, float] | None = None  # the ratings round 1 was seeded from (``ratings_seeded``)
+    reports: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # reported table -> player -> places
 
     def __post_init__(self) -> None:
         self.settings.check()
@@ -157,6 +160,12 @@ class Tournament:
         if self.unfinished():
             raise Refusal(Code.ROUND_NOT_OVER, f"round {self.round} still has tables playing")
         if s.format == "swiss":
+            if r == 1 and s.seeding == "ratings":  # seeded by the ratings logged before it (``rated.py``)
+                if self.seed_ratings is None:
+                    raise Refusal(Code.WRONG_SEATING, "round 1 of an event seeded by ratings needs its "
+                                                      "ratings logged first")
+                return self._some_table(rated.round_one(order, self.seed_ratings, self.seed, s.sizes,
+                                                        self._derive), r)
             if r <= s.rounds:
                 return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes,
                                                           **self._seat_kw), r)
@@ -278,6 +287,10 @@ class Tournament:
                     raise Refusal(Code.WRONG_STANDINGS, f"the final standings {list(order)} are not "
                                                         f"the ones the results give: {list(computed)}")
                 self.ended = record
+            case rated.RatingsSeeded():
+                rated.fold(self, record)
+            case reporting.Reported() | reporting.Settled():
+                reporting.fold(self, record)
             case _:
                 raise Refusal(Code.BAD_RECORD, f"not a record that follows 'created': {record!r}")
 
