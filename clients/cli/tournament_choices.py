@@ -1,5 +1,5 @@
 """`photofinish tournament` for the organiser's scoring choices and reported tables: the flags of `create`
-(``--points-at``, ``--tiebreaks``, ``--seed-by-ratings``, ``--reported-tables``), the suggested number of
+(``--points-at``, ``--tiebreaks``, ``--first-round-by-ratings``, ``--reported-tables``), the suggested number of
 Swiss rounds it prints, and the `report` (a player, with their token) and `settle` (the organiser) commands
 for a table played off the server with real cards.
 """
@@ -41,7 +41,7 @@ def add_create_flags(create) -> None:
                         help="the tiebreaks after points, in order, among opponents (opponents' points "
                              "percentage) and share (share of game points); the seeded lot is always last "
                              "(default opponents,share)")
-    create.add_argument("--seed-by-ratings", action="store_true",
+    create.add_argument("--first-round-by-ratings", action="store_true",
                         help="swiss: seat round 1 from the players' ratings (the leaderboard's), the best rated "
                              "at different tables, instead of by lot")
     create.add_argument("--reported-tables", type=checks.count, default=0, metavar="N",
@@ -58,7 +58,7 @@ def create_fields(args: argparse.Namespace) -> dict:
             raise checks.Refused(f"--points-at {size}= is given twice")
         by_size[size] = row
     return {"points_by_size": by_size, "tiebreaks": args.tiebreaks,
-            "seeding": "ratings" if args.seed_by_ratings else "", "reported_tables": args.reported_tables}
+            "seeding": "ratings" if args.first_round_by_ratings else "", "reported_tables": args.reported_tables}
 
 
 def created_text(info) -> str:

@@ -22,7 +22,7 @@ async def test_create_report_and_settle_from_the_command_line(nursery, tmp_path,
     running = await nursery.start(partial(run_server, "127.0.0.1", 0, tmp_path, durability="never"))
     assert await cli("tournament", "create", running.url, "--game", "flush", "--seats", "3", "--rounds", "1",
                      "--points-at", "2=4,0", "--points-at", "3=6,2,0", "--tiebreaks", "share,opponents",
-                     "--seed-by-ratings", "--reported-tables", "1") == 0
+                     "--first-round-by-ratings", "--reported-tables", "1") == 0
     out = capsys.readouterr()
     tid = out.out.strip()
     secret = out.err.split("organiser secret: ")[1].split()[0]
