@@ -45,7 +45,7 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
-                             ReportResult, SettleResult, TournamentLog,
+                             ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, Code
 
@@ -323,6 +323,10 @@ class Client:
         """The organiser gives a reported table's places (a disagreement, or a player who cannot report)."""
         return await self.request(SettleResult(tournament=tournament, secret=secret, table=table, places=places,
                                                reason=reason))
+
+    async def set_reported_tables(self, tournament: str, secret: str, tables: int) -> TournamentState:
+        """The organiser: how many tables a round play with real cards, from the next round seated on."""
+        return await self.request(SetReportedTables(tournament=tournament, secret=secret, tables=tables))
 
     async def watch_tournament(self, tournament: str, token: str = "") -> TournamentState:
         """The tournament now; then every change (``tournament``) and, with a player's token, that player's

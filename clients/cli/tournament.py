@@ -3,7 +3,7 @@
     create URL --game G ...        open one; prints its id and the organiser's secret
     register URL T --name NAME     enter a player; prints their id and secret token
     check-in | drop | start | correct | standings | list | export | bots | verify
-    report | settle                 a table played with real cards: its players' places, the organiser's word
+    report | settle | reported-tables   tables played with real cards: players' places, the organiser's word
 
 Every call is one request to the server (``clients/client.py``); `verify` needs no server: it checks a
 tournament's log and its tables' logs on disk (``server.commands.verify_tournament_log``).
@@ -181,7 +181,7 @@ def add_parser(sub) -> None:
                              "registration's answer gave you)")
     verify.set_defaults(run=cmd_verify)
 
-    tournament_choices.add_parsers(cmds, url_help, tid_help)  # report, settle
+    tournament_choices.add_parsers(cmds, url_help, tid_help)  # report, settle, reported-tables
 
 
 def cmd_create(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """`photofinish tournament` for the organiser's scoring choices and reported tables: the flags of `create`
 (``--points-at``, ``--tiebreaks``, ``--first-round-by-ratings``, ``--reported-tables``), the suggested number of
-Swiss rounds it prints, and the `report` (a player, with their token) and `settle` (the organiser) commands
-for a table played off the server with real cards.
+Swiss rounds it prints, and the `report` (a player, with their token), `settle` and `reported-tables` (the organiser)
+commands for tables played off the server with real cards.
 """
 
 from __future__ import annotations
@@ -95,6 +95,15 @@ def add_parsers(cmds, url_help: str, tid_help: str) -> None:
     settle.add_argument("--reason", default="", help="why, in words: it is kept in the tournament's log")
     settle.set_defaults(run=cmd_settle)
 
+    count = cmds.add_parser("reported-tables", help="the organiser: how many tables a round play with real cards, "
+                                                    "from the next round seated on")
+    count.add_argument("url", type=checks.server_url, help=url_help)
+    count.add_argument("tournament", help=tid_help)
+    count.add_argument("--secret", required=True, help="the organiser's secret, printed by create")
+    count.add_argument("--tables", type=checks.count, required=True, metavar="N",
+                       help="the last N tables of each round from the next one (0: every table on the server)")
+    count.set_defaults(run=cmd_count)
+
 
 def _call(call):
     def command(args: argparse.Namespace) -> int:
@@ -114,6 +123,7 @@ def _call(call):
 
 
 cmd_report = _call(lambda client, a: client.report_result(a.tournament, a.token, a.table, a.places))
+cmd_count = _call(lambda client, a: client.set_reported_tables(a.tournament, a.secret, a.tables))
 cmd_settle = _call(lambda client, a: client.settle_result(a.tournament, a.secret, a.table, a.places, a.reason))
 
 

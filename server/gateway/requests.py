@@ -15,8 +15,8 @@ from ..directory import Directory
 from ..lobby import Lobby
 from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
                         Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,
-                        Redirect, Refusal, Register, Registered, Replay, ReportResult, Resume, SettleResult,
-                        StartTournament, TableCreated, Tables,
+                        Redirect, Refusal, Register, Registered, Replay, ReportResult, Resume, SetReportedTables,
+                        SettleResult, StartTournament, TableCreated, Tables,
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         WatchTournament)
 from ..limits import check_ids
@@ -25,7 +25,8 @@ from ..table import Table, intents
 from .quotas import COSTS, UNIT_BYTES
 
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
-                    WatchTournament, Leaderboard, TournamentLog, ReportResult, SettleResult}
+                    WatchTournament, Leaderboard, TournamentLog, ReportResult, SettleResult,
+                    SetReportedTables}
 
 
 async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
@@ -170,4 +171,6 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
         await reported.report(director, message.token, message.table, message.places)
     elif kind is SettleResult:
         await reported.settle(director, message.secret, message.table, message.places, message.reason)
+    elif kind is SetReportedTables:
+        await reported.set_count(director, message.secret, message.tables)
     conn.deliver(director.snapshot(message.id))

@@ -103,6 +103,14 @@ class SettleResult(ClientMessage, tag="settle_result"):
     reason: str = ""
 
 
+class SetReportedTables(ClientMessage, tag="set_reported_tables"):
+    """The organiser changes how many tables a round play off the server, from the next round seated on."""
+
+    tournament: str
+    secret: str
+    tables: int
+
+
 class WatchTournament(ClientMessage, tag="watch_tournament"):
     """Follow a tournament's standings, seatings and results live; with a player's ``token``, also that
     player's ``your_table`` each round."""
@@ -143,7 +151,7 @@ class TournamentInfo(msgspec.Struct, frozen=True):
     suggested_rounds: int = 0  # Swiss: the rounds its players need (ceil(log_seats(players))); 0 otherwise
     tiebreaks: list[str] = []  # the tiebreaks after points, in order (the lot follows)
     seeding: str = ""  # "ratings": round 1 was (or will be) seated from ratings
-    reported_tables: int = 0  # tables a round that play off the server and report
+    reported_tables: int = 0  # tables of the next round seated that play off the server and report
 
 
 class PlayerInfo(msgspec.Struct, frozen=True):

@@ -2,7 +2,10 @@
 records and their fold.
 
 **Which tables report** (``reported_ids``): with ``Settings.reported_tables`` = N, the last N tables of each
-seating (the round's highest-numbered; every table when the round has N or fewer) are played off the server:
+seating (the round's highest-numbered; every table when the round has N or fewer) are played off the server.
+The organiser may change N from the next round seated on (``reported_count`` record: ``round`` is that
+round, which must be the next one; the count of a round is the last such record's for it or before, else the
+settings'). Those tables are
 they are seated like any other (same seater, same log record) but never opened; their players are told their
 table with ``reported`` set. Derived from the settings and the seating, so ``verify`` knows them too.
 
@@ -40,6 +43,14 @@ class Reported(msgspec.Struct, tag_field="kind", tag="reported", frozen=True, om
     time: float = 0.0
 
 
+class ReportedCount(msgspec.Struct, tag_field="kind", tag="reported_count", frozen=True, omit_defaults=True):
+    """The organiser's count of reported tables from round ``round`` (the next one seated) on."""
+
+    round: int
+    tables: int
+    time: float = 0.0
+
+
 class Settled(msgspec.Struct, tag_field="kind", tag="settled", frozen=True, omit_defaults=True):
     """The organiser's settlement of a reported table: each seat's place, and why."""
 
@@ -51,14 +62,20 @@ class Settled(msgspec.Struct, tag_field="kind", tag="settled", frozen=True, omit
 
 def reported_ids(state: Any, round_no: int | None = None) -> list[str]:
     """The tables that report (see the module's text), of round ``round_no`` or of every round."""
-    n = state.settings.reported_tables
-    if not n:
+    if not state.settings.reported_tables and not state.report_counts:
         return []
     by_round: dict[int, list[str]] = {}
     for table, (r, _) in state.tables.items():
         by_round.setdefault(r, []).append(table)
     rounds = [round_no] if round_no is not None else sorted(by_round)
-    return [t for r in rounds for t in by_round.get(r, [])[-n:]]
+    return [t for r in rounds if count_for(state, r) for t in by_round.get(r, [])[-count_for(state, r):]]
+
+
+def count_for(state: Any, round_no: int) -> int:
+    """How many tables of round ``round_no`` report: the organiser's last count for it or before, else the
+    settings'."""
+    counts = [n for r, n in state.report_counts if r <= round_no]
+    return counts[-1] if counts else state.settings.reported_tables
 
 
 def is_reported(state: Any, table: str) -> bool:
@@ -92,9 +109,19 @@ def check(state: Any, table: str, places: tuple[int, ...], player: str | None = 
     return players
 
 
-def fold(state: Any, record: Reported | Settled) -> None:
-    """Take a report or a settlement into ``state`` (``state.Tournament``); raise ``Refusal`` and change
-    nothing if it cannot apply. The result stands when every player agrees, or at once when settled."""
+def fold(state: Any, record: Reported | Settled | ReportedCount) -> None:
+    """Take a report, a settlement or a new count into ``state`` (``state.Tournament``); raise ``Refusal`` and
+    change nothing if it cannot apply. The result stands when every player agrees, or at once when settled."""
+    if type(record) is ReportedCount:
+        from .scoring import REPORTED_MOST
+
+        if record.round != state.round + 1:
+            raise Refusal(Code.BAD_ROUND, f"a count of reported tables applies from the next round seated, "
+                                          f"{state.round + 1}, not {record.round}")
+        if not 0 <= record.tables <= REPORTED_MOST:
+            raise Refusal(Code.BAD_SETTINGS, f"reported tables are 0..{REPORTED_MOST} a round, not {record.tables}")
+        state.report_counts.append((record.round, record.tables))
+        return
     if type(record) is Settled:
         players = check(state, record.table, record.places)
         state.results[record.table] = _result(record.table, players, record.places)

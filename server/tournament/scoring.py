@@ -55,9 +55,9 @@ def suggested_rounds(players: int, seats: int) -> int:
     return rounds
 
 
-def shown(settings: Any, players: int) -> dict[str, Any]:
+def shown(settings: Any, players: int, reported_tables: int) -> dict[str, Any]:
     """The choices a tournament's info line shows (``TournamentInfo``'s fields), and for a Swiss event the
-    rounds its ``players`` need."""
+    rounds its ``players`` need; ``reported_tables``: the count for the next round seated."""
     suggested = suggested_rounds(players, settings.sizes.wanted) if settings.format == "swiss" else 0
     return {"suggested_rounds": suggested, "tiebreaks": list(tiebreak_order(settings)), "seeding": settings.seeding,
-            "reported_tables": settings.reported_tables}
+            "reported_tables": reported_tables}

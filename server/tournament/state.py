@@ -70,6 +70,7 @@ class Tournament:
     # the organiser's settings' records (``rated.py``, ``reporting.py``)
     seed_ratings: dict[str, float] | None = None  # the ratings round 1 was seeded from (``ratings_seeded``)
     reports: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # reported table -> player -> places
+    report_counts: list[tuple[int, int]] = field(default_factory=list)  # (from round, tables): the organiser's
 
     def __post_init__(self) -> None:
         self.settings.check()
@@ -289,7 +290,7 @@ class Tournament:
                 self.ended = record
             case rated.RatingsSeeded():
                 rated.fold(self, record)
-            case reporting.Reported() | reporting.Settled():
+            case reporting.Reported() | reporting.Settled() | reporting.ReportedCount():
                 reporting.fold(self, record)
             case _:
                 raise Refusal(Code.BAD_RECORD, f"not a record that follows 'created': {record!r}")

@@ -22,7 +22,7 @@ def info(tid: str, request: CreateTournament, state: Tournament) -> TournamentIn
                           format=s.format, rounds=planned, round=state.round, status=status,
                           players=len(state.entered()), commitment=state.created.commitment,
                           max_players=s.max_players, waitlisted=len(state.waitlist),
-                          **scoring.shown(s, len(state.entered())))
+                          **scoring.shown(s, len(state.entered()), reporting.count_for(state, state.round + 1)))
 
 
 def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = None) -> TournamentState:

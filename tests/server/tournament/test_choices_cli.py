@@ -34,6 +34,12 @@ async def test_create_report_and_settle_from_the_command_line(nursery, tmp_path,
             async with open_client(running.url) as phone:
                 entry = await phone.register(tid, name)
                 tokens[entry.player] = entry.token
+        assert await cli("tournament", "reported-tables", running.url, tid, "--secret", "wrong", "--tables", "0") == 2
+        assert "bad_secret" in capsys.readouterr().err
+        assert await cli("tournament", "reported-tables", running.url, tid, "--secret", secret, "--tables", "0") == 0
+        assert (await client.watch_tournament(tid)).tournament.reported_tables == 0
+        assert await cli("tournament", "reported-tables", running.url, tid, "--secret", secret, "--tables", "1") == 0
+        capsys.readouterr()
         info = (await client.watch_tournament(tid)).tournament
         assert (info.tiebreaks, info.seeding, info.reported_tables) == (["share", "opponents"], "ratings", 1)
         state = await client.start_tournament(tid, secret)

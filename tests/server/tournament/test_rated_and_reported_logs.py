@@ -183,3 +183,47 @@ def test_an_old_log_reads_with_none_of_the_new_settings(tmp_path):
     text = (tmp_path / "old.log").read_text()
     assert "tiebreaks" not in text and "reported_tables" not in text and "seeding" not in text
     assert read_tournament_log(tmp_path / "old.log").created.settings == plain
+
+
+def test_the_organisers_count_of_reported_tables_applies_from_the_next_round_and_verifies(tmp_path):
+    from server.tournament.reporting import ReportedCount
+
+    plain = Settings(format="swiss", sizes=Sizes(2, 6, 3), rounds=2)
+    state = Tournament(created=created(plain), seed=SEED)
+    records = []
+
+    def add(record):
+        state.apply(record)
+        records.append(record)
+
+    for i in range(6):
+        add(Registered(player=f"p{i}", name=f"P{i}"))
+    with pytest.raises(Refusal) as refused:
+        state.apply(ReportedCount(round=2, tables=1))  # not the next round seated
+    assert refused.value.code == "bad_round"
+    with pytest.raises(Refusal) as refused:
+        state.apply(ReportedCount(round=1, tables=-1))
+    assert refused.value.code == "bad_settings"
+    add(ReportedCount(round=1, tables=1))
+    for r in (1, 2):
+        seating = state.next_seating()
+        add(RoundSeated(round=r, tables=tuple(SeatedTable(f"r{r}t{i}", t) for i, t in enumerate(seating.tables))))
+        assert reported_ids(state, r) == ([f"r{r}t1"] if r == 1 else [f"r{r}t0", f"r{r}t1"])
+        for table in reported_ids(state, r):
+            add(Settled(table=table, places=(1, 2, 3)))
+        if r == 1:
+            with pytest.raises(Refusal):  # a server table is not reported: its own end gives its result
+                state.apply(Settled(table="r1t0", places=(1, 2, 3)))
+            from tests.server.tournament.test_tlog import table_log
+            from server.tournament.tlog import TableFinished
+
+            players = state.tables["r1t0"][1]
+            add(TableFinished(round=1, table="r1t0", players=players, places=(1, 2, 3), scores=(1, 2, 3),
+                              log_hash=table_log(tmp_path, "r1t0", [1, 2, 3], [0])))
+            add(ReportedCount(round=2, tables=5))
+    add(Ended(seed=SEED, standings=tuple(row.player for row in state.standings()), reason="no_more_rounds",
+              note="the tournament has 2 rounds"))
+    write(tmp_path / "T9.log", [created(plain), *records])
+    report = verify_tournament(tmp_path / "T9.log", tmp_path)
+    assert report.ok, report.problem
+    assert report.table_logs == 1 and report.results == 4
