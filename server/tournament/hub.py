@@ -252,6 +252,9 @@ class TournamentHub:
         for record in records:  # results logged but not yet in the ratings (a crash between the two)
             if type(record) is TableFinished and record.table not in rated:
                 await results.rate(director, record.result())
+        for table_id in reporting.reported_ids(state):  # reported results stand by their records: rated alike
+            if table_id in state.results and table_id not in rated:
+                await results.rate(director, state.results[table_id])
         if ended:
             director.over.set()
             return director

@@ -227,3 +227,34 @@ def test_the_organisers_count_of_reported_tables_applies_from_the_next_round_and
     report = verify_tournament(tmp_path / "T9.log", tmp_path)
     assert report.ok, report.problem
     assert report.table_logs == 1 and report.results == 4
+
+
+PLACINGS = [(1, 2, 3), (2, 1, 3), (1, 1, 3), (3, 2, 1), (1, 2, 2)]
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(PLACINGS)), max_size=12))
+def test_a_reported_result_stands_exactly_when_every_latest_report_agrees_or_the_organiser_settles(steps):
+    state = Tournament(created=created(ALL_REPORTED), seed=SEED)
+    for i in range(3):
+        state.apply(Registered(player=f"p{i}", name=f"P{i}"))
+    players = state.next_seating().tables[0]
+    state.apply(RoundSeated(round=1, tables=(SeatedTable("a", players),)))
+    latest: dict[str, tuple] = {}
+    stood = None
+    for who, places in steps:  # who 3: the organiser settles
+        record = Settled(table="a", places=places) if who == 3 else Reported(table="a", player=players[who],
+                                                                           places=places)
+        if stood is not None:
+            with pytest.raises(Refusal) as refused:
+                state.apply(record)
+            assert refused.value.code == "already_settled"
+            continue
+        state.apply(record)
+        if who == 3:
+            stood = places
+        else:
+            latest[players[who]] = places
+            if len(latest) == 3 and len(set(latest.values())) == 1:
+                stood = places
+        assert (state.results["a"].places if "a" in state.results else None) == stood

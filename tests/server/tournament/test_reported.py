@@ -155,3 +155,35 @@ async def test_round_one_seeded_by_ratings_parts_the_best_rated_and_logs_the_rat
     assert {names_of[p]: v for p, v in logged.ratings.items()} == {
         n: pytest.approx(by_name.get(n.casefold(), 0.0), abs=1e-3) for n in names}
     assert verify_tournament(log, tmp_path / "tables").ok
+
+
+async def test_a_restart_keeps_the_reports_and_never_opens_a_reported_table(tmp_path):
+    async with trio.open_nursery() as first_run:
+        running = await start_server(first_run, tmp_path)
+        async with open_client(running.url) as organiser:
+            created = await organiser.create_tournament(game="flush", seats=3, rounds=1, reported_tables=1)
+            tid = created.tournament.tournament
+            tokens = {}
+            for name in ("Ana", "Ben", "Cy"):
+                async with open_client(running.url) as phone:
+                    entry = await phone.register(tid, name)
+                    tokens[entry.player] = entry.token
+            (table,) = (await organiser.start_tournament(tid, created.secret)).seatings
+            first = table.players[0]
+            await organiser.report_result(tid, tokens[first], table.table, [1, 2, 3])
+        first_run.cancel_scope.cancel()
+    async with trio.open_nursery() as second_run:  # the same data directory: the tournament reopens from its log
+        running = await start_server(second_run, tmp_path)
+        async with open_client(running.url) as phone:
+            state = await phone.watch_tournament(tid)
+            assert state.seatings[0].reports == {first: [1, 2, 3]} and state.seatings[0].reported
+            with pytest.raises(ServerError) as refused:  # not opened on the server after the restart either
+                await phone.resume(table.table, tokens[first])
+            assert refused.value.code == "no_table"
+            for player in table.players[1:]:
+                state = await phone.report_result(tid, tokens[player], table.table, [1, 2, 3])
+            assert state.tournament.status == "over"
+            assert len(await phone.leaderboard("flush")) == 3
+        second_run.cancel_scope.cancel()
+    assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
+    assert not (tmp_path / "tables" / f"{table.table}.log").exists()
