@@ -81,25 +81,42 @@ def test_the_standings_compare_the_tiebreaks_in_the_chosen_order_then_the_lot(sc
     assert keys == sorted(keys)
 
 
-def test_a_tiebreak_order_is_in_the_log_and_verify_recomputes_the_standings_with_it(tmp_path):
-    chosen = Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3, tiebreaks=("share",))
+@pytest.mark.parametrize("order", [("share",), ("share", "opponents"), ("opponents",)])
+def test_a_tiebreak_order_is_in_the_log_and_verify_recomputes_the_standings_with_it(tmp_path, order):
+    chosen = Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3, tiebreaks=order)
     records = play(tmp_path, chosen, 9, log_format=3)
+    assert '"tiebreaks"' in (tmp_path / "t17.tournament.log").read_text().splitlines()[0]
     report = verify_tournament(tmp_path / "t17.tournament.log", tmp_path)
     assert report.ok, report.problem
     assert [r.player for r in report.standings] == list(records[-1].standings)
-    default = [r.player for r in standings([f"p{i}" for i in range(9)], [], [], chosen, SEED)]
-    assert default  # the order folds with the log's own settings: changing them breaks the published standings
+    value = {"opponents": lambda r: r.opponents, "share": lambda r: r.share}
+    keys = [(-r.points, *(-value[name](r) for name in order), r.lot) for r in report.standings]
+    assert keys == sorted(keys)
+
+
+def test_a_log_whose_published_standings_follow_another_tiebreak_order_is_caught(tmp_path):
+    from server.tournament.tlog import Ended
+
+    chosen = Settings(format="swiss", sizes=Sizes(2, 3, 3), rounds=3, tiebreaks=("share",))
+    for seed_players in range(9, 16):  # a field where the two orders rank someone differently
+        records = play(tmp_path, chosen, seed_players, log_format=3)
+        report = verify_tournament(tmp_path / "t17.tournament.log", tmp_path)
+        rows = report.standings
+        other = sorted(rows, key=lambda r: (-r.points, -r.opponents, -r.share, r.lot))
+        if [r.player for r in other] != [r.player for r in rows]:
+            break
+    else:
+        pytest.skip("no field of 9..15 players where the orders differ")
     from server.tournament.tlog import read_tournament_log
     from tests.server.tournament.test_tlog import write
 
     read = read_tournament_log(tmp_path / "t17.tournament.log")
-    other = msgspec.structs.replace(read.created, settings=msgspec.structs.replace(chosen, tiebreaks=("opponents",)))
-    write(tmp_path / "other.log", [other, *read.records])
-    forged = verify_tournament(tmp_path / "other.log")
-    if forged.ok:  # the two orders happened to agree on this field: then they give the same standings
-        assert [r.player for r in forged.standings] == [r.player for r in report.standings]
-    else:
-        assert "standings" in forged.problem or "seating" in forged.problem
+    forged = [msgspec.structs.replace(r, standings=tuple(row.player for row in other)) if type(r) is Ended else r
+              for r in read.records]
+    write(tmp_path / "forged.log", [read.created, *forged])
+    bad = verify_tournament(tmp_path / "forged.log")
+    assert not bad.ok and "final standings" in bad.problem
+    assert records
 
 
 def test_exact_points_of_a_size_row_are_the_decimals_written():
