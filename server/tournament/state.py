@@ -20,7 +20,9 @@ not seated at all: when it would seat none (too few active players) the event is
 top-N final seats the top of the active players, fewer than N if fewer remain (its ``note`` says so), and is
 skipped when fewer than a table's minimum remain. ``end_reason`` says why a Swiss or round-robin event is over,
 and an ``ended`` record that gives a reason must give that one, in the same words. Nothing follows ``ended``
-(``tournament_over``). Active players are the registered ones (checked in, when the settings ask for
+(``tournament_over``). A Swiss round 1 seeded by ratings is seated from the ratings logged before it (``rated.py``); a table played
+off the server takes its result from its players' reports or the organiser's settlement (``reporting.py``):
+each module folds its own records. Active players are the registered ones (checked in, when the settings ask for
 check-in) who have not dropped and are not on the waitlist.
 
 **Player cap and waitlist** (``Settings.max_players``, 0: no cap): a registration past the cap, or made while
