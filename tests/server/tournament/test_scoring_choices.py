@@ -122,3 +122,24 @@ def test_a_log_whose_published_standings_follow_another_tiebreak_order_is_caught
 def test_exact_points_of_a_size_row_are_the_decimals_written():
     chosen = Settings(format="swiss", sizes=Sizes(2, 4, 3), rounds=1, points={4: (2.5, 1, 0.1, 0)})
     assert chosen.exact_points(4) == (Fraction(5, 2), 1, Fraction(1, 10), 0)
+
+
+rows = st.integers(2, 6).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.integers(0, 50), min_size=n,
+                                                                          max_size=n)))
+
+
+@hsettings(max_examples=80, deadline=None)
+@given(row=rows, scores=st.lists(st.integers(0, 9), min_size=6, max_size=6))
+def test_a_table_of_any_size_pays_out_exactly_its_own_row_ties_split(row, scores):
+    from server.tournament.standings import table_points
+
+    size, values = row
+    values = sorted(values, reverse=True)
+    chosen = Settings(format="swiss", sizes=Sizes(2, 6, 3), rounds=1, points={size: tuple(values)})
+    chosen.check_new()
+    seat_scores = tuple(scores[:size])
+    places = tuple(1 + sum(1 for o in seat_scores if o < s) for s in seat_scores)
+    result = TableResult(table="t", players=tuple(f"p{i}" for i in range(size)), places=places, scores=seat_scores)
+    assert sum(table_points(result, chosen)) == sum(values)
+    other = 3 if size != 3 else 4  # a size with no row of its own keeps the default
+    assert chosen.points_for(other) == {3: (3, 1, 0), 4: (5, 3, 1, 0)}[other]
