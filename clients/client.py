@@ -45,7 +45,7 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
-                             TournamentLog,
+                             ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, Code
 
@@ -313,6 +313,20 @@ class Client:
     async def correct_result(self, tournament: str, secret: str, table: str, places: list[int], reason: str):
         return await self.request(CorrectResult(tournament=tournament, secret=secret, table=table, places=places,
                                                 reason=reason))
+
+    async def report_result(self, tournament: str, token: str, table: str, places: list[int]) -> TournamentState:
+        """A player at a reported table (played off the server) gives each seat's place."""
+        return await self.request(ReportResult(tournament=tournament, token=token, table=table, places=places))
+
+    async def settle_result(self, tournament: str, secret: str, table: str, places: list[int],
+                            reason: str = "") -> TournamentState:
+        """The organiser gives a reported table's places (a disagreement, or a player who cannot report)."""
+        return await self.request(SettleResult(tournament=tournament, secret=secret, table=table, places=places,
+                                               reason=reason))
+
+    async def set_reported_tables(self, tournament: str, secret: str, tables: int) -> TournamentState:
+        """The organiser: how many tables a round play with real cards, from the next round seated on."""
+        return await self.request(SetReportedTables(tournament=tournament, secret=secret, tables=tables))
 
     async def watch_tournament(self, tournament: str, token: str = "") -> TournamentState:
         """The tournament now; then every change (``tournament``) and, with a player's token, that player's

@@ -31,18 +31,43 @@ async def play_tournament(url: str, tournament: str, name: str, policy: str, see
         async with trio.open_nursery() as nursery:
             if state.tournament.status == "over":
                 return entry.player
+            to_report: set[str] = set()  # tables played with real cards, reported once the state shows them
             async for message in client.messages:
-                if type(message) is YourTable and message.table not in played:
+                if type(message) is YourTable and message.reported and message.table not in played:
+                    played.add(message.table)  # a bot holds no cards: it reports the places in seat order
+                    to_report.add(message.table)
+                    _report_ready(nursery, client, tournament, entry.token, state, to_report)
+                elif type(message) is YourTable and message.table not in played:
                     played.add(message.table)
                     rounds += 1
                     nursery.start_soon(_play_table, url, message.table, policy, seed + rounds, name, entry.token,
                                        pace_ms)
                 elif type(message) is TournamentState and message.tournament.status == "over":
                     break
+                elif type(message) is TournamentState:
+                    state = message
+                    _report_ready(nursery, client, tournament, entry.token, state, to_report)
                 elif type(message) is Closing and message.code != Code.SERVER_SHUTDOWN:
                     break  # (a server shutting down is waited for: the client reconnects, the tournament resumes)
             nursery.cancel_scope.cancel()
         return entry.player
+
+
+def _report_ready(nursery, client, tournament: str, token: str, state, to_report: set[str]) -> None:
+    """Report each table of ``to_report`` the tournament's ``state`` shows (so its size is known)."""
+    for seated in state.seatings:
+        if seated.table in to_report:
+            to_report.discard(seated.table)
+            nursery.start_soon(_report_by_seat, client, tournament, token, seated.table, len(seated.players))
+
+
+async def _report_by_seat(client, tournament: str, token: str, table: str, players: int) -> None:
+    """A bot at a table played with real cards reports the places in seat order (1, 2, 3, ...): every bot at
+    the table agrees, and a person there who reports otherwise leaves it to the organiser."""
+    try:
+        await client.report_result(tournament, token, table, list(range(1, players + 1)))
+    except ServerError:
+        pass  # the result stands already, or the event is over: nothing to add
 
 
 TABLE_TRIES = 60  # connections a seat tries while its server restarts, RETRY_PAUSE apart

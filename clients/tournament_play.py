@@ -1,6 +1,6 @@
 """`photofinish play URL --tournament T --token TOKEN`: a registered person follows their tournament in the
 terminal. It waits for each round's seating ("your table, your seat"), plays that table with `play` (the seat
-reserved for the player's token), shows the standings between rounds, and stops when the tournament is over.
+reserved for the player's token; at a table played with real cards, it asks for the places and reports them), shows the standings between rounds, and stops when the tournament is over.
 
 One task reads the keyboard for the whole tournament and hands lines to whichever table is being played, so
 no typed line is lost between tables. While a table is played the tournament is still listened to: a shutdown
@@ -55,7 +55,14 @@ async def follow_tournament(url: str, tournament: str, token: str, *,
                     message = await client.messages.receive()
                 except trio.EndOfChannel:
                     break
-            if type(message) is YourTable and message.table not in played:
+            if type(message) is YourTable and message.reported and message.table not in played:
+                played.add(message.table)  # played with real cards at the venue: the places are typed here
+                out(f"round {message.round}: your table is {message.table}, seat {message.seat + 1}, played with "
+                    "real cards")
+                if not await _report(client, tournament, token, message.table, lines_out, out):
+                    break
+                out("reported: waiting for the next round")
+            elif type(message) is YourTable and message.table not in played:
                 played.add(message.table)
                 out(f"round {message.round}: your table is {message.table}, seat {message.seat + 1}")
                 code = await _play_table(client, url, message.table, token, lines_out, terminal, later)
@@ -98,6 +105,26 @@ async def _play_table(client, url: str, table: str, token: str, lines, terminal:
         code = await play(url, table, token=token, read_line=lines.receive, terminal=terminal, notices=notices_out)
         nursery.cancel_scope.cancel()
     return code
+
+
+async def _report(client, tournament: str, token: str, table: str, lines, out) -> bool:
+    """A table played with real cards: the person types each seat's places once it is over, until the server
+    takes them (or the table's result stands already); False when the keyboard is closed."""
+    while True:
+        out("when the game is over, type each seat's place, seat 1 first (1 = first; ties share it: 1,1,3):")
+        line = (await lines.receive()).strip()
+        if not line:
+            return False
+        try:
+            await client.report_result(tournament, token, table, [int(v) for v in line.split(",")])
+            return True
+        except ValueError:
+            out(f"{line!r}: places are whole numbers by seat, e.g. 1,3,2")
+        except ServerError as error:
+            if error.code in ("already_settled", "tournament_over"):
+                out(error.message)
+                return True
+            out(error.message)
 
 
 def _shutting_down(message: Closing) -> str:

@@ -15,7 +15,7 @@ def state_text(state) -> str:
     """The tournament's header, its standings and the current round's tables, as `standings` prints them."""
     info = state.tournament
     lines = [f"{info.name} ({info.tournament}): {info.game} {info.mode}, {info.format}, {round_words(info)}, "
-             f"{info.status}, {count_of(info.players, 'player')}", standings_text(state)]
+             f"{info.status}, {count_of(info.players, 'player')}" + _suggested(info), standings_text(state)]
     if state.seatings:
         names = {p.player: p.name for p in state.players}
         stand_ins = any(seating.stand_ins for seating in state.seatings)
@@ -36,6 +36,11 @@ def _seat_text(seating, names: dict[str, str]) -> list[str]:
     """Each player of a table: their name, and once it is over the place that scores (stand-ins last), with
     the game's own place where that differs."""
     if not seating.places:
+        if getattr(seating, "reported", False):  # played with real cards: who has reported so far
+            return [", ".join(names.get(p, p) for p in seating.players)
+                    + f"  (real cards: {len(seating.reports)} of {len(seating.players)} reported"
+                    + (", they disagree: the organiser settles it)" if len({tuple(v) for v in seating.reports.values()})
+                       > 1 else ")")]
         return [", ".join(names.get(p, p) for p in seating.players) + "  (playing)"]
     n = len(seating.players)
     stand_ins = tuple(i in seating.stand_ins for i in range(n))
@@ -48,6 +53,14 @@ def _seat_text(seating, names: dict[str, str]) -> list[str]:
             text += f" ({_ordinal(game_place)} in the game)"
         out.append(text + (" [stand-in]" if stand_ins[i] else ""))
     return out
+
+
+def _suggested(info) -> str:
+    """A Swiss event's suggested rounds for its field, when they differ from the rounds planned."""
+    suggested = getattr(info, "suggested_rounds", 0)
+    if info.format != "swiss" or not suggested or suggested == info.rounds or not info.players:
+        return ""
+    return f" (suggested for {count_of(info.players, 'player')}: {count_of(suggested, 'round')})"
 
 
 def _ordinal(n: int) -> str:

@@ -16,7 +16,8 @@ from itertools import accumulate
 import msgspec
 
 from .protocol import (Act, CheckIn, Code, CorrectResult, Drop, Leave, OpenPlayback, Refusal, Register, Replay,
-                       Resume, StartTournament, TakeSeat, Watch, WatchTournament)
+                       ReportResult, Resume, SetReportedTables, SettleResult, StartTournament, TakeSeat, Watch,
+                       WatchTournament)
 
 # ------------------------------------------------------------------ nesting depth
 
@@ -162,7 +163,8 @@ LOG_ID = re.compile(r"t[0-9]{1,24}")  # a table's log: tables/t<n>.log
 TOURNAMENT_ID = re.compile(r"T[0-9]{1,24}")
 TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # t<n>, p<n> (a playback), or an alias (demo, open)
 TABLE_CALLS = (TakeSeat, Resume, Watch, Act, Leave)
-TOURNAMENT_CALLS = (Register, CheckIn, Drop, StartTournament, CorrectResult, WatchTournament)
+TOURNAMENT_CALLS = (Register, CheckIn, Drop, StartTournament, CorrectResult, WatchTournament, ReportResult,
+                    SettleResult, SetReportedTables)
 
 
 def _shown(text: str) -> str:
@@ -187,7 +189,7 @@ def check_ids(message) -> None:
         if not TOURNAMENT_ID.fullmatch(message.tournament):
             raise Refusal(Code.NO_TOURNAMENT, f"no tournament {_shown(message.tournament)}: a tournament "
                                               f"is named T and 1-24 digits")
-        if kind is CorrectResult and not TABLE_ID.fullmatch(message.table):
+        if kind in (CorrectResult, ReportResult, SettleResult) and not TABLE_ID.fullmatch(message.table):
             raise Refusal(Code.NO_TABLE, f"no table {_shown(message.table)} in this tournament")
 
 

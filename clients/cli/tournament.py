@@ -3,6 +3,7 @@
     create URL --game G ...        open one; prints its id and the organiser's secret
     register URL T --name NAME     enter a player; prints their id and secret token
     check-in | drop | start | correct | standings | list | export | bots | verify
+    report | settle | reported-tables   tables played with real cards: players' places, the organiser's word
 
 Every call is one request to the server (``clients/client.py``); `verify` needs no server: it checks a
 tournament's log and its tables' logs on disk (``server.commands.verify_tournament_log``).
@@ -23,7 +24,7 @@ from rules.bots import POLICY_NAMES
 
 from .. import checks
 from ..tournament_text import count_of, state_text
-from . import values
+from . import tournament_choices, values
 from .running import run_client
 
 
@@ -83,6 +84,7 @@ def add_parser(sub) -> None:
                         help="stand-in bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
     create.add_argument("--name", default="", help="the tournament's name, shown to everyone (default: its id)")
+    tournament_choices.add_create_flags(create)
     create.set_defaults(run=cmd_create)
 
     register = cmds.add_parser("register", help="enter a player; prints their id and secret token")
@@ -179,6 +181,8 @@ def add_parser(sub) -> None:
                              "registration's answer gave you)")
     verify.set_defaults(run=cmd_verify)
 
+    tournament_choices.add_parsers(cmds, url_help, tid_help)  # report, settle, reported-tables
+
 
 def cmd_create(args: argparse.Namespace) -> int:
     from rules import get_game
@@ -197,7 +201,8 @@ def cmd_create(args: argparse.Namespace) -> int:
                 format=args.format, rounds=args.rounds, top=args.top, points=args.points,
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
-                check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players)
+                check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players,
+                **tournament_choices.create_fields(args))
         info = created.tournament
         print(info.tournament)
         print(f"{info.name}: {args.game} {mode}, {info.format}, tables of {info.seats}; seed commitment "
@@ -205,6 +210,7 @@ def cmd_create(args: argparse.Namespace) -> int:
               f"players join with:  photofinish tournament register {args.url} {info.tournament} --name NAME\n"
               f"start it with:      photofinish tournament start {args.url} {info.tournament} --secret "
               f"{created.secret}", file=sys.stderr)
+        tournament_choices.print_created(info)
         return 0
 
     return run_client(run)

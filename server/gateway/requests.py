@@ -15,15 +15,18 @@ from ..directory import Directory
 from ..lobby import Lobby
 from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
                         Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,
-                        Redirect, Refusal, Register, Registered, Replay, Resume, StartTournament, TableCreated, Tables,
+                        Redirect, Refusal, Register, Registered, Replay, ReportResult, Resume, SetReportedTables,
+                        SettleResult, StartTournament, TableCreated, Tables,
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         WatchTournament)
 from ..limits import check_ids
+from ..tournament import reported
 from ..table import Table, intents
 from .quotas import COSTS, UNIT_BYTES
 
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
-                    WatchTournament, Leaderboard, TournamentLog}
+                    WatchTournament, Leaderboard, TournamentLog, ReportResult, SettleResult,
+                    SetReportedTables}
 
 
 async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
@@ -176,4 +179,10 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
         await director.start(message.secret, message.next_round)
     elif kind is CorrectResult:
         await director.correct(message.secret, message.table, message.places, message.reason)
+    elif kind is ReportResult:  # a table played off the server (``tournament/reported.py``)
+        await reported.report(director, message.token, message.table, message.places)
+    elif kind is SettleResult:
+        await reported.settle(director, message.secret, message.table, message.places, message.reason)
+    elif kind is SetReportedTables:
+        await reported.set_count(director, message.secret, message.tables)
     conn.deliver(director.snapshot(message.id))

@@ -26,7 +26,8 @@ from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummar
 from .table import (Accepted, Act, BroadcastView, Contest, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
                     Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,
-                         RatingRow, Ratings, Register, Registered, SeatingInfo, StandingRow, StartTournament,
+                         RatingRow, Ratings, Register, Registered, ReportResult, SeatingInfo, SetReportedTables,
+                         SettleResult, StandingRow, StartTournament,
                          TournamentCreated, TournamentInfo, TournamentLog, TournamentLogFile, Tournaments,
                          TournamentState, WatchTournament, YourTable)
 
@@ -39,6 +40,7 @@ __all__ = [
     "TableCreated", "TableInfo", "Tables", "game_summary", "Accepted", "Act", "BroadcastView", "Contest", "Leave", "Left", "Rejected",
     "Resume", "Seated", "Snapshot", "TableEnded", "TakeSeat", "Update", "Watch", "Watching", "CheckIn",
     "CorrectResult", "CreateTournament", "Drop", "Leaderboard", "ListTournaments", "PlayerInfo", "RatingRow",
+    "ReportResult", "SetReportedTables", "SettleResult",
     "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",
     "TournamentInfo", "TournamentLog", "TournamentLogFile", "Tournaments", "TournamentState", "WatchTournament",
     "YourTable",

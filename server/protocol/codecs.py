@@ -17,13 +17,14 @@ from .lobby import (CreateTable, Games, ListGames, ListTables, OpenPlayback, Rep
 from .table import (Accepted, Act, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat, Update,
                     Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Ratings,
-                         Register, Registered, StartTournament, TournamentCreated, TournamentLog, TournamentLogFile,
-                         Tournaments, TournamentState, WatchTournament, YourTable)
+                         Register, Registered, ReportResult, SetReportedTables, SettleResult, StartTournament,
+                         TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, TournamentState, WatchTournament, YourTable)
 
 
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
-                          CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog]
+                          CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog, ReportResult,
+                          SettleResult, SetReportedTables]
 
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,

@@ -113,6 +113,12 @@ class Code(StrEnum):
     ROUND_NOT_OVER = "round_not_over"  # the current round still has tables playing
     NO_REASON = "no_reason"  # a correction without a reason
     TOURNAMENT_OVER = "tournament_over"  # the tournament is over: nothing is accepted after its end
+    # -- tournaments: reported results (tables played off the server)
+    NOT_REPORTED = "not_reported"  # the table plays on the server: its result comes from its own end
+    NOT_YOUR_TABLE = "not_your_table"  # a report from a player not seated at that table
+    ALREADY_SETTLED = "already_settled"  # the reported table's result stands already (agreed or settled)
+    BAD_PLACES = "bad_places"  # reported places that are not one place per seat, 1..n, ties sharing their best
+    REPORTS_PENDING = "reports_pending"  # the next round now, while reported tables have no result yet
 
     # -- tournaments: a record or a result that does not follow (a log read back, a table's finish)
     BAD_RESULT = "bad_result"  # a table result that is no table's finish, or names other players

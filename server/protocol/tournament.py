@@ -1,4 +1,4 @@
-"""Tournament messages: creating, entering, checking in, dropping, starting, correcting and watching a
+"""Tournament messages: creating, entering, checking in, dropping, starting, correcting, reporting and watching a
 tournament, its log, a player's table each round, and the leaderboard."""
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     check_in: bool = False  # True: only checked-in players are seated in round 1
     max_players: int = 0  # players holding a place at most; later registrations go on a waitlist (0: no cap)
     seed: int | None = None
+    # scoring and seeding choices (server/tournament/scoring.py, rated.py, reporting.py)
+    points_by_size: dict[int, list[float]] = {}  # table size -> placement points best first (other sizes)
+    tiebreaks: list[str] = []  # the order of "opponents" and "share" after points (the lot is last); []: default
+    seeding: str = ""  # "ratings": a Swiss round 1 seated from the players' ratings; "": by lot
+    reported_tables: int = 0  # each round, the last N tables play off the server and their players report
 
 
 class ListTournaments(ClientMessage, tag="list_tournaments"):
@@ -78,6 +83,34 @@ class CorrectResult(ClientMessage, tag="correct_result"):
     reason: str
 
 
+class ReportResult(ClientMessage, tag="report_result"):
+    """A player at a reported table (played off the server) gives each seat's place; the result stands when
+    every player at the table has reported the same places."""
+
+    tournament: str
+    token: str
+    table: str
+    places: list[int]
+
+
+class SettleResult(ClientMessage, tag="settle_result"):
+    """The organiser gives a reported table's places (its players disagree, or one cannot report)."""
+
+    tournament: str
+    secret: str
+    table: str
+    places: list[int]
+    reason: str = ""
+
+
+class SetReportedTables(ClientMessage, tag="set_reported_tables"):
+    """The organiser changes how many tables a round play off the server, from the next round seated on."""
+
+    tournament: str
+    secret: str
+    tables: int
+
+
 class WatchTournament(ClientMessage, tag="watch_tournament"):
     """Follow a tournament's standings, seatings and results live; with a player's ``token``, also that
     player's ``your_table`` each round."""
@@ -115,6 +148,10 @@ class TournamentInfo(msgspec.Struct, frozen=True):
     commitment: str  # sha256 of the seating seed, revealed when the tournament ends
     max_players: int = 0  # the cap of players holding a place (0: none)
     waitlisted: int = 0  # players on the waitlist
+    suggested_rounds: int = 0  # Swiss: the rounds its players need (ceil(log_seats(players))); 0 otherwise
+    tiebreaks: list[str] = []  # the tiebreaks after points, in order (the lot follows)
+    seeding: str = ""  # "ratings": round 1 was (or will be) seated from ratings
+    reported_tables: int = 0  # tables of the next round seated that play off the server and report
 
 
 class PlayerInfo(msgspec.Struct, frozen=True):
@@ -132,6 +169,8 @@ class SeatingInfo(msgspec.Struct, frozen=True):
     players: list[str]
     places: list[int] | None = None
     stand_ins: list[int] = []  # seats a stand-in bot played
+    reported: bool = False  # played off the server: its players report its places (``report_result``)
+    reports: dict[str, list[int]] = {}  # reported table: each player who reported -> the places they gave
 
 
 class StandingRow(msgspec.Struct, frozen=True):
@@ -213,6 +252,7 @@ class YourTable(ServerMessage, tag="your_table"):
     round: int
     table: str
     seat: int
+    reported: bool = False  # played off the server with real cards: report its places (``report_result``)
 
 
 def scoring_places(places: tuple[int, ...], stand_ins: tuple[bool, ...] | None = None) -> tuple[int, ...]:

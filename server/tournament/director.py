@@ -43,7 +43,7 @@ from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import Code, CreateTournament, Refusal, TournamentInfo, TournamentState, YourTable
 from ..quotas import Owner
 from ..table import Table, token_hash
-from . import clocks, opening, views
+from . import clocks, opening, rated_start, reporting, views
 from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
@@ -114,7 +114,8 @@ class Director:
                 if table in self.opened and table not in self.state.results and player in players:
                     # (a table seated in the log but still opening is told when it opens, not before)
                     receiver.deliver(YourTable(tournament=self.id, round=round_no, table=table,
-                                               seat=players.index(player)))
+                                               seat=players.index(player),
+                                               reported=reporting.is_reported(self.state, table)))
 
     def unwatch(self, receiver: Any) -> None:
         self.watchers.pop(receiver, None)
@@ -270,6 +271,10 @@ class Director:
         async with self.lock:
             self._not_over()
             playing = self.state.unfinished() if next_round and self.state.round else []
+            waiting_reports = reporting.pending(self.state) if playing else []
+            if waiting_reports:  # no clock ends a table played off the server: its players or the organiser do
+                raise Refusal(Code.REPORTS_PENDING, f"table(s) {', '.join(waiting_reports)} play off the server and "
+                                                    "have no result yet: their players report it, or settle it")
             round_no = self.state.round
         if playing and self.state.settings.format != "arena":
             await clocks.halt(self, playing)
@@ -295,6 +300,7 @@ class Director:
                     self.hub.spawn(self.id, clocks.arena_clock, self)
                     await self._arena_seat()
                     return
+            await rated_start.log_ratings(self)  # a ratings-seeded round 1: its ratings logged first
             await opening.open_round(self, self.state.next_seating())
 
     async def correct(self, secret: str, table: str, places: list[int], reason: str) -> None:

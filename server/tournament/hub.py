@@ -26,7 +26,7 @@ from ..directory import Directory, LocalDirectory
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
-from . import clocks, opening, results
+from . import clocks, opening, reporting, results
 from .director import Director, secret_hash
 from .host import TableHost
 from .model import Settings, Sizes
@@ -136,13 +136,13 @@ class TournamentHub:
         if request.points is not None and len(request.points) != request.seats:
             raise Refusal(Code.BAD_SETTINGS, f"points: one value per place at a table of {request.seats}, "
                                              f"best first (not {len(request.points)})")
-        points = {request.seats: tuple(int(p) if isinstance(p, float) and p.is_integer() else p
-                                       for p in request.points)} if request.points else {}  # 3.0 is 3; 2.5 stays
+        points = points_table(request)
         settings = Settings(format=request.format, sizes=Sizes(min=game.info.min_seats, max=game.info.max_seats,
                                                               wanted=request.seats),
                             rounds=rounds, points=points, bye_points=request.bye_points,
                             check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top,
-                            max_players=request.max_players)
+                            max_players=request.max_players, seeding=request.seeding,
+                            tiebreaks=tuple(request.tiebreaks), reported_tables=request.reported_tables)
         settings.check_new()
         return game, settings, dict(setup.options)
 
@@ -252,11 +252,17 @@ class TournamentHub:
         for record in records:  # results logged but not yet in the ratings (a crash between the two)
             if type(record) is TableFinished and record.table not in rated:
                 await results.rate(director, record.result())
+        for table_id in reporting.reported_ids(state):  # reported results stand by their records: rated alike
+            if table_id in state.results and table_id not in rated:
+                await results.rate(director, state.results[table_id])
         if ended:
             director.over.set()
             return director
         for table_id in state.unfinished():
             round_no, players = state.tables[table_id]
+            if reporting.is_reported(state, table_id):  # played off the server: its players report it
+                director.opened.add(table_id)
+                continue
             table = self.lobby.tables.get(table_id)
             if table is not None:
                 opening.follow(director, table, round_no, players)
@@ -307,6 +313,21 @@ class TournamentHub:
         for director in self.directors.values():
             if director.remote is not None:
                 director.remote.stop_listening()
+
+
+def points_table(request: CreateTournament) -> dict[int, tuple]:
+    """The placement points by table size: ``points`` for the wanted size, ``points_by_size`` for any (the wanted
+    size's from ``points`` if both give it and differ: refused). Whole floats become ints (3.0 is 3; 2.5 stays)."""
+    def row(values) -> tuple:
+        return tuple(int(p) if isinstance(p, float) and p.is_integer() else p for p in values)
+
+    table = {size: row(values) for size, values in request.points_by_size.items()}
+    if request.points:
+        if request.seats in table and table[request.seats] != row(request.points):
+            raise Refusal(Code.BAD_SETTINGS, f"points and points_by_size give tables of {request.seats} "
+                                             "different points: give them once")
+        table[request.seats] = row(request.points)
+    return table
 
 
 def msgspec_replace(struct: Any, **changes: Any) -> Any:

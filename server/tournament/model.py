@@ -14,6 +14,7 @@ from fractions import Fraction
 import msgspec
 
 from ..protocol import Code, Refusal
+from .scoring import check_choices
 
 FORMATS = ("swiss", "round_robin", "arena")
 
@@ -97,6 +98,10 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
     late_until: int = 0  # registration stays open until this round is seated (0: until round 1)
     top_n: int = 0
     max_players: int = 0  # players holding a place at most; later registrations wait (0: no cap)
+    # -- scoring and seeding choices (``scoring.py``, ``rated.py``, ``reporting.py``); absent in older logs
+    seeding: str = ""  # "ratings": Swiss round 1 seated from the players' ratings (``rated.py``); "": by lot
+    tiebreaks: tuple[str, ...] = ()  # the chosen order of ``scoring.TIEBREAKS`` (the lot stays last); (): default
+    reported_tables: int = 0  # each round, this many tables play off the server and report (``reporting.py``)
 
     def check(self) -> None:
         if self.format not in FORMATS:
@@ -108,6 +113,7 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
         for size, row in self.points.items():
             if len(row) != size or list(row) != sorted(row, reverse=True):
                 raise Refusal(Code.BAD_SETTINGS, f"points at {size} seats: {size} values, best first")
+        check_choices(self)  # seeding, tiebreak order, reported tables (``scoring.py``)
 
     def check_new(self) -> None:
         """The checks a new tournament's settings pass on top of ``check`` (a log written before them still
@@ -133,6 +139,13 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
         if self.late_until and self.format == "round_robin":
             raise Refusal(Code.BAD_SETTINGS, "a round robin's schedule is fixed at round 1: late entries "
                                              "cannot join it (late_entry_rounds is 0)")
+        for size in self.points:
+            if not self.sizes.min <= size <= self.sizes.max:
+                raise Refusal(Code.BAD_SETTINGS, f"points at {size} seats: this game's tables seat "
+                                                 f"{self.sizes.min}..{self.sizes.max}")
+        if self.seeding and self.format != "swiss":
+            raise Refusal(Code.BAD_SETTINGS, f"seeding by ratings seats a Swiss round 1; a {_words(self.format)} "
+                                             "has its own first round: leave it off")
 
     def exact_points(self, size: int) -> tuple[Fraction, ...]:
         return tuple(exact(v) for v in self.points_for(size))

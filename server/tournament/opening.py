@@ -1,7 +1,8 @@
 """Starting a round (lila's SwissDirector): a seating becomes open tables. The one narrow port through which a
 tournament opens its tables: the local lobby, or another node of the cluster (``remote.py``).
 
-``open_round`` logs the seating (``round_seated``) before anything opens, then opens each table with every seat
+``open_round`` logs the seating (``round_seated``) before anything opens, then opens each table (but a table
+played off the server, ``reporting.py``, whose players are told it and report its places) with every seat
 reserved for its player's token (``Reservation``) and a stand-in bot for a no-show after ``no_show_ms``; each
 player watching the tournament gets ``your_table``, and a task per table waits for its result
 (``results.await_result``). A table that cannot open is tried again every ``RETRY_SECONDS`` (``retry_tables``)
@@ -23,7 +24,7 @@ from rules import RulesError
 
 from ..protocol import Code, CreateTable, Refusal, YourTable
 from ..table import Reservation, Table
-from . import clocks, results
+from . import clocks, reporting, results
 from .model import Seating
 from .remote import OpenRequest, RemoteTables, spread
 from .store import Store
@@ -47,6 +48,11 @@ async def open_round(d: Director, seating: Seating, waiting: tuple[str, ...] = (
     await d.record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
                                note=seating.note, time=d.now()))
     await d.mirror(Store.add_round, d.id, round_no, {t.table: t.players for t in tables}, seating.byes)
+    off = set(reporting.reported_ids(d.state, round_no))  # played off the server: never opened, only told
+    for seated in tables:
+        if seated.table in off:
+            tell_players(d, seated.table, round_no, seated.players)
+    tables = tuple(t for t in tables if t.table not in off)
     nodes = placement(d, len(tables))
     try:
         async with trio.open_nursery() as opening:  # at once: each waits on its own files (or node)
@@ -155,7 +161,8 @@ def tell_players(d: Director, table_id: str, round_no: int, players: tuple[str, 
     for receiver, player in list(d.watchers.items()):
         if player in players:
             receiver.deliver(YourTable(tournament=d.id, round=round_no, table=table_id,
-                                       seat=players.index(player)))
+                                       seat=players.index(player),
+                                       reported=reporting.is_reported(d.state, table_id)))
 
 
 async def place_unplaced(d: Director) -> None:

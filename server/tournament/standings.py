@@ -8,7 +8,8 @@ the last places); the present players keep their order among themselves. A bye i
 ``Settings.bye_value()``. Arithmetic is exact (fractions: a point value of 2.5 or 0.1 counts as the decimal
 it is written as, ``model.exact``); rows carry floats.
 
-**Tiebreaks, in order** (all higher is better):
+**Tiebreaks, in order** (all higher is better; the organiser may choose another order of the first two, or
+leave one out, ``Settings.tiebreaks``, see ``scoring.py``; the lot is always last):
 1. ``opponents``: opponents' average points percentage. A player's points percentage is the points they
    earned at tables over the most they could have earned there (1st place at each table's size); byes are
    neither tables nor opponents. Each opponent's percentage counts at least 1/3; an opponent met at two
@@ -32,6 +33,7 @@ import msgspec
 from ..protocol import Code, Refusal
 from ..protocol.tournament import scoring_places
 from .model import Settings, TableResult
+from .scoring import tiebreak_order
 from .seeds import Derive, hashed, lots
 
 FLOOR = Fraction(1, 3)
@@ -147,7 +149,9 @@ def standings(players: Sequence[str], results: Sequence[TableResult], byes: Sequ
     share = {p: sum(shares[p], Fraction(0)) / len(shares[p]) if shares[p] else Fraction(0) for p in players}
     lot = lots(list(players), seed, derive)
     gone = set(dropped)
-    order = sorted(players, key=lambda p: (-points[p], -opp[p], -share[p], lot[p]))
+    breaks = {"opponents": opp, "share": share}
+    chosen = [breaks[name] for name in tiebreak_order(settings)]  # the organiser's order (``scoring.py``)
+    order = sorted(players, key=lambda p: (-points[p], *(-b[p] for b in chosen), lot[p]))
     return [Standing(rank=i + 1, player=p, points=float(points[p]), opponents=float(opp[p]),
                      share=float(share[p]), lot=lot[p], tables=len(shares[p]), byes=bye_count[p],
                      dropped=p in gone)

@@ -20,7 +20,9 @@ not seated at all: when it would seat none (too few active players) the event is
 top-N final seats the top of the active players, fewer than N if fewer remain (its ``note`` says so), and is
 skipped when fewer than a table's minimum remain. ``end_reason`` says why a Swiss or round-robin event is over,
 and an ``ended`` record that gives a reason must give that one, in the same words. Nothing follows ``ended``
-(``tournament_over``). Active players are the registered ones (checked in, when the settings ask for
+(``tournament_over``). A Swiss round 1 seeded by ratings is seated from the ratings logged before it (``rated.py``); a table played
+off the server takes its result from its players' reports or the organiser's settlement (``reporting.py``):
+each module folds its own records. Active players are the registered ones (checked in, when the settings ask for
 check-in) who have not dropped and are not on the waitlist.
 
 **Player cap and waitlist** (``Settings.max_players``, 0: no cap): a registration past the cap, or made while
@@ -40,7 +42,7 @@ from typing import Any, Sequence
 import msgspec
 
 from ..protocol import Code, Refusal
-from . import seating, seating_v1, seeds
+from . import rated, reporting, seating, seating_v1, seeds
 from .model import Seating, Settings, TableResult
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -67,6 +69,10 @@ class Tournament:
     schedule: list[Seating] | None = None  # round robin
     ended: Ended | None = None
     _old_empty_round: bool = field(default=False, repr=False)  # folding a round of byes alone from an old log
+    # the organiser's settings' records (``rated.py``, ``reporting.py``)
+    seed_ratings: dict[str, float] | None = None  # the ratings round 1 was seeded from (``ratings_seeded``)
+    reports: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # reported table -> player -> places
+    report_counts: list[tuple[int, int]] = field(default_factory=list)  # (from round, tables): the organiser's
 
     def __post_init__(self) -> None:
         self.settings.check()
@@ -157,6 +163,12 @@ class Tournament:
         if self.unfinished():
             raise Refusal(Code.ROUND_NOT_OVER, f"round {self.round} still has tables playing")
         if s.format == "swiss":
+            if r == 1 and s.seeding == "ratings":  # seeded by the ratings logged before it (``rated.py``)
+                if self.seed_ratings is None:
+                    raise Refusal(Code.WRONG_SEATING, "round 1 of an event seeded by ratings needs its "
+                                                      "ratings logged first")
+                return self._some_table(rated.round_one(order, self.seed_ratings, self.seed, s.sizes,
+                                                        self._derive), r)
             if r <= s.rounds:
                 return self._some_table(self._seater.swiss(order, points, self.seatings, self.seed, r, s.sizes,
                                                           **self._seat_kw), r)
@@ -278,6 +290,10 @@ class Tournament:
                     raise Refusal(Code.WRONG_STANDINGS, f"the final standings {list(order)} are not "
                                                         f"the ones the results give: {list(computed)}")
                 self.ended = record
+            case rated.RatingsSeeded():
+                rated.fold(self, record)
+            case reporting.Reported() | reporting.Settled() | reporting.ReportedCount():
+                reporting.fold(self, record)
             case _:
                 raise Refusal(Code.BAD_RECORD, f"not a record that follows 'created': {record!r}")
 

@@ -125,7 +125,12 @@ class Ended(msgspec.Struct, tag_field="kind", tag="ended", frozen=True, omit_def
     time: float = 0.0
 
 
-Record = Union[Created, Registered, CheckedIn, Dropped, RoundSeated, TableFinished, Corrected, Ended]
+# Records of the organiser's settings and of reported tables, each kept with its fold (``rated.py``, ``reporting.py``)
+from .rated import RatingsSeeded  # noqa: E402
+from .reporting import ReportedCount, Reported, Settled  # noqa: E402
+
+Record = Union[Created, Registered, CheckedIn, Dropped, RoundSeated, TableFinished, Corrected, Ended,
+               RatingsSeeded, Reported, Settled, ReportedCount]
 _decoder = msgspec.json.Decoder(Record)
 
 

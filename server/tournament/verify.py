@@ -6,8 +6,10 @@ and 4 go through the log line by line, so the problem named is the earliest line
 2. that the tournament ended and the seed it reveals matches the commitment in ``created``;
 3. every record folded with that seed (``state.Tournament.apply``): each round's seating recomputed from the
    log's own earlier records and the seed (a shrunk final's note too), each result against its table's
-   seating, each correction, why it ended (a last round played, a final skipped, a round that would seat no
-   table: recomputed with its words) and the final standings recomputed from every result, bye, drop and
+   seating, each correction, each reported table's result from its players' reports or the organiser's
+   settlement (``reporting.py``), a ratings-seeded round 1 from the ratings logged before it (``rated.py``),
+   why it ended (a last round played, a final skipped, a round that would seat no table: recomputed with its
+   words) and the final standings recomputed from every result, bye, drop and
    correction; and that no record follows the end;
 4. with ``table_logs_dir``, each result against its table's log ``<table>.log`` there: its chain, that it
    is that table, that the game ended (``end`` reason ``over``) with the same scores and its winners (and

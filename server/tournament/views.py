@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo, TournamentState
+from . import reporting, scoring
 from .state import Tournament
 
 
@@ -20,7 +21,8 @@ def info(tid: str, request: CreateTournament, state: Tournament) -> TournamentIn
                           mode=request.mode, seats=s.sizes.wanted, options=dict(state.created.options),
                           format=s.format, rounds=planned, round=state.round, status=status,
                           players=len(state.entered()), commitment=state.created.commitment,
-                          max_players=s.max_players, waitlisted=len(state.waitlist))
+                          max_players=s.max_players, waitlisted=len(state.waitlist),
+                          **scoring.shown(s, len(state.entered()), reporting.count_for(state, state.round + 1)))
 
 
 def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = None) -> TournamentState:
@@ -42,7 +44,14 @@ def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = 
             seatings.append(SeatingInfo(table=table, players=list(seated),
                                         places=list(result.places) if result else None,
                                         stand_ins=[i for i, s in enumerate(result.stand_ins) if s]
-                                        if result else []))
+                                        if result else [], **_reports(state, table)))
         byes = list(state.seatings[-1].byes)
     return TournamentState(ref=ref, tournament=info(tid, request, state), players=players, standings=rows,
                            seatings=seatings, byes=byes, waitlist=list(state.waitlist))
+
+
+def _reports(state: Tournament, table: str) -> dict:
+    """A table played off the server: marked ``reported``, with each report so far (``reporting.py``)."""
+    if not reporting.is_reported(state, table):
+        return {}
+    return {"reported": True, "reports": {p: list(places) for p, places in state.reports.get(table, {}).items()}}

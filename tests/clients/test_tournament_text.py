@@ -73,3 +73,16 @@ def test_the_header_says_round_n_of_m_and_an_arena_only_its_round():
     arena = state_text(_state(["Ana", "Ben", "Cy"], [], format="arena", rounds=0, round=151)).splitlines()[0]
     assert "swiss, round 2 of 3, running" in swiss
     assert "arena, round 151, running" in arena and "?" not in arena
+
+
+def test_standings_say_the_suggested_rounds_and_who_has_reported_a_table_played_with_cards():
+    state = _state(["Ana", "Ben", "Cy", "Dan", "Eve", "Fay"], [
+        SeatingInfo(table="t4", players=["T1p1", "T1p2", "T1p3"], reported=True,
+                    reports={"T1p1": [1, 2, 3], "T1p2": [2, 1, 3]}),
+        SeatingInfo(table="t5", players=["T1p4", "T1p5", "T1p6"], reported=True, reports={"T1p4": [1, 2, 3]}),
+    ], rounds=1, suggested_rounds=2)
+    text = state_text(state)
+    assert "(suggested for 6 players: 2 rounds)" in text.splitlines()[0]
+    assert "  t4: Ana, Ben, Cy  (real cards: 2 of 3 reported, they disagree: the organiser settles it)" in text
+    assert "  t5: Dan, Eve, Fay  (real cards: 1 of 3 reported)" in text
+    assert "suggested" not in state_text(_state(["Ana"], [], rounds=2, suggested_rounds=2)).splitlines()[0]

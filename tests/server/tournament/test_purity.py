@@ -9,7 +9,8 @@ from tests.imports import imported_packages
 from tests.rules.test_purity import FORBIDDEN
 
 PACKAGE = Path(__file__).resolve().parents[3] / "server" / "tournament"
-PURE = ["model.py", "seeds.py", "seating.py", "standings.py", "state.py", "ratings.py", "views.py"]
+PURE = ["model.py", "seeds.py", "seating.py", "standings.py", "state.py", "ratings.py", "views.py", "scoring.py", "rated.py",
+        "reporting.py"]
 
 
 @pytest.mark.parametrize("name", PURE)
