@@ -1,0 +1,147 @@
+"""The tournament pages for a room: the venue screen at a projector's 1920x1080 with 40 players (every name with
+its table and seat on one screen, the round clock, the standings, the join QR code, views that move on by
+themselves or stay pinned), the printed pairings and standings, a field that keeps what a person types through
+live updates, every earlier round on the page, and the page's numbers rounded exactly as the terminal's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+import urllib.request
+
+import trio
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import pytest
+
+from clients.client import open_client
+from clients.tournament_text import fixed, points_text
+from server.protocol.tournament import scoring_places
+
+FIRST = ["Ada", "Bram", "Chiara", "Dev", "Elif", "Femi", "Greta", "Hiro", "Ines", "Jonas", "Kaito", "Lena", "Mateo",
+         "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq"]
+NAMES = [f"{first} {last}" for last in ("Okafor", "Lindqvist") for first in FIRST]  # 40, every first name twice
+NAMES[7] = "Zoë Müller"  # a name a plain byte sort misplaces
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory):
+    """A server with a data directory: its tournaments keep a log, which the pages read for the rounds."""
+    from .logged_server import LoggedServer
+
+    server = LoggedServer(tmp_path_factory.mktemp("data"))
+    yield server
+    server.stop()
+
+
+def create(url: str, names: list[str], rounds: int = 2, seats: int = 3, round_time_ms: int = 45 * 60_000):
+    """A lockstep Flag Finish tournament with ``names`` registered and round 1 seated (nobody comes to the
+    tables, whose no-show wait is long: the round stays seated); its id, secret and the players' ids by name."""
+
+    async def main():
+        async with open_client(url) as organiser:
+            created = await organiser.create_tournament(name="Friday Night Flags", game="flag_finish",
+                                                        mode="lockstep", seats=seats, rounds=rounds,
+                                                        round_time_ms=round_time_ms, no_show_ms=600_000,
+                                                        turn_time_ms=600_000, options={"races": 1})
+            tid = created.tournament.tournament
+            ids = {}
+            for name in names:  # each from a connection of their own, as people register
+                async with open_client(url) as player:
+                    ids[name] = (await player.register(tid, name)).player
+            return tid, created.secret, ids
+
+    return trio.run(main)
+
+
+def call(url: str, method: str, *args, **kwargs):
+    async def main():
+        async with open_client(url) as client:
+            return await getattr(client, method)(*args, **kwargs)
+
+    return trio.run(main)
+
+
+def seated_round(url: str, tid: str, round_no: int) -> dict:
+    """Round ``round_no`` as the log seats it: player -> (table number, seat), both from 1."""
+    log = call(url, "tournament_log", tid).log
+    for line in log.splitlines():
+        record = json.loads(line.split(" ", 1)[1])
+        if record["kind"] == "round_seated" and record["round"] == round_no:
+            return {p: (number, seat) for number, t in enumerate(record["tables"], 1)
+                    for seat, p in enumerate(t["players"], 1)}
+    raise AssertionError(f"no round {round_no} in the log")
+
+
+def plain(name: str) -> str:
+    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().casefold()
+
+
+def new_page(browser, width: int, height: int):
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    page.set_default_timeout(15_000)
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    return page
+
+
+def test_the_venue_screen_shows_forty_players_their_tables_on_one_projector_screen(browser, logged, shots):
+    tid, secret, ids = create(logged.ws_url, NAMES)
+    call(logged.ws_url, "start_tournament", tid, secret)
+    where = seated_round(logged.ws_url, tid, 1)
+    screen = new_page(browser, 1920, 1080)
+    screen.clock.install()
+    screen.goto(f"{logged.url}#/tournament/{tid}/screen")
+
+    # Pairings: every player, by name, with their table and seat, all on the screen at once in large type.
+    screen.wait_for_function("() => document.querySelectorAll('.venue-list.pairings li').length === 40")
+    screen.wait_for_selector(".venue-list.pairings li .table-no")
+    rows = screen.locator(".venue-list.pairings li").evaluate_all("""(rows) => rows.map((r) => {
+        const box = r.getBoundingClientRect(), name = r.querySelector('.name');
+        return { player: r.dataset.player, name: name.textContent, where: r.querySelector('.where').textContent,
+                 inside: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.right <= innerWidth,
+                 clipped: name.scrollWidth > name.clientWidth, font: parseFloat(getComputedStyle(r).fontSize) };
+    })""")
+    screen.screenshot(path=shots / "venue_pairings_1920.png")
+    assert [r["name"] for r in rows] == sorted(NAMES, key=plain)
+    for row in rows:
+        number, seat = where[ids[row["name"]]]
+        assert row["where"] == f"table {number} seat {seat}", row
+        assert row["inside"] and not row["clipped"] and row["font"] >= 32, row
+    columns = screen.locator(".venue-list.pairings li").evaluate_all(
+        "(rows) => new Set(rows.map((r) => Math.round(r.getBoundingClientRect().left))).size")
+    assert columns >= 2
+    assert re.fullmatch(r"4[45]:\d\d left", screen.text_content(".round-clock")), screen.text_content(".round-clock")
+    assert screen.evaluate("() => document.documentElement.scrollHeight <= innerHeight")
+
+    # It moves on by itself: the standings, then the join code, then the pairings again.
+    screen.clock.fast_forward("00:21")
+    screen.wait_for_selector(".venue-screen[data-view=standings]")
+    assert screen.locator(".venue-list.standings li").count() == 40
+    screen.screenshot(path=shots / "venue_standings_1920.png")
+    screen.clock.fast_forward("00:13")
+    screen.wait_for_selector(".venue-screen[data-view=join]")
+    screen.wait_for_function("() => { const qr = document.querySelector('img.venue-qr');"
+                             " return qr && qr.complete && qr.naturalWidth > 0; }")
+    assert screen.text_content(".venue-url") == f"{logged.url}#/tournament/{tid}"
+    qr = urllib.request.urlopen(f"{logged.url}join/{tid}.svg").read()
+    assert f"<title>{logged.url}#/tournament/{tid}</title>".encode() in qr
+    screen.screenshot(path=shots / "venue_join_1920.png")
+    screen.clock.fast_forward("00:09")
+    screen.wait_for_selector(".venue-screen[data-view=pairings]")
+
+    # A tab pins its view: it stays however long; pressed again, the screen moves on again.
+    screen.click(".view-tab[data-view=standings]")
+    screen.clock.fast_forward("02:00")
+    assert screen.get_attribute(".venue-screen", "data-view") == "standings"
+    assert screen.get_attribute(".view-tab[data-view=standings]", "aria-pressed") == "true"
+    screen.click(".view-tab[data-view=standings]")
+    screen.clock.fast_forward("00:13")
+    screen.wait_for_selector(".venue-screen[data-view=join]")
+
+    # An address with the view pins it from the start (a second projector for the standings).
+    screen.goto(f"{logged.url}#/tournament/{tid}/screen/standings")
+    screen.wait_for_selector(".view-tab[data-view=standings][aria-pressed=true]")
+    assert not screen.errors, screen.errors
