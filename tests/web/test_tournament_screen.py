@@ -145,3 +145,87 @@ def test_the_venue_screen_shows_forty_players_their_tables_on_one_projector_scre
     screen.goto(f"{logged.url}#/tournament/{tid}/screen/standings")
     screen.wait_for_selector(".view-tab[data-view=standings][aria-pressed=true]")
     assert not screen.errors, screen.errors
+
+
+def test_pairings_and_standings_print_on_paper_without_the_pages_controls(browser, logged, shots):
+    names = NAMES[:12]
+    tid, secret, ids = create(logged.ws_url, names)
+    call(logged.ws_url, "start_tournament", tid, secret)
+    where = seated_round(logged.ws_url, tid, 1)
+    page = new_page(browser, 1100, 900)
+    page.goto(f"{logged.url}#/tournament/{tid}")
+    page.wait_for_selector(".standings tbody tr")
+    assert not page.is_visible(".print-pairings")  # on the screen: the page as it is
+    page.emulate_media(media="print")
+    page.wait_for_selector(".print-pairings .pairing")
+    rows = page.locator(".print-pairings .pairing").evaluate_all(
+        "(rows) => rows.map((r) => [r.querySelector('.name').textContent, r.querySelector('.where').textContent])")
+    assert [name for name, _ in rows] == sorted(names, key=plain)
+    assert all(text == "table {}, seat {}".format(*where[ids[name]]) for name, text in rows)
+    assert page.is_visible(".standings table") and page.locator(".standings tbody tr").count() == 12
+    for control in (".top", "form.register", ".side", "button", ".round-tables", "[data-key=venue-screen]"):
+        assert not page.locator(control).first.is_visible(), control
+    page.screenshot(path=shots / "printed_pairings.png", full_page=True)
+    page.emulate_media(media="screen")
+    assert page.is_visible(".round-tables") and not page.is_visible(".print-pairings")
+    assert not page.errors, page.errors
+
+
+def test_what_a_person_types_survives_the_updates_that_arrive_meanwhile(browser, logged):
+    tid, secret, ids = create(logged.ws_url, ["Ada", "Bram", "Chiara"])
+    player = new_page(browser, 390, 844)
+    player.goto(f"{logged.url}#/tournament/{tid}")
+    player.fill("[data-key=register-name]", "")
+    player.type("[data-key=register-name]", "Dan Ro")  # half a name: then someone else registers
+    call(logged.ws_url, "register", tid, "Eve")
+    player.wait_for_selector(".players li:has-text('Eve')")
+    assert player.input_value("[data-key=register-name]") == "Dan Ro"
+    assert player.evaluate("() => document.activeElement.dataset.key") == "register-name"
+    player.type("[data-key=register-name]", "ss")
+    assert player.input_value("[data-key=register-name]") == "Dan Ross"
+
+    organiser = new_page(browser, 1100, 900)
+    organiser.goto(f"{logged.url}#/organise/{tid}")
+    organiser.fill("[data-key=secret]", secret)
+    organiser.click("[data-key=start]")
+    organiser.wait_for_selector("form.correct")
+    organiser.fill("[data-key=correct-places]", "1 2 3")
+    organiser.click("[data-key=correct-reason]")
+    organiser.keyboard.type("the scorer misread")  # the organiser's reason, half written: a player drops
+    call(logged.ws_url, "drop", tid, secret=secret, player=ids["Bram"])
+    organiser.wait_for_selector(".players li:has-text('Bram (dropped)')")
+    assert organiser.input_value("[data-key=correct-reason]") == "the scorer misread"
+    assert organiser.input_value("[data-key=correct-places]") == "1 2 3"
+    assert organiser.evaluate("() => document.activeElement.dataset.key") == "correct-reason"
+    assert not player.errors and not organiser.errors, (player.errors, organiser.errors)
+
+
+def test_every_round_stays_on_the_page_the_earlier_ones_folded(browser, logged, shots):
+    names = ["Ada", "Bram", "Chiara", "Dev", "Elif", "Femi"]
+    tid, secret, ids = create(logged.ws_url, names, rounds=3)
+    call(logged.ws_url, "start_tournament", tid, secret)
+    first = seated_round(logged.ws_url, tid, 1)
+    page = new_page(browser, 390, 844)
+    page.goto(f"{logged.url}#/tournament/{tid}")
+    page.wait_for_selector(".round-tables h2:has-text('Round 1')")
+    call(logged.ws_url, "start_tournament", tid, secret, next_round=True)  # round 1 ends as it stands
+    page.wait_for_selector(".round-tables h2:has-text('Round 2')")
+    earlier = page.wait_for_selector(".round-history details[data-round='1']")
+    assert earlier.get_attribute("open") is None  # folded
+    assert not page.is_visible(".round-history details[data-round='1'] .table-item")
+    page.click(".round-history details[data-round='1'] summary")
+    items = page.locator(".round-history details[data-round='1'] .table-item")
+    assert items.count() == 2
+    shown = items.evaluate_all("(items) => items.map((i) => i.textContent)")
+    by_table: dict[int, list[str]] = {}
+    for player, (number, seat) in first.items():
+        by_table.setdefault(number, []).append(f"{seat}: {next(n for n, p in ids.items() if p == player)}")
+    for number, seats in by_table.items():
+        text = next(t for t in shown if t.startswith(f"Table {number} · "))
+        assert " · over" in text and all(seat in text for seat in seats), (text, seats)
+    page.screenshot(path=shots / "tournament_rounds_390.png", full_page=True)
+    # it stays open through the next update
+    call(logged.ws_url, "drop", tid, secret=secret, player=ids["Femi"])
+    page.wait_for_selector(".players li:has-text('Femi (dropped)')")
+    assert page.get_attribute(".round-history details[data-round='1']", "open") is not None
+    assert not page.errors, page.errors
