@@ -229,3 +229,37 @@ def test_every_round_stays_on_the_page_the_earlier_ones_folded(browser, logged, 
     page.wait_for_selector(".players li:has-text('Femi (dropped)')")
     assert page.get_attribute(".round-history details[data-round='1']", "open") is not None
     assert not page.errors, page.errors
+
+
+FIGURES = """async ([values, tables]) => {
+    const f = await import('./js/figures.js');
+    return [values.map((x) => [f.fixed(x, 2), f.fixed(x * 100, 0), f.pointsText(x)]),
+            tables.map(([places, standIns]) => f.scoringPlaces(places, standIns))];
+}"""
+
+
+def page_figures(page, values, tables):
+    return page.evaluate(FIGURES, [values, tables])
+
+
+def test_the_page_rounds_a_tie_as_the_terminal_does(page, live_server):
+    """The report: the page said 1.13 where the terminal said 1.12 (a share of 1.125, exactly halfway)."""
+    page.goto(live_server.url)
+    (share, percent, points), = page_figures(page, [1.125], [])[0]
+    assert (share, points) == (fixed(1.125, 2), points_text(1.125)) == ("1.13", "1.13")
+    ((_, percent, _),), _ = page_figures(page, [0.625], [])
+    assert percent == fixed(0.625 * 100, 0) == "63"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.lists(st.one_of(st.floats(-1000, 1000, allow_nan=False), st.integers(-4000, 4000).map(lambda n: n / 8),
+                                 st.fractions(0, 100, max_denominator=12).map(float)), min_size=1, max_size=60),
+       tables=st.lists(st.integers(2, 6).flatmap(lambda n: st.tuples(
+           st.lists(st.integers(1, n), min_size=n, max_size=n), st.lists(st.booleans(), min_size=n, max_size=n))),
+           max_size=10))
+def test_the_page_and_the_terminal_say_every_standing_and_place_alike(page, live_server, values, tables):
+    if page.url == "about:blank":
+        page.goto(live_server.url)
+    said, places = page_figures(page, values, tables)
+    assert said == [[fixed(x, 2), fixed(x * 100, 0), points_text(x)] for x in values]
+    assert places == [list(scoring_places(tuple(p), tuple(s))) for p, s in tables]
