@@ -263,3 +263,18 @@ def test_the_page_and_the_terminal_say_every_standing_and_place_alike(page, live
     said, places = page_figures(page, values, tables)
     assert said == [[fixed(x, 2), fixed(x * 100, 0), points_text(x)] for x in values]
     assert places == [list(scoring_places(tuple(p), tuple(s))) for p, s in tables]
+
+
+def test_before_the_start_the_screen_shows_the_join_code_and_who_has_registered(browser, logged, shots):
+    tid, _, _ = create(logged.ws_url, ["Ada", "Bram"])
+    screen = new_page(browser, 1920, 1080)
+    screen.clock.install()
+    screen.goto(f"{logged.url}#/tournament/{tid}/screen")
+    screen.wait_for_selector(".venue-screen[data-view=join] .venue-call:has-text('Scan to register')")
+    screen.screenshot(path=shots / "venue_registration_1920.png")
+    call(logged.ws_url, "register", tid, "Chiara")  # the list grows as people scan and register
+    screen.clock.fast_forward("00:09")
+    screen.wait_for_selector(".venue-screen[data-view=players]")
+    screen.wait_for_function("() => document.querySelectorAll('.venue-list.players li').length === 3")
+    assert screen.locator(".venue-list.players .name").all_text_contents() == ["Ada", "Bram", "Chiara"]
+    assert not screen.errors, screen.errors

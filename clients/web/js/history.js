@@ -1,11 +1,11 @@
 // A tournament's rounds read from its log (the `tournament_log` answer: one `<hash> <json>` record a line, as
 // server/tournament/tlog.py writes them): every round's tables in seating order with their players, places
-// (corrections applied) and byes, when each round started, and the round time limit. The tournament page's
+// (corrections applied) and byes, when each round started, and the time limits (a round's, an arena's). The tournament page's
 // round history and the venue screen's pairings and round clock come from it; the chain itself is checked by
 // `photofinish tournament verify`, not here.
 
 export function readLog(text) {
-  const read = { started: 0, roundTimeMs: 0, rounds: [], names: new Map() };
+  const read = { started: 0, roundTimeMs: 0, arenaMs: 0, rounds: [], names: new Map() };
   const tables = new Map(); // table -> its entry in a round
   for (const line of text.split("\n")) {
     const space = line.indexOf(" ");
@@ -16,6 +16,7 @@ export function readLog(text) {
     if (record.kind === "created") {
       read.started = Date.parse(record.started) || 0;
       read.roundTimeMs = (record.tables && record.tables.round_time_ms) || 0;
+      read.arenaMs = (record.tables && record.tables.arena_ms) || 0;
     } else if (record.kind === "registered") {
       read.names.set(record.player, record.name);
     } else if (record.kind === "round_seated") {
@@ -72,6 +73,20 @@ export class LogFollower {
   }
 
   stop() { this.stopped = true; }
+}
+
+// The round seated now, for its pairings: the log's seating (tables numbered in seating order) where the log
+// has it, else the tables the tournament's view carries (an arena's: every table playing now, numbered as the
+// log numbers them where it can).
+export function currentRound(data, log) {
+  const info = data.tournament;
+  const logged = log && log.rounds.find((r) => r.round === info.round);
+  if (logged && info.format !== "arena") return logged;
+  const numbers = new Map();
+  for (const round of log ? log.rounds : []) for (const t of round.tables) numbers.set(t.table, t.number);
+  return { round: info.round, byes: data.byes, started: logged ? logged.started : 0,
+           tables: data.seatings.map((s, i) => ({ table: s.table, number: numbers.get(s.table) || i + 1,
+                                                  players: s.players, places: s.places })) };
 }
 
 const byName = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });

@@ -8,7 +8,7 @@
 
 import { h, morph, mount } from "./dom.js";
 import { pointsText } from "./figures.js";
-import { LogFollower, pairings } from "./history.js";
+import { currentRound, LogFollower, pairings } from "./history.js";
 import { statusWords, withLists } from "./tournament.js";
 
 const DWELL = { pairings: 20, standings: 12, join: 8, players: 15 }; // seconds a view stays before the next
@@ -111,20 +111,10 @@ export class VenueScreen {
     return found ? found.name : (this.log && this.log.names.get(player)) || player;
   }
 
-  // The round seated now: from the log (table numbers in seating order), else from the view.
-  round() {
-    const info = this.data.tournament;
-    const logged = this.log && this.log.rounds.find((r) => r.round === info.round);
-    if (logged) return logged;
-    const now = this.data.seatings;
-    return { round: info.round, byes: this.data.byes, started: 0,
-             tables: now.map((s, i) => ({ table: s.table, number: i + 1, players: s.players, places: s.places })) };
-  }
-
   // The current view's rows, cut into screens: [{ size, rows: [[...], ...] }, ...].
   pages() {
     if (!this.data) return [];
-    const rows = this.view === "pairings" ? pairings(this.round(), (p) => this.name(p))
+    const rows = this.view === "pairings" ? pairings(currentRound(this.data, this.log), (p) => this.name(p))
       : this.view === "players" ? this.data.players.filter((p) => !p.waitlisted && !p.dropped)
         .map((p) => ({ name: p.name, player: p.player })).sort((a, b) => a.name.localeCompare(b.name))
         : this.view === "standings" ? this.data.standings : [];
@@ -143,9 +133,10 @@ export class VenueScreen {
   clock() {
     const info = this.data && this.data.tournament;
     if (!info || !this.log || info.status !== "running") return null;
-    const round = this.log.rounds.find((r) => r.round === info.round);
+    const arena = info.format === "arena";
+    const round = arena ? this.log.rounds[0] : this.log.rounds.find((r) => r.round === info.round);
     if (!round || !round.started) return null;
-    const limit = this.log.roundTimeMs;
+    const limit = arena ? this.log.arenaMs : this.log.roundTimeMs; // an arena's clock is the whole event's
     const now = Date.now();
     if (limit) {
       const left = Math.max(0, round.started + limit - now);

@@ -11,7 +11,7 @@
 
 import { h, morph, mount } from "./dom.js";
 import { fixed, ordinal, percentText, pointsText, scoringPlaces } from "./figures.js";
-import { LogFollower, pairings } from "./history.js";
+import { currentRound, LogFollower, pairings } from "./history.js";
 import { gameOptions, optionInput } from "./lobby.js";
 import { seatStore } from "./protocol.js";
 import { VenueScreen } from "./screen.js";
@@ -387,8 +387,8 @@ class TournamentPage {
   // Shown only on paper (tournament.css): the round's pairings by player name, for the wall by the door.
   printedPairings() {
     const d = this.data;
-    const round = this.log && this.log.rounds.find((r) => r.round === d.tournament.round);
-    if (!round) return null;
+    if (!d.tournament.round) return null;
+    const round = currentRound(d, this.log);
     const rows = pairings(round, (p) => this.name(p));
     return h("div", { class: "print-pairings", "data-key": "print-pairings" },
       h("h2", {}, `Round ${round.round} pairings, by name`),
