@@ -171,7 +171,7 @@ def test_pairings_and_standings_print_on_paper_without_the_pages_controls(browse
     assert not page.errors, page.errors
 
 
-def test_what_a_person_types_survives_the_updates_that_arrive_meanwhile(browser, logged):
+def test_what_a_person_types_survives_the_updates_that_arrive_meanwhile(browser, logged, shots):
     tid, secret, ids = create(logged.ws_url, ["Ada", "Bram", "Chiara"])
     player = new_page(browser, 390, 844)
     player.goto(f"{logged.url}#/tournament/{tid}")
@@ -183,6 +183,8 @@ def test_what_a_person_types_survives_the_updates_that_arrive_meanwhile(browser,
     assert player.evaluate("() => document.activeElement.dataset.key") == "register-name"
     player.type("[data-key=register-name]", "ss")
     assert player.input_value("[data-key=register-name]") == "Dan Ross"
+    player.click("form.register button[type=submit]")
+    player.wait_for_selector(".me p:has-text('You are Dan Ross')")
 
     organiser = new_page(browser, 1100, 900)
     organiser.goto(f"{logged.url}#/organise/{tid}")
@@ -197,6 +199,11 @@ def test_what_a_person_types_survives_the_updates_that_arrive_meanwhile(browser,
     assert organiser.input_value("[data-key=correct-reason]") == "the scorer misread"
     assert organiser.input_value("[data-key=correct-places]") == "1 2 3"
     assert organiser.evaluate("() => document.activeElement.dataset.key") == "correct-reason"
+    player.wait_for_url(re.compile(r"#/play/t\d+$"))  # round 1 took Dan to his seat; back to the event's page
+    player.goto(f"{logged.url}#/tournament/{tid}")
+    player.wait_for_selector(".your-table")
+    player.wait_for_selector(".round-tables .table-number")
+    player.screenshot(path=shots / "tournament_player_390.png", full_page=True)
     assert not player.errors and not organiser.errors, (player.errors, organiser.errors)
 
 
@@ -278,3 +285,21 @@ def test_before_the_start_the_screen_shows_the_join_code_and_who_has_registered(
     screen.wait_for_function("() => document.querySelectorAll('.venue-list.players li').length === 3")
     assert screen.locator(".venue-list.players .name").all_text_contents() == ["Ada", "Bram", "Chiara"]
     assert not screen.errors, screen.errors
+
+
+def test_after_the_end_the_page_shows_the_revealed_seed_and_that_it_matches_its_hash(browser, logged):
+    """Issue 33: the revealed seed was not shown after the end."""
+    tid, secret, _ = create(logged.ws_url, ["Ada", "Bram", "Chiara"], rounds=1)
+    call(logged.ws_url, "start_tournament", tid, secret)
+    page = new_page(browser, 390, 844)
+    page.goto(f"{logged.url}#/tournament/{tid}")
+    page.wait_for_selector(".round-tables h2:has-text('Round 1')")
+    assert page.locator(".seed").count() == 0  # kept secret while the event runs
+    call(logged.ws_url, "start_tournament", tid, secret, next_round=True)  # the table ends as it stands: over
+    page.wait_for_selector(".turn:has-text('over')")
+    ended = [json.loads(line.split(" ", 1)[1]) for line in call(logged.ws_url, "tournament_log", tid).log.splitlines()]
+    seed = next(r["seed"] for r in ended if r["kind"] == "ended")
+    shown = page.wait_for_selector(".seed:has-text('✓')")
+    assert page.text_content(".seed code") == str(seed)
+    assert "is the one published at the start" in shown.text_content()
+    assert not page.errors, page.errors

@@ -5,7 +5,7 @@
 // `photofinish tournament verify`, not here.
 
 export function readLog(text) {
-  const read = { started: 0, roundTimeMs: 0, arenaMs: 0, rounds: [], names: new Map() };
+  const read = { started: 0, roundTimeMs: 0, arenaMs: 0, rounds: [], names: new Map(), seed: null };
   const tables = new Map(); // table -> its entry in a round
   for (const line of text.split("\n")) {
     const space = line.indexOf(" ");
@@ -32,6 +32,8 @@ export function readLog(text) {
       const entry = tables.get(record.table);
       entry.places = record.places;
       entry.standIns = record.stand_ins || [];
+    } else if (record.kind === "ended") {
+      read.seed = (line.match(/"seed":(\d+)/) || [])[1] || null; // as text: a 64-bit seed is past a double's 2^53
     } else if (record.kind === "corrected" && tables.has(record.table)) {
       const entry = tables.get(record.table);
       entry.places = record.places;
@@ -39,6 +41,17 @@ export function readLog(text) {
     }
   }
   return read;
+}
+
+// Whether the revealed seed (decimal text) is the one committed to at the start: sha256 of its 8 bytes,
+// big-endian (server/protocol/logformat.py seed_commitment). Null where the browser cannot hash (a page over
+// plain http from another machine is not a secure context: no crypto.subtle).
+export async function seedMatches(seed, commitment) {
+  if (!globalThis.crypto || !crypto.subtle) return null;
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(seed));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") === commitment;
 }
 
 // Asks for the log again when told something changed, one request at a time (changes while one is out are

@@ -11,7 +11,7 @@
 
 import { h, morph, mount } from "./dom.js";
 import { fixed, ordinal, percentText, pointsText, scoringPlaces } from "./figures.js";
-import { currentRound, LogFollower, pairings } from "./history.js";
+import { currentRound, LogFollower, pairings, seedMatches } from "./history.js";
 import { gameOptions, optionInput } from "./lobby.js";
 import { seatStore } from "./protocol.js";
 import { VenueScreen } from "./screen.js";
@@ -139,11 +139,21 @@ class TournamentPage {
     this.drawn = false;
     this.log = null; // the tournament's log read (history.js): earlier rounds, table numbers
     this.logSeen = "";
-    this.follower = new LogFollower(this.client, id, (log) => { this.log = log; this.render(); });
+    this.seedCheck = null; // once over: whether the revealed seed hashes to the published commitment
+    this.follower = new LogFollower(this.client, id, (log) => this.readLog(log));
   }
 
   shows() { return false; }
   destroy() { this.follower.stop(); }
+
+  async readLog(log) {
+    this.log = log;
+    this.render();
+    if (log.seed && this.data && this.seedCheck === null) {
+      this.seedCheck = await seedMatches(log.seed, this.data.tournament.commitment);
+      this.render();
+    }
+  }
 
   get me() { return playerStore.get(this.id); }
 
@@ -155,7 +165,7 @@ class TournamentPage {
   followLog() {
     const d = this.data;
     if (!d || !d.tournament.round) return;
-    const seen = `${d.tournament.round} ${d.standings.map((r) => `${r.player}:${r.points}`).join(",")}`;
+    const seen = `${d.tournament.round} ${d.tournament.status} ${d.standings.map((r) => `${r.player}:${r.points}`).join(",")}`;
     if (seen !== this.logSeen) {
       this.logSeen = seen;
       this.follower.refresh();
@@ -240,15 +250,18 @@ class TournamentPage {
       this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
       this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
       d ? (this.organiser ? this.organiserPanel() : this.playerPanel()) : null,
-      d && d.tournament.round ? h("p", { class: "screen-links" },
+      d ? h("p", { class: "screen-links" },
         h("a", { href: `#/tournament/${this.id}/screen`, class: "button", "data-key": "venue-screen" }, "Venue screen"),
-        " ", h("button", { type: "button", "data-key": "print", onclick: () => window.print() },
-          "Print pairings and standings")) : null,
+        d.tournament.round ? h("button", { type: "button", "data-key": "print", onclick: () => window.print() },
+          "Print pairings and standings") : null) : null,
       d ? this.printedPairings() : null,
       d ? h("div", { class: "layout" },
         h("div", {}, this.tables(), this.history(), this.standings()),
         h("aside", { class: "side" }, this.players(),
           h("p", { class: "commitment" }, "Seating seed's hash: ", h("code", {}, info.commitment.slice(0, 16) + "…")),
+          this.log && this.log.seed ? h("p", { class: "seed" }, "The seed, revealed at the end: ",
+            h("code", {}, this.log.seed), this.seedCheck === true ? " ✓ its hash is the one published at the start"
+              : this.seedCheck === false ? " ✗ its hash is NOT the one published at the start" : "") : null,
           h("p", { class: "verify" }, h("button", { type: "button", class: "download-log",
                                                     onclick: () => this.downloadLog() }, "Download the log"),
             " and check it on your machine: ", h("code", {}, `photofinish tournament verify ${this.id}.log`)))) : null));
