@@ -32,6 +32,7 @@ export class VenueScreen {
     this.since = Date.now(); // when the current view (and page) went up
     this.page = 0; // of a view longer than one screen
     this.drawn = false;
+    this.gone = false;
     this.follower = new LogFollower(this.client, id, (log) => { this.log = log; this.render(); });
     this.timer = null;
   }
@@ -39,6 +40,7 @@ export class VenueScreen {
   shows() { return false; }
 
   destroy() {
+    this.gone = true; // an answer still on its way draws nothing over the next page
     clearInterval(this.timer);
     this.follower.stop();
     document.body.classList.remove("venue");
@@ -63,7 +65,9 @@ export class VenueScreen {
     if (message.type !== "tournament") return;
     this.data = withLists(message);
     this.follower.refresh();
-    if (!this.views().includes(this.view)) this.show(this.views()[0]);
+    const views = this.views();
+    if (this.pinned && views.includes(this.pinned) && this.view !== this.pinned) this.show(this.pinned);
+    else if (!views.includes(this.view)) this.show(views[0]);
     this.render();
   }
 
@@ -90,7 +94,8 @@ export class VenueScreen {
   // Each second: the clock, and the next view (or page) once this one has been up its time.
   second() {
     const due = Date.now() - this.since >= DWELL[this.view] * 1000;
-    if (!this.pinned && due) {
+    const pinned = this.views().includes(this.pinned); // a view pinned before it exists: cycle until it does
+    if (!pinned && due) {
       const pages = this.pages().length;
       if (this.page + 1 < pages) {
         this.page += 1;
@@ -99,7 +104,7 @@ export class VenueScreen {
         const views = this.views();
         this.show(views[(views.indexOf(this.view) + 1) % views.length]);
       }
-    } else if (this.pinned && due && this.pages().length > 1) {
+    } else if (pinned && due && this.pages().length > 1) {
       this.page = (this.page + 1) % this.pages().length; // a pinned long list still shows all of itself
       this.since = Date.now();
     }
@@ -147,6 +152,7 @@ export class VenueScreen {
   }
 
   render() {
+    if (this.gone) return;
     const d = this.data;
     const info = d && d.tournament;
     const pages = this.pages();

@@ -137,6 +137,7 @@ class TournamentPage {
     this.error = null;
     this.typed = {}; // data-key -> what a person typed there (a redraw gives it back)
     this.drawn = false;
+    this.gone = false;
     this.log = null; // the tournament's log read (history.js): earlier rounds, table numbers
     this.logSeen = "";
     this.seedCheck = null; // once over: whether the revealed seed hashes to the published commitment
@@ -144,7 +145,10 @@ class TournamentPage {
   }
 
   shows() { return false; }
-  destroy() { this.follower.stop(); }
+  destroy() {
+    this.gone = true; // an answer still on its way draws nothing over the next page
+    this.follower.stop();
+  }
 
   async readLog(log) {
     this.log = log;
@@ -235,6 +239,7 @@ class TournamentPage {
   }
 
   render() {
+    if (this.gone) return;
     const d = this.data;
     const info = d && d.tournament;
     const draw = this.drawn ? morph : mount; // the first draw replaces the page before; then only what changed
