@@ -303,3 +303,37 @@ def test_after_the_end_the_page_shows_the_revealed_seed_and_that_it_matches_its_
     assert page.text_content(".seed code") == str(seed)
     assert "is the one published at the start" in shown.text_content()
     assert not page.errors, page.errors
+
+
+BIG = """([count, length]) => {
+    const screen = window.photofinish.page;
+    const players = Array.from({ length: count }, (_, i) =>
+        ({ player: `p${i}`, name: `${String(i).padStart(3, '0')} Maximilian Oberhauser`.slice(0, length) }));
+    const seatings = [];
+    for (let i = 0; i < count; i += 4) seatings.push({ table: `t${i / 4 + 1}`, players: players.slice(i, i + 4).map((p) => p.player) });
+    screen.error = null;
+    screen.pinned = 'pairings';
+    screen.data = { tournament: { tournament: 'T', name: 'The big one', status: 'running', round: 1, rounds: 5,
+                                  format: 'swiss', commitment: '' },
+                    players, seatings, standings: [], byes: [], waitlist: [] };
+    screen.show('pairings');
+    screen.render();
+    return [...document.querySelectorAll('.venue-list.pairings li')].map((r) => {
+        const box = r.getBoundingClientRect(), name = r.querySelector('.name');
+        return [box.bottom <= innerHeight && box.right <= innerWidth, name.scrollWidth <= name.clientWidth,
+                parseFloat(getComputedStyle(r).fontSize)];
+    });
+}"""
+
+
+def test_a_field_of_a_hundred_and_more_fits_the_screen_or_takes_turns_a_screen_at_a_time(browser, live_server, shots):
+    """128 players with names as long as registration allows fit one 1920x1080 screen (four columns); more take
+    turns, a screen of them at a time."""
+    screen = new_page(browser, 1920, 1080)
+    screen.goto(f"{live_server.url}#/tournament/T999/screen")  # a screen page, given a field made up in the page
+    screen.wait_for_selector(".venue-screen")
+    rows = screen.evaluate(BIG, [128, 24])
+    screen.screenshot(path=shots / "venue_pairings_128_1920.png")
+    assert len(rows) == 128 and all(inside and whole and font >= 20 for inside, whole, font in rows), rows
+    rows = screen.evaluate(BIG, [200, 24])
+    assert len(rows) == 128 and screen.text_content(".venue-page") == "1/2"

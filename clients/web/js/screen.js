@@ -169,6 +169,8 @@ export class VenueScreen {
           "aria-pressed": this.pinned === v ? "true" : "false", title: this.pinned === v ? "unpin" : "pin this view",
           onclick: () => this.pin(v) }, TITLES[v], this.pinned === v ? " (pinned)" : "")),
           pages.length > 1 ? h("span", { class: "venue-page" }, `${this.page + 1}/${pages.length}`) : null)),
+      this.view === "pairings" && page && page.size === "small"
+        ? h("p", { class: "venue-legend" }, "name", h("span", {}, h("b", {}, "table"), " · seat")) : null,
       this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
       d ? this.body(page) : null));
   }
@@ -178,11 +180,13 @@ export class VenueScreen {
                                                gridTemplateColumns: `repeat(${page.columns}, minmax(0, 1fr))` } : null;
     const list = (cls, items) => h("ol", { class: `venue-list ${cls} ${page.size}`, style }, items);
     if (this.view === "pairings") {
+      const compact = page.size === "small"; // four columns: "12 · 3" under the header's "table · seat"
       return h("div", { class: "venue-body" }, list("pairings", page.rows.map((r) => h("li", {
         class: `pairing${r.over ? " over" : ""}`, "data-player": r.player },
         h("span", { class: "name" }, r.name),
-        r.number ? h("span", { class: "where" }, h("span", { class: "table-no" }, `table ${r.number}`),
-          h("span", { class: "seat-no" }, ` seat ${r.seat}`)) : h("span", { class: "where" }, "bye")))));
+        r.number ? h("span", { class: "where" }, h("span", { class: "table-no" }, compact ? r.number : `table ${r.number}`),
+          h("span", { class: "seat-no" }, compact ? ` · ${r.seat}` : ` seat ${r.seat}`))
+          : h("span", { class: "where" }, "bye")))));
     }
     if (this.view === "players") {
       return h("div", { class: "venue-body" }, page.rows.length
