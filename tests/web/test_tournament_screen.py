@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
 from clients.client import open_client
-from clients.tournament_text import fixed, points_text
+from clients.tournament_text import fixed, points_text, standings_text
 from server.protocol.tournament import scoring_places
 
 FIRST = ["Ada", "Bram", "Chiara", "Dev", "Elif", "Femi", "Greta", "Hiro", "Ines", "Jonas", "Kaito", "Lena", "Mateo",
@@ -231,6 +231,16 @@ def test_every_round_stays_on_the_page_the_earlier_ones_folded(browser, logged, 
         text = next(t for t in shown if t.startswith(f"Table {number} · "))
         assert " · over" in text and all(seat in text for seat in seats), (text, seats)
     page.screenshot(path=shots / "tournament_rounds_390.png", full_page=True)
+    # the standings read the same on the page as in `photofinish tournament standings`
+    state = call(logged.ws_url, "watch_tournament", tid)
+    cli = standings_text(state).splitlines()[1:]
+    shown = page.locator(".standings tbody tr").evaluate_all(
+        "(rows) => rows.map((r) => [...r.cells].slice(1, 5).map((c) => c.textContent))")
+    for row, line, cells in zip(state.standings, cli, shown, strict=True):
+        assert cells == [row.name, points_text(row.points), fixed(row.opponents_pct * 100, 0) + "%",
+                         fixed(row.game_share, 2)]
+        assert line.split()[-5:-1] == [points_text(row.points), fixed(row.opponents_pct * 100, 0),
+                                       fixed(row.game_share, 2), str(row.tables)], line
     # it stays open through the next update
     call(logged.ws_url, "drop", tid, secret=secret, player=ids["Femi"])
     page.wait_for_selector(".players li:has-text('Femi (dropped)')")
