@@ -102,7 +102,8 @@ export function currentRound(data, log) {
                                                   players: s.players, places: s.places })) };
 }
 
-const byName = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+// Names in the order people sort them: case and accents aside, numbers by value ("bot 2" before "bot 10").
+export const byName = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 
 // A round's pairings by player name (what a person looks for at the door): each player's name, table number,
 // table id and seat (1-based), or a bye; sorted as people sort names ("bot 2" before "bot 10").

@@ -8,7 +8,7 @@
 
 import { h, morph, mount } from "./dom.js";
 import { pointsText } from "./figures.js";
-import { currentRound, LogFollower, pairings } from "./history.js";
+import { byName, currentRound, LogFollower, pairings } from "./history.js";
 import { statusWords, withLists } from "./tournament.js";
 
 const DWELL = { pairings: 20, standings: 12, join: 8, players: 15 }; // seconds a view stays before the next
@@ -116,12 +116,12 @@ export class VenueScreen {
     return found ? found.name : (this.log && this.log.names.get(player)) || player;
   }
 
-  // The current view's rows, cut into screens: [{ size, rows: [[...], ...] }, ...].
+  // The current view's rows cut into screens, each { size, columns, perColumn, rows } (SIZES above).
   pages() {
     if (!this.data) return [];
     const rows = this.view === "pairings" ? pairings(currentRound(this.data, this.log), (p) => this.name(p))
       : this.view === "players" ? this.data.players.filter((p) => !p.waitlisted && !p.dropped)
-        .map((p) => ({ name: p.name, player: p.player })).sort((a, b) => a.name.localeCompare(b.name))
+        .map((p) => ({ name: p.name, player: p.player })).sort((a, b) => byName.compare(a.name, b.name))
         : this.view === "standings" ? this.data.standings : [];
     if (!rows.length) return [{ size: "large", columns: 1, rows }];
     const [size, perColumn, most] = SIZES.find(([, r, c]) => rows.length <= r * c) || SIZES[SIZES.length - 1];
