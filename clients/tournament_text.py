@@ -3,6 +3,8 @@ it between rounds: the header, the standings table, and each table of the round 
 
 from __future__ import annotations
 
+import math
+
 from server.protocol.tournament import scoring_places
 
 
@@ -76,6 +78,23 @@ def standings_text(state) -> str:
     lines = [" rank  player                    points  opp%   share  tables byes"]
     for row in state.standings:
         dropped = "  (dropped)" if row.dropped else ""
-        lines.append(f" {row.rank:>4}  {row.name:<24} {row.points:>6g}  {row.opponents_pct * 100:>4.0f}  "
-                     f"{row.game_share:>5.2f}  {row.tables:>6} {row.byes:>4}{dropped}")
+        lines.append(f" {row.rank:>4}  {row.name:<24} {points_text(row.points):>6}  "
+                     f"{fixed(row.opponents_pct * 100, 0):>4}  {fixed(row.game_share, 2):>5}  {row.tables:>6} "
+                     f"{row.byes:>4}{dropped}")
     return "\n".join(lines)
+
+
+# The page says these numbers with the same arithmetic (clients/web/js/figures.js): half up on the double itself,
+# floor(x * 10**digits + 0.5), which both languages compute alike (a share of 1.125 is 1.13 in both).
+def fixed(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, rounded half up: ``fixed(1.125, 2) == "1.13"``."""
+    n = math.floor(x * 10 ** digits + 0.5)
+    text = str(abs(n)).rjust(digits + 1, "0")
+    sign = "-" if n < 0 else ""
+    return f"{sign}{text[:-digits]}.{text[-digits:]}" if digits else f"{sign}{text}"
+
+
+def points_text(x: float) -> str:
+    """Points with two decimals at most and no trailing zeros: 3, 2.5, 1.33."""
+    text = fixed(x, 2)
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -7,14 +7,17 @@ there can ever be served, so no path can reach outside it), with content types, 
 for other methods. Two files are generated, not read: ``/js/codes.js``, the error codes from
 ``server/protocol/codes.py``, and ``/words.json``, every game's words for people (``rules/words.py``: the browser
 says events, cards and results from the same data as the terminal). ``/join.json`` and ``/join.svg`` give the
-lobby page the URL other machines can join at and its QR code. A websocket upgrade is handed back to the caller
+lobby page the URL other machines can join at and its QR code; ``/join/<T>.svg`` is the QR code of tournament
+``T``'s page at that URL (the venue screen shows it), made on first request and kept. A websocket upgrade is handed back to the caller
 as a stream that first replays every byte already read, so the websocket side sees the connection from its first byte.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
+import re
 from http import HTTPStatus
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +86,10 @@ class Site:
     busy: str | None = None  # the reason a connection over a limit is refused: every request gets a 503 with it
 
     def find(self, path: str) -> StaticFile | None:
-        return self.files.get(path)
+        found = self.files.get(path)
+        if found is None and self.files and self.join_urls and (qr := TOURNAMENT_QR.fullmatch(path)):
+            return tournament_qr(self.join_urls[0], qr.group(1))
+        return found
 
 
 def _static(body: bytes, content_type: str) -> StaticFile:
@@ -121,6 +127,15 @@ def load_site(root: Path | None, join_urls: tuple[str, ...] = (), connect_src: s
         files["join.json"] = _static(msgspec.json.encode(info), CONTENT_TYPES[".json"])
         files["join.svg"] = _static(qr_svg(join_urls[0]), CONTENT_TYPES[".svg"])
     return Site(files, tuple(join_urls), security)
+
+
+TOURNAMENT_QR = re.compile(r"join/([A-Za-z0-9_-]{1,40})\.svg")  # a tournament id's characters, bounded
+
+
+@functools.lru_cache(maxsize=64)
+def tournament_qr(join_url: str, tournament: str) -> StaticFile:
+    """The QR code of a tournament's page (``#/tournament/<T>``) at the join URL."""
+    return _static(qr_svg(f"{join_url}#/tournament/{tournament}"), CONTENT_TYPES[".svg"])
 
 
 def qr_svg(text: str) -> bytes:

@@ -173,6 +173,19 @@ async def test_join_json_and_svg_give_the_first_lan_url_and_its_qr_code(site):
     assert header(svg, "content-type") == "image/svg+xml" and picture.startswith(b"<svg")
 
 
+async def test_a_tournaments_qr_code_is_its_page_at_the_join_url_and_nothing_else_is_made(site):
+    """The venue screen's QR code: ``/join/<T>.svg`` encodes the tournament's page at the first LAN URL; a path
+    that is not a tournament id is a 404, as is any QR code on a server without a web folder."""
+    data, _ = await exchange(site, request_bytes("/join/T7.svg") + request_bytes("/join/T7%20x.svg")
+                             + request_bytes("/join/" + "T" * 41 + ".svg") + request_bytes("/join/T7.png"))
+    (svg, picture), *refused = parse_responses(data, ["GET"] * 4)
+    assert svg.status_code == 200 and header(svg, "content-type") == "image/svg+xml"
+    assert picture.startswith(b"<svg") and f"<title>{JOIN[0]}#/tournament/T7</title>".encode() in picture
+    assert [response.status_code for response, _ in refused] == [404, 404, 404]
+    data, _ = await exchange(load_site(None, JOIN), request_bytes("/join/T7.svg"))
+    assert parse_responses(data, ["GET"])[0][0].status_code == 404
+
+
 async def test_words_json_is_the_games_words_the_terminal_says_too(site):
     """One source of words for people: the browser's sentences come from the same data as the terminal's."""
     from rules.words import all_words

@@ -1,13 +1,20 @@
-// Tournament pages: #/tournaments (the list), #/tournament/<T> (live standings, the round's tables, register by
-// name, check in, drop, and "your table"), #/organise (create one) and #/organise/<T> (behind the organiser
-// secret: start, next round, correct a result with a reason, drop a player).
+// Tournament pages: #/tournaments (the list), #/tournament/<T> (live standings, the round's tables, earlier
+// rounds from the tournament's log, register by name, check in, drop, and "your table"; printable pairings and
+// standings), #/tournament/<T>/screen[/<view>] (the venue screen, js/screen.js), #/organise (create one) and
+// #/organise/<T> (behind the organiser secret: start, next round, correct a result with a reason, drop a player).
+//
+// A page is redrawn in place (morph): what a person is typing, the focus and an opened earlier round survive
+// every update; the text of each field is kept by the page (`typed`) so a redraw gives it back.
 //
 // A player's token is kept in this browser (localStorage) with their name; each round's `your_table` puts that
 // token in the seat store as the seat's token and opens the table page, which resumes the reserved seat with it.
 
-import { h, mount } from "./dom.js";
+import { h, morph, mount } from "./dom.js";
+import { fixed, ordinal, percentText, pointsText, scoringPlaces } from "./figures.js";
+import { currentRound, LogFollower, pairings, seedMatches } from "./history.js";
 import { gameOptions, optionInput } from "./lobby.js";
 import { seatStore } from "./protocol.js";
+import { VenueScreen } from "./screen.js";
 
 const PLAYERS = "photofinish.tournaments"; // {T: {player, name, token}}
 const SECRETS = "photofinish.organiser"; // {T: secret}
@@ -31,8 +38,9 @@ export const secretStore = { get: (t) => stored(SECRETS)[t] || "", put: (t, v) =
 export function tournamentPage(app, hash) {
   if (hash === "#/tournaments") return new TournamentListPage(app);
   if (hash === "#/organise") return new CreatePage(app);
-  const [, kind, id] = hash.match(/^#\/(tournament|organise)\/([^/]+)$/) || [];
+  const [, kind, id, screen, view] = hash.match(/^#\/(tournament|organise)\/([^/]+)(?:\/(screen)(?:\/(\w+))?)?$/) || [];
   if (!kind) return null;
+  if (screen) return new VenueScreen(app, decodeURIComponent(id), view || null);
   return new TournamentPage(app, decodeURIComponent(id), kind === "organise");
 }
 
@@ -41,7 +49,9 @@ export function tournamentPage(app, hash) {
 export function tournamentMessage(app, message) {
   const id = message.type === "tournament" ? message.tournament.tournament : message.tournament;
   if (message.type === "your_table") takeSeatToken(message);
-  if (app.page instanceof TournamentPage && app.page.id === id) return app.page.receive(message);
+  if ((app.page instanceof TournamentPage || app.page instanceof VenueScreen) && app.page.id === id) {
+    return app.page.receive(message);
+  }
   if (message.type === "your_table") callToTable(message);
 }
 
@@ -60,7 +70,7 @@ function callToTable(message) {
 }
 
 // The server leaves out empty lists (its messages omit default values).
-function withLists(message) {
+export function withLists(message) {
   return { players: [], standings: [], seatings: [], byes: [], waitlist: [], ...message };
 }
 
@@ -106,7 +116,7 @@ class TournamentListPage {
   }
 }
 
-function statusWords(t) {
+export function statusWords(t) {
   if (t.status === "registration") return "registration open";
   if (t.status === "over") return "over";
   return t.format === "arena" ? `running (round ${t.round})` : `round ${t.round} of ${t.rounds}`;
@@ -125,12 +135,46 @@ class TournamentPage {
     this.openedRound = null;
     this.notice = null;
     this.error = null;
+    this.typed = {}; // data-key -> what a person typed there (a redraw gives it back)
+    this.drawn = false;
+    this.gone = false;
+    this.log = null; // the tournament's log read (history.js): earlier rounds, table numbers
+    this.logSeen = "";
+    this.seedCheck = null; // once over: whether the revealed seed hashes to the published commitment
+    this.follower = new LogFollower(this.client, id, (log) => this.readLog(log));
   }
 
   shows() { return false; }
-  destroy() {}
+  destroy() {
+    this.gone = true; // an answer still on its way draws nothing over the next page
+    this.follower.stop();
+  }
+
+  async readLog(log) {
+    this.log = log;
+    this.render();
+    if (log.seed && this.data && this.seedCheck === null) {
+      this.seedCheck = await seedMatches(log.seed, this.data.tournament.commitment);
+      this.render();
+    }
+  }
 
   get me() { return playerStore.get(this.id); }
+
+  // A field's text: what was typed there, else `fallback`; `keep` remembers each keystroke.
+  field(key, fallback = "") { return key in this.typed ? this.typed[key] : fallback; }
+  keep(key) { return (event) => { this.typed[key] = event.target.value; }; }
+
+  // The log is read again when a round starts or a result or correction changes the standings.
+  followLog() {
+    const d = this.data;
+    if (!d || !d.tournament.round) return;
+    const seen = `${d.tournament.round} ${d.tournament.status} ${d.standings.map((r) => `${r.player}:${r.points}`).join(",")}`;
+    if (seen !== this.logSeen) {
+      this.logSeen = seen;
+      this.follower.refresh();
+    }
+  }
 
   async start() {
     this.render();
@@ -149,6 +193,7 @@ class TournamentPage {
       this.data = withLists(message);
       const playing = new Set(this.data.seatings.filter((s) => !s.places).map((s) => s.table));
       if (this.yourTable && !playing.has(this.yourTable.table)) this.yourTable = null;
+      this.followLog();
     } else if (message.type === "your_table" && !this.organiser) {
       this.yourTable = message;
       if (this.openedRound !== null && message.round > this.openedRound) { // a new round: straight to the seat
@@ -168,7 +213,10 @@ class TournamentPage {
     this.notice = null;
     try {
       const answer = await this.client.request(message);
-      if (answer.type === "tournament") this.data = withLists(answer);
+      if (answer.type === "tournament") {
+        this.data = withLists(answer);
+        this.followLog();
+      }
       if (done) done(answer);
     } catch (error) {
       this.notice = `Refused: ${errorText(error)}`;
@@ -191,9 +239,12 @@ class TournamentPage {
   }
 
   render() {
+    if (this.gone) return;
     const d = this.data;
     const info = d && d.tournament;
-    mount(this.app.root, h("section", { class: "tournament-page", "data-tournament": this.id },
+    const draw = this.drawn ? morph : mount; // the first draw replaces the page before; then only what changed
+    this.drawn = true;
+    draw(this.app.root, h("section", { class: "tournament-page", "data-tournament": this.id },
       h("div", { class: "table-head" }, h("a", { href: "#/tournaments", class: "back" }, "← Tournaments"),
         h("h1", {}, info ? info.name || info.tournament : this.id),
         info ? h("span", { class: "game-title" }, `${this.app.gameTitle(info.game)} · ${info.mode} · ` +
@@ -204,10 +255,18 @@ class TournamentPage {
       this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
       this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
       d ? (this.organiser ? this.organiserPanel() : this.playerPanel()) : null,
+      d ? h("p", { class: "screen-links" },
+        h("a", { href: `#/tournament/${this.id}/screen`, class: "button", "data-key": "venue-screen" }, "Venue screen"),
+        d.tournament.round ? h("button", { type: "button", "data-key": "print", onclick: () => window.print() },
+          "Print pairings and standings") : null) : null,
+      d ? this.printedPairings() : null,
       d ? h("div", { class: "layout" },
-        h("div", {}, this.tables(), this.standings()),
+        h("div", {}, this.tables(), this.history(), this.standings()),
         h("aside", { class: "side" }, this.players(),
           h("p", { class: "commitment" }, "Seating seed's hash: ", h("code", {}, info.commitment.slice(0, 16) + "…")),
+          this.log && this.log.seed ? h("p", { class: "seed" }, "The seed, revealed at the end: ",
+            h("code", {}, this.log.seed), this.seedCheck === true ? " ✓ its hash is the one published at the start"
+              : this.seedCheck === false ? " ✗ its hash is NOT the one published at the start" : "") : null,
           h("p", { class: "verify" }, h("button", { type: "button", class: "download-log",
                                                     onclick: () => this.downloadLog() }, "Download the log"),
             " and check it on your machine: ", h("code", {}, `photofinish tournament verify ${this.id}.log`)))) : null));
@@ -239,7 +298,8 @@ class TournamentPage {
       if (info.status === "over") return null;
       return h("form", { class: "register", onsubmit: (e) => this.register(e) },
         h("label", {}, "Your name ", h("input", { name: "name", "data-key": "register-name", required: true,
-          maxlength: 24, value: localStorage.getItem("photofinish.name") || "" })),
+          maxlength: 24, value: this.field("register-name", localStorage.getItem("photofinish.name") || ""),
+          oninput: this.keep("register-name") })),
         h("button", { type: "submit", class: "primary" }, "Register"));
     }
     return h("div", { class: "me" },
@@ -263,7 +323,10 @@ class TournamentPage {
   organiserPanel() {
     const info = this.data.tournament;
     const secret = secretStore.get(this.id);
-    const send = (message) => this.call({ tournament: this.id, secret: secretStore.get(this.id), ...message });
+    const send = (message, done) => this.call({ tournament: this.id, secret: secretStore.get(this.id), ...message },
+      done);
+    const typed = (key, attrs) => h("input", { name: key.replace("correct-", ""), "data-key": key,
+      value: this.field(key), oninput: this.keep(key), ...attrs });
     const live = this.data.seatings;
     return h("div", { class: "organiser" },
       h("form", { class: "secret", onsubmit: (e) => e.preventDefault() },
@@ -278,49 +341,90 @@ class TournamentPage {
         e.preventDefault();
         const form = new FormData(e.target);
         const places = String(form.get("places")).split(/[\s,]+/).filter(Boolean).map(Number);
-        send({ type: "correct_result", table: form.get("table"), places, reason: String(form.get("reason")).trim() });
+        send({ type: "correct_result", table: form.get("table"), places, reason: String(form.get("reason")).trim() },
+          () => { for (const key of ["correct-table", "correct-places", "correct-reason"]) delete this.typed[key]; });
       } }, h("h2", {}, "Correct a result"),
-        h("label", {}, "Table ", h("input", { name: "table", "data-key": "correct-table", list: "round-tables", size: 6,
-                                             required: true, placeholder: live.length ? live[0].table : "t1" }),
+        h("label", {}, "Table ", typed("correct-table", { list: "round-tables", size: 6, required: true,
+                                                          placeholder: live.length ? live[0].table : "t1" }),
           h("datalist", { id: "round-tables" }, live.map((s) => h("option", { value: s.table },
             `${s.table}: ${s.players.map((p) => this.name(p)).join(", ")}`)))),
-        h("label", {}, "Places by seat ", h("input", { name: "places", "data-key": "correct-places", placeholder: "1 2 3",
-                                                      required: true, size: 10 })),
-        h("label", {}, "Reason ", h("input", { name: "reason", "data-key": "correct-reason", required: true, size: 30 })),
+        h("label", {}, "Places by seat ", typed("correct-places", { placeholder: "1 2 3", required: true, size: 10 })),
+        h("label", {}, "Reason ", typed("correct-reason", { required: true, size: 30 })),
         h("button", { type: "submit" }, "Correct")) : null,
       info.status !== "over" ? h("form", { class: "drop-player", onsubmit: (e) => {
         e.preventDefault();
         send({ type: "drop", player: new FormData(e.target).get("player") });
-      } }, h("label", {}, "Drop a player ", h("select", { name: "player", "data-key": "drop-player" },
-          this.data.players.filter((p) => !p.dropped).map((p) => h("option", { value: p.player }, `${p.name} (${p.player})`)))),
+      } }, h("label", {}, "Drop a player ", h("select", { name: "player", "data-key": "drop-player",
+                                                         onchange: this.keep("drop-player") },
+          this.data.players.filter((p) => !p.dropped).map((p) => h("option", { value: p.player, "data-key": `drop-${p.player}`,
+            selected: p.player === this.typed["drop-player"] }, `${p.name} (${p.player})`)))),
         h("button", { type: "submit" }, "Drop")) : null);
   }
 
+  // The current round's tables (from the view, numbered as the log seats them).
   tables() {
     const d = this.data;
     if (!d.seatings.length && !d.byes.length) return null;
+    const numbers = new Map();
+    for (const round of this.log ? this.log.rounds : []) for (const t of round.tables) numbers.set(t.table, t.number);
     return h("div", { class: "round-tables" }, h("h2", {}, `Round ${d.tournament.round}: tables`),
-      h("ul", { class: "table-list" }, d.seatings.map((s) => h("li", { class: "table-item", "data-table": s.table },
-        h("div", {}, h("strong", {}, s.table), s.places ? " · over" : " · playing",
-          " ", h("a", { href: s.places ? `#/replay/${s.table}` : `#/watch/${s.table}`, class: "button" },
-            s.places ? "Replay" : "Watch")),
-        h("div", { class: "table-seats" }, s.players.map((p, seat) => h("span", { class: "seat" },
-          `${seat + 1}: ${this.name(p)}`, (s.stand_ins || []).includes(seat) ? " (stand-in)" : "",
-          s.places ? ` · place ${s.places[seat]}` : "")))))),
+      h("ul", { class: "table-list" }, d.seatings.map((s) => this.tableItem({
+        table: s.table, number: numbers.get(s.table), players: s.players, places: s.places,
+        standIns: s.players.map((_, seat) => (s.stand_ins || []).includes(seat)) }))),
       d.byes.length ? h("p", {}, "Byes: ", d.byes.map((p) => this.name(p)).join(", ")) : null);
+  }
+
+  // One table: its players by seat, and once over the place each scores (a stand-in's seat placed last).
+  tableItem(t) {
+    const scoring = t.places ? scoringPlaces(t.places, t.standIns) : null;
+    return h("li", { class: "table-item", "data-table": t.table, "data-key": `table-${t.table}` },
+      h("div", {}, t.number ? h("span", { class: "table-number" }, `Table ${t.number} · `) : null,
+        h("strong", {}, t.table), t.places ? " · over" : " · playing",
+        t.corrected ? h("span", { class: "corrected" }, ` · corrected: ${t.corrected}`) : null,
+        " ", h("a", { href: t.places ? `#/replay/${t.table}` : `#/watch/${t.table}`, class: "button" },
+          t.places ? "Replay" : "Watch")),
+      h("div", { class: "table-seats" }, t.players.map((p, seat) => h("span", { class: "seat" },
+        `${seat + 1}: ${this.name(p)}`, t.standIns[seat] ? " (stand-in)" : "",
+        scoring ? ` · ${scoring.filter((x) => x === scoring[seat]).length > 1 ? "tied " : ""}${ordinal(scoring[seat])}`
+          : ""))));
+  }
+
+  // Every round before the current one, from the log: each folded (a person opens the one they want).
+  history() {
+    const now = this.data.tournament.round;
+    const earlier = (this.log ? this.log.rounds : []).filter((r) => r.round < now).reverse();
+    if (!earlier.length) return null;
+    return h("div", { class: "round-history" }, h("h2", {}, "Earlier rounds"),
+      earlier.map((r) => h("details", { class: "round", "data-key": `round-${r.round}`, "data-round": r.round },
+        h("summary", {}, `Round ${r.round}: ${r.tables.length} table${r.tables.length === 1 ? "" : "s"}`,
+          r.byes.length ? `, ${r.byes.length} bye${r.byes.length === 1 ? "" : "s"}` : ""),
+        h("ul", { class: "table-list" }, r.tables.map((t) => this.tableItem(t))),
+        r.byes.length ? h("p", {}, "Byes: ", r.byes.map((p) => this.name(p)).join(", ")) : null)));
+  }
+
+  // Shown only on paper (tournament.css): the round's pairings by player name, for the wall by the door.
+  printedPairings() {
+    const d = this.data;
+    if (!d.tournament.round) return null;
+    const round = currentRound(d, this.log);
+    const rows = pairings(round, (p) => this.name(p));
+    return h("div", { class: "print-pairings", "data-key": "print-pairings" },
+      h("h2", {}, `Round ${round.round} pairings, by name`),
+      h("ol", { class: "pairings" }, rows.map((r) => h("li", { class: "pairing" },
+        h("span", { class: "name" }, r.name), h("span", { class: "where" }, r.where)))));
   }
 
   standings() {
     const rows = this.data.standings;
     if (!rows.length) return null;
     const me = this.me;
-    const pct = (x) => `${(x * 100).toFixed(0)}%`;
     return h("div", { class: "standings" }, h("h2", {}, "Standings"),
       h("table", {}, h("thead", {}, h("tr", {}, ["#", "player", "points", "opp. %", "game share", "tables", "byes"]
         .map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, rows.map((r) => h("tr", { class: `${me && me.player === r.player ? "mine" : ""}${r.dropped ? " dropped" : ""}` },
-          h("td", {}, r.rank), h("td", {}, r.name, r.dropped ? " (dropped)" : ""), h("td", {}, Number(r.points.toFixed(2))),
-          h("td", {}, pct(r.opponents_pct)), h("td", {}, r.game_share.toFixed(2)), h("td", {}, r.tables), h("td", {}, r.byes))))));
+          h("td", {}, r.rank), h("td", {}, r.name, r.dropped ? " (dropped)" : ""), h("td", {}, pointsText(r.points)),
+          h("td", {}, percentText(r.opponents_pct)), h("td", {}, fixed(r.game_share, 2)), h("td", {}, r.tables),
+          h("td", {}, r.byes))))));
   }
 
   players() {
