@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules import Rng
+from rules import Rng, tag_of
 
 
 class BotDriver:
@@ -35,8 +35,7 @@ class BotDriver:
 
     def take(self, message: Any) -> None:
         """Take in one protocol message (``server.protocol`` types); others are ignored."""
-        kind = getattr(type(message), "__struct_config__", None)
-        tag = kind.tag if kind is not None else None
+        tag = tag_of(message)
         if tag in ("update", "snapshot"):
             self.seen = max(self.seen or 0, message.seq)
             self.observe(tag, view=message.view, legal=message.legal, over=message.result is not None)
