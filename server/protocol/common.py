@@ -38,9 +38,10 @@ class ServerMessage(msgspec.Struct, tag_field="type", frozen=True, omit_defaults
 
 
 class Hello(ClientMessage, tag="hello"):
-    """The first message of every connection."""
+    """The first message of every connection: ``protocol`` is required (a hello without it is refused
+    ``bad_hello``, so a client never speaks a version it did not name); the rest have defaults."""
 
-    protocol: int = PROTOCOL_VERSION
+    protocol: int
     encoding: Literal["json", "msgpack"] = "json"
     client: str = ""
     batch: bool = False  # True: the server may put several queued messages into one `batch` frame

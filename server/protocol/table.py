@@ -3,7 +3,7 @@ accepted entry's update, a whole snapshot, a refusal and, with fair ordering, th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -18,19 +18,23 @@ class TakeSeat(ClientMessage, tag="take_seat"):
     name: str = ""
 
 
+SeqNumber = Annotated[int, msgspec.Meta(ge=0)]  # a table's seq (0: before its first entry); negative: malformed
+
+
 class Resume(ClientMessage, tag="resume"):
-    """Take back a seat with its token after a reconnect; every update after ``last_seq`` is sent again."""
+    """Take back a seat with its token after a reconnect; every update after ``last_seq`` is sent again
+    (0, the default: from the start)."""
 
     table: str
     token: str
-    last_seq: int = 0
+    last_seq: SeqNumber = 0
 
 
 class Watch(ClientMessage, tag="watch"):
     """Follow a table as a spectator, from ``last_seq`` on."""
 
     table: str
-    last_seq: int = 0
+    last_seq: SeqNumber = 0
 
 
 class Act(ClientMessage, tag="act"):
