@@ -115,6 +115,9 @@ class Update(ServerMessage, tag="update"):
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
     ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
     `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
+    ``time_left_ms`` (a lockstep table with ``turn_time_ms``, while a seat is to act): the milliseconds the seat
+    to act has left, counted from when the server built this message; when they run out the server logs a
+    ``timeout`` and the game moves for it.
     """
 
     table: str
@@ -127,6 +130,7 @@ class Update(ServerMessage, tag="update"):
     result: Any = None
     receipt: str | None = None
     pings: list[float | None] | None = None  # with a view: each seat's round trip in ms (None: not measured)
+    time_left_ms: int | None = None  # with a view, at a timed lockstep table: ms left to the seat to act (see below)
 
 
 class Snapshot(ServerMessage, tag="snapshot"):
@@ -134,7 +138,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
 
     ``skipped``: accepted entries a catch-up left out because there were too many to resend (the view is
     whole; only their events are not sent). ``waiting_for``: the free seats, while the game waits for them.
-    ``receipt``: the receipt of entry ``seq`` (see ``Update``)."""
+    ``receipt``: the receipt of entry ``seq`` (see ``Update``). ``time_left_ms``: as in ``Update``."""
 
     table: str
     seq: int
@@ -146,6 +150,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
     waiting_for: list[int] | None = None
     receipt: str | None = None
     pings: list[float | None] | None = None  # each seat's round trip in ms (None: not measured)
+    time_left_ms: int | None = None  # a timed lockstep table: ms left to the seat to act
 
 
 class TableEnded(ServerMessage, tag="table_ended"):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import trio
+
 from rules import ToAct
 
 from ..protocol import Error, MessageId, Snapshot, Update
@@ -78,7 +80,7 @@ def send_updates(table: Table, group, final_group: bool) -> None:
     receipts = {entry.seq: apply.receipt(table, entry.seq) for entry in entries}
     if final_group:
         last, result = entries[-1], table.session.result()
-        pings = table.pings()
+        pings, left = table.pings(), time_left_ms(table)
         seats = [seat for _, seat in receivers]
         views = iter(game.views(state, seats))
         lists = game.legal_for(state, [seat for seat in seats if seat is not None])
@@ -95,7 +97,7 @@ def send_updates(table: Table, group, final_group: bool) -> None:
             deliver(table, receiver, Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
                                             events=[redact(e, seat) for e in last.events], view=next(views),
                                             legal=next(legal) if seat is not None else None, result=result,
-                                            receipt=receipts[last.seq], pings=pings))
+                                            receipt=receipts[last.seq], pings=pings, time_left_ms=left))
     if final_group:
         apply.check_over(table, result)
 
@@ -111,4 +113,12 @@ def snapshot(table: Table, seat: int | None, skipped: int = 0) -> Snapshot:
                     to_act=list(table.session.to_act().seats),
                     legal=legal,
                     result=table.session.result(), skipped=skipped, waiting_for=waiting,
-                    receipt=apply.receipt(table, table.log.seq), pings=table.pings())
+                    receipt=apply.receipt(table, table.log.seq), pings=table.pings(),
+                    time_left_ms=time_left_ms(table))
+
+
+def time_left_ms(table: Table) -> int | None:
+    """At a timed lockstep table, the milliseconds the seat to act has left from now (None: no clock runs)."""
+    if table.turn_deadline is None:
+        return None
+    return max(0, round((table.turn_deadline - trio.current_time()) * 1000))
