@@ -524,7 +524,7 @@ class View(msgspec.Struct, frozen=True):
     # Finish
     sidetracked: list[list[bool]]  # for each seat, for each piece: whether it is sidetracked
     track: list[str]  # the suit of each track card, 1..12 in order (`track[0]` is card 1)
-    tricks_won: list[int]  # tricks each seat has won
+    tricks_won: list[int]  # tricks each seat has won in the game so far
     sidetracked_played: int  # Sidetracked cards played this deal, for everyone to count
     cards_played: int  # cards played in tricks this deal (taken face down)
     out_of_play: int  # cards out of play this deal (not dealt)
