@@ -57,3 +57,20 @@ def test_in_any_game_every_accepted_precedes_its_update_and_a_view_follows(seed)
             nursery.cancel_scope.cancel()
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_the_bot_driver_waits_after_accepted_for_the_update_with_the_new_view():
+    from server.protocol import BotDriver
+
+    driver = BotDriver(lambda view, legal, rng: legal[0], Rng(1))
+    driver.take(Update(table="t1", seq=4, actor=1, events=[], to_act=[0], view="before", legal=["draw"]))
+    ref, action = driver.next_action()
+    driver.take(Accepted(ref=ref, table="t1", seq=5))
+    assert driver.next_action() is None  # the view it holds is from before its own action
+    driver.take(Update(table="t1", seq=5, actor=0, events=[], to_act=[0], view="after", legal=["discard"]))
+    assert driver.next_action()[1] == "discard"
+    # a resent action's answer comes after its update: the view held is already the new one
+    ref = driver.in_flight
+    driver.take(Update(table="t1", seq=6, actor=0, events=[], to_act=[0], view="later", legal=["play"]))
+    driver.take(Accepted(ref=ref, table="t1", seq=6, duplicate=True))
+    assert driver.next_action()[1] == "play"
