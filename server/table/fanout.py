@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import trio
+import msgspec
 
 from rules import ToAct
 
@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
 def deliver(table: Table, receiver: Receiver, message: Any) -> None:
     """Hand a message over: at the batch's flush if a batch runs, and under always/batch only once the log
-    line it follows is on disk (messages keep their order)."""
+    line it follows is on disk (messages keep their order). At a timed table, a view says the time left."""
+    if table.turn_deadline is not None and (type(message) is Update or type(message) is Snapshot) \
+            and message.view is not None:
+        message = msgspec.structs.replace(message, time_left_ms=time_left_ms(table))
     if table.batch is not None:  # inside a batch: keep the order, send at the flush
         table.batch.append(("message", receiver, message))
     elif not table.gate.hold(receiver, message):
@@ -80,7 +83,7 @@ def send_updates(table: Table, group, final_group: bool) -> None:
     receipts = {entry.seq: apply.receipt(table, entry.seq) for entry in entries}
     if final_group:
         last, result = entries[-1], table.session.result()
-        pings, left = table.pings(), time_left_ms(table)
+        pings = table.pings()
         seats = [seat for _, seat in receivers]
         views = iter(game.views(state, seats))
         lists = game.legal_for(state, [seat for seat in seats if seat is not None])
@@ -97,7 +100,7 @@ def send_updates(table: Table, group, final_group: bool) -> None:
             deliver(table, receiver, Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
                                             events=[redact(e, seat) for e in last.events], view=next(views),
                                             legal=next(legal) if seat is not None else None, result=result,
-                                            receipt=receipts[last.seq], pings=pings, time_left_ms=left))
+                                            receipt=receipts[last.seq], pings=pings))
     if final_group:
         apply.check_over(table, result)
 
@@ -113,12 +116,9 @@ def snapshot(table: Table, seat: int | None, skipped: int = 0) -> Snapshot:
                     to_act=list(table.session.to_act().seats),
                     legal=legal,
                     result=table.session.result(), skipped=skipped, waiting_for=waiting,
-                    receipt=apply.receipt(table, table.log.seq), pings=table.pings(),
-                    time_left_ms=time_left_ms(table))
+                    receipt=apply.receipt(table, table.log.seq), pings=table.pings())
 
 
-def time_left_ms(table: Table) -> int | None:
-    """At a timed lockstep table, the milliseconds the seat to act has left from now (None: no clock runs)."""
-    if table.turn_deadline is None:
-        return None
-    return max(0, round((table.turn_deadline - trio.current_time()) * 1000))
+def time_left_ms(table: Table) -> int:
+    """At a timed lockstep table, the milliseconds the seat to act has left from now."""
+    return max(0, round((table.turn_deadline - table.t0 - table.now()) * 1000))
