@@ -34,7 +34,7 @@ class Watch(ClientMessage, tag="watch"):
     """Follow a table as a spectator, from ``last_seq`` on."""
 
     table: str
-    last_seq: SeqNumber = 0
+    last_seq: int = 0
 
 
 class Act(ClientMessage, tag="act"):
