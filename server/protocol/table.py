@@ -115,7 +115,7 @@ class Update(ServerMessage, tag="update"):
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
     ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
     `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
-    ``time_left_ms`` (a lockstep table with ``turn_time_ms``, while a seat is to act): the milliseconds the seat
+    ``time_left_ms`` (to a seat, at a lockstep table with ``turn_time_ms``, while a seat is to act): the ms the seat
     to act has left, counted from when the server built this message; when they run out the server logs a
     ``timeout`` and the game moves for it.
     """

@@ -24,9 +24,10 @@ if TYPE_CHECKING:
 
 def deliver(table: Table, receiver: Receiver, message: Any) -> None:
     """Hand a message over: at the batch's flush if a batch runs, and under always/batch only once the log
-    line it follows is on disk (messages keep their order). At a timed table, a view says the time left."""
+    line it follows is on disk (messages keep their order). At a timed table, a seat's view says the time left
+    (a spectator's may be shown late: it is not told)."""
     if table.turn_deadline is not None and (type(message) is Update or type(message) is Snapshot) \
-            and message.view is not None:
+            and message.view is not None and receiver not in table.spectators:
         message = msgspec.structs.replace(message, time_left_ms=time_left_ms(table))
     if table.batch is not None:  # inside a batch: keep the order, send at the flush
         table.batch.append(("message", receiver, message))

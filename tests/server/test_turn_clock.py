@@ -6,7 +6,7 @@ from __future__ import annotations
 import trio
 
 from rules.flag_finish.game import DrawPile
-from server.protocol import CODECS, Resume, Seated, Snapshot, Update
+from server.protocol import CODECS, Resume, Seated, Snapshot, Update, Watch
 from server.table import intents
 
 from .helpers import Sink, act, new_table, seat_all, settle
@@ -23,7 +23,11 @@ async def test_updates_and_a_resumes_snapshot_carry_the_time_left_to_act(nursery
     first = table.session.state.turn
     dealt = last_with_view(sinks[first])
     assert dealt.to_act == [first] and dealt.time_left_ms == 5000
-    assert last_with_view(sinks[1 - first]).time_left_ms == 5000  # everyone sees the clock of the seat to act
+    assert last_with_view(sinks[1 - first]).time_left_ms == 5000  # every seat sees the clock of the seat to act
+    spectator = Sink()
+    await table.submit(intents.Watch(spectator, Watch(table=table.id)))
+    await settle()
+    assert spectator.of(Snapshot)[-1].time_left_ms is None  # a spectator's view may be shown late: no clock
     await trio.sleep(2)
     await act(table, sinks[first], DrawPile())  # a draw: the same seat discards next, on a fresh clock
     assert last_with_view(sinks[first]).time_left_ms == 5000
