@@ -49,7 +49,8 @@ from bench.server_bench import cpu_seconds, free_port, rss_kib
 from clients.client import single_error
 from clients.load import percentile
 from rules import Rng
-from server.protocol import (CODECS, Act, BotSeat, Closing, CreateTable, Error, Hello, Leave, ListTables,
+from server.protocol import (CODECS, PROTOCOL_VERSION, Act, BotSeat, Closing, CreateTable, Error, Hello, Leave,
+                             ListTables,
                              OpenPlayback, Ping, Pong, Rejected, Replay, Resume, Snapshot, TableCreated, TakeSeat,
                              Update, decode_server)
 
@@ -255,7 +256,7 @@ async def connect(url: str, refusals: Counter | None = None, types: Counter | No
                         types if types is not None else Counter())
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(conn.read)
-                await conn.request(Hello(client="abuse-bench"))
+                await conn.request(Hello(protocol=PROTOCOL_VERSION, client="abuse-bench"))
                 yield conn
                 nursery.cancel_scope.cancel()
     except DisconnectionTimeout:
@@ -320,7 +321,7 @@ class Player:
             try:
                 with trio.fail_after(PROBE_TIMEOUT):
                     async with open_websocket_url(self.url, max_message_size=BIG, disconnect_timeout=2) as ws:
-                        await ws.send_message(JSON.encode(Hello(id=0, client="probe")))
+                        await ws.send_message(JSON.encode(Hello(id=0, protocol=PROTOCOL_VERSION, client="probe")))
                         await ws.get_message()
                 self.connects[phase].append((time.perf_counter() - begin) * 1000)
             except Exception as error:  # noqa: BLE001 (any failure to connect counts, by kind)
@@ -375,7 +376,7 @@ class _Seat:
 
     async def _sit(self, resume: bool) -> None:
         """Hello, then the seat: taken at the current table, or (``resume``) taken back with its token."""
-        await self.request(Hello(client="normal-player"))
+        await self.request(Hello(protocol=PROTOCOL_VERSION, client="normal-player"))
         table = await self.player.table(self._game, self)
         if resume:
             answer = await self.request(Resume(table=table, token=self._token, last_seq=self._last_seq))
@@ -663,7 +664,7 @@ async def half_header(arena: Arena) -> None:
                         failed["closed before the upgrade"] += 1
                         return
                     ws.receive_data(data)
-            await stream.send_all(ws.send(WsText(data=JSON.encode(Hello(id=0, client="half")))))
+            await stream.send_all(ws.send(WsText(data=JSON.encode(Hello(id=0, protocol=PROTOCOL_VERSION, client="half")))))
             await stream.send_all(HALF_HEADER)
             opened[0] += 1
             with trio.move_on_at(arena.deadline):

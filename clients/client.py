@@ -47,7 +47,7 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessag
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
-from server.protocol import NO_RECONNECT, Code
+from server.protocol import NO_RECONNECT, PROTOCOL_VERSION, Code
 
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://), the websocket handshake and hello
 PROBE_AFTER = 2.0  # seconds without a frame from the server before the client asks it something (a probe)
@@ -441,7 +441,7 @@ class Client:
                 pending.done.set()
 
     async def _hello(self, ws) -> None:
-        await ws.send_message(CODECS["json"].encode(Hello(id=0, encoding=self.codec.encoding, client=self.name,
+        await ws.send_message(CODECS["json"].encode(Hello(id=0, protocol=PROTOCOL_VERSION, encoding=self.codec.encoding, client=self.name,
                                                           batch=True)))
         frame = await ws.get_message()
         answer = decode_server(frame, CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"])

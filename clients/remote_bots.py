@@ -65,7 +65,7 @@ async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int |
                 ref, action = move
                 try:
                     accepted = await client.act(table, action)
-                    driver.observe("accepted", ref=ref)
+                    driver.observe("accepted", ref=ref, seq=accepted.seq)
                     if on_accepted:
                         on_accepted(seated.seat, accepted)
                     break  # its update follows

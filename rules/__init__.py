@@ -17,6 +17,7 @@ from .contract import (
     make_setup,
     places,
     resolve_options,
+    tag_of,
 )
 from .registry import GAMES, get_game
 from .rng import Rng, derive
@@ -25,6 +26,6 @@ from .session import Session, Step, copy_state, replay, restore, verify_chance
 __all__ = [
     "CHANCE", "SYSTEM", "GAMES", "Game", "GameInfo", "OptionSpec", "Result", "Rng", "RulesError", "derive", "Session",
     "Setup", "Step", "ToAct", "copy_state", "digest", "get_game", "make_setup", "places", "replay", "resolve_options",
-    "restore",
+    "restore", "tag_of",
     "verify_chance",
 ]

@@ -105,11 +105,29 @@ class Action(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_field
     """The base of every game's actions: a tagged Struct, ``{"type": "draw", ...}`` on the wire.
 
     Actions and events are values that never refer back to what holds them, so they are kept out of the
-    cycle collector (``gc=False``): a server's logs hold hundreds of thousands of them."""
+    cycle collector (``gc=False``): a server's logs hold hundreds of thousands of them.
+
+    ``action.type`` is its tag, as on the wire (``DrawPile().type == "draw"``)."""
+
+    @property
+    def type(self) -> str:
+        return tag_of(self)
 
 
 class Event(msgspec.Struct, tag_field="type", frozen=True, gc=False):
-    """The base of every game's events (out of the cycle collector, like actions)."""
+    """The base of every game's events (out of the cycle collector, like actions); ``event.type`` is its tag."""
+
+    @property
+    def type(self) -> str:
+        return tag_of(self)
+
+
+def tag_of(value: Any) -> str | None:
+    """The ``"type"`` tag of a tagged msgspec Struct (a game's action, event or view, a protocol message), as
+    on the wire: ``tag_of(Play("G5")) == "play"``; None for anything untagged (a dict, None, a plain Struct)."""
+    config = getattr(type(value), "__struct_config__", None)
+    tag = config.tag if config is not None else None
+    return tag if isinstance(tag, str) else None
 
 
 class Timeout(Action, tag="timeout"):

@@ -22,6 +22,10 @@ from . import values
 def add_schema(sub) -> None:
     schema = sub.add_parser("schema", help="print the JSON Schema of every message and of each game's actions "
                                             "and views (generated from the protocol's types)")
+    schema.add_argument("--markdown", action="store_true",
+                        help="print the reference instead, as Markdown: every client message's required fields "
+                             "and defaults, each game's actions and view field by field "
+                             "(server/PROTOCOL-REFERENCE.md is this output)")
     schema.set_defaults(run=cmd_schema)
 
 
@@ -99,8 +103,12 @@ def cmd_schema(args: argparse.Namespace) -> int:
     import json
 
     from server.protocol import json_schema
+    from server.protocol.gamedoc import reference_markdown
 
-    print(json.dumps(json_schema(), indent=1))
+    if args.markdown:
+        print(reference_markdown(json_schema()), end="")
+    else:
+        print(json.dumps(json_schema(), indent=1))
     return 0
 
 

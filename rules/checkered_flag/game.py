@@ -45,7 +45,7 @@ INFO = GameInfo(
 class Shift(Action, tag="shift"):
     """Choose this turn's gear: 0 (Neutral) to 3, at most one away from the current gear."""
 
-    gear: int
+    gear: int  # the gear, 0 (Neutral) to 3: at most one away from the current one
 
 
 class Go(Action, tag="go"):
@@ -55,7 +55,7 @@ class Go(Action, tag="go"):
 class Brake(Action, tag="brake"):
     """After the spin: brake voluntarily, stopping on ``stop``, the space before a danger zone."""
 
-    stop: int
+    stop: int  # where to stop: one of the view's `plan.stops`
 
 
 class StartSpins(Action, tag="start_spins"):
@@ -140,9 +140,9 @@ EventType = Union[StartSpun, Shifted, Spun, Braking, CrashCheck, Moved, Crashed,
 class Check(msgspec.Struct, frozen=True):
     """A crash check still to spin: crash when wheel B shows ``crash_on`` or less; then the car goes to ``at``."""
 
-    reason: str
-    crash_on: int
-    at: int
+    reason: str  # "danger" (entering a danger zone too fast for the gear) or "braking" (a hard brake)
+    crash_on: int  # the car crashes when spinner B shows this or less
+    at: int  # where the car goes if it crashes
 
 
 class Plan(msgspec.Struct, frozen=True):
@@ -150,11 +150,11 @@ class Plan(msgspec.Struct, frozen=True):
     braking, never on another car); the voluntary stops, each a free space; ``forced``: a car on narrow
     track makes it brake."""
 
-    start: int
-    move: int
-    end: int
-    stops: list[int]
-    forced: bool = False
+    start: int  # the car's position before the move
+    move: int  # spaces the spin gave
+    end: int  # where going on really stops (after forced braking, never on another car)
+    stops: list[int]  # the spaces where the car may brake voluntarily (`brake` with `stop`), each free
+    forced: bool = False  # a car on narrow track ahead makes it brake
 
 
 class State(msgspec.Struct):
@@ -498,20 +498,21 @@ def timeout_action(state: State, seat: int) -> Action:
 class View(msgspec.Struct, frozen=True):
     """Everything: Checkered Flag hides nothing."""
 
-    seat: int | None
-    phase: str
-    track: Track
-    order: list[int]
-    turn: int | None
-    positions: list[int]
-    gears: list[int]
-    lost: list[int]
-    crashes: list[int]
-    plan: Plan | None
-    checks: list[Check]
-    turns: int
-    turn_limit: int
-    winner: int | None
+    seat: int | None  # your seat (null: a spectator)
+    phase: str  # "start" (spins for the start order), "gear", "spin", "brake", "check" (crash checks), or "over"
+    track: Track  # the track raced on
+    order: list[int]  # the seats in turn order (from the start spins)
+    turn: int | None  # the seat to act (null while chance acts, and at the end)
+    positions: list[int]  # each car's position: 0 the start line, then spaces counted over every lap (space `(p - 1)
+    # % spaces + 1` of a lap); past `spaces * laps` it has finished
+    gears: list[int]  # each car's gear, 0 (Neutral) to 3
+    lost: list[int]  # turns each car still loses to a crash
+    crashes: list[int]  # crashes each car has had
+    plan: Plan | None  # the brake phase: the move the spin gave (null otherwise)
+    checks: list[Check]  # crash checks still to spin for this move
+    turns: int  # turns so far
+    turn_limit: int  # after this many turns the car furthest ahead wins
+    winner: int | None  # the winning seat, once the race is over (null before)
 
 
 def view(state: State, seat: int | None) -> View:

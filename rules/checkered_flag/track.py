@@ -23,14 +23,14 @@ class Track(msgspec.Struct, frozen=True):
     """A parsed track. ``kinds[s]``, ``zone[s]``, ``curve[s]`` describe space ``s`` of a lap (index 0 is the
     start line); ``zone``/``curve`` are -1 off danger zones."""
 
-    name: str
-    spaces: int
-    laps: int
-    danger: list[list[list[int]]]  # zones -> curves -> [first, last]
-    narrow: list[list[int]]
-    kinds: list[str]
-    zone: list[int]
-    curve: list[int]
+    name: str  # the track's name
+    spaces: int  # spaces in one lap
+    laps: int  # laps in the race
+    danger: list[list[list[int]]]  # the danger zones, each a list of its curves, each [first, last] space of a lap
+    narrow: list[list[int]]  # the narrow sections, each [first, last] space of a lap
+    kinds: list[str]  # each space of a lap (index 0 the start line): "white", "danger" or "narrow"
+    zone: list[int]  # each space's danger zone (index into `danger`; -1 off danger zones)
+    curve: list[int]  # each space's curve within its zone (-1 off danger zones)
 
     @property
     def finish(self) -> int:

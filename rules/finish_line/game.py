@@ -84,15 +84,15 @@ INFO = GameInfo(
 class MoveMarker(Action, tag="move"):
     """Stage 1: move ``marker`` (0-2) by the ``die`` ("red" or "black") not yet used."""
 
-    marker: int
-    die: str
+    marker: int  # which of your markers, 0-2
+    die: str  # "red" or "black", a die not yet used
 
 
 class Pick(Action, tag="pick"):
     """Stage 2: the marker an activated queen brings (one of yours) or jack pulls (an opponent's)."""
 
-    seat: int
-    marker: int
+    seat: int  # the marker's owner
+    marker: int  # the marker, 0-2: one of the view's `choice.candidates`
 
 
 class Deal(Action, tag="deal"):
@@ -177,9 +177,11 @@ EventType = Union[BoardDealt, Rolled, MarkerMoved, NoMove, Activation, Attack, M
 
 
 class Choice(msgspec.Struct, frozen=True):
+    """A pick to make: the marker an activated queen brings (one of yours) or jack pulls (an opponent's)."""
+
     kind: str  # "queen" or "jack"
     marker: int  # the activating marker
-    candidates: list[list[int]]  # [seat, marker]
+    candidates: list[list[int]]  # the markers that may be picked, each [seat, marker]: send `pick` with one
 
 
 class Pending(msgspec.Struct, frozen=True):
@@ -614,21 +616,25 @@ def timeout_action(state: State, seat: int) -> Action:
 class View(msgspec.Struct, frozen=True):
     """Everything: Finish Line hides nothing once the board is dealt."""
 
-    seat: int | None
-    phase: str
-    board: list[str | None]
-    wings: list[int]
-    markers: list[list[int]]
-    turn: int | None
-    dice: list[int]
-    used: list[bool]
-    stop: int
-    moved: list[int]
-    choice: Choice | None
-    finished: list[int]
-    turns: int
-    turn_limit: int
-    places: list[int]
+    seat: int | None  # your seat (null: a spectator)
+    phase: str  # "deal", "roll", "move", "activate", "choose" (pick the marker a queen or jack moves), "attack", or
+    # "over"
+    board: list[str | None]  # the card on each square of the path, 0 (the start) to 54 (the finish): rank then suit,
+    # "7H", "10S", "QD", or a joker "X1"/"X2"; null: no card (the start)
+    wings: list[int]  # the path indexes of the wing cards, the ends of the rows (9, 18, ..., 54 the finish): safe
+    # squares
+    markers: list[list[int]]  # for each seat, the path index of each of its three markers (0: the start, 54: home)
+    turn: int | None  # the seat whose turn it is (null while dealing and at the end)
+    dice: list[int]  # this turn's dice: [red, black]
+    used: list[bool]  # whether each die, [red, black], has been used this turn
+    stop: int  # the stop value, the dice's total: a marker moving by a die stops on the first card of this rank it
+    # reaches
+    moved: list[int]  # your markers moved this turn
+    choice: Choice | None  # the choose phase: the pick to make (null otherwise)
+    finished: list[int]  # the seats with all three markers home, in order
+    turns: int  # turns so far
+    turn_limit: int  # after this many turns the most markers home (then the furthest) wins
+    places: list[int]  # each seat's place (1 = first), once the game is over (empty before)
 
 
 def view(state: State, seat: int | None) -> View:

@@ -71,19 +71,19 @@ class DrawPile(Action, tag="draw"):
 class TakeDiscard(Action, tag="take"):
     """Take a named card from the loose, open discard pile (then discard)."""
 
-    card: str
+    card: str  # a card of the discard pile
 
 
 class Discard(Action, tag="discard"):
     """Put a card from the hand on the discard pile: the only action after a draw."""
 
-    card: str
+    card: str  # a card of your hand
 
 
 class Play(Action, tag="play"):
     """Play the next card of the sequence from the hand to the seat's row."""
 
-    card: str
+    card: str  # the card of your hand your row needs next
 
 
 class CloseWindow(Action, tag="close_window"):
@@ -197,26 +197,28 @@ class State(msgspec.Struct):
 class View(msgspec.Struct, frozen=True):
     """What one seat (or a spectator, ``seat`` None) may see: no other hand, no draw pile order."""
 
-    seat: int | None
-    mode: str
-    phase: str
-    race: int
-    races: int
-    hand: list[str] | None
-    drawn: str | None
-    hand_counts: list[int]
-    rows: list[list[str]]
-    discard: list[str]
-    draw_count: int
-    must_discard: list[bool]
-    turn: int | None
-    to_act: list[int]
-    finishers: list[int]
-    actions: int
-    action_limit: int
-    race_scores: list[list[int]]
-    totals: list[int]
-    winners: list[int]
+    seat: int | None  # your seat (null: a spectator)
+    mode: str  # "lockstep" (seats take turns) or "challenge" (every seat acts at once, no turns)
+    phase: str  # "deal" (between races), "play", "window" (Challenge Mode: a photo-finish window is open after a
+    # finish) or "over"
+    race: int  # the race under way (1 = the first); between races, the races dealt so far
+    races: int  # races in the match (the table's option)
+    hand: list[str] | None  # your cards, sorted: a colour letter and a number, "G5" (G green, R, B, Y, O, P), or "F",
+    # a flag (null: a spectator)
+    drawn: str | None  # the card you drew or took and must discard now (`must_discard`); null otherwise
+    hand_counts: list[int]  # each seat's number of cards in hand
+    rows: list[list[str]]  # each seat's row, the cards it played in order: 0 up to 10, then a flag finishes
+    discard: list[str]  # the open discard pile, oldest first: any card in it may be taken
+    draw_count: int  # cards left in the draw pile (face down, order unknown)
+    must_discard: list[bool]  # for each seat: it drew or took a card and must discard before anything else
+    turn: int | None  # lockstep: the seat whose turn it is; null in Challenge Mode and between races
+    to_act: list[int]  # the seats that may act now
+    finishers: list[int]  # the seats that finished this race, in order
+    actions: int  # seat actions so far in this race
+    action_limit: int  # the race ends with no finisher after this many seat actions
+    race_scores: list[list[int]]  # for each race played, each seat's score (lower is better)
+    totals: list[int]  # each seat's total score so far (lower is better)
+    winners: list[int]  # the match's winners, once it is over (empty before)
 
 
 def view(state: State, seat: int | None) -> View:

@@ -65,15 +65,15 @@ class Release(Action, tag="release"):
     ``value`` is "1".."10" or "F". Equal or lower than the pile releases; higher picks the pile up.
     """
 
-    value: str
-    hand: list[str] = []
-    bases: list[int] = []
+    value: str  # the value declared: "1".."10" or "F"
+    hand: list[str] = []  # cards from your hand
+    bases: list[int] = []  # your Bases (0-2) whose top card goes too
 
 
 class Blind(Action, tag="blind"):
     """Flip the Blind card of a Base whose top card is gone, straight onto the pile (first card of a turn)."""
 
-    base: int
+    base: int  # the Base (0-2) whose Blind card is flipped
 
 
 class Stop(Action, tag="stop"):
@@ -83,7 +83,7 @@ class Stop(Action, tag="stop"):
 class PassBase(Action, tag="pass_base"):
     """After a Super Flush: the Base to pass to the seat that played the previous turn."""
 
-    base: int
+    base: int  # the Base (0-2) to pass
 
 
 class Deal(Action, tag="deal"):
@@ -176,9 +176,9 @@ EventType = Union[RoundDealt, Released, BlindFlipped, PickedUp, Flushed, GoldDra
 class Play(msgspec.Struct, frozen=True):
     """One play on the pile: who, the declared value, the cards."""
 
-    seat: int
-    value: str
-    cards: list[str]
+    seat: int  # who played it
+    value: str  # the declared value, "1".."10" or "F"
+    cards: list[str]  # the cards played
 
 
 class State(msgspec.Struct):
@@ -248,33 +248,37 @@ class View(msgspec.Struct, frozen=True):
 
     Nobody sees a Blind card before it is flipped, its owner included."""
 
-    seat: int | None
-    phase: str
-    format: str
-    round: int
-    rounds: int
-    hand: list[str] | None
-    hand_counts: list[int]
-    tops: list[list[str | None]]
-    blinds: list[list[bool]]
-    pile: list[Play]
-    top_value: str | None
+    seat: int | None  # your seat (null: a spectator)
+    phase: str  # "deal", "play" or "over"
+    format: str  # "arena" (a fixed number of rounds, lowest total wins) or "elimination" (a seat whose total reaches
+    # the limit is out)
+    round: int  # the round under way (1 = the first)
+    rounds: int  # arena: rounds in the game
+    hand: list[str] | None  # your cards, sorted: "1".."10", a Skip "7S", a Bonus "7B", a Flush "F", the Gold Flush
+    # "G" (null: a spectator)
+    hand_counts: list[int]  # each seat's number of cards in hand
+    tops: list[list[str | None]]  # for each seat, for each of its three Bases: the face-up top card (null: played)
+    blinds: list[list[bool]]  # for each seat, for each Base: whether its face-down Blind card is still there (nobody
+    # sees it)
+    pile: list[Play]  # the playing pile, oldest play first
+    top_value: str | None  # the declared value of the pile's top play: the most the next play may declare without
+    # picking the pile up (null: empty pile)
     run: int  # cards of the top value at the top of the pile
-    flushed: int
-    unused: int
-    mimic_card: str | None
-    mimic: str | None
-    turn: int | None
-    flipped: bool
-    pickup: bool
-    passing: bool
-    previous: int
-    turns: int
-    turn_limit: int
-    active: list[int]
-    round_scores: list[list[int]]
-    totals: list[int]
-    winners: list[int]
+    flushed: int  # cards flushed out of this round so far
+    unused: int  # cards left in the unused deck (a Gold Flush draws from it)
+    mimic_card: str | None  # the Mimic card set aside face up this round
+    mimic: str | None  # the value the Mimic card gives (null: a Flush card is the Mimic, nothing mimics)
+    turn: int | None  # the seat whose turn it is (null outside play)
+    flipped: bool  # a Blind card was flipped this turn: add to it (`release`) or `stop`
+    pickup: bool  # this turn's play is higher than the pile: the pile goes to the hand
+    passing: bool  # after a Super Flush: the seat to act chooses the Base to pass (`pass_base`)
+    previous: int  # the seat that played the previous turn (-1: none yet this round)
+    turns: int  # turns played this round
+    turn_limit: int  # a round ends with nobody out after this many turns (everyone scores)
+    active: list[int]  # the seats still in the game (elimination)
+    round_scores: list[list[int]]  # for each round played, each seat's score (lower is better)
+    totals: list[int]  # each seat's total score so far (lower is better)
+    winners: list[int]  # the winners, once the game is over (empty before)
 
 
 def run_length(pile: list[Play]) -> int:

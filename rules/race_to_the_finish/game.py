@@ -71,19 +71,21 @@ INFO = GameInfo(
 
 
 class PlayCard(Action, tag="play"):
-    card: str
+    """Play a card to the trick (following the led suit if the hand can)."""
+
+    card: str  # a card of your hand
 
 
 class MovePiece(Action, tag="move"):
     """Two seats: the trick's winner picks which of its pieces moves (0 or 1)."""
 
-    piece: int
+    piece: int  # which of your pieces moves, 0 or 1
 
 
 class SidetrackPiece(Action, tag="sidetrack"):
     """Two seats: the opponent of a trick's winner picks which of the winner's pieces is sidetracked."""
 
-    piece: int
+    piece: int  # which of the winner's pieces is sidetracked, 0 or 1
 
 
 class Cut(Action, tag="cut"):
@@ -502,28 +504,31 @@ def timeout_action(state: State, seat: int) -> Action:
 class View(msgspec.Struct, frozen=True):
     """What one seat (or a spectator) may see: its hand, every count, the trick, the track and trump."""
 
-    seat: int | None
-    phase: str
-    hand: list[str] | None
-    hand_counts: list[int]
-    trick: list[str]
-    trick_seats: list[int]
-    leader: int
-    turn: int | None
-    chooser: int | None
-    mover: int | None
-    dealer: int
-    deals: int
-    trump: str | None
-    cuts: list[str | None]
-    pieces: list[list[int]]
-    sidetracked: list[list[bool]]
-    track: list[str]
-    tricks_won: list[int]
-    sidetracked_played: int
-    cards_played: int
-    out_of_play: int
-    winner: int | None
+    seat: int | None  # your seat (null: a spectator)
+    phase: str  # "cut", "deal", "play", "move" or "sidetrack" (two seats: a piece to choose), "over"
+    hand: list[str] | None  # your cards, sorted: a suit letter and a rank, "G5" (R red, B blue, O orange, G green),
+    # "SY" Suit Yourself, "ST" Sidetracked (null: a spectator)
+    hand_counts: list[int]  # each seat's number of cards in hand
+    trick: list[str]  # the cards of the trick so far, in the order played
+    trick_seats: list[int]  # who played each card of `trick`
+    leader: int  # the seat that leads (led) this trick
+    turn: int | None  # the seat to play a card (null outside the play phase)
+    chooser: int | None  # move and sidetrack phases: the seat whose choice it is (null otherwise)
+    mover: int | None  # move and sidetrack phases: the trick's winner, whose piece moves or is sidetracked (null
+    # otherwise)
+    dealer: int  # the dealer of this deal
+    deals: int  # deals so far
+    trump: str | None  # the trump suit's letter (null before it is set)
+    cuts: list[str | None]  # each seat's card in the cut for the deal (null: none)
+    pieces: list[list[int]]  # for each seat, where each of its pieces stands: 0 the start, 1..12 a track card, 13 the
+    # Finish
+    sidetracked: list[list[bool]]  # for each seat, for each piece: whether it is sidetracked
+    track: list[str]  # the suit of each track card, 1..12 in order (`track[0]` is card 1)
+    tricks_won: list[int]  # tricks each seat has won in the game so far
+    sidetracked_played: int  # Sidetracked cards played this deal, for everyone to count
+    cards_played: int  # cards played in tricks this deal (taken face down)
+    out_of_play: int  # cards out of play this deal (not dealt)
+    winner: int | None  # the winning seat, once the game is over (null before)
 
 
 def view(state: State, seat: int | None) -> View:

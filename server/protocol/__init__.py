@@ -3,7 +3,8 @@ the bot driver, and the formats a client reads (the log, names, a cluster's addr
 
 Pure: no trio, nothing else of ``server/`` (``tests/test_layers.py`` keeps it so), so a client imports it
 without the server. ``from server.protocol import X`` gives every message type, the codecs, ``Code``,
-``Refusal`` and ``BotDriver``; the log's format is ``server.protocol.logformat``, names' rules
+``Refusal``, ``BotDriver`` and ``tag_of`` (the ``"type"`` tag of any message, action or event; each also has
+``.type``); the log's format is ``server.protocol.logformat``, names' rules
 ``server.protocol.names``.
 
 - ``common.py``: the message bases, hello/welcome, error, ping/pong, batch, redirect, closing, join info
@@ -13,6 +14,8 @@ without the server. ``from server.protocol import X`` gives every message type, 
 - ``botdriver.py``: one seat's messages in, that seat's actions out, for any policy
 - ``logformat.py``, ``names.py``, ``addresses.py``: the log's records and reader; names; a Redis URL
 """
+
+from rules import tag_of
 
 from .botdriver import BotDriver
 from .codecs import (CODECS, ClientMessageType, Codec, IdOnly, ServerMessageType, decode_client, decode_server, id_of,
@@ -43,5 +46,5 @@ __all__ = [
     "ReportResult", "SetReportedTables", "SettleResult",
     "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",
     "TournamentInfo", "TournamentLog", "TournamentLogFile", "Tournaments", "TournamentState", "WatchTournament",
-    "YourTable",
+    "YourTable", "tag_of",
 ]

@@ -2,14 +2,16 @@
 
 The same driver runs a server-side bot and a bot over the wire: it keeps the newest view and legal actions,
 acts only when it has legal actions, and keeps at most one action in flight (it waits for that action's
-``accepted`` or ``rejected`` before choosing again), so it never acts twice on the same stale view.
+``accepted`` or ``rejected`` before choosing again), so it never acts twice on the same stale view. After
+``accepted`` it waits for the update that follows it, with the new view (PROTOCOL.md, "The order of messages"):
+the view it holds is from before its own action.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules import Rng
+from rules import Rng, tag_of
 
 
 class BotDriver:
@@ -25,23 +27,25 @@ class BotDriver:
         self.seen: int | None = None  # the seq of the last update or snapshot taken in (what an action saw)
 
     def observe(self, kind: str, *, view: Any = None, legal: list | None = None, ref: Any = None,
-                over: bool = False) -> None:
-        """Take in one message: ``kind`` is its type (update, snapshot, accepted, rejected)."""
+                over: bool = False, seq: int | None = None) -> None:
+        """Take in one message: ``kind`` is its type (update, snapshot, accepted, rejected); ``seq``, an
+        accepted entry's."""
         if kind in ("update", "snapshot") and view is not None:
             self.view, self.legal = view, legal or []
         elif kind in ("accepted", "rejected") and ref == self.in_flight:
             self.in_flight = None
+            if kind == "accepted" and seq is not None and (self.seen or 0) < seq:
+                self.legal = []  # its update, with the view after it, is still to come: choose from that
         self.over = self.over or over
 
     def take(self, message: Any) -> None:
         """Take in one protocol message (``server.protocol`` types); others are ignored."""
-        kind = getattr(type(message), "__struct_config__", None)
-        tag = kind.tag if kind is not None else None
+        tag = tag_of(message)
         if tag in ("update", "snapshot"):
             self.seen = max(self.seen or 0, message.seq)
             self.observe(tag, view=message.view, legal=message.legal, over=message.result is not None)
         elif tag in ("accepted", "rejected"):
-            self.observe(tag, ref=message.ref)
+            self.observe(tag, ref=message.ref, seq=message.seq if tag == "accepted" else None)
         elif tag == "table_ended":
             self.over = True
 

@@ -85,8 +85,11 @@ def decode_server(frame: str | bytes, codec: Codec) -> ServerMessageType:
 
 def json_schema() -> dict:
     """The JSON Schema of the protocol, generated from its types (``photofinish schema``): every client and
-    server message (a tagged union on ``type``), and each game's actions and a seat's view."""
+    server message (a tagged union on ``type``), and each game's actions and a seat's view, each game's fields
+    with their meanings (``gamedoc.py``)."""
     from rules import GAMES
+
+    from .gamedoc import describe
 
     def union(kind) -> dict:
         (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
@@ -99,5 +102,6 @@ def json_schema() -> dict:
 
     return {"protocol": PROTOCOL_VERSION, "client_messages": union(ClientMessageType),
             "server_messages": union(ServerMessageType),
-            "games": {name: {"actions": one(game.action_type), "view": one(game.view_type)}
+            "games": {name: {"actions": describe(game.action_type, one(game.action_type)),
+                             "view": describe(game.view_type, one(game.view_type))}
                       for name, game in sorted(GAMES.items())}}

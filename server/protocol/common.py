@@ -19,18 +19,29 @@ MessageId = int | str | None
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The base of client messages; ``message.type`` is the tag (``Hello(protocol=1).type == "hello"``)."""
+
     id: MessageId = None
+
+    @property
+    def type(self) -> str:
+        return self.__struct_config__.tag
 
 
 class ServerMessage(msgspec.Struct, tag_field="type", frozen=True, omit_defaults=True, kw_only=True, gc=False):
     """The base of server messages: values with no reference cycles, kept out of the cycle collector (a seat
-    keeps its first answer to each message id)."""
+    keeps its first answer to each message id). ``message.type`` is the tag, as on the wire (``"update"``)."""
+
+    @property
+    def type(self) -> str:
+        return self.__struct_config__.tag
 
 
 class Hello(ClientMessage, tag="hello"):
-    """The first message of every connection."""
+    """The first message of every connection: ``protocol`` is required (a hello without it is refused
+    ``bad_hello``, so a client never speaks a version it did not name); the rest have defaults."""
 
-    protocol: int = PROTOCOL_VERSION
+    protocol: int
     encoding: Literal["json", "msgpack"] = "json"
     client: str = ""
     batch: bool = False  # True: the server may put several queued messages into one `batch` frame

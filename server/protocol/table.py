@@ -3,7 +3,7 @@ accepted entry's update, a whole snapshot, a refusal and, with fair ordering, th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -18,12 +18,16 @@ class TakeSeat(ClientMessage, tag="take_seat"):
     name: str = ""
 
 
+SeqNumber = Annotated[int, msgspec.Meta(ge=0)]  # a table's seq (0: before its first entry); negative: malformed
+
+
 class Resume(ClientMessage, tag="resume"):
-    """Take back a seat with its token after a reconnect; every update after ``last_seq`` is sent again."""
+    """Take back a seat with its token after a reconnect; every update after ``last_seq`` is sent again
+    (0, the default: from the start)."""
 
     table: str
     token: str
-    last_seq: int = 0
+    last_seq: SeqNumber = 0
 
 
 class Watch(ClientMessage, tag="watch"):
@@ -121,6 +125,9 @@ class Update(ServerMessage, tag="update"):
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
     ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
     `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
+    ``time_left_ms`` (to a seat, at a lockstep table with ``turn_time_ms``, while a seat is to act): the ms the seat
+    to act has left, counted from when the server built this message; when they run out the server logs a
+    ``timeout`` and the game moves for it.
     """
 
     table: str
@@ -133,6 +140,7 @@ class Update(ServerMessage, tag="update"):
     result: Any = None
     receipt: str | None = None
     pings: list[float | None] | None = None  # with a view: each seat's round trip in ms (None: not measured)
+    time_left_ms: int | None = None  # with a view, at a timed lockstep table: ms left to the seat to act (see below)
 
 
 class Snapshot(ServerMessage, tag="snapshot"):
@@ -140,7 +148,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
 
     ``skipped``: accepted entries a catch-up left out because there were too many to resend (the view is
     whole; only their events are not sent). ``waiting_for``: the free seats, while the game waits for them.
-    ``receipt``: the receipt of entry ``seq`` (see ``Update``)."""
+    ``receipt``: the receipt of entry ``seq`` (see ``Update``). ``time_left_ms``: as in ``Update``."""
 
     table: str
     seq: int
@@ -152,6 +160,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
     waiting_for: list[int] | None = None
     receipt: str | None = None
     pings: list[float | None] | None = None  # each seat's round trip in ms (None: not measured)
+    time_left_ms: int | None = None  # a timed lockstep table: ms left to the seat to act
 
 
 class TableEnded(ServerMessage, tag="table_ended"):

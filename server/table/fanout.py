@@ -24,7 +24,11 @@ if TYPE_CHECKING:
 
 def deliver(table: Table, receiver: Receiver, message: Any) -> None:
     """Hand a message over: at the batch's flush if a batch runs, and under always/batch only once the log
-    line it follows is on disk (messages keep their order)."""
+    line it follows is on disk (messages keep their order). At a timed table, a seat's view says the time left
+    (a spectator's may be shown late: it is not told)."""
+    if table.turn_deadline is not None and (type(message) is Update or type(message) is Snapshot) \
+            and message.view is not None and receiver not in table.spectators:
+        message = msgspec.structs.replace(message, time_left_ms=time_left_ms(table))
     if table.batch is not None:  # inside a batch: keep the order, send at the flush
         table.batch.append(("message", receiver, message))
     elif not table.gate.hold(receiver, message):
@@ -146,3 +150,8 @@ def snapshot(table: Table, seat: int | None, skipped: int = 0) -> Snapshot:
                     legal=legal,
                     result=table.session.result(), skipped=skipped, waiting_for=waiting,
                     receipt=apply.receipt(table, table.log.seq), pings=table.pings())
+
+
+def time_left_ms(table: Table) -> int:
+    """At a timed lockstep table, the milliseconds the seat to act has left from now."""
+    return max(0, round((table.turn_deadline - table.t0 - table.now()) * 1000))

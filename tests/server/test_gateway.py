@@ -111,7 +111,7 @@ async def test_malformed_and_unknown_messages_get_typed_errors_and_the_connectio
     running = await start(nursery)
     answers = await raw_session(running.url, [
         "not json at all", '{"type": "warp"}', '{"type": "act"}', '{"type": "list_games", "extra": 1}',
-        '{"type": "act", "table": "nope", "action": {}, "id": 5}', '{"type": "hello", "id": 6}'])
+        '{"type": "act", "table": "nope", "action": {}, "id": 5}', '{"type": "hello", "protocol": 1, "id": 6}'])
     codes = [a.get("code") for a in answers[1:-1]]
     assert codes == ["malformed", "malformed", "malformed", "malformed", "no_table", "already_greeted"]
     assert answers[-1]["type"] == "games"
@@ -390,3 +390,31 @@ async def test_a_paced_bot_over_the_wire_waits_before_each_action(nursery):
     mine = [e for e in table.log.entries if e.actor == 0 and e.accepted]
     before = {e.seq: prev for prev, e in zip(table.log.entries, table.log.entries[1:])}
     assert mine and all(e.time - before[e.seq].time >= 0.010 for e in mine)  # at least half the pace, each time
+
+
+async def test_a_hello_without_its_protocol_version_is_refused_typed_and_names_the_field(nursery):
+    """``protocol`` is required: a client never speaks a version it did not name (PROTOCOL.md says so)."""
+    running = await start(nursery)
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message('{"type": "hello", "id": 1}')
+        error = msgspec.json.decode(await ws.get_message())
+        closing = msgspec.json.decode(await ws.get_message())
+        with pytest.raises(ConnectionClosed):
+            await ws.get_message()
+    assert error["type"] == "error" and error["code"] == "bad_hello" and error["ref"] == 1
+    assert "`protocol`" in error["message"]
+    assert closing == {"type": "closing", "code": "bad_hello", "message": error["message"]}
+
+
+async def test_resume_from_a_negative_seq_is_refused_and_nothing_changes(nursery):
+    running = await start(nursery)
+    async with open_client(running.url) as client:
+        created = await client.create_table(game="flag_finish", seats=2)
+        seated = await client.take_seat(created.table)
+        table = seated.table
+    answers = await raw_session(running.url, [
+        '{"type": "resume", "id": "r", "table": "%s", "token": "%s", "last_seq": -5}' % (table, seated.token)])
+    refusals = [a for a in answers if a.get("ref") == "r"]
+    assert [(a["type"], a["code"]) for a in refusals] == [("error", "malformed")]
+    assert "last_seq" in refusals[0]["message"] and ">= 0" in refusals[0]["message"]
+    assert not any(a["type"] == "seated" for a in answers)
