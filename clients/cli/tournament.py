@@ -76,6 +76,9 @@ def add_parser(sub) -> None:
     create.add_argument("--late-rounds", type=checks.count, default=0, metavar="N",
                         help="accept entries until round N starts (default 0: only before the start)")
     create.add_argument("--check-in", action="store_true", help="seat only players who checked in")
+    create.add_argument("--spectator-delay", type=checks.delay_seconds, default=0, metavar="SECONDS",
+                        help="a broadcast delay at every table: spectators see each game this many seconds ago "
+                             "(default 0: live)")
     create.add_argument("--max-players", type=checks.count, default=0, metavar="N",
                         help="at most N players hold a place; later registrations go on a waitlist, and a player "
                              "who withdraws before the start gives their place to the first waiting (default 0: no "
@@ -202,6 +205,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 bye_points=args.bye_points, round_time_ms=args.round_time, turn_time_ms=args.turn_time,
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
                 check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players,
+                spectator_delay_ms=round(args.spectator_delay * 1000),
                 **tournament_choices.create_fields(args))
         info = created.tournament
         print(info.tournament)
