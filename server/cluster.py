@@ -47,6 +47,7 @@ import trio
 
 from .nodeid import ID_SPACE, node_mark
 from .presence import Presence, PresenceError
+from .relay import Relay
 from .protocol import Code, Refusal, TableInfo, TournamentInfo
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class Cluster:
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
         self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
         self.beating = trio.CancelScope()  # the heartbeat, cancelled by ``leave``
+        self.relay = Relay(presence, expiry)  # spectators of other nodes' tables served here, and ours there
 
     # ------------------------------------------------------------------ the heartbeat
 
@@ -117,14 +119,16 @@ class Cluster:
         self.lobby, self.connections = lobby, connections
         self.url = self.url or url
         with self.beating:
-            while True:
-                await self.beat()
-                if not self.first_beat.is_set():
-                    task_status.started()
-                self.first_beat.set()
-                self.pulse.set()
-                self.pulse = trio.Event()
-                await trio.sleep(self.heartbeat)
+            async with trio.open_nursery() as nursery:
+                await nursery.start(self.relay.run)
+                while True:
+                    await self.beat()
+                    if not self.first_beat.is_set():
+                        task_status.started()
+                    self.first_beat.set()
+                    self.pulse.set()
+                    self.pulse = trio.Event()
+                    await trio.sleep(self.heartbeat)
 
     async def next_beat(self) -> None:
         """Wait until a whole heartbeat begun after this call has been given (tests)."""
@@ -147,6 +151,7 @@ class Cluster:
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
                 for alias in self.lobby.aliases:  # `demo`, `open`: a client of any node is sent to the one here
                     await self.holds("table", alias)
+                await self.relay.publisher.refresh(self.lobby)
             self.online = True
             if not was:
                 logger.info(f"in the cluster as node {self.node} ({self.url}); "
@@ -326,6 +331,13 @@ class Cluster:
             await self.presence.delete(f"{PREFIX}{kind}:{key}")
         except PresenceError:
             pass
+
+    async def follow(self, key: str):
+        """A ``relay.Follower`` of table ``key``, which lives on another live node, to serve its spectators
+        here; None when no other node has it (``locate``'s refusals when its node is down)."""
+        if await self.locate("table", key) is None:
+            return None
+        return self.relay.follow(key)
 
     async def locate(self, kind: str, key: str) -> str | None:
         """The public URL of the live node ``key`` lives on; None when no other node has it, ``Refusal``

@@ -69,6 +69,10 @@ class Directory(Protocol):
         """The URL of the live node ``key`` lives on; None when no other node has it; ``Refusal``
         ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
 
+    async def follow(self, key: str):
+        """Something a connection can watch table ``key`` through when it lives on another node (a cluster's
+        ``relay.Follower``: its spectators are served here); None when it is not on another node."""
+
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
         """This server's tables (``local``), then every other node's."""
 
@@ -125,6 +129,9 @@ class LocalDirectory:
         pass  # listed from the lobby and the hub themselves
 
     async def locate(self, kind: str, key: str) -> str | None:
+        return None
+
+    async def follow(self, key: str):
         return None
 
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:

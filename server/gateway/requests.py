@@ -18,7 +18,7 @@ from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTo
                         Redirect, Refusal, Register, Registered, Replay, ReportResult, Resume, SetReportedTables,
                         SettleResult, StartTournament, TableCreated, Tables,
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
-                        WatchTournament)
+                        Watch, WatchTournament)
 from ..limits import check_ids
 from ..tournament import reported
 from ..table import Table, intents
@@ -84,8 +84,16 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
     try:
         table = lobby.find(message.table)
     except Refusal:
+        followed = next((t for t in conn.tables if t.id == message.table and type(t) is not Table), None)
+        if kind is Leave and followed is not None:  # a table watched here through the relay
+            return await followed.submit(intents.FOR_MESSAGE[kind](conn, message, now))
         if kind is Act or kind is Leave:  # an action never leaves its node
             raise
+        if kind is Watch and not message.broadcast_key:  # served here: its node never sees this spectator
+            follower = await directory.follow(message.table)
+            if follower is not None:
+                conn.tables.add(follower)
+                return await follower.submit(intents.FOR_MESSAGE[kind](conn, message, now))
         url = await directory.locate("table", message.table)
         if url is None:
             raise

@@ -26,7 +26,7 @@ import msgspec
 import trio
 
 from .. import encodeonce
-from ..protocol import BroadcastView, Code, Snapshot, TableEnded, Watch, Watching
+from ..protocol import BroadcastView, Code, Snapshot, TableEnded, Update, Watch, Watching
 from .receiver import Receiver
 from .seats import token_hash
 
@@ -45,6 +45,7 @@ class Stream:
     shown: Snapshot | None = None  # with a delay: the latest snapshot spectators may see
     shown_broadcast: Snapshot | None = None  # ... and the broadcast's
     broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
+    relay: Any = None  # another node follows this table: called with what spectators are sent (server/relay.py)
     ended: bool = False  # with a delay: the table's end has been shown to spectators
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
 
@@ -54,8 +55,9 @@ def new_stream(delay_ms: int, key_hash: str | None = None) -> Stream:
 
 
 def wanted(table: Table) -> bool:
-    """Whether spectators' updates must be built at all (someone watches, or a delay keeps them for later)."""
-    return bool(table.spectators) or table.stream.delay > 0
+    """Whether spectators' updates must be built at all (someone watches, here or through another node, or a
+    delay keeps them for later)."""
+    return bool(table.spectators) or table.stream.delay > 0 or table.stream.relay is not None
 
 
 def send(table: Table, messages: list[Any], after: Snapshot | None, broadcast: list[Any] = (),
@@ -158,8 +160,16 @@ def forget(table: Table, receiver: Receiver) -> None:
     table.stream.broadcasters.discard(receiver)
 
 
+def current_snapshot(table: Table) -> Snapshot:
+    """What a spectator who starts watching now is shown: the table now, or as last released past the delay."""
+    return _shown(table) if table.stream.delay > 0 else _now(table)
+
+
 def _to_all(table: Table, messages: list[Any], broadcast: list[Any]) -> None:
     from .fanout import deliver
+    if table.stream.relay is not None and messages:  # a snapshot with the frames that carry a view
+        viewed = any(type(m) is Update and m.view is not None for m in messages)
+        table.stream.relay(messages, current_snapshot(table) if viewed else None)
     if table.stream.lagging:
         _offer_snapshots(table)
     broadcasters = table.stream.broadcasters

@@ -19,7 +19,10 @@ HEARTBEAT, EXPIRY, FORGET = 1.0, 5.0, 60.0
 
 
 class _Table:
+    read_only = False
+
     def __init__(self, table: str) -> None:
+        self.id = table
         self.over = trio.Event()
         self._info = TableInfo(table=table, name=table, game="flag_finish", mode="challenge", options={},
                                seats=[SeatInfo(0, "free"), SeatInfo(1, "free")], seq=0, status="waiting",

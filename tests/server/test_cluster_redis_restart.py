@@ -60,15 +60,18 @@ async def until_listed(url: str, keys) -> None:
 
 
 async def check_watches(holders: dict[str, str], cups: dict[str, str], urls: list[str]) -> None:
-    """A watch of each table and tournament, asked of a node that does not hold it, reaches the one that does."""
+    """A watch of each table and tournament, asked of a node that does not hold it, reaches the one that does: a
+    tournament's by a redirect to it, a table's through the relay (the node asked serves the spectator, with
+    what the holder publishes: it answers only once the holder is found and publishing)."""
     for key, holder in [*holders.items(), *cups.items()]:
         asked = next(url for url in urls if url != holder)
         async with open_client(asked, reconnect=False) as client:
             if key.startswith("t"):
                 assert (await client.watch(key)).table == key
+                assert key not in client.routes, f"{key} watched through {asked}: redirected, not relayed"
             else:
                 assert (await client.watch_tournament(key)).tournament.tournament == key
-            assert client.routes[key] == holder, f"{key} watched through {asked}: sent to the wrong node"
+                assert client.routes[key] == holder, f"{key} watched through {asked}: sent to the wrong node"
 
 
 async def test_a_node_paused_while_redis_restarts_empty_keeps_ids_no_new_node_reuses(tmp_path):

@@ -1,0 +1,265 @@
+"""Spectators of a table on another node, watched from this one (Lichess's separate websocket tier).
+
+A cluster node asked to watch a table that lives on another node no longer sends the spectator there: it
+follows the table through the cluster's presence store and serves the spectator itself, so a node full of
+spectators never slows the node that runs the table.
+
+- **Following** (this node, ``Follower``, one per table followed here): it marks the table followed in the store
+  (``followed:<table>``, renewed every heartbeat while anyone here watches it), subscribes to the table's
+  channel and hands each frame's messages to every spectator here, decoded once and encoded once for all
+  (``encodeonce``). A spectator who starts watching gets ``watching`` and the latest snapshot (the store keeps the
+  last one, ``relaysnap:<table>``); one whose outbox is full leaves the stream and gets the next snapshot.
+- **Publishing** (the table's node, ``Publisher``): at each heartbeat it looks up which of its tables (or their
+  aliases: ``demo``) are followed, and hooks those tables' spectator stream (``table.stream.relay``): what its
+  own spectators are sent, past any broadcast delay, is published as one frame with the snapshot it leads to.
+  A frame the store misses costs followers nothing but a gap, which the next snapshot closes.
+
+A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+import trio
+
+from . import encodeonce
+from .presence import Presence, PresenceError
+from .protocol import CODECS, Snapshot, Watching, decode_server
+from .table import intents
+
+PREFIX = "pf:"
+JSON = CODECS["json"]
+QUEUE = 4096  # frames waiting to be published; past it a frame is dropped (the next snapshot closes the gap)
+
+
+def channel(name: str) -> str:
+    return f"{PREFIX}relay:{name}"
+
+
+def followed_key(name: str) -> str:
+    return f"{PREFIX}followed:{name}"
+
+
+def snapshot_key(name: str) -> str:
+    return f"{PREFIX}relaysnap:{name}"
+
+
+NO_SNAPSHOT = msgspec.Raw(b"null")
+
+
+class Frame(msgspec.Struct):
+    """What a table's node publishes: its spectators' messages (JSON), the snapshot they lead to, if any."""
+
+    table: str
+    game: str
+    messages: list[msgspec.Raw]
+    snapshot: msgspec.Raw = NO_SNAPSHOT
+
+
+_frame = msgspec.json.Decoder(Frame)
+
+
+class Publisher:
+    """The table's node: publishes the spectator stream of each of its tables that another node follows."""
+
+    def __init__(self, presence: Presence, expiry: float) -> None:
+        self.presence = presence
+        self.expiry = expiry
+        self.hooked: dict[str, set[str]] = {}  # table id -> the names it is followed under
+        self._send, self._receive = trio.open_memory_channel[tuple[str, bytes, bytes | None]](QUEUE)
+
+    async def refresh(self, lobby) -> None:
+        """Hook the tables followed now, unhook the others (one heartbeat's look-up)."""
+        names = {table.id: [table.id] for table in lobby.tables.values() if not table.read_only}
+        for alias, table_id in lobby.aliases.items():
+            if table_id in names:
+                names[table_id].append(alias)
+        flat = [(table_id, name) for table_id, all_names in names.items() for name in all_names]
+        marks = await self.presence.get_many([followed_key(name) for _, name in flat])
+        followed: dict[str, set[str]] = {}
+        for (table_id, name), mark in zip(flat, marks):
+            if mark is not None:
+                followed.setdefault(table_id, set()).add(name)
+        for table_id in self.hooked.keys() - followed.keys():
+            table = lobby.tables.get(table_id)
+            if table is not None:
+                table.stream.relay = None
+        for table_id, under in followed.items():
+            table = lobby.tables[table_id]
+            if self.hooked.get(table_id) != under or table.stream.relay is None:
+                table.stream.relay = self._hook(table, sorted(under))
+                table.stream.relay([], _current(table))  # a new follower's first snapshot, now
+        self.hooked = followed
+
+    def _hook(self, table, names: list[str]):
+        game = table.game.info.name
+
+        def publish(messages: list[Any], snapshot: Snapshot | None) -> None:
+            frame = JSON.encoder.encode(Frame(table=table.id, game=game,
+                                              messages=[msgspec.Raw(JSON.encoder.encode(m)) for m in messages],
+                                              snapshot=msgspec.Raw(JSON.encoder.encode(snapshot))
+                                              if snapshot is not None else NO_SNAPSHOT))
+            snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[], snapshot=msgspec.Raw(
+                JSON.encoder.encode(snapshot)))) if snapshot is not None else None
+            for name in names:
+                try:
+                    self._send.send_nowait((name, frame, snap))
+                except trio.WouldBlock:
+                    return  # the store is behind: followers resync from the next snapshot
+        return publish
+
+    async def run(self) -> None:
+        async for name, frame, snap in self._receive:
+            try:
+                await self.presence.publish(channel(name), frame.decode())
+                if snap is not None:
+                    await self.presence.set(snapshot_key(name), snap.decode(), ttl_ms=int(self.expiry * 1000 * 12))
+            except PresenceError:
+                pass  # followers see a gap and are caught up by the next snapshot
+
+
+def _current(table) -> Snapshot:
+    from .table.spectating import current_snapshot
+
+    return current_snapshot(table)
+
+
+class Follower:
+    """This node's spectators of table (or alias) ``name``, which lives on another node."""
+
+    def __init__(self, presence: Presence, name: str, expiry: float, done) -> None:
+        self.presence = presence
+        self.id = name
+        self.expiry = expiry
+        self.done = done  # called once nobody here watches any more
+        self.watchers: dict = {}  # receiver -> True while in the stream, False while it waits for a snapshot
+        self.waiting: list[tuple[Any, Any]] = []  # (receiver, watch message) until a first snapshot is known
+        self.latest: Snapshot | None = None
+        self.table_id: str | None = None
+        self.game: str | None = None
+        self.scope = trio.CancelScope()  # cancelled once nobody here watches
+
+    # what a connection's tables are asked (as ``Table.submit``): watch, leave, disconnect
+    async def submit(self, intent) -> None:
+        self.submit_nowait(intent)
+
+    def submit_nowait(self, intent) -> None:
+        receiver = intent.receiver
+        if type(intent) is intents.Watch:
+            if self.latest is None:
+                self.waiting.append((receiver, intent.message))
+            else:
+                self._start(receiver, intent.message)
+        elif type(intent) in (intents.Leave, intents.Disconnect):
+            self.watchers.pop(receiver, None)
+            self.waiting = [(r, m) for r, m in self.waiting if r is not receiver]
+            if type(intent) is intents.Leave:
+                from .protocol import Left
+
+                receiver.deliver(Left(ref=intent.message.id, table=self.table_id or self.id))
+            if not self.watchers and not self.waiting:
+                self.done(self)
+
+    def _start(self, receiver, message) -> None:
+        self.watchers[receiver] = True
+        receiver.deliver(Watching(ref=message.id, table=self.table_id, game=self.game, seq=self.latest.seq))
+        receiver.deliver(self.latest)
+
+    async def run(self) -> None:
+        """Follow until nobody here watches: mark the table followed, take its frames, hand them on."""
+        with self.scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._keep_marked)
+                async with self.presence.subscribe(channel(self.id)) as frames:
+                    known = await self.presence.get(snapshot_key(self.id))  # the table as last published
+                    if known is not None:
+                        self._take(_frame.decode(known))
+                    async for raw in frames:
+                        self._take(_frame.decode(raw))
+                nursery.cancel_scope.cancel()
+
+    async def _keep_marked(self) -> None:
+        while True:
+            try:
+                await self.presence.set(followed_key(self.id), "1", ttl_ms=int(self.expiry * 1000))
+            except PresenceError:
+                pass
+            await trio.sleep(self.expiry / 5)
+
+    def _take(self, frame: Frame) -> None:
+        self.table_id, self.game = frame.table, frame.game
+        messages = [encodeonce.share(decode_server(bytes(raw), JSON)) for raw in frame.messages]
+        if bytes(frame.snapshot) != b"null":
+            self._snapshot(decode_server(bytes(frame.snapshot), JSON), frame)
+        for receiver, in_stream in list(self.watchers.items()):
+            if not in_stream:
+                continue
+            for message in messages:
+                if not receiver.deliver(message):
+                    self.watchers[receiver] = False  # too slow: out of the stream until the next snapshot
+                    break
+
+    def _snapshot(self, snapshot: Snapshot, frame: Frame) -> None:
+        self.latest = encodeonce.share(snapshot)
+        for receiver, in_stream in list(self.watchers.items()):
+            if not in_stream and receiver.deliver(self.latest):
+                self.watchers[receiver] = True
+        waiting, self.waiting = self.waiting, []
+        for receiver, message in waiting:
+            self._start(receiver, message)
+
+
+class Relay:
+    """A node's side of the relay: its publisher and the tables it follows for its spectators."""
+
+    def __init__(self, presence: Presence, expiry: float) -> None:
+        self.presence = presence
+        self.expiry = expiry
+        self.publisher = Publisher(presence, expiry)
+        self.followers: dict[str, Follower] = {}
+        self.nursery: trio.Nursery | None = None
+
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            self.nursery = nursery
+            nursery.start_soon(self.publisher.run)
+            task_status.started()
+            await trio.sleep(math.inf)
+
+    def follow(self, name: str) -> Follower | None:
+        """The follower of ``name`` here (started now if nobody here watched it); None before ``run``."""
+        if self.nursery is None:
+            return None
+        follower = self.followers.get(name)
+        if follower is None:
+            follower = self.followers[name] = Follower(self.presence, name, self.expiry, self._done)
+            self.nursery.start_soon(self._follow, follower)
+        return follower
+
+    async def _follow(self, follower: Follower) -> None:
+        try:
+            await follower.run()
+        except PresenceError:
+            pass
+        finally:
+            if self.followers.get(follower.id) is follower:
+                del self.followers[follower.id]
+
+    def _done(self, follower: Follower) -> None:
+        follower.scope.cancel()
+        if self.followers.get(follower.id) is follower:
+            del self.followers[follower.id]
+        if self.nursery is not None:
+            try:
+                self.nursery.start_soon(self._stop, follower)
+            except RuntimeError:  # the node is shutting down: the mark expires by itself
+                pass
+
+    async def _stop(self, follower: Follower) -> None:
+        try:
+            await self.presence.delete(followed_key(follower.id))
+        except PresenceError:
+            pass

@@ -1,0 +1,42 @@
+"""Spectators served by a node that does not run the table (issue 35: a node full of spectators never slows
+the node that runs the table). Two cluster nodes in one trio run on the in-process presence and on a real
+redis-server: a spectator watching through node B gets ``watching``, the snapshot and every update from B,
+never a redirect, and the table's node A counts no spectator of it; a spectator who leaves or goes stops
+the following."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from clients.client import open_client
+from server.protocol import BotSeat, Snapshot, Update
+
+from .test_cluster import GAME, cluster_of
+
+
+@pytest.mark.parametrize("kind", ["local", "redis"])
+async def test_a_spectator_on_another_node_is_served_there_and_sees_the_whole_game(kind, tmp_path):
+    with trio.fail_after(60):
+        async with cluster_of(2, kind, tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                info = await creator.create_table(**{**GAME, "seats": 2}, bots=[BotSeat(0), BotSeat(1)],
+                                                  bot_delay_ms=100)
+            table = a.lobby.find(info.table)
+            await b.directory.next_beat()  # B knows where the table is
+            async with open_client(b.url, reconnect=False) as spectator:
+                watching = await spectator.watch(info.table)
+                assert watching.table == info.table and info.table not in spectator.routes  # not redirected
+                seen: list = []
+                async for message in spectator.messages:
+                    if type(message) in (Update, Snapshot):
+                        seen.append(message)
+                        if message.result is not None:
+                            break
+                assert not table.spectators  # A served nobody: B did
+                assert seen[-1].view == table.game.view(table.session.state, None)  # where A's game ended
+                seqs = [m.seq for m in seen if type(m) is Update]
+                assert seqs == sorted(seqs) and seqs[-1] == table.log.seq
+            for _ in range(3):
+                await b.directory.next_beat()
+            assert info.table not in b.directory.relay.followers  # nobody watches there any more
