@@ -19,11 +19,15 @@ from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTo
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         WatchTournament)
 from ..limits import check_ids
+from ..protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
+                        UndoDrop)
+from ..tournament import organiser
 from ..table import Table, intents
 from .quotas import COSTS, UNIT_BYTES
 
+ORGANISER_CALLS = {RepairRound, SwapPlayers, EndRound, CancelTournament, Penalise, Disqualify, UndoDrop, Reenter}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
-                    WatchTournament, Leaderboard, TournamentLog}
+                    WatchTournament, Leaderboard, TournamentLog, *ORGANISER_CALLS}
 
 
 async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
@@ -164,4 +168,10 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
         await director.start(message.secret, message.next_round)
     elif kind is CorrectResult:
         await director.correct(message.secret, message.table, message.places, message.reason)
+    elif kind is Reenter:  # the organiser's actions (server/tournament/organiser.py)
+        player, token = await organiser.reenter(director, message.secret, message.player, message.reason)
+        return conn.deliver(Registered(ref=message.id, tournament=director.id, player=player,
+                                       name=director.state.names[player], token=token))
+    elif kind in ORGANISER_CALLS:
+        await organiser.handle(director, message)
     conn.deliver(director.snapshot(message.id))

@@ -29,6 +29,8 @@ from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderb
                          RatingRow, Ratings, Register, Registered, SeatingInfo, StandingRow, StartTournament,
                          TournamentCreated, TournamentInfo, TournamentLog, TournamentLogFile, Tournaments,
                          TournamentState, WatchTournament, YourTable)
+from .tournament_actions import (ActionInfo, CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound,
+                                 RoundHistory, SwapPlayers, TableHistory, UndoDrop)
 
 __all__ = [
     "BotDriver", "CODECS", "ClientMessageType", "Codec", "IdOnly", "ServerMessageType", "decode_client",
@@ -41,5 +43,6 @@ __all__ = [
     "CorrectResult", "CreateTournament", "Drop", "Leaderboard", "ListTournaments", "PlayerInfo", "RatingRow",
     "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",
     "TournamentInfo", "TournamentLog", "TournamentLogFile", "Tournaments", "TournamentState", "WatchTournament",
-    "YourTable",
+    "YourTable", "ActionInfo", "CancelTournament", "Disqualify", "EndRound", "Penalise", "Reenter", "RepairRound",
+    "RoundHistory", "SwapPlayers", "TableHistory", "UndoDrop",
 ]

@@ -113,6 +113,18 @@ class Code(StrEnum):
     ROUND_NOT_OVER = "round_not_over"  # the current round still has tables playing
     NO_REASON = "no_reason"  # a correction without a reason
     TOURNAMENT_OVER = "tournament_over"  # the tournament is over: nothing is accepted after its end
+    # -- the organiser's actions (server/tournament/actions.py)
+    NO_ROUND_WAITING = "no_round_waiting"  # no round is seated and waiting to begin (re-pair, swap, begin)
+    CANNOT_REPAIR = "cannot_repair"  # a round the Swiss seater does not pair (a top-N final)
+    BAD_EXCLUDE = "bad_exclude"  # an excluded pair that is not two different players of the tournament
+    SAME_TABLE = "same_table"  # a swap of two players at the same table, or of a player with themselves
+    NOT_IN_ROUND = "not_in_round"  # a player who is neither at a table nor on a bye this round
+    NO_ROUND_PLAYING = "no_round_playing"  # ending a round now, with no table of it playing
+    BAD_PENALTY = "bad_penalty"  # a penalty of no points and no game loss, or of both, or of a bad amount
+    NOT_DROPPED = "not_dropped"  # undoing the drop of a player who has not dropped
+    DISQUALIFIED = "disqualified"  # the player is disqualified: no undo, no re-entry, no second one
+    NO_REENTRY = "no_reentry"  # re-entry is off in the settings, or not possible now
+    NO_PLACE = "no_place"  # every place is held: a drop cannot be undone before the start
 
     # -- tournaments: a record or a result that does not follow (a log read back, a table's finish)
     BAD_RESULT = "bad_result"  # a table result that is no table's finish, or names other players

@@ -43,7 +43,7 @@ from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import Code, CreateTournament, Refusal, TournamentInfo, TournamentState, YourTable
 from ..quotas import Owner
 from ..table import Table, token_hash
-from . import clocks, opening, views
+from . import clocks, opening, organiser, views
 from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
@@ -269,6 +269,8 @@ class Director:
         self._organiser(secret)
         async with self.lock:
             self._not_over()
+            if self.state.org.held:  # pairings first: the round seated and waiting begins now
+                return await organiser.begin(self)
             playing = self.state.unfinished() if next_round and self.state.round else []
             round_no = self.state.round
         if playing and self.state.settings.format != "arena":

@@ -1,7 +1,8 @@
 """Starting a round (lila's SwissDirector): a seating becomes open tables. The one narrow port through which a
 tournament opens its tables: the local lobby, or another node of the cluster (``remote.py``).
 
-``open_round`` logs the seating (``round_seated``) before anything opens, then opens each table with every seat
+``open_round`` logs the seating (``round_seated``) before anything opens (under ``pairings_first`` it stops
+there: the organiser begins the round later, ``organiser.begin``, which opens them by ``open_seated``), then opens each table with every seat
 reserved for its player's token (``Reservation``) and a stand-in bot for a no-show after ``no_show_ms``; each
 player watching the tournament gets ``your_table``, and a task per table waits for its result
 (``results.await_result``). A table that cannot open is tried again every ``RETRY_SECONDS`` (``retry_tables``)
@@ -47,6 +48,13 @@ async def open_round(d: Director, seating: Seating, waiting: tuple[str, ...] = (
     await d.record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
                                note=seating.note, time=d.now()))
     await d.mirror(Store.add_round, d.id, round_no, {t.table: t.players for t in tables}, seating.byes)
+    if d.state.org.held == round_no:  # pairings first: its tables open when the organiser begins it (organiser.py)
+        return d.push()
+    await open_seated(d, round_no, tables)
+
+
+async def open_seated(d: Director, round_no: int, tables: tuple[SeatedTable, ...] | list[SeatedTable]) -> None:
+    """Open round ``round_no``'s logged ``tables`` and start its clock (``open_round``'s second half)."""
     nodes = placement(d, len(tables))
     try:
         async with trio.open_nursery() as opening:  # at once: each waits on its own files (or node)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo, TournamentState
+from . import history
 from .state import Tournament
 
 
@@ -20,7 +21,8 @@ def info(tid: str, request: CreateTournament, state: Tournament) -> TournamentIn
                           mode=request.mode, seats=s.sizes.wanted, options=dict(state.created.options),
                           format=s.format, rounds=planned, round=state.round, status=status,
                           players=len(state.entered()), commitment=state.created.commitment,
-                          max_players=s.max_players, waitlisted=len(state.waitlist))
+                          max_players=s.max_players, waitlisted=len(state.waitlist),
+                          waiting_round=state.org.held)
 
 
 def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = None) -> TournamentState:
@@ -31,8 +33,9 @@ def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = 
                         byes=row.byes, dropped=row.dropped) for row in state.standings()]
     dropped = set(state.dropped)
     waiting = set(state.waitlist)
+    out = set(state.org.disqualified)
     players = [PlayerInfo(player=p, name=names[p], checked_in=p in state.checked_in, dropped=p in dropped,
-                          waitlisted=p in waiting) for p in state.players]
+                          waitlisted=p in waiting, disqualified=p in out) for p in state.players]
     seatings, byes = [], []
     if state.round:
         current = [t for t, (r, _) in state.tables.items() if r == state.round or t not in state.results]
@@ -45,4 +48,5 @@ def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = 
                                         if result else []))
         byes = list(state.seatings[-1].byes)
     return TournamentState(ref=ref, tournament=info(tid, request, state), players=players, standings=rows,
-                           seatings=seatings, byes=byes, waitlist=list(state.waitlist))
+                           seatings=seatings, byes=byes, waitlist=list(state.waitlist),
+                           rounds=history.rounds(state), actions=history.actions(state))
