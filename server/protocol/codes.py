@@ -114,6 +114,7 @@ class Code(StrEnum):
     NO_REASON = "no_reason"  # a correction without a reason
     TOURNAMENT_OVER = "tournament_over"  # the tournament is over: nothing is accepted after its end
     # -- the organiser's actions (server/tournament/actions.py)
+    ROUND_BEGUN = "round_begun"  # the round has begun (its tables are open): its seating is fixed
     NO_ROUND_WAITING = "no_round_waiting"  # no round is seated and waiting to begin (re-pair, swap, begin)
     CANNOT_REPAIR = "cannot_repair"  # a round the Swiss seater does not pair (a top-N final)
     BAD_EXCLUDE = "bad_exclude"  # an excluded pair that is not two different players of the tournament

@@ -227,6 +227,7 @@ def swapped(state: Tournament, a: str, b: str) -> Seating:
 def repair_seating(state: Tournament, exclude: Sequence[tuple[str, str]] = ()) -> Seating:
     """The waiting Swiss round seated again now, keeping the pairs ``exclude`` apart where it can (see above)."""
     s, r = state.settings, state.round
+    check_waiting(state, r)
     if s.format != "swiss" or r > s.rounds or state.created.format < 2:
         raise Refusal(Code.CANNOT_REPAIR, f"round {r} is not a Swiss round the seater pairs (a final, or an "
                                           "old log's): swap players instead")
