@@ -21,8 +21,12 @@ def state_text(state) -> str:
         stand_ins = any(seating.stand_ins for seating in state.seatings)
         lines.append(f"\nround {info.round}, each player's place at their table"
                      + (" (a seat a stand-in played is placed last):" if stand_ins else ":"))
+        waiting = info.waiting_round == info.round  # pairings first: published, not begun
+        if waiting:
+            lines[-1] = f"\nround {info.round}, seated and waiting for the organiser to begin it:"
         for seating in state.seatings:
-            lines.append(f"  {seating.table}: " + ", ".join(_seat_text(seating, names)))
+            lines.append(f"  {seating.table}: " + (", ".join(names.get(p, p) for p in seating.players) if waiting
+                                                   else ", ".join(_seat_text(seating, names))))
         if state.byes:
             lines.append(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
     if state.waitlist:

@@ -241,7 +241,7 @@ class TournamentHub:
         by_player = {player: digest for digest, player in old_tokens.items()}
         by_player.update({r.player: r.token for r in records if type(r) in (Registered, Reentered) and r.token})
         await self.store.call(Store.mirror, created, records, by_player)
-        await self.store.call(organiser.reseat_all, tid, state)  # rounds the organiser re-seated
+        await self.store.call(organiser.mirror_actions, tid, state)  # what the organiser's actions changed
         tokens = {digest: player for player, digest in by_player.items()}
         digest = created.secret or await self.store.call(Store.secret, tid) or ""
         missing = [p for p in state.players if p not in by_player]

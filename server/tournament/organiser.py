@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import trio
 
 from ..protocol import (CancelTournament, Code, Disqualify, EndRound, Penalise, Reenter, Refusal, RepairRound,
@@ -175,6 +176,7 @@ async def undrop(d: Director, secret: str, player: str, reason: str) -> None:
         d._not_over()
         player = _player(d, player)
         await d.record(Undropped(player=player, reason=reason, time=d.now()))
+        await d.mirror(undrop_row, d.id, player)
         d.push()
 
 
@@ -208,8 +210,31 @@ def reseat_rows(store: Store, tournament: str, round_no: int, tables: dict[str, 
     store.add_round(tournament, round_no, tables, byes)
 
 
-def reseat_all(store: Store, tournament: str, state: Any) -> None:
-    """After ``Store.mirror`` at a restart: the rounds the organiser re-seated, as the log leaves them."""
-    for round_no in sorted({r.round for _, r in state.org.history if type(r) in (Repaired, Swapped)}):
+def mirror_actions(store: Store, tournament: str, state: Any) -> None:
+    """After ``Store.mirror`` at a start: what the organiser's actions changed, as the folded log leaves it (the
+    store's ``mirror`` knows the records before them): re-seated rounds, re-entries (their players and entries, in
+    registration order), drops undone and disqualifications, and the places of tables given a game loss."""
+    history = [record for _, record in state.org.history]
+    for round_no in sorted({r.round for r in history if type(r) in (Repaired, Swapped)}):
         tables = {t: p for t, (r, p) in state.tables.items() if r == round_no}
         reseat_rows(store, tournament, round_no, tables, state.seatings[round_no - 1].byes)
+    rows = [("INSERT OR REPLACE INTO players VALUES (?, ?, ?)", (r.player, r.name, r.token))
+            for r in history if type(r) is Reentered]
+    rows += [("INSERT OR IGNORE INTO entries (tournament, player, position) VALUES (?, ?, ?)",
+              (tournament, r.player, 0)) for r in history if type(r) is Reentered]
+    rows += [("UPDATE entries SET position = ?, dropped = ? WHERE tournament = ? AND player = ?",
+              (i, int(p in state.dropped), tournament, p)) for i, p in enumerate(state.players)]
+    lost = {r.table for r in history if type(r) is Penalised and r.table}
+    last = {c.table: c for c in state.corrections if c.table in lost}
+    rows += [("UPDATE results SET places = ?, corrected = ? WHERE tournament = ? AND table_id = ?",
+              (_json(list(fix.places)), "game loss", tournament, table)) for table, fix in last.items()]
+    store._write(Code.BAD_RECORD, f"the organiser's actions in {tournament!r} cannot be stored", rows)
+
+
+def undrop_row(store: Store, tournament: str, player: str) -> None:
+    store._write(Code.UNKNOWN_PLAYER, f"{player!r} is not registered in {tournament!r}", [
+        ("UPDATE entries SET dropped = 0 WHERE tournament = ? AND player = ?", (tournament, player))])
+
+
+def _json(value: Any) -> bytes:
+    return msgspec.json.encode(value)
