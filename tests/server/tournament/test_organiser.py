@@ -158,3 +158,44 @@ async def test_the_organiser_fixes_a_round_over_the_wire_and_from_the_command_li
     report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
     assert report.ok, report.problem
     assert report.end_reason == "cancelled"
+
+
+async def test_a_restart_keeps_the_waiting_round_closed_the_re_entry_s_token_and_the_swap(nursery, autojump_clock,
+                                                                                          tmp_path):
+    from server.datadir import DataDir
+    from server.protocol import CreateTournament
+    from server.tournament.store import Store
+
+    from .test_rules import reopen
+
+    hub = await reopen(nursery, tmp_path)
+    director, secret = await hub.create(CreateTournament(game="flag_finish", mode="challenge", seats=2, rounds=2,
+                                                         no_show_ms=3_600_000, pairings_first=True, reentry=True))
+    for name in ("Ana", "Ben", "Cy", "Dee"):
+        await director.register(name)
+    await director.start(secret, False)  # round 1 seated, waiting
+    await director.start(secret, False)  # ... begun
+    await organiser.end_round(director, secret, "nobody came")  # round 2 seated, waiting
+    await director.drop("", secret, "T1p4")
+    dee2, token = await organiser.reenter(director, secret, "Dee", "back from dinner")
+    await organiser.repair(director, secret, [], "Dee #2 plays")
+    tables = [t for t in director.state.seatings[1].tables]
+    await organiser.swap(director, secret, tables[0][0], tables[1][0], "friends apart")
+    seating = director.state.seatings[1]
+    director.log.close()
+    await hub.close()
+
+    again = await reopen(nursery, tmp_path)
+    reopened = again.find(director.id)
+    assert reopened.state.org.held == 2 and reopened.state.seatings[1] == seating
+    assert not [t for t, (r, _) in reopened.state.tables.items() if r == 2 and t in reopened.tables]  # not open
+    assert reopened._player(token) == dee2
+    await reopened.start(secret, False)  # the waiting round begins after the restart: its tables open
+    assert all(t in reopened.tables for t, (r, _) in reopened.state.tables.items() if r == 2)
+    await again.close()
+    store = Store(DataDir(tmp_path).store)
+    try:
+        assert [s.tables for s in store.seatings(director.id)] == [s.tables for s in reopened.state.seatings]
+        assert [p for p, _, _ in store.entries(director.id)] == reopened.state.players
+    finally:
+        store.close()
