@@ -19,6 +19,9 @@ reason (``state.Tournament.end_reason``); nothing is taken after it (``tournamen
 advancing ends the event (reason ``stopped``) rather than stall it; a round's table that cannot open is tried
 again until it opens.
 
+The organiser's other actions (re-pair, swap, begin or end a round now, cancel, penalties, disqualification,
+undo a drop, re-entry) are ``organiser.py``'s; ``start`` begins a round waiting under ``pairings_first``.
+
 Registrations: past the settings' ``max_players`` a player waits on the waitlist (``state.py`` says who holds a
 place); one connection, and one address, may register only so many players in one tournament
 (``server/quotas.py``: ``too_many_registrations``).

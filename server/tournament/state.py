@@ -30,6 +30,11 @@ waiting. So before the start the players holding places are always the first ``m
 not dropped, in registration order, and the waitlist the rest, in that order. A waitlisted player is never
 seated and has no row in the standings (nor has one who left the waitlist); their lot is still drawn in
 registration order, so nobody's lot depends on who waits.
+
+**The organiser's actions** (``actions.py``: re-pair, swap, begin and end a round, penalties, disqualification,
+undo a drop, re-entry) are folded by ``fixes.py`` (``self.org``); its docstring says when each applies. Under
+``pairings_first`` a round seated waits (``org.held``) until ``round_begun``; its tables count as unfinished.
+``ended`` with reason ``cancelled`` is the organiser's cancellation: the standings as they stand.
 """
 
 from __future__ import annotations
