@@ -65,8 +65,9 @@ def count_of(n: int, thing: str) -> str:
 
 def standings_text(state) -> str:
     lines = [" rank  player                    points  opp%   share  tables byes"]
+    out = {p.player for p in state.players if p.disqualified}
     for row in state.standings:
-        dropped = "  (dropped)" if row.dropped else ""
+        dropped = "  (disqualified)" if row.player in out else "  (dropped)" if row.dropped else ""
         lines.append(f" {row.rank:>4}  {row.name:<24} {row.points:>6g}  {row.opponents_pct * 100:>4.0f}  "
                      f"{row.game_share:>5.2f}  {row.tables:>6} {row.byes:>4}{dropped}")
     return "\n".join(lines)

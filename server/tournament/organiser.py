@@ -17,7 +17,7 @@ import trio
 
 from ..protocol import (CancelTournament, Code, Disqualify, EndRound, Penalise, Reenter, Refusal, RepairRound,
                         SwapPlayers, UndoDrop)
-from ..names import skeleton
+from ..names import PERSON_MOST, skeleton
 from ..secrets_typed import new_secret
 from ..table import token_hash
 from . import clocks, fixes, opening
@@ -189,7 +189,8 @@ async def reenter(d: Director, secret: str, player: str, reason: str) -> tuple[s
         entry = _player(d, player)
         base = d.state.names[entry].rsplit(" #", 1)[0]
         taken = {skeleton(name) for name in d.state.names.values()}
-        name = next(f"{base} #{n}" for n in range(2, 10_000) if skeleton(f"{base} #{n}") not in taken)
+        name = next(f"{base[:PERSON_MOST - len(f' #{n}')]} #{n}" for n in range(2, 10_000)
+                    if skeleton(f"{base[:PERSON_MOST - len(f' #{n}')]} #{n}") not in taken)
         new = f"{d.id}p{len(d.state.players) + 1}"
         token = new_secret(18)
         await d.record(Reentered(player=new, entry=entry, name=name, reason=reason, token=token_hash(token),

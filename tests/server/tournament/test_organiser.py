@@ -153,6 +153,11 @@ async def test_the_organiser_fixes_a_round_over_the_wire_and_from_the_command_li
     assert done.returncode == 0 and "round 1" in done.stdout and "penalised" in done.stdout, done.stdout
     done = await trio.to_thread.run_sync(cli, "export", url, tid, "--format", "csv", "--rounds")
     assert done.returncode == 0 and done.stdout.startswith("round,table,seat"), done.stdout
+    assert done.stdout.count("\n") == 1 + 4 + 4  # a row per seat of round 1's two tables and of round 2's
+    done = await trio.to_thread.run_sync(cli, "export", url, tid, "--format", "json")
+    assert done.returncode == 0 and '"rounds"' in done.stdout and '"penalised"' in done.stdout, done.stdout
+    done = await trio.to_thread.run_sync(cli, "standings", url, tid)
+    assert done.returncode == 0 and "earlier rounds:" in done.stdout and "round 1 (ended early" in done.stdout
     done = await trio.to_thread.run_sync(cli, "cancel", url, tid, "--secret", secret, "--reason", "alarm")
     assert done.returncode == 0, done.stderr
     report = verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables")
