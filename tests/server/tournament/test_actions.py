@@ -340,3 +340,12 @@ def test_a_re_pair_never_seats_an_excluded_pair_together_when_it_can_be_avoided(
     if avoidable(seated, sorted((len(t) for t in plan.tables), reverse=True), excluded):
         assert not together, f"{together} seated together though a seating avoids every excluded pair"
     assert sorted(len(t) for t in plan.tables) == sorted(sizes)
+
+
+def test_pairings_first_and_re_entry_are_swiss_settings():
+    for format in ("round_robin", "arena"):
+        for field in ("pairings_first", "reentry"):
+            with pytest.raises(Refusal) as error:
+                Settings(format=format, sizes=Sizes(2, 4, 3), **{field: True}).check_new()
+            assert error.value.code == "bad_settings" and "Swiss settings" in error.value.message
+    swiss(reentry=True).check_new()
