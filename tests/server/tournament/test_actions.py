@@ -349,3 +349,18 @@ def test_pairings_first_and_re_entry_are_swiss_settings():
                 Settings(format=format, sizes=Sizes(2, 4, 3), **{field: True}).check_new()
             assert error.value.code == "bad_settings" and "Swiss settings" in error.value.message
     swiss(reentry=True).check_new()
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.integers(3, 16), st.integers(2, 4), st.integers(0, 2), st.integers(0, 1000))
+def test_a_re_pair_with_nothing_changed_gives_the_round_its_own_seating_again(count, wanted, played, seed):
+    """The same seater from the same standings, history and seed: the same tables, seats and byes."""
+    state, _ = entered(swiss(sizes=Sizes(2, 4, wanted), rounds=3), count)
+    rng = Rng(seed)
+    for _ in range(played):
+        seat_round(state)
+        state.apply(RoundBegun(round=state.round))
+        finish_round(state, rng)
+    seat_round(state)
+    plan = fixes.repair_seating(state)
+    assert (plan.tables, plan.byes) == (state.seatings[-1].tables, state.seatings[-1].byes)
