@@ -48,6 +48,11 @@ from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Lea
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, PROTOCOL_VERSION, Code
+from server.protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
+                             UndoDrop)
+
+ORGANISER_ACTIONS = {kind.__struct_config__.tag: kind for kind in (RepairRound, SwapPlayers, EndRound, CancelTournament,
+                                                                   Penalise, Disqualify, UndoDrop, Reenter)}
 
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://), the websocket handshake and hello
 PROBE_AFTER = 2.0  # seconds without a frame from the server before the client asks it something (a probe)
@@ -327,6 +332,12 @@ class Client:
     async def set_reported_tables(self, tournament: str, secret: str, tables: int) -> TournamentState:
         """The organiser: how many tables a round play with real cards, from the next round seated on."""
         return await self.request(SetReportedTables(tournament=tournament, secret=secret, tables=tables))
+
+    async def organiser_action(self, kind: str, tournament: str, secret: str, **fields: Any) -> Any:
+        """One of the organiser's actions (``server/protocol/tournament_actions.py``), by its message type:
+        ``repair_round``, ``swap_players``, ``end_round``, ``cancel_tournament``, ``penalise``, ``disqualify``,
+        ``undo_drop`` (answered with ``tournament``) or ``reenter`` (answered with ``registered``)."""
+        return await self.request(ORGANISER_ACTIONS[kind](tournament=tournament, secret=secret, **fields))
 
     async def watch_tournament(self, tournament: str, token: str = "") -> TournamentState:
         """The tournament now; then every change (``tournament``) and, with a player's token, that player's

@@ -23,8 +23,12 @@ def state_text(state) -> str:
         stand_ins = any(seating.stand_ins for seating in state.seatings)
         lines.append(f"\nround {info.round}, each player's place at their table"
                      + (" (a seat a stand-in played is placed last):" if stand_ins else ":"))
+        waiting = info.waiting_round == info.round  # pairings first: published, not begun
+        if waiting:
+            lines[-1] = f"\nround {info.round}, seated and waiting for the organiser to begin it:"
         for seating in state.seatings:
-            lines.append(f"  {seating.table}: " + ", ".join(_seat_text(seating, names)))
+            lines.append(f"  {seating.table}: " + (", ".join(names.get(p, p) for p in seating.players) if waiting
+                                                   else ", ".join(_seat_text(seating, names))))
         if state.byes:
             lines.append(f"  byes: {', '.join(names.get(p, p) for p in state.byes)}")
     if state.waitlist:
@@ -76,8 +80,9 @@ def count_of(n: int, thing: str) -> str:
 
 def standings_text(state) -> str:
     lines = [" rank  player                    points  opp%   share  tables byes"]
+    out = {p.player for p in state.players if p.disqualified}
     for row in state.standings:
-        dropped = "  (dropped)" if row.dropped else ""
+        dropped = "  (disqualified)" if row.player in out else "  (dropped)" if row.dropped else ""
         lines.append(f" {row.rank:>4}  {row.name:<24} {points_text(row.points):>6}  "
                      f"{fixed(row.opponents_pct * 100, 0):>4}  {fixed(row.game_share, 2):>5}  {row.tables:>6} "
                      f"{row.byes:>4}{dropped}")

@@ -15,6 +15,8 @@ from itertools import accumulate
 
 import msgspec
 
+from .protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
+                       UndoDrop)
 from .protocol import (Act, CheckIn, Code, CorrectResult, Drop, Leave, OpenPlayback, Refusal, Register, Replay,
                        ReportResult, Resume, SetReportedTables, SettleResult, StartTournament, TakeSeat, Watch,
                        WatchTournament)
@@ -164,7 +166,8 @@ TOURNAMENT_ID = re.compile(r"T[0-9]{1,24}")
 TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # t<n>, p<n> (a playback), or an alias (demo, open)
 TABLE_CALLS = (TakeSeat, Resume, Watch, Act, Leave)
 TOURNAMENT_CALLS = (Register, CheckIn, Drop, StartTournament, CorrectResult, WatchTournament, ReportResult,
-                    SettleResult, SetReportedTables)
+                    SettleResult, SetReportedTables, RepairRound, SwapPlayers, EndRound, CancelTournament, Penalise,
+                    Disqualify, UndoDrop, Reenter)
 
 
 def _shown(text: str) -> str:

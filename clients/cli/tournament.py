@@ -2,8 +2,9 @@
 
     create URL --game G ...        open one; prints its id and the organiser's secret
     register URL T --name NAME     enter a player; prints their id and secret token
-    check-in | drop | start | correct | standings | list | export | bots | verify
+    check-in | drop | start | correct | standings | rounds | list | export | bots | verify
     report | settle | reported-tables   tables played with real cards: players' places, the organiser's word
+    repair | swap | end-round | cancel | penalise | disqualify | undo-drop | reenter  (tournament_actions.py)
 
 Every call is one request to the server (``clients/client.py``); `verify` needs no server: it checks a
 tournament's log and its tables' logs on disk (``server.commands.verify_tournament_log``).
@@ -23,8 +24,9 @@ from rules import GAMES
 from rules.bots import POLICY_NAMES
 
 from .. import checks
+from ..tournament_history import HEADER, rounds_rows, rounds_text
 from ..tournament_text import count_of, state_text
-from . import tournament_choices, values
+from . import tournament_actions, tournament_choices, values
 from .running import run_client
 
 
@@ -83,6 +85,11 @@ def add_parser(sub) -> None:
                         help="at most N players hold a place; later registrations go on a waitlist, and a player "
                              "who withdraws before the start gives their place to the first waiting (default 0: no "
                              "cap)")
+    create.add_argument("--pairings-first", action="store_true",
+                        help="swiss: each round is seated and published first; `start` begins it (until then it may be "
+                             "re-paired or players swapped)")
+    create.add_argument("--reentry", action="store_true",
+                        help="swiss: a dropped player may enter again (`reenter`), as a new entry from 0 points")
     create.add_argument("--bot-delay-ms", type=checks.milliseconds, default=None, metavar="MS",
                         help="stand-in bots' pause before each action (default: a pace a person can play against, "
                              "2500 in Challenge Mode, 800 in lockstep)")
@@ -130,7 +137,7 @@ def add_parser(sub) -> None:
     correct.add_argument("--reason", required=True, help="why, in words: it is kept in the tournament's log")
     correct.set_defaults(run=cmd_correct)
 
-    standings = cmds.add_parser("standings", help="print the standings and the current round")
+    standings = cmds.add_parser("standings", help="print the standings, the current round and every round before")
     standings.add_argument("url", type=checks.server_url, help=url_help)
     standings.add_argument("tournament", help=tid_help)
     standings.set_defaults(run=cmd_standings)
@@ -144,6 +151,8 @@ def add_parser(sub) -> None:
     export.add_argument("tournament", help=tid_help)
     export.add_argument("--format", default="csv", choices=("csv", "json"),
                         help="csv (default): one row per player; json: the whole tournament state")
+    export.add_argument("--rounds", action="store_true",
+                        help="csv: every round's seats and results instead of the standings (json has both)")
     export.add_argument("--output", "-o", default=None, metavar="FILE", help="write it here (default: stdout)")
     export.set_defaults(run=cmd_export)
 
@@ -185,6 +194,7 @@ def add_parser(sub) -> None:
     verify.set_defaults(run=cmd_verify)
 
     tournament_choices.add_parsers(cmds, url_help, tid_help)  # report, settle, reported-tables
+    tournament_actions.add_parsers(cmds, url_help, tid_help)  # the organiser's actions, and `rounds`
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -206,6 +216,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
                 check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players,
                 spectator_delay_ms=round(args.spectator_delay * 1000),
+                pairings_first=args.pairings_first, reentry=args.reentry,
                 **tournament_choices.create_fields(args))
         info = created.tournament
         print(info.tournament)
@@ -276,7 +287,19 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 cmd_start = _simple(lambda client, a: client.start_tournament(a.tournament, a.secret, a.next_round))
 cmd_correct = _simple(lambda client, a: client.correct_result(a.tournament, a.secret, a.table, a.places, a.reason))
-cmd_standings = _simple(lambda client, a: client.watch_tournament(a.tournament))
+def cmd_standings(args: argparse.Namespace) -> int:
+    from ..client import open_client
+
+    async def run() -> int:
+        async with open_client(args.url, name="photofinish tournament") as client:
+            state = await client.watch_tournament(args.tournament)
+        print_state(state)
+        earlier = rounds_text(state, earlier_only=True)
+        if earlier:
+            print("\nearlier rounds:\n" + earlier)
+        return 0
+
+    return run_client(run)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -331,6 +354,12 @@ def cmd_export(args: argparse.Namespace) -> int:
             state = await client.watch_tournament(args.tournament)
         if args.format == "json":
             text = msgspec.json.format(msgspec.json.encode(state).decode(), indent=1) + "\n"
+        elif args.rounds:
+            out = io.StringIO()
+            writer = csv.writer(out)
+            writer.writerow(HEADER)
+            writer.writerows(rounds_rows(state))
+            text = out.getvalue()
         else:
             out = io.StringIO()
             writer = csv.writer(out)

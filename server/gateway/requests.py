@@ -20,13 +20,16 @@ from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTo
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         Watch, WatchTournament)
 from ..limits import check_ids
-from ..tournament import reported
+from ..protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
+                        UndoDrop)
+from ..tournament import organiser, reported
 from ..table import Table, intents
 from .quotas import COSTS, UNIT_BYTES
 
+ORGANISER_CALLS = {RepairRound, SwapPlayers, EndRound, CancelTournament, Penalise, Disqualify, UndoDrop, Reenter}
 TOURNAMENT_CALLS = {CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament, CorrectResult,
                     WatchTournament, Leaderboard, TournamentLog, ReportResult, SettleResult,
-                    SetReportedTables}
+                    SetReportedTables, *ORGANISER_CALLS}
 
 
 async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
@@ -193,4 +196,10 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
         await reported.settle(director, message.secret, message.table, message.places, message.reason)
     elif kind is SetReportedTables:
         await reported.set_count(director, message.secret, message.tables)
+    elif kind is Reenter:  # the organiser's actions (server/tournament/organiser.py)
+        player, token = await organiser.reenter(director, message.secret, message.player, message.reason)
+        return conn.deliver(Registered(ref=message.id, tournament=director.id, player=player,
+                                       name=director.state.names[player], token=token))
+    elif kind in ORGANISER_CALLS:
+        await organiser.handle(director, message)
     conn.deliver(director.snapshot(message.id))

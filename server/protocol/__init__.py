@@ -33,6 +33,8 @@ from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderb
                          SettleResult, StandingRow, StartTournament,
                          TournamentCreated, TournamentInfo, TournamentLog, TournamentLogFile, Tournaments,
                          TournamentState, WatchTournament, YourTable)
+from .tournament_actions import (ActionInfo, CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound,
+                                 RoundHistory, SwapPlayers, TableHistory, UndoDrop)
 
 __all__ = [
     "BotDriver", "CODECS", "ClientMessageType", "Codec", "IdOnly", "ServerMessageType", "decode_client",
@@ -46,5 +48,6 @@ __all__ = [
     "ReportResult", "SetReportedTables", "SettleResult",
     "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",
     "TournamentInfo", "TournamentLog", "TournamentLogFile", "Tournaments", "TournamentState", "WatchTournament",
-    "YourTable", "tag_of",
+    "YourTable", "tag_of", "ActionInfo", "CancelTournament", "Disqualify", "EndRound", "Penalise", "Reenter",
+    "RepairRound", "RoundHistory", "SwapPlayers", "TableHistory", "UndoDrop",
 ]

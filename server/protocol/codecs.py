@@ -19,12 +19,17 @@ from .table import (Accepted, Act, Leave, Left, Rejected, Resume, Seated, Snapsh
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Ratings,
                          Register, Registered, ReportResult, SetReportedTables, SettleResult, StartTournament,
                          TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, TournamentState, WatchTournament, YourTable)
+from .tournament_actions import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
+                                 UndoDrop)
 
 
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
                           CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog, ReportResult,
-                          SettleResult, SetReportedTables]
+                          SettleResult, SetReportedTables,
+                          # the organiser's actions (tournament_actions.py)
+                          RepairRound, SwapPlayers, EndRound, CancelTournament, Penalise, Disqualify, UndoDrop,
+                          Reenter]
 
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,

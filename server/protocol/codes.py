@@ -119,6 +119,19 @@ class Code(StrEnum):
     ALREADY_SETTLED = "already_settled"  # the reported table's result stands already (agreed or settled)
     BAD_PLACES = "bad_places"  # reported places that are not one place per seat, 1..n, ties sharing their best
     REPORTS_PENDING = "reports_pending"  # the next round now, while reported tables have no result yet
+    # -- the organiser's actions (server/tournament/actions.py)
+    ROUND_BEGUN = "round_begun"  # the round has begun (its tables are open): its seating is fixed
+    NO_ROUND_WAITING = "no_round_waiting"  # no round is seated and waiting to begin (re-pair, swap, begin)
+    CANNOT_REPAIR = "cannot_repair"  # a round the Swiss seater does not pair (a top-N final)
+    BAD_EXCLUDE = "bad_exclude"  # an excluded pair that is not two different players of the tournament
+    SAME_TABLE = "same_table"  # a swap of two players at the same table, or of a player with themselves
+    NOT_IN_ROUND = "not_in_round"  # a player who is neither at a table nor on a bye this round
+    NO_ROUND_PLAYING = "no_round_playing"  # ending a round now, with no table of it playing
+    BAD_PENALTY = "bad_penalty"  # a penalty of no points and no game loss, or of both, or of a bad amount
+    NOT_DROPPED = "not_dropped"  # undoing the drop of a player who has not dropped
+    DISQUALIFIED = "disqualified"  # the player is disqualified: no undo, no re-entry, no second one
+    NO_REENTRY = "no_reentry"  # re-entry is off in the settings, or not possible now
+    NO_PLACE = "no_place"  # every place is held: a drop cannot be undone before the start
 
     # -- tournaments: a record or a result that does not follow (a log read back, a table's finish)
     BAD_RESULT = "bad_result"  # a table result that is no table's finish, or names other players

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import msgspec
 
 from .common import ClientMessage, MessageId, ServerMessage
+from .tournament_actions import ActionInfo, RoundHistory
 
 
 class CreateTournament(ClientMessage, tag="create_tournament"):
@@ -33,6 +34,8 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     late_entry_rounds: int = 0  # registration stays open until this round has started (0: only before start)
     check_in: bool = False  # True: only checked-in players are seated in round 1
     max_players: int = 0  # players holding a place at most; later registrations go on a waitlist (0: no cap)
+    pairings_first: bool = False  # swiss: each round is seated first and begins when the organiser starts it
+    reentry: bool = False  # swiss: a dropped player may enter again as a new entry from 0 points
     seed: int | None = None
     # scoring and seeding choices (server/tournament/scoring.py, rated.py, reporting.py)
     points_by_size: dict[int, list[float]] = {}  # table size -> placement points best first (other sizes)
@@ -153,6 +156,7 @@ class TournamentInfo(msgspec.Struct, frozen=True):
     tiebreaks: list[str] = []  # the tiebreaks after points, in order (the lot follows)
     seeding: str = ""  # "ratings": round 1 was (or will be) seated from ratings
     reported_tables: int = 0  # tables of the next round seated that play off the server and report
+    waiting_round: int = 0  # the round seated and waiting for the organiser to begin it (pairings_first), 0: none
 
 
 class PlayerInfo(msgspec.Struct, frozen=True):
@@ -161,6 +165,7 @@ class PlayerInfo(msgspec.Struct, frozen=True):
     checked_in: bool
     dropped: bool
     waitlisted: bool = False  # on the waitlist: never seated unless a place frees before the start
+    disqualified: bool = False
 
 
 class SeatingInfo(msgspec.Struct, frozen=True):
@@ -218,6 +223,8 @@ class TournamentState(ServerMessage, tag="tournament"):
     seatings: list[SeatingInfo] = []  # the current round's tables
     byes: list[str] = []  # the current round's byes
     waitlist: list[str] = []  # players waiting for a place, first first
+    rounds: list[RoundHistory] = []  # every round so far, the current one last
+    actions: list[ActionInfo] = []  # every organiser decision, in log order
 
 
 class RatingRow(msgspec.Struct, frozen=True):

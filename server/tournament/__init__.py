@@ -9,6 +9,8 @@ own log), a thin director that writes that log, and an SQLite store derived from
 - the director and its parts (lila's Swiss modules): ``director`` (the one writer of the log), ``opening`` (a
   seating becomes open tables), ``results`` (a table's result taken), ``clocks`` (a round's and an arena's
   time), ``outcome`` (a table's result read from the table or its log), ``hub`` (every tournament of the server);
+- the organiser's actions, kept apart: ``actions`` (their log records), ``fixes`` (pure: folding them),
+  ``organiser`` (the director's side of each) and ``history`` (every round and every decision, for a client);
 - in a cluster: ``remote`` (the director's side of tables on other nodes) and ``host`` (a node's side);
 - ``store``: the SQLite store behind one worker thread, derived from the logs.
 """

@@ -19,6 +19,9 @@ reason (``state.Tournament.end_reason``); nothing is taken after it (``tournamen
 advancing ends the event (reason ``stopped``) rather than stall it; a round's table that cannot open is tried
 again until it opens.
 
+The organiser's other actions (re-pair, swap, begin or end a round now, cancel, penalties, disqualification,
+undo a drop, re-entry) are ``organiser.py``'s; ``start`` begins a round waiting under ``pairings_first``.
+
 Registrations: past the settings' ``max_players`` a player waits on the waitlist (``state.py`` says who holds a
 place); one connection, and one address, may register only so many players in one tournament
 (``server/quotas.py``: ``too_many_registrations``).
@@ -43,7 +46,7 @@ from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import Code, CreateTournament, Refusal, TournamentInfo, TournamentState, YourTable
 from ..quotas import Owner
 from ..table import Table, token_hash
-from . import clocks, opening, rated_start, reporting, views
+from . import clocks, opening, organiser, rated_start, reporting, views
 from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
@@ -270,6 +273,8 @@ class Director:
         self._organiser(secret)
         async with self.lock:
             self._not_over()
+            if self.state.org.held:  # pairings first: the round seated and waiting begins now
+                return await organiser.begin(self)
             playing = self.state.unfinished() if next_round and self.state.round else []
             waiting_reports = reporting.pending(self.state) if playing else []
             if waiting_reports:  # no clock ends a table played off the server: its players or the organiser do

@@ -26,7 +26,8 @@ from ..directory import Directory, LocalDirectory
 from ..disk import private_dir
 from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
-from . import clocks, opening, reporting, results
+from . import clocks, opening, organiser, reporting, results
+from .actions import Reentered
 from .director import Director, secret_hash
 from .host import TableHost
 from .model import Settings, Sizes
@@ -144,7 +145,8 @@ class TournamentHub:
                             rounds=rounds, points=points, bye_points=request.bye_points,
                             check_in=request.check_in, late_until=request.late_entry_rounds, top_n=request.top,
                             max_players=request.max_players, seeding=request.seeding,
-                            tiebreaks=tuple(request.tiebreaks), reported_tables=request.reported_tables)
+                            tiebreaks=tuple(request.tiebreaks), reported_tables=request.reported_tables,
+                            pairings_first=request.pairings_first, reentry=request.reentry)
         settings.check_new()
         return game, settings, dict(setup.options)
 
@@ -240,8 +242,9 @@ class TournamentHub:
         # where it holds them; an old log's from the store as it was)
         old_tokens = await self.store.call(Store.tokens, tid)
         by_player = {player: digest for digest, player in old_tokens.items()}
-        by_player.update({r.player: r.token for r in records if type(r) is Registered and r.token})
+        by_player.update({r.player: r.token for r in records if type(r) in (Registered, Reentered) and r.token})
         await self.store.call(Store.mirror, created, records, by_player)
+        await self.store.call(organiser.mirror_actions, tid, state)  # what the organiser's actions changed
         tokens = {digest: player for player, digest in by_player.items()}
         digest = created.secret or await self.store.call(Store.secret, tid) or ""
         missing = [p for p in state.players if p not in by_player]
@@ -265,6 +268,8 @@ class TournamentHub:
             round_no, players = state.tables[table_id]
             if reporting.is_reported(state, table_id):  # played off the server: its players report it
                 director.opened.add(table_id)
+                continue
+            if round_no == state.org.held:  # pairings first: opened when the organiser begins the round
                 continue
             table = self.lobby.tables.get(table_id)
             if table is not None:

@@ -102,6 +102,9 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
     seeding: str = ""  # "ratings": Swiss round 1 seated from the players' ratings (``rated.py``); "": by lot
     tiebreaks: tuple[str, ...] = ()  # the chosen order of ``scoring.TIEBREAKS`` (the lot stays last); (): default
     reported_tables: int = 0  # each round, this many tables play off the server and report (``reporting.py``)
+    # -- the organiser's actions (``actions.py``, ``fixes.py``)
+    pairings_first: bool = False  # each round's pairings are published first; its tables open when begun
+    reentry: bool = False  # a dropped player may enter again, as a new entry from 0 points
 
     def check(self) -> None:
         if self.format not in FORMATS:
@@ -136,6 +139,9 @@ class Settings(msgspec.Struct, frozen=True, omit_defaults=True):
             raise Refusal(Code.BAD_SETTINGS, f"a cap of players is {self.sizes.min}..{PLAYERS_MOST} (a table "
                                              f"seats {self.sizes.min} or more), or 0 for none, not "
                                              f"{self.max_players}")
+        if (self.pairings_first or self.reentry) and self.format != "swiss":
+            raise Refusal(Code.BAD_SETTINGS, f"pairings first and re-entry are Swiss settings; a "
+                                             f"{_words(self.format)} seats by its own schedule")
         if self.late_until and self.format == "round_robin":
             raise Refusal(Code.BAD_SETTINGS, "a round robin's schedule is fixed at round 1: late entries "
                                              "cannot join it (late_entry_rounds is 0)")

@@ -1,8 +1,10 @@
 """Starting a round (lila's SwissDirector): a seating becomes open tables. The one narrow port through which a
 tournament opens its tables: the local lobby, or another node of the cluster (``remote.py``).
 
-``open_round`` logs the seating (``round_seated``) before anything opens, then opens each table (but a table
-played off the server, ``reporting.py``, whose players are told it and report its places) with every seat
+``open_round`` logs the seating (``round_seated``) before anything opens (under ``pairings_first`` it stops
+there: the organiser begins the round later, ``organiser.begin``, which opens them by ``open_seated``), then
+opens each table (but a table played off the server, ``reporting.py``, whose players are told it and report
+its places) with every seat
 reserved for its player's token (``Reservation``) and a stand-in bot for a no-show after ``no_show_ms``; each
 player watching the tournament gets ``your_table``, and a task per table waits for its result
 (``results.await_result``). A table that cannot open is tried again every ``RETRY_SECONDS`` (``retry_tables``)
@@ -48,6 +50,14 @@ async def open_round(d: Director, seating: Seating, waiting: tuple[str, ...] = (
     await d.record(RoundSeated(round=round_no, tables=tables, byes=seating.byes, waiting=waiting,
                                note=seating.note, time=d.now()))
     await d.mirror(Store.add_round, d.id, round_no, {t.table: t.players for t in tables}, seating.byes)
+    if d.state.org.held == round_no:  # pairings first: its tables open when the organiser begins it (organiser.py)
+        return d.push()
+    await open_seated(d, round_no, tables)
+
+
+async def open_seated(d: Director, round_no: int, tables: tuple[SeatedTable, ...] | list[SeatedTable]) -> None:
+    """Open round ``round_no``'s logged ``tables`` and start its clock (``open_round``'s second half); a table
+    played off the server (``reporting.py``) is never opened: its players are told it."""
     off = set(reporting.reported_ids(d.state, round_no))  # played off the server: never opened, only told
     for seated in tables:
         if seated.table in off:

@@ -32,6 +32,11 @@ waiting. So before the start the players holding places are always the first ``m
 not dropped, in registration order, and the waitlist the rest, in that order. A waitlisted player is never
 seated and has no row in the standings (nor has one who left the waitlist); their lot is still drawn in
 registration order, so nobody's lot depends on who waits.
+
+**The organiser's actions** (``actions.py``: re-pair, swap, begin and end a round, penalties, disqualification,
+undo a drop, re-entry) are folded by ``fixes.py`` (``self.org``); its docstring says when each applies. Under
+``pairings_first`` a round seated waits (``org.held``) until ``round_begun``; its tables count as unfinished.
+``ended`` with reason ``cancelled`` is the organiser's cancellation: the standings as they stand.
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ from typing import Any, Sequence
 import msgspec
 
 from ..protocol import Code, Refusal
-from . import rated, reporting, seating, seating_v1, seeds
+from . import fixes, rated, reporting, seating, seating_v1, seeds
+from .actions import ACTIONS
 from .model import Seating, Settings, TableResult
 from .standings import Standing, apply_final, standings
 from .tlog import CheckedIn, Corrected, Created, Dropped, Ended, Registered, RoundSeated, TableFinished
@@ -73,6 +79,7 @@ class Tournament:
     seed_ratings: dict[str, float] | None = None  # the ratings round 1 was seeded from (``ratings_seeded``)
     reports: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # reported table -> player -> places
     report_counts: list[tuple[int, int]] = field(default_factory=list)  # (from round, tables): the organiser's
+    org: fixes.OrgState = field(default_factory=fixes.OrgState)  # the organiser's actions (``fixes.py``)
 
     def __post_init__(self) -> None:
         self.settings.check()
@@ -120,8 +127,8 @@ class Tournament:
         return [t for t in self.tables if t not in self.results]
 
     def standings(self) -> list[Standing]:
-        rows = standings(self.players, list(self.results.values()), self.byes, self.settings, self.seed,
-                         self.dropped, self.corrections, self._derive)
+        rows = fixes.adjust(self, standings(self.players, list(self.results.values()), self.byes, self.settings,
+                                            self.seed, self.dropped, self.corrections, self._derive))
         if self.waitlist or self.left_waitlist:  # rows of players holding a place only (lots drawn over all)
             shown = set(self.entered())
             rows = [msgspec.structs.replace(row, rank=rank) for rank, row in
@@ -129,9 +136,10 @@ class Tournament:
         final = self._final_table()
         if final is not None and final in self.results:
             fixed = {c.table: c for c in self.corrections}
-            before = standings(self.players, [r for r in self.results.values() if r.table != final], self.byes,
-                               self.settings, self.seed, self.dropped,
-                               [c for c in self.corrections if c.table != final], self._derive)
+            before = fixes.adjust(self, standings(self.players, [r for r in self.results.values()
+                                                                  if r.table != final], self.byes,
+                                                  self.settings, self.seed, self.dropped,
+                                                  [c for c in self.corrections if c.table != final], self._derive))
             rows = apply_final(rows, fixed.get(final, self.results[final]), before)
         return rows
 
@@ -232,6 +240,10 @@ class Tournament:
         follows ``ended``: any record after it is refused with ``tournament_over``."""
         if self.ended is not None:
             raise Refusal(Code.TOURNAMENT_OVER, "the tournament is over: nothing is accepted after its end")
+        self._apply(record)
+        fixes.noted(self, record)
+
+    def _apply(self, record: Any) -> None:
         match record:
             case Registered(player=player, name=name, waitlisted=waitlisted):
                 if player in self.names:
@@ -283,7 +295,7 @@ class Tournament:
                                                       f"give {why[0] + ' (' + why[1] + ')' if why else 'none'}")
                 elif reason == "time_up" and self.settings.format != "arena":
                     raise Refusal(Code.WRONG_END, "only an arena ends when its time is up")
-                elif reason not in ("", "time_up", "stopped"):
+                elif reason not in ("", "time_up", "stopped", "cancelled"):  # cancelled: the organiser's
                     raise Refusal(Code.WRONG_END, f"no tournament ends for {reason!r}")
                 computed = tuple(row.player for row in self.standings())
                 if tuple(order) != computed:
@@ -294,6 +306,8 @@ class Tournament:
                 rated.fold(self, record)
             case reporting.Reported() | reporting.Settled() | reporting.ReportedCount():
                 reporting.fold(self, record)
+            case _ if type(record) in ACTIONS:  # the organiser's actions: ``fixes.py``
+                fixes.apply(self, record)
             case _:
                 raise Refusal(Code.BAD_RECORD, f"not a record that follows 'created': {record!r}")
 
@@ -328,6 +342,7 @@ class Tournament:
         self.byes.extend(expected.byes)
         for t in record.tables:
             self.tables[t.table] = (record.round, t.players)
+        fixes.after_seat(self, record.round)
 
     def _finish(self, record: TableFinished) -> None:
         if record.table not in self.tables:

@@ -19,6 +19,8 @@ import msgspec
 
 from server.logfile import read_chain
 
+from .actions import (Disqualified, Penalised, Reentered, Repaired, RoundBegun, RoundEnded, Swapped,
+                      Undropped)
 from .model import Seating, Settings, TableResult
 
 FORMAT_VERSION = 3  # 3: seeds derived by hashing (seeds.hashed); 2: seated by seating.py (exact to 12
@@ -116,7 +118,8 @@ class Ended(msgspec.Struct, tag_field="kind", tag="ended", frozen=True, omit_def
     """The end: the seed revealed, the final standings' order as published, and why it ended (``reason``, with
     ``note`` in words): ``no_more_rounds`` (every round played, or a final skipped for want of players) and
     ``no_table`` (the next round would seat no table) are recomputed by ``verify``; ``time_up`` ends an arena;
-    ``stopped`` an event an error stopped while it advanced (``note`` says which). An old log's has none."""
+    ``stopped`` an event an error stopped while it advanced (``note`` says which); ``cancelled`` the organiser
+    cancelled it (``note``: their reason). An old log's has none."""
 
     seed: int
     standings: tuple[str, ...]
@@ -130,7 +133,9 @@ from .rated import RatingsSeeded  # noqa: E402
 from .reporting import ReportedCount, Reported, Settled  # noqa: E402
 
 Record = Union[Created, Registered, CheckedIn, Dropped, RoundSeated, TableFinished, Corrected, Ended,
-               RatingsSeeded, Reported, Settled, ReportedCount]
+               RatingsSeeded, Reported, Settled, ReportedCount,
+               # the organiser's actions (``actions.py``, folded by ``fixes.py``)
+               RoundBegun, Repaired, Swapped, RoundEnded, Penalised, Disqualified, Undropped, Reentered]
 _decoder = msgspec.json.Decoder(Record)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import CreateTournament, PlayerInfo, SeatingInfo, StandingRow, TournamentInfo, TournamentState
-from . import reporting, scoring
+from . import history, reporting, scoring
 from .state import Tournament
 
 
@@ -22,7 +22,8 @@ def info(tid: str, request: CreateTournament, state: Tournament) -> TournamentIn
                           format=s.format, rounds=planned, round=state.round, status=status,
                           players=len(state.entered()), commitment=state.created.commitment,
                           max_players=s.max_players, waitlisted=len(state.waitlist),
-                          **scoring.shown(s, len(state.entered()), reporting.count_for(state, state.round + 1)))
+                          **scoring.shown(s, len(state.entered()), reporting.count_for(state, state.round + 1)),
+                          waiting_round=state.org.held)
 
 
 def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = None) -> TournamentState:
@@ -33,8 +34,9 @@ def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = 
                         byes=row.byes, dropped=row.dropped) for row in state.standings()]
     dropped = set(state.dropped)
     waiting = set(state.waitlist)
+    out = set(state.org.disqualified)
     players = [PlayerInfo(player=p, name=names[p], checked_in=p in state.checked_in, dropped=p in dropped,
-                          waitlisted=p in waiting) for p in state.players]
+                          waitlisted=p in waiting, disqualified=p in out) for p in state.players]
     seatings, byes = [], []
     if state.round:
         current = [t for t, (r, _) in state.tables.items() if r == state.round or t not in state.results]
@@ -47,7 +49,8 @@ def snapshot(tid: str, request: CreateTournament, state: Tournament, ref: Any = 
                                         if result else [], **_reports(state, table)))
         byes = list(state.seatings[-1].byes)
     return TournamentState(ref=ref, tournament=info(tid, request, state), players=players, standings=rows,
-                           seatings=seatings, byes=byes, waitlist=list(state.waitlist))
+                           seatings=seatings, byes=byes, waitlist=list(state.waitlist),
+                           rounds=history.rounds(state), actions=history.actions(state))
 
 
 def _reports(state: Tournament, table: str) -> dict:
