@@ -36,6 +36,7 @@ from ..protocol.tournament import scoring_places
 from . import seating
 from .actions import (Disqualified, Penalised, Reentered, Repaired, RoundBegun, RoundEnded, Swapped, Undropped)
 from .model import POINTS_MOST, Seating, TableResult
+from .scoring import tiebreak_order
 from .standings import Standing
 
 if TYPE_CHECKING:
@@ -276,7 +277,9 @@ def adjust(state: Tournament, rows: list[Standing]) -> list[Standing]:
     out = [msgspec.structs.replace(row, points=float(_exact(row.points) - org.penalties[row.player]))
            if row.player in org.penalties else row for row in rows]
     out_of = set(org.disqualified)
-    out.sort(key=lambda row: (row.player in out_of, -_exact(row.points), -row.opponents, -row.share, row.lot))
+    chosen = tiebreak_order(state.settings)  # the organiser's order of tiebreaks (``scoring.py``), then the lot
+    out.sort(key=lambda row: (row.player in out_of, -_exact(row.points),
+                              *(-{"opponents": row.opponents, "share": row.share}[name] for name in chosen), row.lot))
     return [msgspec.structs.replace(row, rank=rank, dropped=row.dropped or row.player in out_of)
             for rank, row in enumerate(out, 1)]
 
