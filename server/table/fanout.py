@@ -74,7 +74,9 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
     """Send each seat an update per entry, redacted for it, and the spectators theirs (now, or when the batch
     is flushed)."""
     players: list[tuple[Receiver, int]] = [(s.receiver, s.seat) for s in table.slots if s.receiver]
-    group = (entries, list(turn.seats), players)
+    # who watches now: a spectator who starts watching later in this batch gets its catch-up instead, after its
+    # ``watching`` (sent these, it would see updates before it knows the table)
+    group = (entries, list(turn.seats), players, list(table.spectators))
     if table.batch is not None:
         table.batch.append(("updates", group))
     else:
@@ -84,12 +86,12 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
 def send_updates(table: Table, group, final_group: bool) -> None:
     """The last update of the last group carries each receiver's view, legal actions and the result. The
     players' updates are handed over first; the spectators' are built once for all (``spectating``)."""
-    entries, to_act, players = group
+    entries, to_act, players, watchers = group
     game, state = table.game, table.session.state
     table_id, redact = table.id, game.redact
     earlier = entries[:-1] if final_group else entries  # updates without a view
     receipts = {entry.seq: apply.receipt(table, entry.seq) for entry in entries}
-    spectators = spectating.wanted(table)
+    spectators = spectating.wanted(table, watchers)
     if final_group:
         last, result = entries[-1], table.session.result()
         pings = table.pings()
@@ -126,7 +128,7 @@ def send_updates(table: Table, group, final_group: bool) -> None:
                 whole = BroadcastView(public=views[-1], seats=game.views(state, list(range(table.setup.seats))))
                 broadcast.append(msgspec.structs.replace(watched[-1], view=whole))
                 broadcast_after = msgspec.structs.replace(after, view=whole)
-        spectating.send(table, watched, after, broadcast, broadcast_after)
+        spectating.send(table, watched, after, broadcast, broadcast_after, watchers)
     if final_group:
         apply.check_over(table, result)
 

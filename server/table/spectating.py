@@ -54,17 +54,18 @@ def new_stream(delay_ms: int, key_hash: str | None = None) -> Stream:
     return Stream(delay=delay_ms / 1000, key_hash=key_hash)
 
 
-def wanted(table: Table) -> bool:
+def wanted(table: Table, watchers: list) -> bool:
     """Whether spectators' updates must be built at all (someone watches, here or through another node, or a
     delay keeps them for later)."""
-    return bool(table.spectators) or table.stream.delay > 0 or table.stream.relay is not None
+    return bool(watchers) or table.stream.delay > 0 or table.stream.relay is not None
 
 
 def send(table: Table, messages: list[Any], after: Snapshot | None, broadcast: list[Any] = (),
-         broadcast_after: Snapshot | None = None) -> None:
+         broadcast_after: Snapshot | None = None, watchers: list | None = None) -> None:
     """The spectators' share of one group of updates (``after``: the snapshot they lead to, on the group
-    that carries the view; ``broadcast``/``broadcast_after``: the same for the broadcast view): now, or once
-    the delay has passed."""
+    that carries the view; ``broadcast``/``broadcast_after``: the same for the broadcast view): now, to
+    ``watchers`` (who watched when the updates were made, and still do), or once the delay has passed to whoever
+    watches then."""
     stream = table.stream
     if len(table.spectators) > 1:
         for message in messages:
@@ -72,7 +73,7 @@ def send(table: Table, messages: list[Any], after: Snapshot | None, broadcast: l
     if stream.delay > 0:
         stream.pending.append((trio.current_time() + stream.delay, messages, after, broadcast, broadcast_after))
         return
-    _to_all(table, messages, broadcast)
+    _to_all(table, messages, broadcast, watchers)
 
 
 def ended(table: Table, message: TableEnded) -> None:
@@ -165,15 +166,15 @@ def current_snapshot(table: Table) -> Snapshot:
     return _shown(table) if table.stream.delay > 0 else _now(table)
 
 
-def _to_all(table: Table, messages: list[Any], broadcast: list[Any]) -> None:
+def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: list | None = None) -> None:
     from .fanout import deliver
     if table.stream.relay is not None and messages:  # a snapshot with the frames that carry a view
         viewed = any(type(m) is Update and m.view is not None for m in messages)
         table.stream.relay(messages, current_snapshot(table) if viewed else None)
     if table.stream.lagging:
         _offer_snapshots(table)
-    broadcasters = table.stream.broadcasters
-    for receiver in list(table.spectators):
+    broadcasters, spectators = table.stream.broadcasters, table.spectators
+    for receiver in list(spectators) if watchers is None else [r for r in watchers if r in spectators]:
         for message in broadcast if receiver in broadcasters else messages:
             deliver(table, receiver, message)
 

@@ -10,7 +10,7 @@ import trio
 from clients.client import ServerError, open_client
 from server import encodeonce
 from server.app import run_server
-from server.protocol import (CODECS, Batch, BotSeat, BroadcastView, CreateTable, Error, OpenPlayback, Replay,
+from server.protocol import (CODECS, Act, Batch, BotSeat, BroadcastView, CreateTable, Error, OpenPlayback, Replay,
                              Snapshot, TableEnded, TakeSeat, Update, Watch, Watching, decode_server)
 from server.table import intents
 from server.table.seats import token_hash
@@ -226,3 +226,22 @@ async def test_a_tournament_with_a_spectator_delay_opens_every_table_with_it(nur
         (table,) = [t for t in running.lobby.tables.values() if t.settings.reserved]
         assert table.info().spectator_delay_ms == 90_000 and table.stream.delay == 90.0
     assert '"spectator_delay_ms":90000' in (tmp_path / "tournaments" / f"{tid}.log").read_text()  # reopened with it
+
+
+async def test_a_spectator_who_starts_watching_in_the_middle_of_a_batch_gets_watching_before_any_update(
+        nursery, autojump_clock):
+    table = new_table(seats=2, bots=[BotSeat(1)], options={"races": 1})
+    await nursery.start(table.run)
+    player = Sink()
+    await table.submit(intents.TakeSeat(player, TakeSeat(table="t1", seat=0)))
+    await settle()
+    for _ in range(20):  # an action and a watch read together: one batch of the arbiter
+        watcher = Sink()
+        legal = player.of(Update)[-1].legal if player.of(Update) else player.of(Snapshot)[-1].legal
+        table.submit_nowait(intents.Act(player, Act(table="t1", action=legal[0])))
+        table.submit_nowait(intents.Watch(watcher, Watch(table="t1")))
+        await settle()
+        kinds = [type(m) for m in watcher.messages]
+        assert kinds and kinds[0] is Watching, kinds[:3]
+        if table.over.is_set():
+            break
