@@ -120,6 +120,25 @@ async def test_a_farther_seat_that_reacted_faster_wins_the_card_that_arrived_lat
     assert refused.time - refused.fair.arrival <= 0.050 - credit(near.latency.rtt, 0.050) + 1e-9
 
 
+async def test_a_far_seat_on_a_jittery_path_is_credited_its_typical_round_trip_not_its_quickest(
+        nursery, autojump_clock):
+    """Pings of a path 20 +- 5 ms each way came back in 34-46 ms: the far seat's take crosses the path as it
+    typically is (40 ms there and back), so it is credited 40 and its 16 ms reaction beats the near seat's 20.
+    Credited its quickest sample (34), it would count as 22 and lose."""
+    near, far = Seat(0.001), Seat(0.020)
+    far.latency = LatencyMeter()
+    for number, sample in enumerate([0.046, 0.034, 0.040, 0.042, 0.038]):
+        far.latency.sent(number, 0.0)
+        far.latency.pong(number, sample)
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await race(table, [near, far], [0.020, 0.016])
+    assert winner(table) == 1
+    took = next(e for e in table.log.entries if e.fair is not None and e.accepted)
+    assert took.fair.rtt == 0.040 and abs(took.fair.reaction - 0.016) < 1e-9
+    await table.stop()
+
+
 async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autojump_clock):
     for late_reaction, late_wins in ((0.065, False), (0.055, True)):
         honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.040)  # the liar looks 21 ms away each way
@@ -259,6 +278,28 @@ async def test_finishes_are_judged_in_reaction_time_within_the_photo_finish_wind
         await table.stop()
 
 
+@pytest.mark.parametrize("reactions", [(0.030, 0.005), (0.050, 0.000)], ids=["one group", "after the opening"])
+async def test_a_finish_outside_the_window_in_reaction_time_does_not_count_whenever_it_arrives(
+        nursery, autojump_clock, reactions):
+    """The far seat finishes first; the near seat 25 ms (or 50 ms) later in reaction time, outside a 10 ms
+    window, though its finish arrives before the window closes (released with the far seat's, or on its own
+    after the window opened): it is refused ``too_late``, logged, and only the far seat wins the race."""
+    near, far = Seat(0.001), Seat(0.021)
+    table = await fair_table(nursery, [near, far], options={"window_ms": 10, "races": 1})
+    force_state(table, [["F"], ["F"]], [SEQ_R, SEQ_B])
+    table.session.state.rows[1][0] = "B0"
+    offer(table)
+    await race(table, [near, far], list(reactions), action={"type": "play", "card": "F"})
+    state = table.session.state
+    assert [e.actor for e in table.log.entries if e.action == Play("F") and e.accepted] == [1]
+    assert state.race_winners[0] == [1]
+    refused = near.of(Rejected)[-1]
+    assert refused.code == "too_late" and "window" in refused.message
+    late = next(e for e in table.log.entries if e.actor == 0 and e.fair is not None)
+    assert late.code == "too_late" and late.time >= late.fair.arrival
+    await table.stop()
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reactions=st.lists(st.floats(0, 0.2), min_size=1, max_size=6), lots=st.randoms())
 def test_the_order_is_by_reaction_and_ties_go_by_lot(reactions, lots):
@@ -347,6 +388,54 @@ def test_replay_of_a_fair_log_recomputes_every_decision_and_verify_checks_the_lo
 
     rewrite(path, faster)
     assert "reaction time" in check_log(path).problem
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda entry, fair: fair.update(sent=fair["arrival"] + 0.001), "sent to the seat after its action arrived"),
+    (lambda entry, fair: entry.update(time=fair["arrival"] - 0.001), "applied before it arrived"),
+    (lambda entry, fair: fair.update(rtt=fair["rtt"] + 0.001), "not what its logged ping samples"),
+    (lambda entry, fair: fair.update(pings=[p + 0.003 for p in fair["pings"]]), "not what its logged ping samples"),
+], ids=["sent after arrival", "applied before arrival", "round trip", "ping samples"])
+def test_verify_finds_a_decision_whose_times_or_round_trip_do_not_fit(tmp_path, edit, problem):
+    """A log edited (its chain made whole again) so that one decision's card was sent after the action
+    arrived, or the action applied before it arrived, or its credited round trip is not what its logged ping
+    samples give: ``photofinish replay`` names the problem."""
+    path, _ = play_fair_game(tmp_path, seed=5)
+    edited = []
+
+    def once(record):
+        fair = record.get("fair")
+        if not edited and fair and fair.get("rule") == "reaction" and fair.get("pings") and fair.get("rtt"):
+            edit(record, fair)
+            edited.append(record["seq"])
+        return record
+
+    rewrite(path, once)
+    assert edited and problem in (check_log(path).problem or "")
+
+
+def test_verify_follows_the_photo_finish_window_in_reaction_time():
+    """The window opened by a fair finish at virtual time 5 ms (arrival 47, credited 42) closes at 15 ms:
+    ``verify`` accepts a finish at 14 ms and a ``too_late`` refusal at 16 ms, and names the opposite."""
+    from rules import ToAct
+    from server.logfile import Entry, Fair
+    from server.replay import _Window
+
+    playing, window = ToAct(seats=(0, 1)), ToAct(seats=(0,), system=("close_window",), system_delay_ms=10)
+    finish = {"type": "play", "card": "F"}
+
+    def entry(seq, arrival, rtt, accepted=True, code=None):
+        return Entry(seq=seq, time=arrival, actor=seq % 2, action=finish, accepted=accepted, code=code,
+                     fair=Fair(rule="reaction", arrival=arrival, rtt=rtt))
+
+    def verdicts(second):
+        follow = _Window()
+        return [follow.check(entry(1, 0.047, 0.042), playing, {}), follow.check(second, window, {})]
+
+    assert verdicts(entry(2, 0.016, 0.002)) == [None, None]
+    assert verdicts(entry(2, 0.018, 0.002, False, "too_late")) == [None, None]
+    assert "after its close" in verdicts(entry(2, 0.018, 0.002))[1]
+    assert "within it" in verdicts(entry(2, 0.016, 0.002, False, "too_late"))[1]
 
 
 def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_was_decided(tmp_path, capsys):
@@ -471,12 +560,36 @@ async def test_on_a_direct_connection_late_pongs_buy_nothing_the_kernel_caps_the
     await table.stop()
 
 
-def test_the_round_trip_credited_is_the_least_of_pings_takes_and_the_kernel():
+def test_the_round_trip_credited_is_the_typical_ping_bounded_by_the_takes_and_the_kernel():
     assert credited(None, 0.01) is None
-    assert credited([0.03, 0.02], None) == 0.02
+    assert credited([0.03, 0.02], None) == 0.025, "the median of the samples"
+    assert credited([0.036, 0.031, 0.044, 0.040, 0.900], None) == 0.040, "one slowed sample moves it little"
     assert abs(credited([0.03, 0.02], 0.015) - 0.010) < 1e-12, "a take 15 ms after its send: a round trip <= 10"
-    assert credited([0.03, 0.02], 0.030) == 0.02
+    assert credited([0.03, 0.02], 0.035) == 0.025
     assert credited([0.03, 0.02], 0.015, 0.004) == 0.005
+    assert credited([0.03, 0.02], None, estimate=min) == 0.02, "the older logs' rule, which verify accepts"
+
+
+@settings(max_examples=200, deadline=None)
+@given(path=st.lists(st.integers(0, 60), min_size=1, max_size=8), jitter=st.lists(st.integers(-5, 5), min_size=8,
+       max_size=8), holds=st.lists(st.integers(0, 100), min_size=8, max_size=8),
+       takes=st.lists(st.integers(5, 400), min_size=1, max_size=16), kernel=st.booleans())
+def test_pongs_held_back_never_buy_credit_beyond_what_the_takes_and_the_kernel_show(path, jitter, holds, takes,
+                                                                                  kernel):
+    """Whatever a client does with its pongs (``holds``, ms, per sample), its credit is at most its quickest
+    take's arrival - send less the quickest reaction, and on a direct connection at most the kernel's smallest
+    round trip + 1 ms; an honest seat's (no holds) is the median of what its path did."""
+    rtt = path[0] / 1000
+    samples = [max(0.0, rtt + j / 1000) for j in jitter]
+    quickest = min(max(0.0, rtt + j / 1000) + r / 1000 for j, r in zip(jitter * 2, takes))
+    floor = min(samples)
+    cheated = credited([s + h / 1000 for s, h in zip(samples, holds)], quickest, floor if kernel else None)
+    assert cheated <= max(0.0, quickest - 0.005) + 1e-12
+    if kernel:
+        assert cheated <= floor + 0.001 + 1e-12
+    honest = credited(samples, quickest, floor if kernel else None)
+    assert honest <= sorted(samples)[4] and (kernel or quickest - 0.005 < sorted(samples)[3] or
+                                             honest >= sorted(samples)[3])
 
 
 async def test_the_kernel_round_trip_of_a_real_loopback_connection_is_read():
