@@ -10,7 +10,7 @@ import msgspec
 import pytest
 import trio
 import trio.testing
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from rules.flag_finish.game import DrawPile, Play
 from server.fairness import EPSILON, credit, credited, fair_order
@@ -636,6 +636,101 @@ def test_the_truly_quicker_honest_seat_wins_and_nobody_waits_past_the_cap(delays
             for entry in table.log.entries:
                 if entry.fair is not None:
                     assert entry.time - entry.fair.arrival <= 0.050 + 1e-9
+            await table.stop()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+SEEN = st.sampled_from(["seen", "none", "future"])  # what a seat's take says it saw: honest, nothing, a seq ahead
+
+
+def seen_of(variant: str, seq: int) -> int | None:
+    return {"seen": seq, "none": None, "future": seq + 1000}[variant]
+
+
+async def send_take(table, seat: Seat, card: str, at: float, seen: int | None, ref: str) -> None:
+    """The seat's take of ``card`` leaves it at ``at`` and reaches the server after its delay."""
+    await trio.sleep_until(at + seat.delay)
+    await table.submit(intents.Act(seat, Act(table=table.id, action={"type": "take", "card": card}, id=ref,
+                                             seen=seen)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seats=st.lists(st.tuples(st.integers(0, 25), st.integers(5, 60), st.sampled_from(["G5", "P10"]), SEEN),
+                      min_size=2, max_size=3))
+@example(seats=[(0, 5, "G5", "seen"), (0, 20, "P10", "seen"), (25, 10, "P10", "none")])  # G5 due at 55 ms, the
+def test_each_card_goes_to_its_quickest_taker_whatever_the_other_card_and_the_seen(seats):  # far P10 in at 60
+    """Seats at any distances up to the cap each take one of two cards on the pile, after any reaction, saying
+    they saw the update, or nothing, or a seq far ahead: each card goes to the quickest reaction among those
+    that took it (one card's release never decides the other's, and ``seen`` neither helps nor hurts), and no
+    take waits past the cap."""
+    takers = {card: [r for _, r, c, _ in seats if c == card] for card in ("G5", "P10")}
+    if any(abs(a - b) <= 1 for rs in takers.values() for i, a in enumerate(rs) for b in rs[i + 1:]):
+        return  # a tie: a lot decides
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = [Seat(d / 1000) for d, _, _, _ in seats]
+            table = await fair_table(nursery, players)
+            hands: list[list[str]] = []
+            for _ in seats:
+                hands.append(plain(12, avoid=sum(hands, [])))
+            force_state(table, hands, [[]] * len(seats), discard=["G5", "P10"])
+            offer(table)
+            seq, start = table.log.seq, trio.current_time()
+            async with trio.open_nursery() as racers:
+                for index, (_, reaction, card, variant) in enumerate(seats):
+                    at = start + players[index].delay + reaction / 1000
+                    racers.start_soon(send_take, table, players[index], card, at, seen_of(variant, seq), "t")
+            await trio.sleep(1)
+            hands = table.session.state.hands
+            for card, reactions in takers.items():
+                if reactions:
+                    quickest = min(i for i, s in enumerate(seats) if s[2] == card and s[1] == min(reactions))
+                    assert card in hands[quickest], f"{card} went to another seat than its quickest taker"
+            for entry in table.log.entries:
+                if entry.fair is not None:
+                    assert entry.fair.rule == "reaction" and entry.time - entry.fair.arrival <= 0.050 + 1e-9
+            await table.stop()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(delays=st.tuples(st.integers(0, 25), st.integers(0, 25)), firsts=st.tuples(st.integers(5, 60),
+       st.integers(5, 60)), gaps=st.tuples(st.integers(1, 40), st.integers(1, 40)), variants=st.tuples(SEEN, SEEN))
+def test_a_seats_next_take_is_judged_on_its_own_while_its_last_one_is_held_or_lost(delays, firsts, gaps,
+                                                                                     variants):
+    """Both seats take G5, then each takes P10 ``gap`` ms after its first take (while that may still be held).
+    The loser of G5 gets P10: its take is ranked by its own reaction (its arrival less the offer's send and its
+    credit), never by the lost take's, is held no longer than its own bound, and neither seat is counted as
+    guessing."""
+    if abs(firsts[0] - firsts[1]) <= 1:
+        return
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = [Seat(d / 1000) for d in delays]
+            table = await fair_table(nursery, players)
+            contest_g5(table)
+            seq, start = table.log.seq, trio.current_time()
+            async with trio.open_nursery() as racers:
+                for index, seat in enumerate(players):
+                    at = start + seat.delay + firsts[index] / 1000
+                    seen = seen_of(variants[index], seq)
+                    racers.start_soon(send_take, table, seat, "G5", at, seen, "g5")
+                    racers.start_soon(send_take, table, seat, "P10", at + gaps[index] / 1000, seen, "p10")
+            await trio.sleep(1)
+            loser = 1 - firsts.index(min(firsts))
+            assert "G5" in table.session.state.hands[1 - loser] and "P10" in table.session.state.hands[loser]
+            took = next(e for e in table.log.entries if e.ref == "p10" and e.accepted)
+            assert took.actor == loser and abs(took.fair.reaction - (firsts[loser] + gaps[loser]) / 1000) < 1e-9
+            assert took.time <= took.fair.until + 1e-9 and took.fair.until - took.fair.arrival <= 0.050 + 1e-9
+            lost = next(e for e in table.log.entries if e.ref == "g5" and e.actor == loser)
+            assert lost.time <= took.time, "the lost take was answered first, never held behind the next"
+            assert [slot.guesses for slot in table.slots] == [0, 0]
             await table.stop()
             nursery.cancel_scope.cancel()
 
