@@ -611,6 +611,15 @@ async def test_the_kernel_round_trip_of_a_real_loopback_connection_is_read():
         sock.close()
 
 
+def test_the_ping_shown_is_the_typical_round_trip_of_the_last_eight():
+    meter = LatencyMeter()
+    for number, sample in enumerate([0.900, 0.010, 0.050, 0.012, 0.011, 0.013, 0.014, 0.015, 0.016]):
+        meter.sent(number, 1.0)
+        meter.pong(number, 1.0 + sample)
+    assert len(meter.samples) == 8 and abs(meter.rtt - 0.0135) < 1e-9 and meter.ping_ms == 13.5, (
+        "the median of the last 8: the 900 ms sample is gone, the 50 ms one hardly counts")
+
+
 def test_ping_numbers_cannot_be_predicted():
     meter = LatencyMeter()
     numbers = [meter.ping() for _ in range(50)]
