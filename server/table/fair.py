@@ -2,8 +2,9 @@
 seen is held a few milliseconds (at most ``fair_ms`` less the seat's round-trip credit), and the actions held
 together on one item are applied in order of reaction time (``server/fairness.py``); every decision's inputs
 go in its log entry. Here: taking an action in (``contest``), how long it is held (``hold_until``), what a
-seat's round trip is credited with (``round_trip``), the releases (``release_due``, ``release_held``), and
-the bookkeeping of what each seat was offered and when it left (``track_offers``, ``stamp``).
+seat's round trip is credited with (``round_trip``), the releases (``release_due``, ``release_held``; a
+photo-finish window's close in reaction time, ``window_end``), and the bookkeeping of what each seat was
+offered and when it left (``track_offers``, ``stamp``).
 """
 
 from __future__ import annotations
