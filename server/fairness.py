@@ -64,9 +64,10 @@ def credited(pings: list[float] | None, path: float | None, kernel: float | None
 
 def early_floor(rtt: float | None) -> float:
     """An action arriving sooner than this after its card was first sent to the seat could not have been a
-    reaction to it: the update and the action each cross the path, so the seat's round trip as credited
-    (``credited``: never more than the kernel's measure on a direct connection, so pings slowed by a busy
-    moment do not make an honest take look early), less a margin for jitter."""
+    reaction to it: the update and the action each cross the path, so the seat's quickest round trip
+    (``credited`` with ``estimate=min``: the least of its ping samples, never more than the kernel's measure
+    on a direct connection, so pings slowed by a busy moment do not make an honest take look early, nor does
+    a path jittering under its typical round trip), less a margin for jitter."""
     if not rtt:
         return 0.0
     return max(0.0, rtt - max(EARLY_MARGIN, EARLY_SHARE * rtt))

@@ -78,7 +78,7 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
     if mine is not None:  # the seat asked for the same item again: answered right after its first ask
         mine.followers.append(intent)
         return True
-    early = sent is None or arrival - sent < early_floor(rtt)
+    early = sent is None or arrival - sent < early_floor(credited(pings, path, kernel, estimate=min))
     guessed = slot.guessed.get(action)
     left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
     before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)

@@ -139,6 +139,22 @@ async def test_a_far_seat_on_a_jittery_path_is_credited_its_typical_round_trip_n
     await table.stop()
 
 
+async def test_a_take_that_crossed_a_jittery_path_quicker_than_usual_is_not_too_early(nursery, autojump_clock):
+    """Pings of 30-46 ms (median 42): this time the path took 26 ms there and back and the seat reacted in 5.
+    Its take, 31 ms after the card was sent, is under three quarters of the typical round trip but not of the
+    quickest: a reaction, not a guess."""
+    near, far = Seat(0.001), Seat(0.013)
+    far.latency = LatencyMeter()
+    for number, sample in enumerate([0.046, 0.030, 0.042, 0.044, 0.040]):
+        far.latency.sent(number, 0.0)
+        far.latency.pong(number, sample)
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await race(table, [near, far], [0.030, 0.005])
+    assert not far.of(Rejected) and table.slots[1].guesses == 0 and winner(table) == 1
+    await table.stop()
+
+
 async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autojump_clock):
     for late_reaction, late_wins in ((0.065, False), (0.055, True)):
         honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.040)  # the liar looks 21 ms away each way
