@@ -27,7 +27,9 @@ player clicks again. Every process started (server, proxies) is stopped on the w
 
 `python -m bench.fairness_bench [--quick] [--no-cheats | --cheats-only]` runs it alone (about 2.5 minutes;
 `--quick` under one, noisier: for development); `make bench` runs it with the rest (``CONTESTS`` per run).
-Compare runs at a load average under 2: the bench's clocks are its own event loop's.
+Compare runs at a load average under 2: the bench's clocks are its own event loop's. It prints the load
+average before and after, each row's (the higher of its start and end), marks every row run over 2
+(``LOAD_MOST``) and says how many were: their figures are not the targets'.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ CLEAR_MS = 2.0  # a race is clear when the two quickest reactions are more than 
 WARMUP = 9.0  # seconds: 8 pings a seat, the estimate's whole window (server/latency.py KEEP), before racing
 TOO_EARLY_RETRIES = 3  # a take refused too_early is sent again this many times at most, after a new reaction
 LOOP_MOST = 100_000  # every side loop of a seat stops after this many turns (and at the run's end)
+LOAD_MOST = 2.0  # a row run at a higher 1-minute load average is marked: its figures are not the targets'
 
 
 @dataclass(frozen=True)
@@ -449,6 +452,7 @@ def print_scenarios(rows: list[dict]) -> None:
                 if gap > 1.0:
                     misses.append("uncontested")
         ok = ("FAIL " + ",".join(misses)) if misses else ("PASS" if fair else "")
+        ok += loaded(row)
         print(f"{row['scenario']:<19}{row['ordering']:<9}{row['contests']:>8}  {share:<28}{row['clear']:>6}"
               f"{row['first_share']:>7.1%}{first_target:<10}{_pair(row['take_ms'][0]):>11}{extra:>12}"
               f"{wait_target:<11}{_pair(row['other_ms'][0]):>13}{uncontested:>7}{'/'.join(map(str, row['guesses'])):>9}{row['load']:>6.2f}  {ok}")
@@ -458,6 +462,22 @@ def print_scenarios(rows: list[dict]) -> None:
           "reacted first; extra: the near seat's take -> answer over the arrival run's; uncontested: a discard "
           "-> answer (target 0, PASS within 1 ms at p50); guesses: list_tables' SeatInfo.guesses (honest seats: "
           "0 expected); load: 1-min load average at the run")
+    say_load(rows)
+
+
+def loaded(row: dict) -> str:
+    """A row's mark when it ran at a load average over ``LOAD_MOST``."""
+    return f" (load {row['load']:.1f} > {LOAD_MOST:g})" if row["load"] > LOAD_MOST else ""
+
+
+def say_load(rows: list[dict]) -> None:
+    busy = [row for row in rows if row["load"] > LOAD_MOST]
+    if busy:
+        print(f"LOAD: {len(busy)} of {len(rows)} rows ran at a 1-minute load average over {LOAD_MOST:g} (up to "
+              f"{max(r['load'] for r in busy):.1f}): their figures are not the targets' (the bench's clocks are its "
+              "own event loop's, starved on a busy machine); compare runs at a load under 2")
+    else:
+        print(f"load: every row ran at a 1-minute load average under {LOAD_MOST:g}")
 
 
 def print_table(result: dict) -> None:

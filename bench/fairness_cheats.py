@@ -35,7 +35,7 @@ from clients.client import ServerError
 from rules.flag_finish.game import TakeDiscard
 from server.protocol import Pong
 
-from .fairness_bench import LOOP_MOST, Seat, Tally, one_run, start_proxy
+from .fairness_bench import LOOP_MOST, Seat, Tally, loaded, one_run, say_load, start_proxy
 from .server_bench import photofinish_server
 
 CHEATS = [
@@ -139,7 +139,7 @@ def print_cheats(rows: list[dict]) -> None:
     print("Fair ordering cheats: seat 1 cheats, seat 0 is honest, both at the same distance; reactions 5-60 ms; "
           "target: the cheater gains at most 5 points over 50%")
     print(f"{'cheat':<26}{'path':<17}{'contests':>8}{'cheater':>9}{'gain':>7}{'+-95%':>7}{'guesses':>9}"
-          f"{'ping ms':>12}  {'result':<7}{'the cheater refused / what it did'}")
+          f"{'ping ms':>12}  {'result':<12}{'the cheater refused / what it did'}")
     print(f"{'':<26}{'':<17}{'':>8}{'share':>9}{'pts':>7}{'':>7}{'hon/cheat':>9}{'hon/cheat':>12}")
     for row in rows:
         n = max(1, row["contests"])
@@ -152,7 +152,11 @@ def print_cheats(rows: list[dict]) -> None:
         said = ", ".join(f"{code} {count}" for code, count in sorted(codes.items(), key=lambda kv: -kv[1])[:4])
         did = ", ".join(f"{what} {count}" for what, count in sorted(row["extra"].items()))
         result = "" if row["cheat"] is None else ("PASS" if gain <= GAIN_MOST else "FAIL")
+        if loaded(row):
+            result += f"*{row['load']:.1f}"
         print(f"{row['label']:<26}{row['path']:<17}{row['contests']:>8}{share:>9.1%}{gain:>+7.1f}{margin:>7.1f}"
-              f"{guesses:>9}{pings:>12}  {result:<7}{'; '.join(x for x in (said, did) if x) or '-'}")
+              f"{guesses:>9}{pings:>12}  {result:<12}{'; '.join(x for x in (said, did) if x) or '-'}")
     print("gain: the cheater's share - 50%, in points; +-95%: a fair coin's 95% interval over that many cards; "
-          "guesses: list_tables' SeatInfo.guesses summed over the run's tables; ping ms: the seats' ping_ms (median)")
+          "guesses: list_tables' SeatInfo.guesses summed over the run's tables; ping ms: the seats' ping_ms (median); "
+          "result*N.N: run at that load average (over 2)")
+    say_load(rows)

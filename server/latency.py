@@ -1,9 +1,10 @@
 """One connection's round trip, measured with protocol pings: no I/O here, the caller passes the times.
 
 The server sends ``ping`` (a number) about once a second and at once after a seat joins; the client answers
-``pong`` with the same number. Each answered ping is a round-trip sample; the estimate is the smallest of the
-last ``KEEP`` samples (NTP's rule: queueing only ever adds delay, so the minimum is the path itself), and the
-one-way delay is taken as half of it. The numbers are random (a client cannot answer a ping before it has
+``pong`` with the same number. Each answered ping is a round-trip sample; the estimate is the median of the
+last ``KEEP`` samples (``fairness.typical``: the round trip an update and its answer typically take, jitter
+and all; the minimum, NTP's rule, is the path with no queueing, which a jittery path seldom is). The numbers
+are random (a client cannot answer a ping before it has
 it), and a pong for a ping never sent, or already answered, is ignored, so a client cannot make itself look
 nearer than it is; it can look farther by answering late, which the fair ordering caps and checks against
 the kernel's own measure of the connection and the seat's takes (``server/fairness.py``).
@@ -21,6 +22,8 @@ import socket
 import struct
 from collections import deque
 from typing import Callable
+
+from .fairness import typical
 
 KEEP = 8  # samples the estimate looks at: the last 8 s at one ping a second
 OUTSTANDING = 4  # pings awaiting their pong; older ones are forgotten (their pongs will be ignored)
@@ -59,8 +62,8 @@ class LatencyMeter:
 
     @property
     def rtt(self) -> float | None:
-        """The round trip in seconds (the smallest recent sample), or None before the first pong."""
-        return min(self.samples) if self.samples else None
+        """The round trip in seconds (the median of the recent samples), or None before the first pong."""
+        return typical(list(self.samples)) if self.samples else None
 
     @property
     def ping_ms(self) -> float | None:

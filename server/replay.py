@@ -26,7 +26,7 @@ import msgspec
 from rules import CHANCE, RulesError, Setup, digest, get_game, make_setup
 
 from .finished import Finished, marker_path, read_finished
-from .fairness import EPSILON, GUESS_REACTION, credited, draw_from, fair_order, hold_bound, lot_rng, reaction
+from .fairness import EPSILON, GUESS_REACTION, credit, credited, draw_from, fair_order, hold_bound, lot_rng, reaction
 from .logfile import End, Entry, LogError, ReadLog, read_log, seed_commitment
 from .rebuild import Unbuildable, fold, start
 
@@ -117,10 +117,13 @@ def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | 
         report.problem = f"line 1: the log's set-up is not a game: {error.message}"
         return report
 
+    window = _Window()
+
     def check(entry: Entry) -> str | None:  # once its number is right, before it is applied
         report.entries += 1
-        if entry.fair is None:
-            return None
+        problem = window.check(entry, rebuild.session.to_act(), header.table_options)
+        if entry.fair is None or problem is not None:
+            return problem
         problem = _check_fair(entry, header.table_options)
         report.decisions += problem is None
         return problem
@@ -202,8 +205,9 @@ def _check_fair(entry: Entry, table_options: dict) -> str | None:
         return "applied before it arrived"
     if fair.sent is not None and fair.sent > fair.arrival:
         return "the card was sent to the seat after its action arrived"
-    if fair.pings is not None and fair.rtt != credited(fair.pings, fair.path, fair.kernel):
-        return "the round trip credited is not what its logged ping samples and takes give"
+    if fair.pings is not None and fair.rtt not in (credited(fair.pings, fair.path, fair.kernel),
+                                                   credited(fair.pings, fair.path, fair.kernel, estimate=min)):
+        return "the round trip credited is not what its logged ping samples and takes give"  # (min: older logs)
     if fair.rule == "too_early":
         return None if not entry.accepted else "an action refused as too early was applied"
     if None in (fair.sent, fair.reaction, fair.until, fair.group, fair.rank):
@@ -218,6 +222,36 @@ def _check_fair(entry: Entry, table_options: dict) -> str | None:
     if fair.rule != "guess" and (fair.rule == "lot") != (fair.lot is not None):
         return "a lot without a tie, or a tie without a lot"
     return None
+
+
+@dataclass
+class _Window:
+    """The photo-finish window at a fair table, followed entry by entry: opened by the accepted contested
+    action before a system action fell due, it closes in reaction time (``server/table/fair.py``
+    ``window_end``): a contested action accepted while it is open must fall within it, one refused
+    ``too_late`` after it."""
+
+    end: float | None = None
+    last: Entry | None = None  # the last accepted entry
+
+    def check(self, entry: Entry, turn: Any, table_options: dict) -> str | None:
+        if not turn.system:
+            self.end = None
+        elif self.end is None and self.last is not None and self.last.fair is not None and self.last.fair.rule in (
+                "reaction", "lot", "guess"):
+            cap, _ = _limits(table_options)
+            self.end = self.last.fair.arrival - credit(self.last.fair.rtt, cap) + turn.system_delay_ms / 1000
+        if entry.accepted:
+            self.last = entry
+        fair = entry.fair
+        if fair is None or fair.rule in ("arrival", "after", "too_early"):
+            return None
+        late = self.end is not None and fair.arrival - credit(fair.rtt, _limits(table_options)[0]) > self.end
+        if entry.code == "too_late" and not late:
+            return "refused as too late for the photo-finish window, yet within it in reaction time"
+        if entry.accepted and late:
+            return "accepted in the photo-finish window, yet after its close in reaction time"
+        return None
 
 
 def fair_groups(read: ReadLog) -> dict[int, list[tuple[int, Entry]]]:

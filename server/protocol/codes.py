@@ -85,6 +85,7 @@ class Code(StrEnum):
     STALE = "stale"  # rejected: an accepted entry came after the action's ``expect_seq``
     BAD_ACTION = "bad_action"  # rejected: not an action of this game
     TOO_EARLY = "too_early"  # rejected (fair ordering): sooner after its card than the seat's round trip allows
+    TOO_LATE = "too_late"  # rejected (fair ordering): in reaction time, after the photo-finish window closed
     REFUSED = "refused"  # rejected: a refused intent whose log entry recorded no code
     LOG_FAILED = "log_failed"  # the table's log could not be written, so the table stopped
     INTERNAL_ERROR = "internal_error"  # a bug stopped the table; the server and its other tables go on

@@ -61,7 +61,7 @@ class Fair(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     rank: int | None = None
     lot: int | None = None
     lost_to: int | None = None
-    pings: list[float] | None = None  # the seat's ping samples then (seconds): the estimate is the smallest
+    pings: list[float] | None = None  # the seat's ping samples then (seconds): the estimate is their median
     path: float | None = None  # the quickest of its recent takes' arrival - first send: rtt is at most this
     kernel: float | None = None  # the kernel's smallest round trip of its connection (direct connections)
 

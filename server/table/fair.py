@@ -2,8 +2,9 @@
 seen is held a few milliseconds (at most ``fair_ms`` less the seat's round-trip credit), and the actions held
 together on one item are applied in order of reaction time (``server/fairness.py``); every decision's inputs
 go in its log entry. Here: taking an action in (``contest``), how long it is held (``hold_until``), what a
-seat's round trip is credited with (``round_trip``), the releases (``release_due``, ``release_held``), and
-the bookkeeping of what each seat was offered and when it left (``track_offers``, ``stamp``).
+seat's round trip is credited with (``round_trip``), the releases (``release_due``, ``release_held``; a
+photo-finish window's close in reaction time, ``window_end``), and the bookkeeping of what each seat was
+offered and when it left (``track_offers``, ``stamp``).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
     if mine is not None:  # the seat asked for the same item again: answered right after its first ask
         mine.followers.append(intent)
         return True
-    early = sent is None or arrival - sent < early_floor(rtt)
+    early = sent is None or arrival - sent < early_floor(credited(pings, path, kernel, estimate=min))
     guessed = slot.guessed.get(action)
     left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
     before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)
@@ -150,13 +151,22 @@ def release_due(table: Table) -> None:
         release_held(table, key=key)
 
 
-def release_held(table: Table, within: float | None = None, key: Any = ALL) -> None:
+def window_end(table: Table) -> float | None:
+    """When the photo-finish window open now closes in reaction time: the virtual time (arrival less credit)
+    of the finish that opened it, plus the window; None when no window opened by a fair action is open."""
+    if table.window_opened is None:
+        return None
+    return table.window_opened + table.session.to_act().system_delay_ms / 1000
+
+
+def release_held(table: Table, key: Any = ALL) -> None:
     """Apply held actions as one group, in order of reaction (ties by seeded lot): those on ``key`` (every
-    item: ``ALL``); ``within``: only those whose virtual time is at most that (the photo-finish window
-    closing), the rest stay held. A loser is refused at once, saying it lost and by which rule."""
+    item: ``ALL``). A loser is refused at once, saying it lost and by which rule. While a photo-finish window
+    is open, an action whose virtual time is past its close (``window_end``) came after the race ended in
+    reaction time, however soon it arrived: refused ``too_late`` (the window's close releases them all)."""
     if not table.held:
         return
-    group = [h for h in table.held if (key is ALL or h.key == key) and (within is None or h.virtual <= within)]
+    group = [h for h in table.held if key is ALL or h.key == key]
     if not group:
         return
     table.held = [h for h in table.held if h not in group]
@@ -172,9 +182,14 @@ def release_held(table: Table, within: float | None = None, key: Any = ALL) -> N
         first = went_first.get(held.key)
         lost = first if first is not None and first[0] != held.seat else None
         decoded = apply.Decoded(held.key)
-        table.opening = held.virtual
-        answer = apply.answer(table, held.seat, held.intent, decoded, now, fair, lost)
-        table.opening = None
+        end = window_end(table)
+        if end is not None and held.virtual > end:
+            answer = apply.answer(table, held.seat, held.intent, decoded, now, fair, refusal=(
+                "too_late", "too late: in reaction time it came after the photo-finish window closed"))
+        else:
+            table.opening = held.virtual
+            answer = apply.answer(table, held.seat, held.intent, decoded, now, fair, lost)
+            table.opening = None
         if type(answer) is Accepted:
             went_first.setdefault(held.key, (held.seat, rule))
         for follower in held.followers:

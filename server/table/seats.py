@@ -16,7 +16,7 @@ from typing import Any
 
 from ..protocol import MessageId
 
-PATH_KEPT = 16  # per seat: the last takes' arrival - first send, an upper bound of its round trip
+PATH_KEPT = 32  # per seat: the last takes' arrival - first send, an upper bound of its round trip (fairness.py)
 
 
 class SeatState(enum.StrEnum):

@@ -70,7 +70,7 @@ def fire(table: Table) -> None:
     if table.window_deadline is not None and now >= table.window_deadline:
         table.window_deadline = None
         if table.held and table.window_opened is not None:  # finishes within the window in reaction time
-            fair.release_held(table, within=table.window_opened + table.session.to_act().system_delay_ms / 1000)
+            fair.release_held(table)  # count, the rest are refused too_late (``fair.release_held``)
         system = table.game.legal_actions(table.session.state, SYSTEM)
         if system:
             apply.record(table, table.session.act(SYSTEM, system[0]))

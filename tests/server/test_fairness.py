@@ -10,7 +10,7 @@ import msgspec
 import pytest
 import trio
 import trio.testing
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from rules.flag_finish.game import DrawPile, Play
 from server.fairness import EPSILON, credit, credited, fair_order
@@ -118,6 +118,41 @@ async def test_a_farther_seat_that_reacted_faster_wins_the_card_that_arrived_lat
     assert refused.fair.lost_to == 1 and took.fair.group == refused.fair.group
     assert abs(refused.fair.arrival - took.fair.arrival + 0.020) < 1e-9, "the near seat's take arrived first"
     assert refused.time - refused.fair.arrival <= 0.050 - credit(near.latency.rtt, 0.050) + 1e-9
+
+
+async def test_a_far_seat_on_a_jittery_path_is_credited_its_typical_round_trip_not_its_quickest(
+        nursery, autojump_clock):
+    """Pings of a path 20 +- 5 ms each way came back in 34-46 ms: the far seat's take crosses the path as it
+    typically is (40 ms there and back), so it is credited 40 and its 16 ms reaction beats the near seat's 20.
+    Credited its quickest sample (34), it would count as 22 and lose."""
+    near, far = Seat(0.001), Seat(0.020)
+    far.latency = LatencyMeter()
+    for number, sample in enumerate([0.046, 0.034, 0.040, 0.042, 0.038]):
+        far.latency.sent(number, 0.0)
+        far.latency.pong(number, sample)
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await race(table, [near, far], [0.020, 0.016])
+    assert winner(table) == 1
+    took = next(e for e in table.log.entries if e.fair is not None and e.accepted)
+    assert took.fair.rtt == 0.040 and abs(took.fair.reaction - 0.016) < 1e-9
+    await table.stop()
+
+
+async def test_a_take_that_crossed_a_jittery_path_quicker_than_usual_is_not_too_early(nursery, autojump_clock):
+    """Pings of 30-46 ms (median 42): this time the path took 26 ms there and back and the seat reacted in 5.
+    Its take, 31 ms after the card was sent, is under three quarters of the typical round trip but not of the
+    quickest: a reaction, not a guess."""
+    near, far = Seat(0.001), Seat(0.013)
+    far.latency = LatencyMeter()
+    for number, sample in enumerate([0.046, 0.030, 0.042, 0.044, 0.040]):
+        far.latency.sent(number, 0.0)
+        far.latency.pong(number, sample)
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await race(table, [near, far], [0.030, 0.005])
+    assert not far.of(Rejected) and table.slots[1].guesses == 0 and winner(table) == 1
+    await table.stop()
 
 
 async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autojump_clock):
@@ -259,6 +294,28 @@ async def test_finishes_are_judged_in_reaction_time_within_the_photo_finish_wind
         await table.stop()
 
 
+@pytest.mark.parametrize("reactions", [(0.030, 0.005), (0.050, 0.000)], ids=["one group", "after the opening"])
+async def test_a_finish_outside_the_window_in_reaction_time_does_not_count_whenever_it_arrives(
+        nursery, autojump_clock, reactions):
+    """The far seat finishes first; the near seat 25 ms (or 50 ms) later in reaction time, outside a 10 ms
+    window, though its finish arrives before the window closes (released with the far seat's, or on its own
+    after the window opened): it is refused ``too_late``, logged, and only the far seat wins the race."""
+    near, far = Seat(0.001), Seat(0.021)
+    table = await fair_table(nursery, [near, far], options={"window_ms": 10, "races": 1})
+    force_state(table, [["F"], ["F"]], [SEQ_R, SEQ_B])
+    table.session.state.rows[1][0] = "B0"
+    offer(table)
+    await race(table, [near, far], list(reactions), action={"type": "play", "card": "F"})
+    state = table.session.state
+    assert [e.actor for e in table.log.entries if e.action == Play("F") and e.accepted] == [1]
+    assert state.race_winners[0] == [1]
+    refused = near.of(Rejected)[-1]
+    assert refused.code == "too_late" and "window" in refused.message
+    late = next(e for e in table.log.entries if e.actor == 0 and e.fair is not None)
+    assert late.code == "too_late" and late.time >= late.fair.arrival
+    await table.stop()
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reactions=st.lists(st.floats(0, 0.2), min_size=1, max_size=6), lots=st.randoms())
 def test_the_order_is_by_reaction_and_ties_go_by_lot(reactions, lots):
@@ -347,6 +404,54 @@ def test_replay_of_a_fair_log_recomputes_every_decision_and_verify_checks_the_lo
 
     rewrite(path, faster)
     assert "reaction time" in check_log(path).problem
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda entry, fair: fair.update(sent=fair["arrival"] + 0.001), "sent to the seat after its action arrived"),
+    (lambda entry, fair: entry.update(time=fair["arrival"] - 0.001), "applied before it arrived"),
+    (lambda entry, fair: fair.update(rtt=fair["rtt"] + 0.001), "not what its logged ping samples"),
+    (lambda entry, fair: fair.update(pings=[p + 0.003 for p in fair["pings"]]), "not what its logged ping samples"),
+], ids=["sent after arrival", "applied before arrival", "round trip", "ping samples"])
+def test_verify_finds_a_decision_whose_times_or_round_trip_do_not_fit(tmp_path, edit, problem):
+    """A log edited (its chain made whole again) so that one decision's card was sent after the action
+    arrived, or the action applied before it arrived, or its credited round trip is not what its logged ping
+    samples give: ``photofinish replay`` names the problem."""
+    path, _ = play_fair_game(tmp_path, seed=5)
+    edited = []
+
+    def once(record):
+        fair = record.get("fair")
+        if not edited and fair and fair.get("rule") == "reaction" and fair.get("pings") and fair.get("rtt"):
+            edit(record, fair)
+            edited.append(record["seq"])
+        return record
+
+    rewrite(path, once)
+    assert edited and problem in (check_log(path).problem or "")
+
+
+def test_verify_follows_the_photo_finish_window_in_reaction_time():
+    """The window opened by a fair finish at virtual time 5 ms (arrival 47, credited 42) closes at 15 ms:
+    ``verify`` accepts a finish at 14 ms and a ``too_late`` refusal at 16 ms, and names the opposite."""
+    from rules import ToAct
+    from server.logfile import Entry, Fair
+    from server.replay import _Window
+
+    playing, window = ToAct(seats=(0, 1)), ToAct(seats=(0,), system=("close_window",), system_delay_ms=10)
+    finish = {"type": "play", "card": "F"}
+
+    def entry(seq, arrival, rtt, accepted=True, code=None):
+        return Entry(seq=seq, time=arrival, actor=seq % 2, action=finish, accepted=accepted, code=code,
+                     fair=Fair(rule="reaction", arrival=arrival, rtt=rtt))
+
+    def verdicts(second):
+        follow = _Window()
+        return [follow.check(entry(1, 0.047, 0.042), playing, {}), follow.check(second, window, {})]
+
+    assert verdicts(entry(2, 0.016, 0.002)) == [None, None]
+    assert verdicts(entry(2, 0.018, 0.002, False, "too_late")) == [None, None]
+    assert "after its close" in verdicts(entry(2, 0.018, 0.002))[1]
+    assert "within it" in verdicts(entry(2, 0.016, 0.002, False, "too_late"))[1]
 
 
 def test_replay_walk_shows_a_referee_each_refused_attempt_and_how_each_contest_was_decided(tmp_path, capsys):
@@ -471,12 +576,36 @@ async def test_on_a_direct_connection_late_pongs_buy_nothing_the_kernel_caps_the
     await table.stop()
 
 
-def test_the_round_trip_credited_is_the_least_of_pings_takes_and_the_kernel():
+def test_the_round_trip_credited_is_the_typical_ping_bounded_by_the_takes_and_the_kernel():
     assert credited(None, 0.01) is None
-    assert credited([0.03, 0.02], None) == 0.02
+    assert credited([0.03, 0.02], None) == 0.025, "the median of the samples"
+    assert credited([0.036, 0.031, 0.044, 0.040, 0.900], None) == 0.040, "one slowed sample moves it little"
     assert abs(credited([0.03, 0.02], 0.015) - 0.010) < 1e-12, "a take 15 ms after its send: a round trip <= 10"
-    assert credited([0.03, 0.02], 0.030) == 0.02
+    assert credited([0.03, 0.02], 0.035) == 0.025
     assert credited([0.03, 0.02], 0.015, 0.004) == 0.005
+    assert credited([0.03, 0.02], None, estimate=min) == 0.02, "the older logs' rule, which verify accepts"
+
+
+@settings(max_examples=200, deadline=None)
+@given(path=st.lists(st.integers(0, 60), min_size=1, max_size=8), jitter=st.lists(st.integers(-5, 5), min_size=8,
+       max_size=8), holds=st.lists(st.integers(0, 100), min_size=8, max_size=8),
+       takes=st.lists(st.integers(5, 400), min_size=1, max_size=16), kernel=st.booleans())
+def test_pongs_held_back_never_buy_credit_beyond_what_the_takes_and_the_kernel_show(path, jitter, holds, takes,
+                                                                                  kernel):
+    """Whatever a client does with its pongs (``holds``, ms, per sample), its credit is at most its quickest
+    take's arrival - send less the quickest reaction, and on a direct connection at most the kernel's smallest
+    round trip + 1 ms; an honest seat's (no holds) is the median of what its path did."""
+    rtt = path[0] / 1000
+    samples = [max(0.0, rtt + j / 1000) for j in jitter]
+    quickest = min(max(0.0, rtt + j / 1000) + r / 1000 for j, r in zip(jitter * 2, takes))
+    floor = min(samples)
+    cheated = credited([s + h / 1000 for s, h in zip(samples, holds)], quickest, floor if kernel else None)
+    assert cheated <= max(0.0, quickest - 0.005) + 1e-12
+    if kernel:
+        assert cheated <= floor + 0.001 + 1e-12
+    honest = credited(samples, quickest, floor if kernel else None)
+    assert honest <= sorted(samples)[4] and (kernel or quickest - 0.005 < sorted(samples)[3] or
+                                             honest >= sorted(samples)[3])
 
 
 async def test_the_kernel_round_trip_of_a_real_loopback_connection_is_read():
@@ -496,6 +625,15 @@ async def test_the_kernel_round_trip_of_a_real_loopback_connection_is_read():
     assert 0 < measured < 0.1
     for sock in (client, server, listener):
         sock.close()
+
+
+def test_the_ping_shown_is_the_typical_round_trip_of_the_last_eight():
+    meter = LatencyMeter()
+    for number, sample in enumerate([0.900, 0.010, 0.050, 0.012, 0.011, 0.013, 0.014, 0.015, 0.016]):
+        meter.sent(number, 1.0)
+        meter.pong(number, 1.0 + sample)
+    assert len(meter.samples) == 8 and abs(meter.rtt - 0.0135) < 1e-9 and meter.ping_ms == 13.5, (
+        "the median of the last 8: the 900 ms sample is gone, the 50 ms one hardly counts")
 
 
 def test_ping_numbers_cannot_be_predicted():
@@ -523,6 +661,101 @@ def test_the_truly_quicker_honest_seat_wins_and_nobody_waits_past_the_cap(delays
             for entry in table.log.entries:
                 if entry.fair is not None:
                     assert entry.time - entry.fair.arrival <= 0.050 + 1e-9
+            await table.stop()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+SEEN = st.sampled_from(["seen", "none", "future"])  # what a seat's take says it saw: honest, nothing, a seq ahead
+
+
+def seen_of(variant: str, seq: int) -> int | None:
+    return {"seen": seq, "none": None, "future": seq + 1000}[variant]
+
+
+async def send_take(table, seat: Seat, card: str, at: float, seen: int | None, ref: str) -> None:
+    """The seat's take of ``card`` leaves it at ``at`` and reaches the server after its delay."""
+    await trio.sleep_until(at + seat.delay)
+    await table.submit(intents.Act(seat, Act(table=table.id, action={"type": "take", "card": card}, id=ref,
+                                             seen=seen)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seats=st.lists(st.tuples(st.integers(0, 25), st.integers(5, 60), st.sampled_from(["G5", "P10"]), SEEN),
+                      min_size=2, max_size=3))
+@example(seats=[(0, 5, "G5", "seen"), (0, 20, "P10", "seen"), (25, 10, "P10", "none")])  # G5 due at 55 ms, the
+def test_each_card_goes_to_its_quickest_taker_whatever_the_other_card_and_the_seen(seats):  # far P10 in at 60
+    """Seats at any distances up to the cap each take one of two cards on the pile, after any reaction, saying
+    they saw the update, or nothing, or a seq far ahead: each card goes to the quickest reaction among those
+    that took it (one card's release never decides the other's, and ``seen`` neither helps nor hurts), and no
+    take waits past the cap."""
+    takers = {card: [r for _, r, c, _ in seats if c == card] for card in ("G5", "P10")}
+    if any(abs(a - b) <= 1 for rs in takers.values() for i, a in enumerate(rs) for b in rs[i + 1:]):
+        return  # a tie: a lot decides
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = [Seat(d / 1000) for d, _, _, _ in seats]
+            table = await fair_table(nursery, players)
+            hands: list[list[str]] = []
+            for _ in seats:
+                hands.append(plain(12, avoid=sum(hands, [])))
+            force_state(table, hands, [[]] * len(seats), discard=["G5", "P10"])
+            offer(table)
+            seq, start = table.log.seq, trio.current_time()
+            async with trio.open_nursery() as racers:
+                for index, (_, reaction, card, variant) in enumerate(seats):
+                    at = start + players[index].delay + reaction / 1000
+                    racers.start_soon(send_take, table, players[index], card, at, seen_of(variant, seq), "t")
+            await trio.sleep(1)
+            hands = table.session.state.hands
+            for card, reactions in takers.items():
+                if reactions:
+                    quickest = min(i for i, s in enumerate(seats) if s[2] == card and s[1] == min(reactions))
+                    assert card in hands[quickest], f"{card} went to another seat than its quickest taker"
+            for entry in table.log.entries:
+                if entry.fair is not None:
+                    assert entry.fair.rule == "reaction" and entry.time - entry.fair.arrival <= 0.050 + 1e-9
+            await table.stop()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(delays=st.tuples(st.integers(0, 25), st.integers(0, 25)), firsts=st.tuples(st.integers(5, 60),
+       st.integers(5, 60)), gaps=st.tuples(st.integers(1, 40), st.integers(1, 40)), variants=st.tuples(SEEN, SEEN))
+def test_a_seats_next_take_is_judged_on_its_own_while_its_last_one_is_held_or_lost(delays, firsts, gaps,
+                                                                                     variants):
+    """Both seats take G5, then each takes P10 ``gap`` ms after its first take (while that may still be held).
+    The loser of G5 gets P10: its take is ranked by its own reaction (its arrival less the offer's send and its
+    credit), never by the lost take's, is held no longer than its own bound, and neither seat is counted as
+    guessing."""
+    if abs(firsts[0] - firsts[1]) <= 1:
+        return
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = [Seat(d / 1000) for d in delays]
+            table = await fair_table(nursery, players)
+            contest_g5(table)
+            seq, start = table.log.seq, trio.current_time()
+            async with trio.open_nursery() as racers:
+                for index, seat in enumerate(players):
+                    at = start + seat.delay + firsts[index] / 1000
+                    seen = seen_of(variants[index], seq)
+                    racers.start_soon(send_take, table, seat, "G5", at, seen, "g5")
+                    racers.start_soon(send_take, table, seat, "P10", at + gaps[index] / 1000, seen, "p10")
+            await trio.sleep(1)
+            loser = 1 - firsts.index(min(firsts))
+            assert "G5" in table.session.state.hands[1 - loser] and "P10" in table.session.state.hands[loser]
+            took = next(e for e in table.log.entries if e.ref == "p10" and e.accepted)
+            assert took.actor == loser and abs(took.fair.reaction - (firsts[loser] + gaps[loser]) / 1000) < 1e-9
+            assert took.time <= took.fair.until + 1e-9 and took.fair.until - took.fair.arrival <= 0.050 + 1e-9
+            lost = next(e for e in table.log.entries if e.ref == "g5" and e.actor == loser)
+            assert lost.time <= took.time, "the lost take was answered first, never held behind the next"
+            assert [slot.guesses for slot in table.slots] == [0, 0]
             await table.stop()
             nursery.cancel_scope.cancel()
 
