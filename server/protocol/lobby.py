@@ -78,7 +78,8 @@ class ListTables(ClientMessage, tag="list_tables"):
 
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
-    state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
+    state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player),
+    # "left" (a finished table's seat whose player has gone: ``name`` says who played it)
     name: str = ""
     ping_ms: float | None = None  # the seat's connection's round trip (measured by pings); None: not measured
     guesses: int = 0  # fair tables: contested actions this seat sent before it could have seen their card
@@ -100,6 +101,8 @@ class TableInfo(msgspec.Struct, frozen=True):
     fair_ms: int = 50
     practice: bool = False  # a practice table (created with ``practice``)
     seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
+    commitment: str = ""  # sha256 of the table's seed (8 bytes, big-endian), fixed before the first shuffle
+    revealed_seed: int | None = None  # the table's seed, once it is over (its log's end record reveals it too)
 
 
 class TableCreated(ServerMessage, tag="table_created"):

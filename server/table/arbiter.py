@@ -25,14 +25,14 @@ from rules import Game, Rng, Session, Setup, derive
 from ..actionlog import MemoryLog
 from ..disk import error_text
 from ..fairness import draw_from, lot_rng
-from ..logfile import SeatTaken
+from ..logfile import SeatTaken, seed_commitment
 from ..logstore import FileLog
 from ..protocol import Error, SeatInfo, TableInfo
 from . import apply, durable, fair, fanout, intents, playback, seating, seats, timers
 from .bots import LocalBot, start_stand_in
 from .durable import DurableGate
 from .intents import Intent
-from .seats import AWAY, BOT, STAND_IN, SeatSlot
+from .seats import AWAY, BOT, FREE, STAND_IN, SeatSlot
 from .settings import TableSettings
 
 logger = logging.getLogger(__name__)
@@ -65,6 +65,7 @@ class Table:
         self.game = game
         self.setup = setup
         self.seed = seed
+        self.commitment = seed_commitment(seed)  # published in the table's info from the start
         self.session = session or Session(game, setup, seed)
         self.log = log or MemoryLog()
         self.store = store
@@ -87,6 +88,7 @@ class Table:
         self.end_line = 0
         self.nursery: trio.Nursery | None = None
         self.spectators: set = set()
+        self.presence_sent: tuple | None = None  # who was at the table when its seats were last told (fanout)
         self.started = self.log.seq > 0
         self.stopped = trio.Event()
         self.over = trio.Event()
@@ -141,18 +143,29 @@ class Table:
         placed as the game stands, logged in the end record (see ``timers.halt``)."""
         await self.submit(intents.Halt(reason))
 
+    def is_over(self) -> bool:
+        """The game has ended (by its rules, or halted: a round's time, an expiry)."""
+        return (self.session.to_act().over and self.started) or self.halted is not None
+
     def info(self) -> TableInfo:
-        status = "over" if (self.session.to_act().over and self.started) or self.halted else (
-            "playing" if self.started else "waiting")
+        over = self.is_over()
+        status = "over" if over else ("playing" if self.started else "waiting")
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
-            options=dict(self.setup.options),
-            seats=[SeatInfo(seat=s.seat, state=s.state.value, name=s.name, ping_ms=ping, guesses=s.guesses)
-                   for s, ping in zip(self.slots, self.pings())],
+            options=dict(self.setup.options), seats=self.seat_infos(over),
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
-            practice=self.practice, seed=self.chosen_seed,
+            practice=self.practice, seed=self.chosen_seed, commitment=self.commitment,
+            revealed_seed=self.seed if over else None,
         )
+
+    def seat_infos(self, over: bool = False) -> list[SeatInfo]:
+        """Each seat as the lobby and the table's people see it; once ``over``, a seat its player left after
+        playing says who played it (``left``), not ``free``."""
+        return [SeatInfo(seat=s.seat, state="left", name=s.played_by, guesses=s.guesses)
+                if over and s.state == FREE and s.played_by is not None else
+                SeatInfo(seat=s.seat, state=s.state.value, name=s.name, ping_ms=ping, guesses=s.guesses)
+                for s, ping in zip(self.slots, self.pings())]
 
     def pings(self) -> list[float | None]:
         """Each seat's round trip in ms, as its connection measured it (None: no connection, or not yet)."""
@@ -237,6 +250,7 @@ class Table:
                     intent = await self._next_intent()
                     if intent is None:
                         timers.fire(self)
+                        fanout.presence(self)  # a grace period ran out, a stand-in started
                         if self.halted is not None and self.halted[0] == "expired":
                             break
                         continue
@@ -296,6 +310,7 @@ class Table:
                     break
             if self.held and not stopping:  # after every queued frame is in: one that was read first but
                 fair.release_due(self)  # handled later (a loaded server) still takes part in its item's decision
+            fanout.presence(self)  # a seat taken, left or gone, a spectator come or gone: told with the batch
         finally:
             try:
                 fanout.flush(self)

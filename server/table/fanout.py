@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from rules import ToAct
 
-from ..protocol import Error, MessageId, Snapshot, Update
+from ..protocol import Error, MessageId, Presence, Snapshot, Update
 from . import apply, fair, seating
 from .receiver import Receiver
-from .seats import FREE
+from .seats import FREE, TAKEN
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -56,6 +56,21 @@ def flush(table: Table) -> None:
             deliver(table, item[1], item[2])
         else:
             send_updates(table, item[1], final_group=index == last_group)
+
+
+def presence(table: Table) -> None:
+    """Tell the table's players and spectators who is at it, if that changed since they were last told: a seat
+    taken, left, gone away or back, a stand-in, a spectator come or gone (not a ping: updates carry those)."""
+    now = (tuple((slot.state, slot.name) for slot in table.slots), len(table.spectators))
+    if now == table.presence_sent:
+        return
+    table.presence_sent = now
+    message = Presence(table=table.id, seats=table.seat_infos(table.is_over()), spectators=now[1])
+    for slot in table.slots:
+        if slot.state == TAKEN and slot.receiver is not None:  # a person's connection (bots read no presence)
+            deliver(table, slot.receiver, message)
+    for receiver in table.spectators:
+        deliver(table, receiver, message)
 
 
 def broadcast(table: Table, entries: list, turn: ToAct) -> None:

@@ -124,5 +124,5 @@ async def test_a_reader_that_takes_nothing_for_the_close_timeout_is_cut_off_with
         await connection.ended.wait()  # the server gave up waiting for it to read
         messages, closed = await client.read_to_the_end()
     assert closed.code == 1006, f"expected the TCP connection cut (1006), got {closed.code} {closed.reason!r}"
-    assert messages[0]["type"] == "watching" and all(m["type"] in ("snapshot", "update") for m in messages[1:])
+    assert messages[0]["type"] == "watching" and all(m["type"] in ("snapshot", "update", "presence") for m in messages[1:])
     await running.shutdown()
