@@ -156,7 +156,7 @@ class Table:
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, commitment=self.commitment,
-            revealed_seed=self.seed if over else None,
+            revealed_seed=str(self.seed) if over else None,
         )
 
     def seat_infos(self, over: bool = False) -> list[SeatInfo]:

@@ -108,6 +108,6 @@ async def test_a_finished_table_names_who_played_each_seat_and_reveals_its_seed(
         await table.submit(intents.Leave(sink, Leave(table=table.id)))
     await settle()
     info = table.info()
-    assert info.status == "over" and info.revealed_seed == 4242
+    assert info.status == "over" and info.revealed_seed == "4242"
     assert [(s.state, s.name) for s in info.seats] == [("left", "Ana"), ("left", "Bo")]  # not "free"
     await table.stop()

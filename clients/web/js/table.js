@@ -344,8 +344,8 @@ function othersLast(s) {
 function seedLine(info) {
   return h("p", { class: "seed-revealed" }, `The seed, revealed now the game is over: ${info.revealed_seed}. `,
     info.commitment ? h("span", { class: "commitment", title: info.commitment },
-      `It matches the commitment made before the deal (sha256 ${info.commitment.slice(0, 16)}…); `,
-      "photofinish verify checks every shuffle against it.") : null);
+      `Its commitment, fixed before the deal: sha256 ${info.commitment.slice(0, 16)}…; `,
+      "photofinish verify checks the seed against it and every shuffle against the seed.") : null);
 }
 
 // Each seat: who, its state, whether it may act, and its ping (the round trip the server measured; the
