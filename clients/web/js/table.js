@@ -33,12 +33,15 @@ export class TablePage {
     this.renderQueued = false;
     this.boardFocus = false; // the keyboard focus was last on the board (a move): kept there by render
     this.clock = setInterval(() => this.tick(), 500);
+    this.resized = () => this.renderSoon(); // a screen's view may depend on the width (a wide track's scroll)
+    window.addEventListener("resize", this.resized);
   }
 
   shows(table) { return table === this.state.table; }
 
   destroy() {
     clearInterval(this.clock);
+    window.removeEventListener("resize", this.resized);
     if (this.state.role === "watch") this.client.leave(this.state.table).catch(() => {}); // a seat is kept
   }
 
@@ -268,6 +271,8 @@ export class TablePage {
     const board = this.app.root.querySelector(".board");
     if (board && board.contains(document.activeElement)) this.boardFocus = true;
     morph(this.app.root, this.tree()); // in place: only what changed is touched, and the focus stays where it was
+    const screen = screenFor(this.state.game);
+    if (screen.afterRender && this.state.view) screen.afterRender(this.app.root, this.context());
     if (this.boardFocus) this.keepFocusOnTheBoard();
   }
 
