@@ -43,7 +43,14 @@ async def test_a_spectator_coming_and_going_is_told_to_the_seats_at_once(nursery
     await settle()
     assert told(ana)[-1].spectators == 1 and len(told(ana)) == before + 1
     assert told(watcher)[-1].spectators == 1  # the spectator counts itself
-    await table.submit(intents.Leave(watcher, Leave(table=table.id)))
+    crowd = [Sink() for _ in range(5)]
+    for other in crowd:
+        await table.submit(intents.Watch(other, Watch(table=table.id)))
+    await settle()
+    assert told(ana)[-1].spectators == 6
+    assert len(told(watcher)) == 1  # a spectator is not told of each newcomer: a crowd would cost n squared
+    for gone in [watcher, *crowd]:
+        await table.submit(intents.Leave(gone, Leave(table=table.id)))
     await settle()
     assert told(ana)[-1].spectators == 0 and told(bo)[-1].spectators == 0
     await table.stop()
