@@ -101,7 +101,6 @@ class TableInfo(msgspec.Struct, frozen=True):
     fair_ms: int = 50
     practice: bool = False  # a practice table (created with ``practice``)
     seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
-    commitment: str = ""  # sha256 of the table's seed (8 bytes, big-endian), fixed before the first shuffle
     revealed_seed: str | None = None  # the table's seed once it is over, in decimal digits (a string: JavaScript's
     # numbers cannot hold every 64-bit seed exactly); its log's end record reveals it too
 

@@ -25,7 +25,7 @@ from rules import Game, Rng, Session, Setup, derive
 from ..actionlog import MemoryLog
 from ..disk import error_text
 from ..fairness import draw_from, lot_rng
-from ..logfile import SeatTaken, seed_commitment
+from ..logfile import SeatTaken
 from ..logstore import FileLog
 from ..protocol import Error, SeatInfo, TableInfo
 from . import apply, durable, fair, fanout, intents, playback, seating, seats, timers
@@ -65,7 +65,6 @@ class Table:
         self.game = game
         self.setup = setup
         self.seed = seed
-        self.commitment = seed_commitment(seed)  # published in the table's info from the start
         self.session = session or Session(game, setup, seed)
         self.log = log or MemoryLog()
         self.store = store
@@ -155,7 +154,7 @@ class Table:
             options=dict(self.setup.options), seats=self.seat_infos(over),
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
-            practice=self.practice, seed=self.chosen_seed, commitment=self.commitment,
+            practice=self.practice, seed=self.chosen_seed,
             revealed_seed=str(self.seed) if over else None,
         )
 

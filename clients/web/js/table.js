@@ -304,7 +304,8 @@ export class TablePage {
     const latest = s.feed[s.feed.length - 1];
     // memo (js/dom.js): a redraw skips the parts an answer leaves as they are (the head, the seats, old lines)
     return h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
-        h("div", { class: "table-head", memo: JSON.stringify([title, gameTitle, s.role, !!s.confirmLeave && !s.result, s.rules]) },
+        h("div", { class: "table-head",
+                   memo: JSON.stringify([title, gameTitle, s.role, !!s.confirmLeave && !s.result, s.rules]) },
           h("a", { href: "#/", class: "back" }, "← Lobby"),
           h("h1", {}, title),
           h("span", { class: "game-title" }, gameTitle),
@@ -322,7 +323,8 @@ export class TablePage {
           h("p", { class: `turn${s.toAct.includes(s.seat) ? " mine" : ""}`, "aria-live": "polite" }, this.turnWords(),
             " ", h("span", { id: "turn-clock", class: "clock" }, this.clockText())),
           latest ? h("p", { class: "latest", title: "the latest line of the feed" }, latest.words) : null),
-        s.rules ? rulesPanel(s.game, this.app.gameTitle(s.game), () => this.toggleRules(), () => this.renderSoon()) : null,
+        s.rules ? rulesPanel(s.game, this.app.gameTitle(s.game), () => this.toggleRules(), () => this.renderSoon())
+          : null,
         s.error ? h("p", { class: "error", role: "alert" }, s.error) : null,
         s.notice ? h("p", { class: "notice", role: "alert" }, s.notice) : null,
         s.result ? h("p", { class: "result", role: "status" }, sayResult(s.result, this.reader(), s.game)) : null,
@@ -345,12 +347,10 @@ function othersLast(s) {
   return out;
 }
 
-// Once the table is over: its seed, revealed, and the commitment it was held to from the start.
+// Once the table is over: its seed, revealed (its log committed to it before the first shuffle).
 function seedLine(info) {
   return h("p", { class: "seed-revealed" }, `The seed, revealed now the game is over: ${info.revealed_seed}. `,
-    info.commitment ? h("span", { class: "commitment", title: info.commitment },
-      `Its commitment, fixed before the deal: sha256 ${info.commitment.slice(0, 16)}…; `,
-      "photofinish verify checks the seed against it and every shuffle against the seed.") : null);
+    "The table's log committed to it before the deal: photofinish verify checks it, and every shuffle, from the log.");
 }
 
 // Each seat: who, its state, whether it may act, and its ping (the round trip the server measured; the
@@ -363,8 +363,8 @@ function seatList(info, who, toAct, pings) {
   };
   const memo = JSON.stringify([info.seats, info.spectators, toAct, pings, info.seats.map((seat) => who(seat.seat))]);
   return h("div", { class: "seats", memo }, h("h2", {}, "Seats"),
-    h("ul", {}, info.seats.map((seat) => h("li", { class: toAct.includes(seat.seat) ? "acting" : "", "data-seat": seat.seat,
-                                                  "data-state": seat.state },
+    h("ul", {}, info.seats.map((seat) => h("li", {
+      class: toAct.includes(seat.seat) ? "acting" : "", "data-seat": seat.seat, "data-state": seat.state },
       `${who(seat.seat)}`, seat.state !== "taken" ? ` (${STATE_WORDS[seat.state] || seat.state})` : "", ping(seat),
       toAct.includes(seat.seat) ? " ◀" : ""))),
     h("p", { class: "spectators" }, `${info.spectators} watching`));
