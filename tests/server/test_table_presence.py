@@ -8,6 +8,8 @@ still showed its ping, a tournament player who had resumed showed "(away)" all g
 
 from __future__ import annotations
 
+import trio
+
 from rules.flag_finish.game import Play
 from server.latency import LatencyMeter
 from server.protocol import Leave, Presence, Resume, TakeSeat, Watch
@@ -116,4 +118,20 @@ async def test_a_finished_table_names_who_played_each_seat_and_reveals_its_seed(
     info = table.info()
     assert info.status == "over" and info.revealed_seed == "4242"
     assert [(s.state, s.name) for s in info.seats] == [("left", "Ana"), ("left", "Bo")]  # not "free"
+    await table.stop()
+
+
+async def test_a_seat_whose_grace_ran_out_is_told_free_by_the_timer(nursery, autojump_clock):
+    table = new_table(seats=2, mode="lockstep", grace_ms=5_000)
+    await nursery.start(table.run)
+    ana, bo = Sink(), Sink()
+    for seat, sink in enumerate((ana, bo)):
+        await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=seat, name=("Ana", "Bo")[seat])))
+    await settle()
+    await table.submit(intents.Disconnect(bo))
+    await settle()
+    assert told(ana)[-1].seats[1].state == "away"
+    await trio.sleep(6)  # virtual time: the grace period runs out, a timer frees the seat
+    await settle()
+    assert (told(ana)[-1].seats[1].state, told(ana)[-1].seats[1].name) == ("free", "")
     await table.stop()
