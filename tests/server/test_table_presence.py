@@ -3,7 +3,8 @@ table says of its seats and its seed.
 
 The table page's seat list never refreshed: "0 watching" while the lobby said 1, a seat whose browser closed
 still showed its ping, a tournament player who had resumed showed "(away)" all game. The table now pushes
-``presence`` to its seats and spectators whenever a seat or the spectators change, and only then.
+``presence`` to its seated players whenever a seat or the spectators change, to its spectators when a seat
+changes (and once as each comes in), and never for an action alone.
 """
 
 from __future__ import annotations
