@@ -6,9 +6,11 @@ there can ever be served, so no path can reach outside it), with content types, 
 ``Cache-Control: no-cache`` (the browser revalidates and gets ``304``), ``404`` for unknown paths and ``405``
 for other methods. Two files are generated, not read: ``/js/codes.js``, the error codes from
 ``server/protocol/codes.py``, and ``/words.json``, every game's words for people (``rules/words.py``: the browser
-says events, cards and results from the same data as the terminal). ``/join.json`` and ``/join.svg`` give the
-lobby page the URL other machines can join at and its QR code; ``/join/<T>.svg`` is the QR code of tournament
-``T``'s page at that URL (the venue screen shows it), made on first request and kept. A websocket upgrade is handed back to the caller
+says events, cards and results from the same data as the terminal); ``/rules/<game>.md`` is each game's
+``rules/<game>/RULES.md`` as it is (the table page's Rules panel), for the games of ``rules.registry`` only.
+``/join.json`` and ``/join.svg`` give the lobby page the URL other machines can join at and its QR code;
+``/join/<T>.svg`` is the QR code of tournament ``T``'s page at that URL (the venue screen shows it), made on
+first request and kept. A websocket upgrade is handed back to the caller
 as a stream that first replays every byte already read, so the websocket side sees the connection from its first byte.
 """
 
@@ -27,6 +29,7 @@ import h11
 import msgspec
 import trio
 
+from rules.registry import GAMES
 from rules.words import all_words
 
 from .protocol import JoinInfo
@@ -41,6 +44,7 @@ CONTENT_TYPES = {
     ".png": "image/png",
     ".ico": "image/x-icon",
     ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
     ".woff2": "font/woff2",
 }
 
@@ -122,6 +126,7 @@ def load_site(root: Path | None, join_urls: tuple[str, ...] = (), connect_src: s
         files[relative.as_posix()] = _static(body, CONTENT_TYPES.get(path.suffix, "application/octet-stream"))
     files["words.json"] = _static(msgspec.json.encode(all_words()), CONTENT_TYPES[".json"])
     files["js/codes.js"] = _static(codes_js().encode(), CONTENT_TYPES[".js"])  # the error codes, from the one list
+    files.update(rules_files())
     if join_urls:
         info = JoinInfo(url=join_urls[0], urls=list(join_urls))
         files["join.json"] = _static(msgspec.json.encode(info), CONTENT_TYPES[".json"])
@@ -136,6 +141,20 @@ TOURNAMENT_QR = re.compile(r"join/([A-Za-z0-9_-]{1,40})\.svg")  # a tournament i
 def tournament_qr(join_url: str, tournament: str) -> StaticFile:
     """The QR code of a tournament's page (``#/tournament/<T>``) at the join URL."""
     return _static(qr_svg(f"{join_url}#/tournament/{tournament}"), CONTENT_TYPES[".svg"])
+
+
+RULES_ROOT = Path(__file__).resolve().parent.parent / "rules"
+
+
+def rules_files() -> dict[str, StaticFile]:
+    """``rules/<game>.md``: each registered game's RULES.md, by the registry's names alone (a whitelist: no
+    request names a file)."""
+    found = {}
+    for game in sorted(GAMES):
+        path = RULES_ROOT / game / "RULES.md"
+        if path.is_file():
+            found[f"rules/{game}.md"] = _static(path.read_bytes(), CONTENT_TYPES[".md"])
+    return found
 
 
 def qr_svg(text: str) -> bytes:

@@ -14,8 +14,8 @@ import msgspec
 from .common import (PROTOCOL_VERSION, Batch, Closing, Error, Hello, MessageId, Ping, Pong, Redirect, Welcome)
 from .lobby import (CreateTable, Games, ListGames, ListTables, OpenPlayback, Replay, ReplayFrames, TableCreated,
                     Tables)
-from .table import (Accepted, Act, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat, Update,
-                    Watch, Watching)
+from .table import (Accepted, Act, Leave, Left, Presence, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
+                    Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Ratings,
                          Register, Registered, ReportResult, SetReportedTables, SettleResult, StartTournament,
                          TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, TournamentState, WatchTournament, YourTable)
@@ -35,7 +35,7 @@ ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, R
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
                           TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing,
-                          TournamentLogFile]
+                          TournamentLogFile, Presence]
 
 
 class IdOnly(msgspec.Struct, frozen=True):

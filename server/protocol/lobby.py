@@ -80,7 +80,8 @@ class ListTables(ClientMessage, tag="list_tables"):
 
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
-    state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player)
+    state: str  # "free", "taken", "away" (reserved for its token), "bot", "stand_in" (a bot for an absent player),
+    # "left" (a finished table's seat whose player has gone: ``name`` says who played it)
     name: str = ""
     ping_ms: float | None = None  # the seat's connection's round trip (measured by pings); None: not measured
     guesses: int = 0  # fair tables: contested actions this seat sent before it could have seen their card
@@ -104,6 +105,8 @@ class TableInfo(msgspec.Struct, frozen=True):
     seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
     spectator_delay_ms: int = 0  # the broadcast delay: spectators see the table this long ago (0: live)
     broadcast: bool = False  # a broadcast view (every hand, past the delay) is open to its key's holders
+    revealed_seed: str | None = None  # the table's seed once it is over, in decimal digits (a string: JavaScript's
+    # numbers cannot hold every 64-bit seed exactly); its log's end record reveals it too
 
 
 class TableCreated(ServerMessage, tag="table_created"):

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from .common import ClientMessage, MessageId, ServerMessage
+from .lobby import SeatInfo
 
 
 class TakeSeat(ClientMessage, tag="take_seat"):
@@ -171,3 +172,13 @@ class TableEnded(ServerMessage, tag="table_ended"):
     seq: int
     reason: str
     places: list[int]
+
+
+class Presence(ServerMessage, tag="presence"):
+    """Who is at a table now, pushed to its seated players and spectators whenever it changes: a seat taken,
+    left, gone away or back, a stand-in started, a spectator come or gone. ``seats`` as in the table info
+    (``ping_ms`` as measured then; null for a seat whose connection is gone), ``spectators`` how many watch."""
+
+    table: str
+    seats: list[SeatInfo]
+    spectators: int

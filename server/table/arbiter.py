@@ -32,7 +32,7 @@ from . import apply, durable, fair, fanout, intents, playback, seating, seats, s
 from .bots import LocalBot, start_stand_in
 from .durable import DurableGate
 from .intents import Intent
-from .seats import AWAY, BOT, STAND_IN, SeatSlot
+from .seats import AWAY, BOT, FREE, STAND_IN, SeatSlot
 from .settings import TableSettings
 
 logger = logging.getLogger(__name__)
@@ -90,6 +90,7 @@ class Table:
         self.stream = spectating.new_stream(settings.spectator_delay_ms, settings.broadcast_key_hash)  # what
         # spectators are sent, and when
         self.broadcast_key: str | None = None  # a new table's broadcast key, for its creator's answer only
+        self.presence_sent: tuple | None = None  # who was at the table when its seats were last told (fanout)
         self.started = self.log.seq > 0
         self.stopped = trio.Event()
         self.over = trio.Event()
@@ -144,29 +145,40 @@ class Table:
         placed as the game stands, logged in the end record (see ``timers.halt``)."""
         await self.submit(intents.Halt(reason))
 
+    def is_over(self) -> bool:
+        """The game has ended (by its rules, or halted: a round's time, an expiry)."""
+        return (self.session.to_act().over and self.started) or self.halted is not None
+
     def info(self) -> TableInfo:
-        """The table as lists show it; with a broadcast delay, as its spectators are shown it (no end nor seq
-        sooner than the delay allows)."""
-        status = "over" if (self.session.to_act().over and self.started) or self.halted else (
-            "playing" if self.started else "waiting")
+        """The table as lists show it; with a broadcast delay, as its spectators are shown it (no end, seq nor
+        seed sooner than the delay allows)."""
+        over = self.is_over()
+        status = "over" if over else ("playing" if self.started else "waiting")
         seq = self.log.seq
         if self.stream.delay > 0:
             seq = self.stream.shown.seq if self.stream.shown is not None else 0
-            status = "playing" if status == "over" and not spectating.end_shown(self) else status
+            if over and not spectating.end_shown(self):
+                over, status = False, "playing"
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
-            options=dict(self.setup.options),
-            seats=[SeatInfo(seat=s.seat, state=s.state.value, name=s.name, ping_ms=ping, guesses=s.guesses)
-                   for s, ping in zip(self.slots, self.pings())],
+            options=dict(self.setup.options), seats=self.seat_infos(over),
             seq=seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
-            broadcast=self.settings.broadcast_key_hash is not None,
+            broadcast=self.settings.broadcast_key_hash is not None, revealed_seed=str(self.seed) if over else None,
         )
 
     def end_shown(self) -> bool:
         """Whether its spectators may know everything up to its end (no broadcast delay, or its end was shown)."""
         return spectating.end_shown(self)
+
+    def seat_infos(self, over: bool = False) -> list[SeatInfo]:
+        """Each seat as the lobby and the table's people see it; once ``over``, a seat its player left after
+        playing says who played it (``left``), not ``free``."""
+        return [SeatInfo(seat=s.seat, state="left", name=s.played_by, guesses=s.guesses)
+                if over and s.state == FREE and s.played_by is not None else
+                SeatInfo(seat=s.seat, state=s.state.value, name=s.name, ping_ms=ping, guesses=s.guesses)
+                for s, ping in zip(self.slots, self.pings())]
 
     def pings(self) -> list[float | None]:
         """Each seat's round trip in ms, as its connection measured it (None: no connection, or not yet)."""
@@ -252,6 +264,7 @@ class Table:
                     intent = await self._next_intent()
                     if intent is None:
                         timers.fire(self)
+                        fanout.presence(self)  # a grace period ran out, a stand-in started
                         if self.halted is not None and self.halted[0] == "expired":
                             break
                         continue
@@ -311,6 +324,7 @@ class Table:
                     break
             if self.held and not stopping:  # after every queued frame is in: one that was read first but
                 fair.release_due(self)  # handled later (a loaded server) still takes part in its item's decision
+            fanout.presence(self)  # a seat taken, left or gone, a spectator come or gone: told with the batch
         finally:
             try:
                 fanout.flush(self)

@@ -13,10 +13,10 @@ import msgspec
 
 from rules import ToAct
 
-from ..protocol import BroadcastView, Error, MessageId, Snapshot, Update
+from ..protocol import BroadcastView, Error, MessageId, Presence, Snapshot, Update
 from . import apply, fair, seating, spectating
 from .receiver import Receiver
-from .seats import FREE
+from .seats import FREE, TAKEN
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -68,6 +68,30 @@ def flush(table: Table) -> None:
             deliver(table, item[1], item[2])
         else:
             send_updates(table, item[1], final_group=index == last_group)
+
+
+def presence(table: Table) -> None:
+    """Tell the table's people who is at it, if that changed since they were last told: a seat taken, left, gone
+    away or back, a stand-in (everyone), or only how many watch (the seated players: a crowd of spectators coming
+    in would otherwise cost each of them a message per newcomer; each spectator is told once as it comes in,
+    ``watched``). Never a ping: updates carry those."""
+    seats = tuple((slot.state, slot.name) for slot in table.slots)
+    now = (seats, len(table.spectators))
+    if now == table.presence_sent:
+        return
+    seats_changed = table.presence_sent is None or table.presence_sent[0] != seats
+    table.presence_sent = now
+    message = presence_now(table)
+    for slot in table.slots:
+        if slot.state == TAKEN and slot.receiver is not None:  # a person's connection (bots read no presence)
+            deliver(table, slot.receiver, message)
+    if seats_changed:
+        for receiver in table.spectators:
+            deliver(table, receiver, message)
+
+
+def presence_now(table: Table) -> Presence:
+    return Presence(table=table.id, seats=table.seat_infos(table.is_over()), spectators=len(table.spectators))
 
 
 def broadcast(table: Table, entries: list, turn: ToAct) -> None:

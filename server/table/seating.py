@@ -82,6 +82,7 @@ def watch(table: Table, receiver: Receiver, message: Watch) -> None:
     fanout.deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name,
                                              seq=table.log.seq))
     catch_up(table, receiver, None, message.last_seq)
+    fanout.deliver(table, receiver, fanout.presence_now(table))  # who is here (later: only when a seat changes)
 
 
 def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) -> None:

@@ -59,6 +59,8 @@ class SeatSlot:
     away_since: float | None = None
     answers: dict[MessageId, Any] = field(default_factory=dict)  # first answer to each message id
     stood_in: bool = False  # a stand-in has played this seat (a tournament places it last)
+    played_by: str | None = None  # the name of the last player who held it (None: none did); kept when it is
+    # freed, for a finished table's list of who played
     # fair tables: each contested action legal for this seat now -> [the seq whose update first offered it, when
     # that update first left for this seat (table time; None until it has)]: stamped once, never by a resume
     since: dict[Any, list] = field(default_factory=dict)
@@ -79,6 +81,7 @@ def take(slot: SeatSlot, name: str, token_hash: str | None, receiver: Any, state
     """A player (or a reservation, a reopened log: ``state`` away) holds the seat now."""
     move(slot, state)
     slot.name, slot.token_hash, slot.receiver, slot.away_since = name, token_hash, receiver, None
+    slot.played_by = name
 
 
 def free(slot: SeatSlot) -> None:

@@ -9,7 +9,7 @@ from clients.client import open_client
 from rules import Rng, Session, get_game, make_setup
 from server.actionlog import MemoryLog
 from server.app import run_server
-from server.protocol import Closing, Resume, Seated, Snapshot, TakeSeat, Update, Watch, Watching
+from server.protocol import Closing, Presence, Resume, Seated, Snapshot, TakeSeat, Update, Watch, Watching
 from server.table import Table, intents
 from server.table.seating import CATCH_UP_MOST
 
@@ -94,7 +94,8 @@ async def test_watching_a_table_that_waits_for_its_players_shows_it_and_who_is_m
     watcher = Sink()
     await table.submit(intents.Watch(watcher, Watch(table=table.id)))
     await settle()
-    assert [type(m) for m in watcher.messages] == [Watching, Snapshot]
+    kinds = [type(m) for m in watcher.messages]
+    assert kinds[:3] == [Watching, Snapshot, Presence] and set(kinds[3:]) <= {Presence}  # and who is there
     snapshot = watcher.messages[1]
     assert snapshot.waiting_for == [0, 2] and snapshot.to_act == [] and snapshot.seq == table.log.seq
     assert snapshot.view == FLAG_FINISH.view(table.session.state, None) and snapshot.view.hand is None

@@ -121,5 +121,5 @@ async def test_a_reader_that_takes_nothing_for_the_close_timeout_is_cut_off_with
         messages, closed = await client.read_to_the_end()
     assert closed.code == 1006, f"expected the TCP connection cut (1006), got {closed.code} {closed.reason!r}"
     assert "seated" in [m["type"] for m in messages[:2]]
-    assert all(m["type"] in ("seated", "ping", "snapshot", "update") for m in messages)
+    assert all(m["type"] in ("seated", "ping", "snapshot", "update", "presence") for m in messages)
     await running.shutdown()

@@ -196,6 +196,25 @@ async def test_words_json_is_the_games_words_the_terminal_says_too(site):
     assert msgspec.json.decode(body) == all_words()
 
 
+@pytest.mark.parametrize("game", ["flag_finish", "flush", "race_to_the_finish", "checkered_flag", "finish_line"])
+async def test_each_games_rules_are_served_for_the_table_pages_rules_panel(site, game):
+    from rules.registry import GAMES
+
+    data, _ = await exchange(site, request_bytes(f"/rules/{game}.md"))
+    [(response, body)] = parse_responses(data, ["GET"])
+    assert response.status_code == 200 and header(response, "content-type") == "text/markdown; charset=utf-8"
+    assert body == (WEB_ROOT.parents[1] / "rules" / game / "RULES.md").read_bytes()
+    assert game in GAMES
+
+
+@pytest.mark.parametrize("target", ["/rules/registry.py", "/rules/nope.md", "/rules/flush/RULES.md",
+                                    "/rules/..%2fpyproject.toml", "/rules/words.md"])
+async def test_only_the_games_rules_are_served_from_rules(site, target):
+    data, _ = await exchange(site, request_bytes(target))
+    [(response, _)] = parse_responses(data, ["GET"])
+    assert response.status_code == 404
+
+
 async def test_without_a_web_folder_nothing_is_served():
     data, _ = await exchange(load_site(None, JOIN), request_bytes("/") + request_bytes("/join.json"))
     [(response, body)] = parse_responses(data, ["GET"])[:1]

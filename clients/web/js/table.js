@@ -1,16 +1,23 @@
 // One table's page, as a seat or as a spectator. Data flows one way: a message in -> this state -> render;
 // a click -> a message out. The game's own screen (js/games/) draws the board; this page adds who you are,
-// whose turn it is, the event feed in words, a refused move's reason, the turn clock and the result.
+// whose turn it is with the latest line of the feed beside it, the event feed in words, a refused move's reason,
+// the turn clock, the result and the revealed seed, who is at the table (kept current by the server's
+// `presence`), and the game's rules in a panel. Each seat's last move (`lastBy`: the events of its latest turn,
+// and their words) is handed to the screen, which marks it on the board.
 
 import { CODE } from "./codes.js";
 import { h, morph } from "./dom.js";
 import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
+import { rulesPanel } from "./rules.js";
 import { isQuiet, line, sayContest, sayEvent, sayResult } from "./sentences.js";
 import { capital, joinWords } from "./words.js";
 
 const FEED_LINES = 200;
+const LAST_KEPT = 6; // events of a seat's last turn kept (a seat acting many times in a row: the latest)
+// A seat's state in the seat list (the protocol's words where they are not a person's).
+const STATE_WORDS = { stand_in: "a bot stands in", left: "played, has left", away: "away" };
 
 export class TablePage {
   constructor(app, table, role) {
@@ -19,18 +26,22 @@ export class TablePage {
     this.state = {
       table, role, info: null, game: null, seat: null, view: null, legal: [], toAct: [], result: null,
       feed: [], lines: 0, notice: null, pending: new Map(), took: new Map(), turnSince: 0, error: null,
+      lastBy: new Map(), lastActor: null, rules: false, endAsked: false,
     };
     this.inbox = app.takeBacklog(table); // what came before this page: handled once the page has started
     this.started = false;
     this.renderQueued = false;
     this.boardFocus = false; // the keyboard focus was last on the board (a move): kept there by render
     this.clock = setInterval(() => this.tick(), 500);
+    this.resized = () => this.renderSoon(); // a screen's view may depend on the width (a wide track's scroll)
+    window.addEventListener("resize", this.resized);
   }
 
   shows(table) { return table === this.state.table; }
 
   destroy() {
     clearInterval(this.clock);
+    window.removeEventListener("resize", this.resized);
     if (this.state.role === "watch") this.client.leave(this.state.table).catch(() => {}); // a seat is kept
   }
 
@@ -89,11 +100,23 @@ export class TablePage {
     if (message.table !== s.table) return;
     if (!this.started) { this.inbox.push(message); return; }
     const screen = screenFor(s.game);
+    if (message.type === "presence") { // who is at the table now: seats, their state, spectators
+      const known = s.info ? s.info.seats : []; // a ping measured since stays until a newer one comes
+      const seats = message.seats.map((seat, i) => seat.state === "taken" && seat.ping_ms == null && known[i] &&
+        known[i].state === "taken" ? { ...seat, ping_ms: known[i].ping_ms } : seat);
+      if (s.info) s.info = { ...s.info, seats, spectators: message.spectators };
+      const before = s.pings || [];
+      s.pings = message.seats.map((seat, i) => seat.state !== "taken" ? null : seat.ping_ms ?? before[i] ?? null);
+      this.renderSoon();
+      return;
+    }
     if (message.type === "update") {
       for (const event of message.events) {
         if (screen.remember) screen.remember(event, s);
+        if (screen.freshStart && screen.freshStart.includes(event.type)) { s.lastBy.clear(); s.lastActor = null; }
         if (isQuiet(event)) continue; // whose turn it is: shown as "whose turn", not as a line of the feed
         const words = line(sayEvent(s.game, event, this.reader()));
+        this.rememberMove(message, event, words);
         s.feed.push({ seq: message.seq, words, line: ++s.lines }); // line: its key in the page, kept by a redraw
       }
       if (s.feed.length > FEED_LINES) s.feed.splice(0, s.feed.length - FEED_LINES);
@@ -105,9 +128,36 @@ export class TablePage {
       s.toAct = message.to_act;
       s.result = message.result || null;
       if (message.pings) s.pings = message.pings; // each seat's round trip, measured by the server's pings
-      if (s.info && (s.info.status === "waiting" || message.type === "snapshot")) this.refreshInfo().then(() => this.render(), () => {});
+      const ended = s.result && !s.endAsked; // once over: the info again, for the revealed seed
+      if (ended) s.endAsked = true;
+      if (s.info && (s.info.status === "waiting" || message.type === "snapshot" || ended)) {
+        this.refreshInfo().then(() => this.render(), () => {});
+      }
+    }
+    if (message.type === "table_ended" && !s.endAsked) {
+      s.endAsked = true;
+      this.refreshInfo().then(() => this.render(), () => {});
     }
     this.renderSoon();
+  }
+
+  // A seat's last move: the events of its latest turn and their words, for the screen to mark on the board. A
+  // turn of several entries in a row is kept whole: Flag Finish's take then discard, and what chance did for the
+  // seat (the spin that moved a car is the table's entry, its event the seat's).
+  rememberMove(message, event, words) {
+    const s = this.state;
+    const seat = message.actor >= 0 ? message.actor : Number.isInteger(event.seat) ? event.seat : null;
+    if (seat === null) return; // the table's own (a deal, a closed window): no seat's move
+    const before = s.lastBy.get(seat);
+    if (before && s.lastActor === seat) {
+      before.events.push(event);
+      before.words.push(words);
+      before.seq = message.seq;
+      if (before.events.length > LAST_KEPT) { before.events.shift(); before.words.shift(); }
+    } else {
+      s.lastBy.set(seat, { seq: message.seq, events: [event], words: [words] });
+    }
+    s.lastActor = seat;
   }
 
   // ------------------------------------------------------------------ input out
@@ -153,6 +203,11 @@ export class TablePage {
     this.renderSoon();
   }
 
+  toggleRules() {
+    this.state.rules = !this.state.rules;
+    this.renderSoon();
+  }
+
   async leave() {
     try { await this.client.leave(this.state.table); } catch { /* the seat is gone already */ }
     location.hash = "#/";
@@ -172,6 +227,7 @@ export class TablePage {
     return {
       view: s.view, legal: s.role === "play" ? s.legal : [], seat: s.seat, who: this.who, state: s,
       act: (action) => this.act(action), key: (action) => this.key(action),
+      last: othersLast(s), // the other seats' last moves, by seat: { seq, events, words }
       isPending: (action) => s.pending.has(this.key(action)),
       render: () => this.render(), // a screen's own state changed (a Flush selection)
     };
@@ -215,6 +271,8 @@ export class TablePage {
     const board = this.app.root.querySelector(".board");
     if (board && board.contains(document.activeElement)) this.boardFocus = true;
     morph(this.app.root, this.tree()); // in place: only what changed is touched, and the focus stays where it was
+    const screen = screenFor(this.state.game);
+    if (screen.afterRender && this.state.view) screen.afterRender(this.app.root, this.context());
     if (this.boardFocus) this.keepFocusOnTheBoard();
   }
 
@@ -243,12 +301,17 @@ export class TablePage {
       ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
       : "You are watching as a spectator.";
     const gameTitle = this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "");
+    const latest = s.feed[s.feed.length - 1];
     // memo (js/dom.js): a redraw skips the parts an answer leaves as they are (the head, the seats, old lines)
     return h("section", { class: "table-page", "data-table": s.table, "data-game": s.game || "", "data-key": `table-${s.table}` },
-        h("div", { class: "table-head", memo: JSON.stringify([title, gameTitle, s.role, !!s.confirmLeave && !s.result]) },
+        h("div", { class: "table-head",
+                   memo: JSON.stringify([title, gameTitle, s.role, !!s.confirmLeave && !s.result, s.rules]) },
           h("a", { href: "#/", class: "back" }, "← Lobby"),
           h("h1", {}, title),
           h("span", { class: "game-title" }, gameTitle),
+          s.game ? h("button", { type: "button", class: "rules-button", "aria-expanded": String(s.rules),
+                                 "aria-controls": "rules-panel", onclick: () => this.toggleRules() },
+            s.rules ? "Hide the rules" : "Rules") : null,
           s.role !== "play" ? null
             : s.confirmLeave && !s.result ? h("span", { class: "leave-confirm", role: "alertdialog" },
               "Leave your seat for good? The game goes on without you. ",
@@ -256,11 +319,16 @@ export class TablePage {
               " ", h("button", { type: "button", class: "leave-no", onclick: () => this.stay() }, "Stay"))
             : h("button", { type: "button", class: "leave", onclick: () => this.askLeave() }, "Leave my seat")),
         h("p", { class: "you" }, you),
-        h("p", { class: `turn${s.toAct.includes(s.seat) ? " mine" : ""}`, "aria-live": "polite" }, this.turnWords(),
-          " ", h("span", { id: "turn-clock", class: "clock" }, this.clockText())),
+        h("div", { class: "turn-bar" },
+          h("p", { class: `turn${s.toAct.includes(s.seat) ? " mine" : ""}`, "aria-live": "polite" }, this.turnWords(),
+            " ", h("span", { id: "turn-clock", class: "clock" }, this.clockText())),
+          latest ? h("p", { class: "latest", title: "the latest line of the feed" }, latest.words) : null),
+        s.rules ? rulesPanel(s.game, this.app.gameTitle(s.game), () => this.toggleRules(), () => this.renderSoon())
+          : null,
         s.error ? h("p", { class: "error", role: "alert" }, s.error) : null,
         s.notice ? h("p", { class: "notice", role: "alert" }, s.notice) : null,
         s.result ? h("p", { class: "result", role: "status" }, sayResult(s.result, this.reader(), s.game)) : null,
+        s.result && info && info.revealed_seed != null ? seedLine(info) : null,
         h("div", { class: "layout" },
           h("div", { class: "board" }, s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
           h("aside", { class: "side" },
@@ -272,17 +340,32 @@ export class TablePage {
   }
 }
 
+// The other seats' last moves (a spectator's: every seat's), by seat.
+function othersLast(s) {
+  const out = new Map();
+  for (const [seat, last] of s.lastBy) if (!(s.role === "play" && seat === s.seat)) out.set(seat, last);
+  return out;
+}
+
+// Once the table is over: its seed, revealed (its log committed to it before the first shuffle).
+function seedLine(info) {
+  return h("p", { class: "seed-revealed" }, `The seed, revealed now the game is over: ${info.revealed_seed}. `,
+    "The table's log committed to it before the deal: photofinish verify checks it, and every shuffle, from the log.");
+}
+
 // Each seat: who, its state, whether it may act, and its ping (the round trip the server measured; the
-// last update's, else the table info's; bots and empty seats have none).
+// last update's or presence's, else the table info's; bots, empty seats and seats whose player is gone have none).
 function seatList(info, who, toAct, pings) {
   const ping = (seat) => {
+    if (seat.state !== "taken") return null;
     const ms = pings && pings[seat.seat] != null ? pings[seat.seat] : seat.ping_ms;
     return ms != null ? h("span", { class: "ping", title: "round trip to the server" }, ` ${Math.round(ms)} ms`) : null;
   };
   const memo = JSON.stringify([info.seats, info.spectators, toAct, pings, info.seats.map((seat) => who(seat.seat))]);
   return h("div", { class: "seats", memo }, h("h2", {}, "Seats"),
-    h("ul", {}, info.seats.map((seat) => h("li", { class: toAct.includes(seat.seat) ? "acting" : "" },
-      `${who(seat.seat)}`, seat.state !== "taken" ? ` (${seat.state})` : "", ping(seat),
+    h("ul", {}, info.seats.map((seat) => h("li", {
+      class: toAct.includes(seat.seat) ? "acting" : "", "data-seat": seat.seat, "data-state": seat.state },
+      `${who(seat.seat)}`, seat.state !== "taken" ? ` (${STATE_WORDS[seat.state] || seat.state})` : "", ping(seat),
       toAct.includes(seat.seat) ? " ◀" : ""))),
     h("p", { class: "spectators" }, `${info.spectators} watching`));
 }

@@ -6,7 +6,7 @@
 import { h, svg } from "../dom.js";
 import { capital, gameWords, sayAction } from "../sentences.js";
 import { scoreList } from "../words.js";
-import { actionButton, markPending } from "./generic.js";
+import { actionButton, lastEvents, lastNote, markPending } from "./generic.js";
 
 const GEARS = [0, 1, 2, 3];
 
@@ -22,6 +22,7 @@ const GEAR_HELP = [
 ];
 const CELL = 24; // length of one space along the track's middle line, in SVG units
 const WIDTH = 34; // the track's width
+const TARGET = 12; // a clickable space's radius: 24 units (at least 24 px: the track is never drawn smaller)
 
 const s = svg; // an SVG element, as dom.js's h() is an HTML one
 
@@ -128,13 +129,21 @@ function trackSvg(ctx, track, go, brakes) {
   const mover = view.turn;
   const path = new Set();
   if (plan) for (let p = plan.start + 1; p <= Math.min(plan.end, finishOf(track)); p++) path.add(lapSpace(track, p));
+  // the other seats' last moves: the spaces each car just covered (its trail), and the car itself
+  const trail = new Set();
+  const movedCars = new Set();
+  for (const e of lastEvents(ctx, "moved")) {
+    if (e.end === e.start) continue;
+    movedCars.add(e.seat);
+    for (let p = e.start + 1; p <= Math.min(e.end, finishOf(track)); p++) trail.add(lapSpace(track, p));
+  }
   const cells = [];
   for (let space = 1; space <= track.spaces; space++) {
     const kind = track.kinds[space];
     const curve = kind === "danger" && track.danger[track.zone[space]].length > 1 ? track.curve[space] % 2 : 0;
     cells.push(s("path", {
       d: spacePath(geo, space), class: `cf-space ${kind}${kind === "danger" ? ` curve-${curve}` : ""}` +
-        (path.has(space) ? " cf-path" : ""),
+        (path.has(space) ? " cf-path" : "") + (trail.has(space) ? " cf-trail" : ""),
       "data-space": space,
     }, s("title", {}, `space ${space}: ${kind === "white" ? "straightaway" : kind === "danger" ? "danger zone" : "narrow, no passing"}`)));
   }
@@ -167,10 +176,11 @@ function trackSvg(ctx, track, go, brakes) {
     for (const stop of plan.stops) targets.push(target(ctx, geo, track, stop, brakes.get(stop), "brake"));
     if (plan.end <= finishOf(track)) targets.push(target(ctx, geo, track, plan.end, go, "go"));
   }
-  const carMarks = view.positions.map((position, seat) => car(ctx, geo, track, seat, position, mover));
+  const carMarks = view.positions.map((position, seat) => car(ctx, geo, track, seat, position, mover, movedCars.has(seat)));
   return h("figure", { class: "cf-track" },
     s("svg", {
       viewBox: `${-w / 2} ${-hgt / 2} ${w} ${hgt}`, role: "img", class: "cf-svg",
+      style: { minWidth: `${Math.ceil(w)}px` }, // never below one px a unit: a target stays 24 px across
       "aria-label": `${track.name}: the track and the cars`,
     },
     s("defs", {}, s("pattern", { id: "cf-narrow", width: 6, height: 6, patternUnits: "userSpaceOnUse",
@@ -185,7 +195,7 @@ function trackWords(ctx, track) {
   return ctx.view.positions.map((p, seat) => `${ctx.who(seat)}: ${where(track, p)}`).join("; ") + ".";
 }
 
-function car(ctx, geo, track, seat, position, mover) {
+function car(ctx, geo, track, seat, position, mover, moved) {
   let x, y;
   const row = (k) => [-62 - k * 24, geo.radius - WIDTH / 2 - 18]; // the start line's grid, in the infield
   if (position <= 0) [x, y] = row(seat);
@@ -193,10 +203,12 @@ function car(ctx, geo, track, seat, position, mover) {
   else [x, y] = geo.point((lapSpace(track, position) - 0.5) * geo.cell, 0);
   const crashed = ctx.view.lost[seat] > 0;
   return s("g", {
-    class: `cf-car cf-seat-${seat % 6}${seat === mover ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}${crashed ? " crashed" : ""}`,
+    class: `cf-car cf-seat-${seat % 6}${seat === mover ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}${crashed ? " crashed" : ""}` +
+      (moved ? " last-move" : ""),
     transform: `translate(${x.toFixed(1)},${y.toFixed(1)})`, "data-seat": seat, "data-position": position,
   },
   s("title", {}, `${ctx.who(seat)}'s car, ${where(track, position)}, ${gearName(ctx.view.gears[seat])}`),
+  moved ? s("circle", { r: 17, class: "cf-last-ring" }) : null,
   seat === mover ? s("circle", { r: 14, class: "cf-car-ring" }) : null,
   s("rect", { x: -10, y: -10, width: 20, height: 20, rx: 5, class: "cf-car-body" }),
   s("text", { class: "cf-car-number", y: 4.5 }, seat + 1),
@@ -216,7 +228,7 @@ function target(ctx, geo, track, position, action, kind) {
     "data-key": action ? ctx.key(action) : null,
     onclick: action ? () => ctx.act(action) : null,
     onkeydown: action ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.act(action); } } : null,
-  }, s("title", {}, label), s("circle", { r: 9 }), s("text", { y: 3.5 }, kind === "brake" ? "B" : "▶"));
+  }, s("title", {}, label), s("circle", { r: TARGET }), s("text", { y: 4 }, kind === "brake" ? "B" : "▶"));
   return action && ctx.isPending(action) ? markPending(mark) : mark;
 }
 
@@ -280,7 +292,8 @@ function cars(ctx, track) {
     GEARS.map((gear) => h("span", { class: `cf-gearbox-slot${gear === view.gears[seat] ? " on" : ""}` },
       gear ? gear : "N"))),
   view.lost[seat] ? h("span", { class: "cf-lost" }, ` crashed: sits out ${view.lost[seat]} more turn(s)`) : null,
-  view.crashes[seat] ? h("span", { class: "cf-crashes" }, ` · ${view.crashes[seat]} crash(es)`) : null)));
+  view.crashes[seat] ? h("span", { class: "cf-crashes" }, ` · ${view.crashes[seat]} crash(es)`) : null,
+  lastNote(ctx, seat))));
 }
 
 function legend(track) {
@@ -303,3 +316,22 @@ export function remember(e, state) {
   if (e.type === "crash_check" && state.cfSpin) state.cfSpin.checks.push(e);
 }
 
+
+// ------------------------------------------------------------------ a phone's view of the track
+
+// On a screen narrower than the track (it is never drawn smaller than its units: a target stays 24 px), the
+// track scrolls sideways in its frame: at each new turn or plan it is scrolled to what matters now (a space
+// to click, else the car to move), and otherwise left where the player put it.
+export function afterRender(root, ctx) {
+  const frame = root.querySelector(".cf-track");
+  if (!frame || frame.scrollWidth <= frame.clientWidth) return;
+  const view = ctx.view;
+  const key = `${view.turns}:${view.turn}:${view.plan ? view.plan.end : ""}:${view.phase}`;
+  if (frame.cfCentred === key) return;
+  frame.cfCentred = key;
+  const spot = root.querySelector(".cf-target.move") || root.querySelector(".cf-car.acting") ||
+    root.querySelector(".cf-car.mine");
+  if (!spot) return;
+  const box = spot.getBoundingClientRect(), outer = frame.getBoundingClientRect();
+  frame.scrollLeft += box.left + box.width / 2 - (outer.left + outer.width / 2);
+}

@@ -7,7 +7,7 @@
 import { h } from "../dom.js";
 import { cardName as nameOf } from "../sentences.js";
 import { scoreList } from "../words.js";
-import { actionButton, markPending } from "./generic.js";
+import { actionButton, lastEvents, lastNote, markPending } from "./generic.js";
 
 const ROWS = 6, ROW_LENGTH = 8;
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
@@ -197,7 +197,11 @@ function grid(ctx, moves, picks, chosen) {
     here.get(p).push([seat, m]);
   }));
   const pickBy = new Map(picks.map((a) => [`${a.seat}:${a.marker}`, a]));
-  const token = ([seat, marker]) => markerToken(ctx, seat, marker, moves, pickBy, chosen);
+  // the other seats' last moves: each marker moved, the square it left and the one it reached
+  const movedMarkers = lastEvents(ctx, "marker_moved").filter((e) => e.start !== e.end);
+  const moved = new Set(movedMarkers.map((e) => `${e.seat}:${e.marker}`));
+  const from = new Set(movedMarkers.map((e) => e.start)), to = new Set(movedMarkers.map((e) => e.end));
+  const token = ([seat, marker]) => markerToken(ctx, seat, marker, moves, pickBy, chosen, moved.has(`${seat}:${marker}`));
   const cells = [];
   for (let i = 1; i <= finish; i++) {
     const card = view.board[i];
@@ -209,6 +213,8 @@ function grid(ctx, moves, picks, chosen) {
     if (rank && POWERS[rank]) classes.push("special");
     if (view.dice.length && view.phase !== "over" && valueOf(card) === view.stop) classes.push("stop");
     if (i === finish) classes.push("finish");
+    if (from.has(i)) classes.push("last-from");
+    if (to.has(i)) classes.push("last-to");
     const title = `${i === finish ? "finish: " : ""}square ${i}: ${cardName(card)}` + (wing ? " (wing: safe)" : "") +
       (!rank ? " (safe)" : "") + (rank && POWERS[rank] ? `; ${POWERS[rank]}` : "");
     cells.push(at(row, column, h("div", { class: classes.join(" "), "data-index": i, "data-card": card, title },
@@ -222,7 +228,7 @@ function grid(ctx, moves, picks, chosen) {
     cells.push(at(ROWS - row, even ? ROW_LENGTH + 2 : 1,
       h("div", { class: "fline-arrow", "aria-hidden": "true" }, even ? "←" : "→")));
   }
-  cells.push(at(ROWS + 1, "5 / span 6", h("div", { class: "fline-start", "data-index": 0 },
+  cells.push(at(ROWS + 1, "5 / span 6", h("div", { class: `fline-start${from.has(0) ? " last-from" : ""}`, "data-index": 0 },
     h("span", { class: "fline-index" }, "start ↑"), h("span", { class: "fline-tokens" }, (here.get(0) || []).map(token)))));
   return h("div", { class: "fline-board", role: "group", "aria-label": "the board" }, cells);
 }
@@ -233,11 +239,11 @@ function at(row, column, element) {
   return element;
 }
 
-function markerToken(ctx, seat, marker, moves, pickBy, chosen) {
+function markerToken(ctx, seat, marker, moves, pickBy, chosen, moved = false) {
   const { view } = ctx;
   const where = `marker ${marker + 1}, ${squareWords(view, view.markers[seat][marker])}`;
   const label = `${whose(ctx.who, seat)} ${where}`, inner = `${whose(ctx.who, seat, true)} ${where}`;
-  const attrs = { class: `fline-marker cf-seat-${seat % 6}${seat === ctx.seat ? " mine" : ""}`,
+  const attrs = { class: `fline-marker cf-seat-${seat % 6}${seat === ctx.seat ? " mine" : ""}${moved ? " last-move" : ""}`,
                   "data-seat": seat, "data-marker": marker, title: label };
   const pick = pickBy.get(`${seat}:${marker}`);
   if (pick) {
@@ -262,7 +268,7 @@ function seats(ctx) {
   h("span", { class: `fline-swatch cf-seat-${seat % 6}` }),
   h("strong", {}, ctx.who(seat)), ": ",
   markers.map((p, m) => `${m + 1}: ${p === finishOf(view) ? "home" : p === 0 ? "start" : `square ${p} (${shortCard(view.board[p])})`}`).join(" · "),
-  view.finished.includes(seat) ? ` · all home, place ${view.finished.indexOf(seat) + 1}` : "")));
+  view.finished.includes(seat) ? ` · all home, place ${view.finished.indexOf(seat) + 1}` : "", lastNote(ctx, seat))));
 }
 
 function shortCard(card) {

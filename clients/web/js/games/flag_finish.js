@@ -5,7 +5,10 @@
 import { h } from "../dom.js";
 import { gameWords, cardName as nameOf } from "../sentences.js";
 import { scoreList } from "../words.js";
-import { actionButton } from "./generic.js";
+import { actionButton, lastEvents, lastKey, lastNote } from "./generic.js";
+
+// A new race clears the table: the last moves of the race before are no longer on it.
+export const freshStart = ["race_dealt"];
 
 const COLOURS = { G: "green", R: "red", B: "blue", Y: "yellow", O: "orange", P: "purple" };
 
@@ -29,10 +32,10 @@ function card(code, extra = "") {
 // becomes a move, or stops being one, stays one element whose class and disabled change: at each take or
 // discard in Challenge Mode some twenty cards turn, and making and removing an element for each was most of
 // the page's redraw (bench/README.md, Browser). `small`: the card's size while it is not a move.
-function cardMove(ctx, code, action, offered, small = "") {
+function cardMove(ctx, code, action, offered, small = "", extra = "") {
   const verb = action.type;
   return actionButton(ctx, action, [face(code), h("span", { class: "verb" }, verb)],
-                      { class: `card c-${code[0]}${offered ? "" : small}`, title: cardName(code), "data-card": code,
+                      { class: `card c-${code[0]}${offered ? "" : small}${extra}`, title: cardName(code), "data-card": code,
                         "aria-label": `${verb} ${cardName(code)}` }, offered);
 }
 
@@ -42,27 +45,35 @@ export function board(ctx) {
   const takes = byKind("take"), plays = byKind("play"), discards = byKind("discard");
   const draw = legal.find((a) => a.type === "draw");
   const mode = view.mode === "challenge" ? "Challenge Mode: everyone at once" : "Warm-up: one at a time";
+  // the other seats' last moves: the card each played (the last of its row), the cards discarded (the top-most
+  // of each on the pile)
+  const played = new Map(lastEvents(ctx, "played").map((e) => [e.seat, e.card]));
+  const discarded = new Set(lastEvents(ctx, "discarded").map((e) => e.card));
+  const lastDiscard = new Set([...discarded].map((c) => view.discard.lastIndexOf(c)).filter((i) => i >= 0));
   return h("section", { class: "flag-finish" },
     h("p", { class: "race" }, `Race ${view.race} of ${view.races} · ${mode} · ${phaseWords(view.phase)}`),
     h("div", { class: "rows" }, view.rows.map((row, seat) => h("div", {
       class: `seat-row${view.to_act.includes(seat) ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}`,
       "data-seat": seat,
       memo: JSON.stringify([row, view.to_act.includes(seat), seat === ctx.seat, ctx.who(seat), view.hand_counts[seat],
-                            view.totals[seat], view.finishers.includes(seat), view.must_discard[seat]]),
+                            view.totals[seat], view.finishers.includes(seat), view.must_discard[seat],
+                            lastKey(ctx, seat), played.get(seat)]),
     },
       h("div", { class: "who" }, h("strong", {}, ctx.who(seat)),
         h("span", {}, ` · ${view.hand_counts[seat]} in hand · total ${view.totals[seat] ?? 0}`),
         view.finishers.includes(seat) ? h("span", { class: "flag" }, " · finished ⚑") : null,
-        view.must_discard[seat] ? h("span", {}, " · must discard") : null),
+        view.must_discard[seat] ? h("span", {}, " · must discard") : null, lastNote(ctx, seat)),
       h("div", { class: "cards row-cards", "aria-label": `${ctx.who(seat)}'s row` },
-        row.length ? row.map((c) => card(c, "small")) : h("span", { class: "empty" }, "no cards yet; needs a 0"))))),
+        row.length ? row.map((c, i) => card(c, "small" + (i === row.length - 1 && played.get(seat) === c ? " last-move" : "")))
+          : h("span", { class: "empty" }, "no cards yet; needs a 0"))))),
     h("div", { class: "piles" },
       h("div", { class: "pile" }, h("h3", {}, "Draw pile"),
         draw ? actionButton(ctx, draw, `Draw (${view.draw_count} left)`, { class: "draw" })
           : h("span", { class: "card back" }, `${view.draw_count} cards`)),
       h("div", { class: "pile discard" }, h("h3", {}, `Discard pile (${view.discard.length}), open`),
-        h("div", { class: "cards", "aria-label": "discard pile" }, view.discard.map((c) =>
-          cardMove(ctx, c, takes.get(c) || { type: "take", card: c }, takes.has(c), " small"))))),
+        h("div", { class: "cards", "aria-label": "discard pile" }, view.discard.map((c, i) =>
+          cardMove(ctx, c, takes.get(c) || { type: "take", card: c }, takes.has(c), " small",
+                   lastDiscard.has(i) ? " last-move" : ""))))),
     view.hand ? h("div", { class: "hand" },
       h("h3", {}, "Your hand" + (view.drawn ? ` (you took ${cardName(view.drawn)}: discard one)` : "")),
       h("div", { class: "cards", "aria-label": "your hand" }, view.hand.map((c) =>

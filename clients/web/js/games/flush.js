@@ -7,11 +7,14 @@
 import { h } from "../dom.js";
 import { cardName as nameOf } from "../sentences.js";
 import { joinWords } from "../words.js";
-import { actionButton } from "./generic.js";
+import { actionButton, lastNote } from "./generic.js";
 
 const FLUSH = "F";
 const GOLD = "G";
 const RECENT_PLAYS = 5; // the pile's last plays shown in full; older ones fold away
+
+// A new round deals new Bases and an empty pile: the last moves of the round before are no longer on the table.
+export const freshStart = ["round_dealt"];
 
 // ------------------------------------------------------------------ cards
 
@@ -165,14 +168,22 @@ function pilePanel(ctx) {
     ? "Empty: any value may start it."
     : `Top: ${view.run} × ${valueWords(top)}. Release ${top} or lower; a higher value picks up the pile ` +
       `(${pileCards} card${pileCards === 1 ? "" : "s"}). Four of a value flush it.`;
-  const play = (p, i) => h("li", { class: "fl-play" },
+  // the other seats' last moves: the latest play on the pile of each seat whose last turn released or flipped
+  const latest = new Map();
+  plays.forEach((p, i) => latest.set(p.seat, i));
+  const marked = new Set([...latest].filter(([seat]) => {
+    const last = ctx.last && ctx.last.get(seat);
+    return last && last.events.some((e) => e.type === "released" || e.type === "blind_flipped");
+  }).map(([, i]) => i));
+  const play = (p, i) => h("li", { class: `fl-play${marked.has(i) ? " last-move" : ""}`, "data-seat": p.seat },
     h("span", { class: "fl-play-who" }, `${ctx.who(p.seat)}: ${p.cards.length} × ${valueWords(p.value)}`),
     h("span", { class: "cards" }, p.cards.map((c) => card(c, view.mimic, "small"))));
   return h("div", { class: "fl-panel fl-pile" }, h("h3", {}, `Pile (${pileCards} card${pileCards === 1 ? "" : "s"}${plays.length > 1 ? ", the latest play last" : ""})`),
     older.length ? h("details", { class: "fl-older" },
       h("summary", {}, `${older.length} earlier play${older.length === 1 ? "" : "s"}`),
       h("ol", { class: "fl-plays" }, older.map(play))) : null,
-    recent.length ? h("ol", { class: "fl-plays", "aria-label": "the pile, the last play at the bottom" }, recent.map(play))
+    recent.length ? h("ol", { class: "fl-plays", "aria-label": "the pile, the last play at the bottom" },
+      recent.map((p, i) => play(p, older.length + i)))
       : null,
     h("p", { class: "fl-note" }, rule),
     h("p", { class: "fl-note" }, `${view.flushed} flushed out of the round · ${view.unused} unused`));
@@ -189,7 +200,7 @@ function seatPanel(ctx, seat, mine) {
     h("div", { class: "who" }, h("strong", {}, ctx.who(seat)),
       h("span", {}, ` · ${view.hand_counts[seat]} in hand · total ${view.totals[seat] ?? 0}`),
       out ? h("span", { class: "fl-out" }, " · out of the game") : null,
-      acting ? h("span", {}, " · to play") : null),
+      acting ? h("span", {}, " · to play") : null, lastNote(ctx, seat)),
     seat === mine ? h("p", { class: "fl-note" }, `Your Bases are under your hand.`)
       : h("div", { class: "fl-bases", "aria-label": `${ctx.who(seat)}'s Bases` },
         bases.length ? bases.map((b) => baseView(view, b, seat)) : h("span", { class: "empty" }, out ? "" : "no Bases left")));

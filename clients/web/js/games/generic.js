@@ -43,3 +43,28 @@ export function markPending(element) {
   }
   return element;
 }
+
+// ------------------------------------------------------------------ the other seats' last moves
+
+// The events of type `type` in the other seats' last turns (js/table.js keeps them in ctx.last, by the seat that
+// acted), each with that seat as `by`.
+export function lastEvents(ctx, type) {
+  const out = [];
+  for (const [by, last] of ctx.last || []) {
+    for (const event of last.events) if (event.type === type) out.push({ ...event, by });
+  }
+  return out;
+}
+
+// A seat's last turn in words (its lines of the feed), beside its name on the board; null for none.
+export function lastNote(ctx, seat) {
+  const last = ctx.last && ctx.last.get(seat);
+  if (!last || !last.words.length) return null;
+  return h("span", { class: "last-note", "data-seat": seat, title: "this seat's last move" }, ` · last: ${last.words.join(" ")}`);
+}
+
+// What a memo of a part showing a seat's last move must hold: the seq of its last turn.
+export function lastKey(ctx, seat) {
+  const last = ctx.last && ctx.last.get(seat);
+  return last ? last.seq : null;
+}

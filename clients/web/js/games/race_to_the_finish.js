@@ -6,7 +6,7 @@
 import { h } from "../dom.js";
 import { cardName as nameOf } from "../sentences.js";
 import { joinWords } from "../words.js";
-import { actionButton } from "./generic.js";
+import { actionButton, lastEvents, lastNote } from "./generic.js";
 
 const SUITS = { R: "red", B: "blue", O: "orange", G: "green" };
 const SUIT_ORDER = ["R", "B", "O", "G"];
@@ -74,8 +74,9 @@ function token(ctx, seat, piece, off) {
   const two = view.pieces[seat].length > 1;
   const text = shortName(ctx, seat) + (two ? ` ${piece + 1}` : "");
   const where = place(view, view.pieces[seat][piece]);
+  const moved = lastEvents(ctx, "piece_moved").some((e) => e.seat === seat && e.piece === piece && e.how !== "stays");
   return h("span", {
-    class: `rf-piece rf-seat-${seat}${off ? " rf-off" : ""}${seat === ctx.seat ? " mine" : ""}`,
+    class: `rf-piece rf-seat-${seat}${off ? " rf-off" : ""}${seat === ctx.seat ? " mine" : ""}${moved ? " last-move" : ""}`,
     "data-seat": seat, "data-piece": piece, role: "img",
     "aria-label": `${pieceName(ctx, seat, piece)}${off ? ", sidetracked beside" : " at"} ${where}`,
     title: `${pieceName(ctx, seat, piece)}${off ? ", sidetracked beside" : " at"} ${where}`,
@@ -152,7 +153,9 @@ function trickPanel(ctx) {
       (suitOf(lead) ? "" : " (trump is asked for)") + "; Suit Yourself and Sidetracked may always be played.";
   return h("div", { class: "rf-panel rf-trick" }, h("h3", {}, "The trick"),
     h("ol", { class: "rf-trick-cards", "aria-label": "the trick in play" },
-      view.trick.length ? view.trick.map((c, i) => h("li", {}, card(c), h("span", { class: "rf-by" },
+      view.trick.length ? view.trick.map((c, i) => h("li", {
+        class: lastEvents(ctx, "played").some((e) => e.seat === view.trick_seats[i] && e.card === c) ? "last-move" : "",
+        "data-seat": view.trick_seats[i] }, card(c), h("span", { class: "rf-by" },
         ctx.who(view.trick_seats[i])))) : h("li", { class: "empty" }, "no card played yet")),
     h("p", { class: "rf-note" }, note));
 }
@@ -205,7 +208,8 @@ function seatsPanel(ctx) {
       h("span", { class: `rf-piece rf-seat-${seat}`, "aria-hidden": "true" }, " "),
       h("strong", {}, ctx.who(seat)),
       ` · ${view.hand_counts[seat]} in hand · ${view.tricks_won[seat]} trick${view.tricks_won[seat] === 1 ? "" : "s"} won · `,
-      joinWords(where), view.winner === seat ? h("strong", {}, " · reached the Finish first!") : null);
+      joinWords(where), view.winner === seat ? h("strong", {}, " · reached the Finish first!") : null,
+      lastNote(ctx, seat));
   }));
 }
 
