@@ -172,6 +172,8 @@ def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shot
     assert ana.text_content(".report-waiting") == "Waiting for Cy."
     ana.wait_for_selector(".report-disagree")
     ana.screenshot(path=shots / "reported_phone_disagree.png", full_page=True)
+    ana.set_viewport_size(DESK)
+    ana.screenshot(path=shots / "reported_desk_disagree.png", full_page=True)
 
     # The organiser sees both reports and that they disagree.
     row = organiser.wait_for_selector(".reported-panel li.reported.disagree")
@@ -193,6 +195,10 @@ def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shot
     assert organiser.locator("form.settle").count() == 1
     assert organiser.input_value("form.settle input[name=reason]") == "x"  # what was typed stays
     organiser.screenshot(path=shots / "reported_organiser_disagree.png", full_page=True)
+    organiser.set_viewport_size(PHONE)
+    organiser.screenshot(path=shots / "reported_organiser_phone.png", full_page=True)
+    assert organiser.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    organiser.set_viewport_size(DESK)
     pick(organiser, "form.settle", {"Ana": 2, "Bob": 1, "Cy": 3})
     organiser.fill("form.settle input[name=reason]", "the judge saw the last hand")
     organiser.click("form.settle button[type=submit]")

@@ -328,12 +328,11 @@ class TournamentPage {
           oninput: this.keep("register-name") })),
         h("button", { type: "submit", class: "primary" }, "Register"));
     }
-    return h("div", { class: "me" },
+    return [h("div", { class: "me" },
       h("p", {}, `You are ${me.name} (${me.player})`,
         row && row.dropped ? " and have dropped out." : row && row.waitlisted
           ? `, number ${this.data.waitlist.indexOf(me.player) + 1} on the waitlist.`
           : row && row.checked_in ? ", checked in." : "."),
-      reported ? playerReport(this, reported, me) : null,
       this.yourTable && !this.yourTable.reported
         ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
         `Your table: ${this.yourTable.table}, seat ${this.yourTable.seat + 1} (round ${this.yourTable.round})`) : null,
@@ -345,7 +344,8 @@ class TournamentPage {
         if (confirm(`Drop out of ${info.name || this.id}? You cannot come back.`)) {
           this.call({ type: "drop", tournament: this.id, token: me.token });
         }
-      } }, "Drop out") : null);
+      } }, "Drop out") : null),
+    reported ? playerReport(this, reported, me) : null];
   }
 
   organiserPanel() {
