@@ -149,7 +149,7 @@ def test_three_phones_report_the_same_places_and_the_result_stands(browser, logg
 
 
 def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shots):
-    tournament, secret = create(logged.ws_url)
+    tournament, secret = create(logged.ws_url, rounds=2)
     (organiser,) = pages(browser, 1, DESK)
     phones = pages(browser, 3, PHONE)
     ana, bob, cy = phones
@@ -161,6 +161,7 @@ def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shot
     organiser.click("[data-key=start]")
     for phone in phones:
         phone.wait_for_selector(".reported-table .report-call")
+    first = ana.get_attribute(".reported-table", "data-table")
 
     pick(ana, ".report-form", {"Ana": 1, "Bob": 2, "Cy": 3})
     ana.click(".report-form button[type=submit]")
@@ -202,14 +203,23 @@ def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shot
     pick(organiser, "form.settle", {"Ana": 2, "Bob": 1, "Cy": 3})
     organiser.fill("form.settle input[name=reason]", "the judge saw the last hand")
     organiser.click("form.settle button[type=submit]")
-    organiser.wait_for_selector(".reported-panel li.reported:has-text('result stands')")
-    assert organiser.locator("form.settle").count() == 0
 
+    # The result stands: round 2 is seated at once, again a table played with cards (the count is now 2), and
+    # the phones stay on the tournament's page for it.
+    organiser.wait_for_selector(".round-tables h2:has-text('Round 2')")
+    round_2 = organiser.get_attribute(".reported-panel li.reported", "data-table")
+    assert round_2 != first
     for phone in phones:
-        assert phone.wait_for_selector(".report-result").text_content().startswith("The result stands: ")
+        phone.wait_for_selector(f".reported-table[data-table={round_2}] .report-call")
+        assert "#/play/" not in phone.url
     cy.wait_for_function("() => [...document.querySelectorAll('.standings tbody tr')]"
                          ".some((r) => r.cells[1].textContent === 'Bob' && r.cells[2].textContent === '3')")
     assert standings(cy) == {"Bob": "3", "Ana": "1", "Cy": "0"}
+    # Round 1, folded below, says the organiser settled it and why.
+    organiser.click(".round-history details[data-round='1'] summary")
+    settled = organiser.wait_for_selector(f".round-history li[data-table={first}]").text_content()
+    assert "with real cards" in settled and "settled: the judge saw the last hand" in settled
+    assert "Replay" not in settled  # nothing was played on the server
     organiser.screenshot(path=shots / "reported_organiser_settled.png", full_page=True)
     log = call(logged.ws_url, "tournament_log", tournament).log
     assert '"reason":"the judge saw the last hand"' in log and '"kind":"reported_count"' in log

@@ -137,14 +137,16 @@ function organiserTable(page, send, s) {
     h("div", {}, h("strong", {}, s.table), ` · ${state}`),
     Object.keys(reports).length ? h("ul", { class: "reports" }, s.players.filter((p) => reports[p]).map((p) =>
       h("li", { "data-player": p }, `${page.name(p)} reported: ${placesText(s, reports[p], (p) => page.name(p))}`))) : null,
-    s.places ? null : h("form", { class: "settle", onsubmit: (e) => {
+    // a disagreement opens the settle form; a table still waiting keeps it folded (a player who cannot report)
+    s.places ? null : h("details", { class: "settle-fold", "data-key": `${key}-fold`, open: disagree },
+      h("summary", {}, disagree ? "Settle the disagreement" : "Settle it (a player cannot report)"),
+      h("form", { class: "settle", onsubmit: (e) => {
       e.preventDefault();
       const reason = String(new FormData(e.target).get("reason")).trim();
       send({ type: "settle_result", table: s.table, places: pickedPlaces(e.target, s.players.length), reason },
         () => { forget(page, key, s.players.length); delete page.typed[`${key}-reason`]; });
-    } }, h("h3", {}, disagree ? "Settle the disagreement" : "Settle it (a player cannot report)"),
-      placePicker(page, key, s, null),
+    } }, placePicker(page, key, s, null),
       h("label", { class: "reason" }, "Reason ", h("input", { name: "reason", "data-key": `${key}-reason`, size: 30,
         value: page.field(`${key}-reason`), oninput: page.keep(`${key}-reason`), placeholder: "the judge saw the last hand" })),
-      h("button", { type: "submit", class: "primary", "data-key": `${key}-send` }, "Settle")));
+      h("button", { type: "submit", class: "primary", "data-key": `${key}-send` }, "Settle"))));
 }
