@@ -564,14 +564,15 @@ class CreatePage {
             .map(([v, text]) => h("option", { value: v, selected: v === f.tiebreaks }, `${text} (then a seeded lot)`)))),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "by_ratings", "data-key": "by_ratings",
           checked: f.by_ratings, onchange: set("by_ratings") }), " Seat round 1 by ratings (Swiss; else by lot)"),
-        h("details", { class: "points-by-size", open: Object.values(f.points_at).some(Boolean) }, h("summary", {}, "Points per table size (best first; blank: default)"),
+        h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),
+          game.options.filter((o) => o.choices || typeof o.default === "number" || typeof o.default === "boolean")
+            .map((o) => optionInput(o, f))),
+        h("details", { class: "points-by-size", open: Object.values(f.points_at).some(Boolean) },
+          h("summary", {}, "Points per table size (best first; blank: default)"),
           Array.from({ length: game.max_seats - game.min_seats + 1 }, (_, i) => game.min_seats + i).map((size) =>
             h("label", {}, `Tables of ${size} `, h("input", { name: `points_at_${size}`, "data-key": `points_at_${size}`,
               value: f.points_at[size] || "", placeholder: size === 3 ? "3 1 0" : size === 4 ? "5 3 1 0" : "",
               oninput: (e) => { f.points_at[size] = e.target.value; } })))),
-        h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),
-          game.options.filter((o) => o.choices || typeof o.default === "number" || typeof o.default === "boolean")
-            .map((o) => optionInput(o, f))),
         h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create the tournament"))));
   }
 }
