@@ -200,6 +200,8 @@ def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shot
     organiser.screenshot(path=shots / "reported_organiser_phone.png", full_page=True)
     assert organiser.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     organiser.set_viewport_size(DESK)
+    cy.evaluate("location.hash = '#/'")  # Cy goes to the lobby meanwhile: the header will call him back
+    cy.wait_for_selector("section.lobby")
     pick(organiser, "form.settle", {"Ana": 2, "Bob": 1, "Cy": 3})
     organiser.fill("form.settle input[name=reason]", "the judge saw the last hand")
     organiser.click("form.settle button[type=submit]")
@@ -209,6 +211,10 @@ def test_phones_that_disagree_are_settled_by_the_organiser(browser, logged, shot
     organiser.wait_for_selector(".round-tables h2:has-text('Round 2')")
     round_2 = organiser.get_attribute(".reported-panel li.reported", "data-table")
     assert round_2 != first
+    call_back = cy.wait_for_selector(".tournament-call a")
+    assert call_back.text_content() == "Report its places" and "played with real cards" in cy.text_content(
+        ".tournament-call")
+    call_back.click()
     for phone in phones:
         phone.wait_for_selector(f".reported-table[data-table={round_2}] .report-call")
         assert "#/play/" not in phone.url
