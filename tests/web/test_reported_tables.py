@@ -119,7 +119,9 @@ def test_three_phones_report_the_same_places_and_the_result_stands(browser, logg
     assert ana.text_content(".report-waiting") == f"Waiting for you, {others[0]} and {others[1]}."
 
 
-    # Ana reports; Bob agrees with one tap; Cy picks the same places.
+    # Ana reports; Bob agrees with one tap; Cy picks the same places (what he picked before Ana's report came
+    # stays picked through the page's redraw).
+    pick(cy, ".report-form", {"Ana": 1})
     pick(ana, ".report-form", {"Ana": 1, "Bob": 2, "Cy": 3})
     ana.click(".report-form button[type=submit]")
     ana.wait_for_selector(".reports li.mine:has-text('You reported: ')")
@@ -132,6 +134,7 @@ def test_three_phones_report_the_same_places_and_the_result_stands(browser, logg
     bob.click("button.agree:has-text('Report the same as Ana')")
     bob.wait_for_selector(".reports li.agrees:has-text('Ana agrees.')")
     cy.wait_for_selector(".report-waiting:has-text('Waiting for you.')")
+    assert cy.input_value("select[aria-label=\"Ana's place\"]") == "1"
     pick(cy, ".report-form", {"Ana": 1, "Bob": 2, "Cy": 3})
     cy.click(".report-form button[type=submit]")
 
