@@ -83,7 +83,7 @@ export function playerReport(page, seating, me) {
   if (mine) lines.push(h("li", { class: "mine" }, `You reported: ${placesText(seating, mine, (p) => page.name(p))}.`));
   for (const p of others) {
     const agrees = same(reports[p], mine);
-    lines.push(h("li", { class: agrees ? "agrees" : "differs", "data-player": p },
+    lines.push(h("li", { class: agrees ? "agrees" : mine ? "differs" : "other", "data-player": p },
       agrees ? `${page.name(p)} agrees.`
         : `${page.name(p)} reported${mine ? " differently" : ""}: ${placesText(seating, reports[p], (p) => page.name(p))}. `,
       agrees ? null : h("button", { type: "button", class: "agree",
