@@ -2,7 +2,8 @@
 // server/tournament/tlog.py writes them): every round's tables in seating order with their players, places
 // (corrections applied) and byes, when each round started, and the time limits (a round's, an arena's). The tournament page's
 // round history and the venue screen's pairings and round clock come from it; the chain itself is checked by
-// `photofinish tournament verify`, not here.
+// `photofinish tournament verify`, not here. A table played with real cards gets its places from its players'
+// reports (`reported`: once every player has reported the same places) or the organiser's `settled` record.
 
 export function readLog(text) {
   const read = { started: 0, roundTimeMs: 0, arenaMs: 0, rounds: [], names: new Map(), seed: null };
@@ -34,6 +35,17 @@ export function readLog(text) {
       entry.standIns = record.stand_ins || [];
     } else if (record.kind === "ended") {
       read.seed = (line.match(/"seed":(\d+)/) || [])[1] || null; // as text: a 64-bit seed is past a double's 2^53
+    } else if (record.kind === "reported" && tables.has(record.table)) {
+      const entry = tables.get(record.table);
+      entry.reported = true;
+      entry.reports = { ...(entry.reports || {}), [record.player]: record.places };
+      const said = entry.players.map((p) => entry.reports[p] && entry.reports[p].join(","));
+      if (said.every((places) => places && places === said[0])) entry.places = record.places;
+    } else if (record.kind === "settled" && tables.has(record.table)) {
+      const entry = tables.get(record.table);
+      entry.reported = true;
+      entry.places = record.places;
+      entry.settled = record.reason || "settled by the organiser";
     } else if (record.kind === "corrected" && tables.has(record.table)) {
       const entry = tables.get(record.table);
       entry.places = record.places;

@@ -1,19 +1,22 @@
 // Tournament pages: #/tournaments (the list), #/tournament/<T> (live standings, the round's tables, earlier
 // rounds from the tournament's log, register by name, check in, drop, and "your table"; printable pairings and
 // standings), #/tournament/<T>/screen[/<view>] (the venue screen, js/screen.js), #/organise (create one) and
-// #/organise/<T> (behind the organiser secret: start, next round, correct a result with a reason, drop a player).
+// #/organise/<T> (behind the organiser secret: start, next round, correct a result with a reason, drop a player,
+// settle a table played with real cards, js/reported.js).
 //
 // A page is redrawn in place (morph): what a person is typing, the focus and an opened earlier round survive
 // every update; the text of each field is kept by the page (`typed`) so a redraw gives it back.
 //
 // A player's token is kept in this browser (localStorage) with their name; each round's `your_table` puts that
-// token in the seat store as the seat's token and opens the table page, which resumes the reserved seat with it.
+// token in the seat store as the seat's token and opens the table page, which resumes the reserved seat with it;
+// a table played with real cards (`reported`) never opens on the server: the player reports its places here.
 
 import { h, morph, mount } from "./dom.js";
 import { fixed, ordinal, percentText, pointsText, scoringPlaces } from "./figures.js";
 import { currentRound, LogFollower, pairings, seedMatches } from "./history.js";
 import { gameOptions, optionInput } from "./lobby.js";
 import { seatStore } from "./protocol.js";
+import { organiserReports, playerReport, reportedSeatingOf } from "./reported.js";
 import { VenueScreen } from "./screen.js";
 
 const PLAYERS = "photofinish.tournaments"; // {T: {player, name, token}}
@@ -48,7 +51,7 @@ export function tournamentPage(app, hash) {
 // out in the header.
 export function tournamentMessage(app, message) {
   const id = message.type === "tournament" ? message.tournament.tournament : message.tournament;
-  if (message.type === "your_table") takeSeatToken(message);
+  if (message.type === "your_table" && !message.reported) takeSeatToken(message);
   if ((app.page instanceof TournamentPage || app.page instanceof VenueScreen) && app.page.id === id) {
     return app.page.receive(message);
   }
@@ -64,6 +67,12 @@ function takeSeatToken(message) {
 function callToTable(message) {
   const call = document.getElementById("tournament-call");
   if (!call) return;
+  if (message.reported) { // played with real cards: its places are reported from the tournament's page
+    mount(call, `${message.tournament} round ${message.round}: table ${message.table} is played with real cards `,
+      h("a", { href: `#/tournament/${message.tournament}`, class: "button primary", onclick: () => mount(call) },
+        "Report its places"));
+    return;
+  }
   mount(call, `${message.tournament} round ${message.round}: your table is ready `,
     h("a", { href: `#/play/${message.table}`, class: "button primary", onclick: () => mount(call) },
       `Take your seat at ${message.table}`));
@@ -196,7 +205,7 @@ class TournamentPage {
       this.followLog();
     } else if (message.type === "your_table" && !this.organiser) {
       this.yourTable = message;
-      if (this.openedRound !== null && message.round > this.openedRound) { // a new round: straight to the seat
+      if (this.openedRound !== null && message.round > this.openedRound && !message.reported) { // straight to the seat
         location.hash = `#/play/${message.table}`;
         return;
       }
@@ -252,6 +261,7 @@ class TournamentPage {
         this.organiser ? null : h("a", { href: `#/organise/${this.id}`, class: "button leave" }, "Organiser page")),
       info ? h("p", { class: "turn" }, statusWords(info), ` · ${info.players} players`,
         info.max_players ? ` of ${info.max_players}` : "", info.waitlisted ? ` · ${info.waitlisted} waiting` : "") : null,
+      info ? this.settings(info) : null,
       this.error ? h("p", { class: "error", role: "alert" }, this.error) : null,
       this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
       d ? (this.organiser ? this.organiserPanel() : this.playerPanel()) : null,
@@ -270,6 +280,21 @@ class TournamentPage {
           h("p", { class: "verify" }, h("button", { type: "button", class: "download-log",
                                                     onclick: () => this.downloadLog() }, "Download the log"),
             " and check it on your machine: ", h("code", {}, `photofinish tournament verify ${this.id}.log`)))) : null));
+  }
+
+  // The scoring and seeding choices; for the organiser, the Swiss rounds its registered field needs.
+  settings(info) {
+    const words = { opponents: "opponents' %", share: "game share" };
+    const parts = [`tiebreaks: ${(info.tiebreaks || []).map((t) => words[t] || t).concat("lot").join(", then ")}`];
+    if (info.seeding === "ratings") parts.push("round 1 seated by ratings");
+    if (info.reported_tables) {
+      parts.push(`${info.reported_tables} table${info.reported_tables === 1 ? "" : "s"} a round played with real cards`);
+    }
+    const suggested = this.organiser && info.format === "swiss" && info.suggested_rounds ? h("span", {
+      class: `suggested${info.suggested_rounds === info.rounds ? "" : " differs"}`, "data-key": "suggested" },
+      ` · suggested for ${info.players} players: ${info.suggested_rounds} round${info.suggested_rounds === 1 ? "" : "s"}`,
+      info.suggested_rounds === info.rounds ? "" : ` (set: ${info.rounds})`) : null;
+    return h("p", { class: "settings" }, parts.join(" · "), suggested);
   }
 
   async downloadLog() {
@@ -294,6 +319,7 @@ class TournamentPage {
     const info = this.data.tournament;
     const me = this.me;
     const row = me && this.data.players.find((p) => p.player === me.player);
+    const reported = me && reportedSeatingOf(this.data, me.player);
     if (!me) {
       if (info.status === "over") return null;
       return h("form", { class: "register", onsubmit: (e) => this.register(e) },
@@ -302,12 +328,13 @@ class TournamentPage {
           oninput: this.keep("register-name") })),
         h("button", { type: "submit", class: "primary" }, "Register"));
     }
-    return h("div", { class: "me" },
+    return [h("div", { class: "me" },
       h("p", {}, `You are ${me.name} (${me.player})`,
         row && row.dropped ? " and have dropped out." : row && row.waitlisted
           ? `, number ${this.data.waitlist.indexOf(me.player) + 1} on the waitlist.`
           : row && row.checked_in ? ", checked in." : "."),
-      this.yourTable ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
+      this.yourTable && !this.yourTable.reported
+        ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
         `Your table: ${this.yourTable.table}, seat ${this.yourTable.seat + 1} (round ${this.yourTable.round})`) : null,
       row && !row.dropped && !row.checked_in && info.status === "registration"
         ? h("button", { type: "button", "data-key": "check-in",
@@ -317,7 +344,8 @@ class TournamentPage {
         if (confirm(`Drop out of ${info.name || this.id}? You cannot come back.`)) {
           this.call({ type: "drop", tournament: this.id, token: me.token });
         }
-      } }, "Drop out") : null);
+      } }, "Drop out") : null),
+    reported ? playerReport(this, reported, me) : null];
   }
 
   organiserPanel() {
@@ -351,6 +379,7 @@ class TournamentPage {
         h("label", {}, "Places by seat ", typed("correct-places", { placeholder: "1 2 3", required: true, size: 10 })),
         h("label", {}, "Reason ", typed("correct-reason", { required: true, size: 30 })),
         h("button", { type: "submit" }, "Correct")) : null,
+      organiserReports(this, send),
       info.status !== "over" ? h("form", { class: "drop-player", onsubmit: (e) => {
         e.preventDefault();
         send({ type: "drop", player: new FormData(e.target).get("player") });
@@ -369,7 +398,8 @@ class TournamentPage {
     for (const round of this.log ? this.log.rounds : []) for (const t of round.tables) numbers.set(t.table, t.number);
     return h("div", { class: "round-tables" }, h("h2", {}, `Round ${d.tournament.round}: tables`),
       h("ul", { class: "table-list" }, d.seatings.map((s) => this.tableItem({
-        table: s.table, number: numbers.get(s.table), players: s.players, places: s.places,
+        table: s.table, number: numbers.get(s.table), players: s.players, places: s.places, reported: s.reported,
+        reports: s.reports,
         standIns: s.players.map((_, seat) => (s.stand_ins || []).includes(seat)) }))),
       d.byes.length ? h("p", {}, "Byes: ", d.byes.map((p) => this.name(p)).join(", ")) : null);
   }
@@ -380,9 +410,13 @@ class TournamentPage {
     return h("li", { class: "table-item", "data-table": t.table, "data-key": `table-${t.table}` },
       h("div", {}, t.number ? h("span", { class: "table-number" }, `Table ${t.number} · `) : null,
         h("strong", {}, t.table), t.places ? " · over" : " · playing",
+        t.reported ? h("span", { class: "with-cards" }, t.places ? " · with real cards"
+          : ` · with real cards · ${Object.keys(t.reports || {}).length} of ${t.players.length} reported`) : null,
+        t.settled ? h("span", { class: "corrected" }, ` · settled: ${t.settled}`) : null,
         t.corrected ? h("span", { class: "corrected" }, ` · corrected: ${t.corrected}`) : null,
-        " ", h("a", { href: t.places ? `#/replay/${t.table}` : `#/watch/${t.table}`, class: "button" },
-          t.places ? "Replay" : "Watch")),
+        // a table played with real cards has no game on the server to watch or replay
+        t.reported ? null : [" ", h("a", { href: t.places ? `#/replay/${t.table}` : `#/watch/${t.table}`,
+                                          class: "button" }, t.places ? "Replay" : "Watch")]),
       h("div", { class: "table-seats" }, t.players.map((p, seat) => h("span", { class: "seat" },
         `${seat + 1}: ${this.name(p)}`, t.standIns[seat] ? " (stand-in)" : "",
         scoring ? ` · ${scoring.filter((x) => x === scoring[seat]).length > 1 ? "tied " : ""}${ordinal(scoring[seat])}`
@@ -445,7 +479,8 @@ class CreatePage {
     this.app = app;
     this.form = { name: "", game: "flag_finish", mode: "challenge", seats: 3, format: "swiss", rounds: 3, top: 0,
                   round_time_ms: 0, turn_time_ms: 60000, no_show_ms: 60000, bot_delay_ms: 800, arena_ms: 0,
-                  late_entry_rounds: 0, max_players: 0, check_in: false, options: {} };
+                  late_entry_rounds: 0, max_players: 0, check_in: false, options: {}, reported_tables: 0,
+                  tiebreaks: "opponents,share", by_ratings: false, points_at: {} };
     this.notice = null;
   }
 
@@ -460,11 +495,19 @@ class CreatePage {
     const game = this.app.gamesByName.get(f.game);
     const options = gameOptions(game, f.options);
     const numbers = ["seats", "rounds", "top", "round_time_ms", "turn_time_ms", "no_show_ms", "bot_delay_ms", "arena_ms",
-                     "late_entry_rounds", "max_players"];
+                     "late_entry_rounds", "max_players", "reported_tables"];
     const message = { type: "create_tournament", name: f.name, game: f.game, mode: f.mode, format: f.format,
                       check_in: f.check_in, options };
     for (const name of numbers) message[name] = Number(f[name]) || 0;
     if (f.format !== "swiss") delete message.rounds; // Swiss's own: the server refuses it for another format
+    message.tiebreaks = f.tiebreaks.split(",");
+    if (f.by_ratings) message.seeding = "ratings";
+    const points = {}; // table size -> its points best first, for the sizes given (the server checks each row)
+    for (let size = game.min_seats; size <= game.max_seats; size++) {
+      const row = String(f.points_at[size] || "").split(/[\s,]+/).filter(Boolean);
+      if (row.length) points[size] = row.map(Number);
+    }
+    if (Object.keys(points).length) message.points_by_size = points;
     try {
       const created = await this.app.client.request(message);
       secretStore.put(created.tournament.tournament, created.secret);
@@ -512,9 +555,24 @@ class CreatePage {
         number("max_players", "Most players (0: no cap; later entries wait on a waitlist)"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "check_in", "data-key": "check_in",
           checked: f.check_in, onchange: set("check_in") }), " Players must check in"),
+        number("reported_tables", "Tables played with real cards each round (the last N; players report the places)",
+          { max: 1000 }),
+        h("label", {}, "Tiebreaks after points ", h("select", { name: "tiebreaks", "data-key": "tiebreaks",
+                                                                onchange: set("tiebreaks") },
+          [["opponents,share", "opponents' %, then game share"], ["share,opponents", "game share, then opponents' %"],
+           ["opponents", "opponents' % only"], ["share", "game share only"]]
+            .map(([v, text]) => h("option", { value: v, selected: v === f.tiebreaks }, `${text} (then a seeded lot)`)))),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "by_ratings", "data-key": "by_ratings",
+          checked: f.by_ratings, onchange: set("by_ratings") }), " Seat round 1 by ratings (Swiss; else by lot)"),
         h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),
           game.options.filter((o) => o.choices || typeof o.default === "number" || typeof o.default === "boolean")
             .map((o) => optionInput(o, f))),
+        h("details", { class: "points-by-size", open: Object.values(f.points_at).some(Boolean) },
+          h("summary", {}, "Points per table size (best first; blank: default)"),
+          Array.from({ length: game.max_seats - game.min_seats + 1 }, (_, i) => game.min_seats + i).map((size) =>
+            h("label", {}, `Tables of ${size} `, h("input", { name: `points_at_${size}`, "data-key": `points_at_${size}`,
+              value: f.points_at[size] || "", placeholder: size === 3 ? "3 1 0" : size === 4 ? "5 3 1 0" : "",
+              oninput: (e) => { f.points_at[size] = e.target.value; } })))),
         h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create the tournament"))));
   }
 }
