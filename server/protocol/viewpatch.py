@@ -5,13 +5,14 @@ view is on the wire. A patch is a list of operations, applied in order:
 
 - ``[path, value]``: set the value at ``path``: a dict's key (new or not), a list's index, or the index just
   past a list's end (appends);
-- ``[path]``: remove what is at ``path``: a dict's key, or a list's item (only its last, as ``diff`` makes them).
+- ``[path]``: remove what is at ``path``: a dict's key, or a list's item (those after it move up one).
 
 A ``path`` is a list of steps from the view's top: a string steps into a dict by key, an integer into a list by
 index; the empty path is the whole view. ``diff`` recurses into dicts by key and into lists by index where the
 shorter is the start of the longer (a list of equal length, a pile that grew, a hand that lost its last card),
-then appends or removes the tail; it replaces anything else that differs (a list changed in the middle and in
-length, a value of another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it copies the dicts and
+then appends or removes the tail; a list that lost one item anywhere (a card played from a hand) is patched by
+removing it; anything else that differs is replaced (a list that changed in the middle and in length, a value of
+another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it copies the dicts and
 lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps the last view of each
 table and makes every patched update whole again.
 """
@@ -60,8 +61,23 @@ def _diff(old: Any, new: Any, path: list, ops: list) -> None:
             ops.append([[*path, index], new[index]])
         for index in range(len(old) - 1, common - 1, -1):  # shrank: remove the tail, last first
             ops.append([[*path, index]])
+    elif kind is list and type(old) is list and len(old) == len(new) + 1 and (at := _dropped(old, new)) is not None:
+        ops.append([[*path, at]])
+        rest = old[:at] + old[at + 1:]
+        for index in range(len(new)):  # (equal by ==; exact types checked all the same)
+            path.append(index)
+            _diff(rest[index], new[index], path, ops)
+            path.pop()
     elif not _same(old, new):
         ops.append([list(path), new])
+
+
+def _dropped(old: list, new: list) -> int | None:
+    """The index of the one item ``old`` lost to become ``new``, if that is all that changed."""
+    for index in range(len(new)):
+        if old[index] != new[index]:
+            return index if old[index + 1:] == new[index:] else None
+    return None
 
 
 def _extends(old: list, new: list) -> bool:

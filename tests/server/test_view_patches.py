@@ -45,12 +45,14 @@ def test_a_chain_of_patches_gives_the_last_value(first, later):
     assert exact(held) == exact(later[-1])
 
 
-def test_nothing_changed_is_the_empty_patch_and_a_grown_list_is_appended_to():
+def test_nothing_changed_is_the_empty_patch_a_grown_list_is_appended_to_and_a_lost_item_removed():
     view = {"pile": [1, 2], "turn": 0}
     assert diff(view, view) == []
     assert diff(view, {"pile": [1, 2, 3], "turn": 0}) == [[["pile", 2], 3]]
     assert diff(view, {"pile": [1], "turn": 0}) == [[["pile", 1]]]
     assert diff(view, {"pile": [1, 2]}) == [[["turn"]]]
+    assert diff({"hand": ["a", "b", "c"]}, {"hand": ["a", "c"]}) == [[["hand", 1]]]  # a card played from a hand
+    assert apply({"hand": ["a", "b", "c"]}, [[["hand", 1]]]) == {"hand": ["a", "c"]}
 
 
 @pytest.mark.parametrize("patch", [[[["nope", 0], 1]], [[["pile", 5], 1]], [[[]]], [[["turn", 0], 1]], [[1, 2, 3]]])

@@ -36,7 +36,8 @@ export const seatStore = {
 };
 
 // A view patch applied to a view (server/protocol/viewpatch.py): [path, value] sets (an index one past a list's
-// end appends), [path] removes; the paths copy what they write, so the view given is left as it was.
+// end appends), [path] removes (a key, or a list's item); the paths copy what they write, so the view given is
+// left as it was.
 export function applyPatch(view, patch) {
   const root = [view];
   const copied = new Set();
