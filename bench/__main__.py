@@ -11,8 +11,8 @@ import platform
 import time
 from pathlib import Path
 
-from . import (abuse_bench, browser_bench, bytes_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench,
-               server_bench, soak_bench, spectator_bench, tournament_bench, workers_bench)
+from . import (abuse_bench, browser_bench, bytes_bench, cluster_bench, fairness_bench, log_bench, round_start_bench,
+               rules_bench, server_bench, soak_bench, spectator_bench, tournament_bench, workers_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -12,9 +12,9 @@ index; the empty path is the whole view. ``diff`` recurses into dicts by key and
 shorter is the start of the longer (a list of equal length, a pile that grew, a hand that lost its last card),
 then appends or removes the tail; a list that lost one item anywhere (a card played from a hand) is patched by
 removing it; anything else that differs is replaced (a list that changed in the middle and in length, a value of
-another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it copies the dicts and
-lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps the last view of each
-table and makes every patched update whole again.
+another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it
+copies the dicts and lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps
+the last view of each table and makes every patched update whole again.
 """
 
 from __future__ import annotations
@@ -143,8 +143,8 @@ class Views:
         self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list]
 
     def whole(self, message: Any) -> Any:
-        """``message`` (any; an update or snapshot is kept) with its ``view`` and ``legal`` whole; raises ``PatchError`` for a
-        patch with no view to apply it to."""
+        """``message`` (any; an update or snapshot is kept) with its ``view`` and ``legal`` whole; raises
+        ``PatchError`` for a patch with no view to apply it to."""
         if type(message) is Update and message.view_patch is not None:
             held = self.held.get(message.table)
             if held is None:

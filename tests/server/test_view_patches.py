@@ -20,7 +20,8 @@ from server.table.settings import TableSettings
 
 from ..rules.test_contract_properties import FAST_OPTIONS
 
-scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=3)
+scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+           | st.text(max_size=3))
 exact = msgspec.json.Encoder(order="sorted").encode  # equal, and of the same types (1 is not True); key order aside
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
                       | st.dictionaries(st.text(max_size=2), inner, max_size=4), max_leaves=20)
