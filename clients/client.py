@@ -48,7 +48,7 @@ from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Lea
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, PROTOCOL_VERSION, Code
-from server.protocol.viewpatch import Views
+from server.protocol.viewpatch import PatchError, Views
 
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connect, the TLS handshake (wss://), the websocket handshake and hello
 PROBE_AFTER = 2.0  # seconds without a frame from the server before the client asks it something (a probe)
@@ -489,6 +489,9 @@ class Client:
                         await ws.send_message(self.codec.encode(pong))
         except ConnectionClosed:
             pass
+        except PatchError:  # a patch that does not fit the view held (never, unless a bug): resync from snapshots
+            self.views = Views()
+            await ws.aclose()
         scope.cancel()
 
     async def _pong_later(self, ws, pong: Pong) -> None:
@@ -511,10 +514,11 @@ class Client:
             table = message.table
             if kind is Update and message.seq <= self.last_seq.get(table, 0):
                 return  # already seen before a reconnect: never twice
+            message = self.views.whole(message)  # a view patch applied (PatchError: not taken, see ``_read``)
             if message.seq >= 0:  # a snapshot after a long gap moves last_seq past updates it did not resend
                 self.last_seq[table] = max(self.last_seq.get(table, 0), message.seq)
             self._keep_receipt(table, message.seq, message.receipt)
-            self._send.send_nowait(self._typed(self.views.whole(message)))  # a view patch applied: whole views
+            self._send.send_nowait(self._typed(message))
             return
         if kind is Accepted:
             self._keep_receipt(message.table, message.seq, message.receipt)
