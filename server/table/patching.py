@@ -27,7 +27,8 @@ from .receiver import Receiver
 if TYPE_CHECKING:
     from .arbiter import Table
 
-RECENT_MOST = 64  # patched messages and converted views remembered for the next receivers of the same message
+RECENT_MOST = 8  # patched messages and converted views remembered for the next spectators of the same message
+# (they are sent it one after another: a few suffice, and an idle table holds little)
 
 
 @dataclass

@@ -222,7 +222,8 @@ export class Client {
   // An update or snapshot with its view and legal list whole (a patch applied to the table's last view).
   whole(message) {
     const held = this.views.get(message.table);
-    if (message.view_patch !== undefined && held) {
+    if (message.view_patch !== undefined) {
+      if (!held) throw new Error(`a view patch for table ${message.table}, whose view this client never had`);
       message.view = applyPatch(held.view, message.view_patch);
       if (message.legal_same) message.legal = held.legal;
       delete message.view_patch;
@@ -235,6 +236,7 @@ export class Client {
   }
 
   take(message, ws) {
+    if (ws.broken) return;
     switch (message.type) {
       case "batch":
         for (const inner of message.messages) this.take(inner, ws);
@@ -252,8 +254,16 @@ export class Client {
       case "snapshot": {
         const last = this.lastSeq.get(message.table) || 0;
         if (message.type === "update" && message.seq <= last) return; // seen before a reconnect: never twice
+        try {
+          this.whole(message);
+        } catch (error) { // a patch that does not fit the view held (never, unless a bug): resync from snapshots
+          this.views.clear();
+          ws.broken = true; // nothing more is taken from it: the resume after the reconnect resends from here
+          ws.close();
+          return;
+        }
         if (message.seq >= 0) this.lastSeq.set(message.table, Math.max(last, message.seq));
-        this.onMessage(this.whole(message));
+        this.onMessage(message);
         return;
       }
       case "closing":
