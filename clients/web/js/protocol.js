@@ -55,6 +55,9 @@ export function applyPatch(view, patch) {
       parent = child;
       step = next;
     }
+    if (Array.isArray(parent) && !(Number.isInteger(step) && step >= 0 && step <= parent.length - !value.length)) {
+      throw new Error(`a view patch's path ${JSON.stringify(path)} is past the end of its list`);
+    }
     if (value.length === 0) {
       if (Array.isArray(parent)) parent.splice(step, 1); else delete parent[step];
     } else {
