@@ -4,6 +4,7 @@ as a client that asked for whole views; a patch that does not fit (a bug) makes 
 from __future__ import annotations
 
 import msgspec
+import pytest
 import trio
 
 from clients.client import open_client
@@ -25,13 +26,14 @@ async def follow(client, table: str) -> list:
     return seen
 
 
-async def test_a_client_sees_the_same_whole_views_with_patches_as_without(nursery, monkeypatch):
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+async def test_a_client_sees_the_same_whole_views_with_patches_as_without(nursery, monkeypatch, encoding):
     patches_made = []
     real = patching.diff
     monkeypatch.setattr(patching, "diff", lambda old, new: patches_made.append(1) or real(old, new))
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     url = f"ws://127.0.0.1:{running.port}"
-    async with open_client(url) as patched, open_client(url, patches=False) as whole:
+    async with open_client(url, encoding=encoding) as patched, open_client(url, patches=False) as whole:
         info = await patched.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 1},
                                           bots=[BotSeat(s) for s in range(3)], bot_delay_ms=30)
         await patched.watch(info.table)
