@@ -11,8 +11,8 @@ import platform
 import time
 from pathlib import Path
 
-from . import (abuse_bench, browser_bench, cluster_bench, fairness_bench, log_bench, round_start_bench, rules_bench,
-               server_bench, soak_bench, spectator_bench, tournament_bench, workers_bench)
+from . import (abuse_bench, browser_bench, bytes_bench, cluster_bench, fairness_bench, log_bench, round_start_bench,
+               rules_bench, server_bench, soak_bench, spectator_bench, tournament_bench, workers_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -51,6 +51,10 @@ def main() -> None:
     spectators = spectator_bench.run()
     spectator_bench.print_table(spectators)
     (RESULTS / "spectators.json").write_text(json.dumps({**stamp, "spectators": spectators}, indent=2))
+    print()
+    sizes = bytes_bench.run()
+    bytes_bench.print_table(sizes)
+    (RESULTS / "bytes.json").write_text(json.dumps({**stamp, "bytes": sizes}, indent=2))
     print()
     soak = soak_bench.run()
     soak_bench.print_table(soak)

@@ -48,6 +48,7 @@ from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Lea
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, PROTOCOL_VERSION, Code
+from server.protocol.viewpatch import PatchError, Views
 from server.protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
                              UndoDrop)
 
@@ -147,9 +148,11 @@ class _Seat:
 
 class Client:
     def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "",
-                 pong_delay: float = 0.0) -> None:
+                 pong_delay: float = 0.0, patches: bool = True) -> None:
         self.url = check_url(url)
         self.codec = CODECS[encoding]
+        self.patches = patches  # ask for updates that carry their view's patch; ``views`` makes them whole again
+        self.views = Views()
         self.reconnect = reconnect
         self.name = name
         self.games: dict[str, Game] = {}  # table -> its game, for typing payloads
@@ -197,7 +200,8 @@ class Client:
             return self._home
         peer = self._peers.get(url)
         if peer is None:
-            peer = Client(url, encoding=self.codec.encoding, reconnect=self.reconnect, name=self.name)
+            peer = Client(url, encoding=self.codec.encoding, reconnect=self.reconnect, name=self.name,
+                          patches=self.patches)
             peer._share(self._home)
             self._peers[url] = peer
             try:
@@ -453,7 +457,7 @@ class Client:
 
     async def _hello(self, ws) -> None:
         await ws.send_message(CODECS["json"].encode(Hello(id=0, protocol=PROTOCOL_VERSION, encoding=self.codec.encoding, client=self.name,
-                                                          batch=True)))
+                                                          batch=True, patches=self.patches)))
         frame = await ws.get_message()
         answer = decode_server(frame, CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"])
         if type(answer) is not Welcome:
@@ -496,6 +500,9 @@ class Client:
                         await ws.send_message(self.codec.encode(pong))
         except ConnectionClosed:
             pass
+        except PatchError:  # a patch that does not fit the view held (never, unless a bug): resync from snapshots
+            self.views = Views()
+            await ws.aclose()
         scope.cancel()
 
     async def _pong_later(self, ws, pong: Pong) -> None:
@@ -518,6 +525,7 @@ class Client:
             table = message.table
             if kind is Update and message.seq <= self.last_seq.get(table, 0):
                 return  # already seen before a reconnect: never twice
+            message = self.views.whole(message)  # a view patch applied (PatchError: not taken, see ``_read``)
             if message.seq >= 0:  # a snapshot after a long gap moves last_seq past updates it did not resend
                 self.last_seq[table] = max(self.last_seq.get(table, 0), message.seq)
             self._keep_receipt(table, message.seq, message.receipt)
@@ -573,9 +581,10 @@ class Client:
 
 @asynccontextmanager
 async def open_client(url: str, *, encoding: str = "json", reconnect: bool = True,
-                      name: str = "", pong_delay: float = 0.0) -> AsyncIterator[Client]:
-    """Connect and say hello; the client reconnects by itself until the block ends."""
-    client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay)
+                      name: str = "", pong_delay: float = 0.0, patches: bool = True) -> AsyncIterator[Client]:
+    """Connect and say hello; the client reconnects by itself until the block ends. ``patches`` (the default):
+    the server sends each update's view as a patch of the last, and the client hands on whole views."""
+    client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay, patches=patches)
     try:
         async with trio.open_nursery() as nursery:
             client._nursery = nursery

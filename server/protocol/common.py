@@ -45,6 +45,7 @@ class Hello(ClientMessage, tag="hello"):
     encoding: Literal["json", "msgpack"] = "json"
     client: str = ""
     batch: bool = False  # True: the server may put several queued messages into one `batch` frame
+    patches: bool = False  # True: updates carry `view_patch` (what changed) instead of the whole `view`
 
 
 class Welcome(ServerMessage, tag="welcome"):

@@ -124,6 +124,9 @@ class Update(ServerMessage, tag="update"):
 
     ``view`` and ``legal`` (the receiver's legal actions, seats only) are the state after this entry; they
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
+    To a connection that said ``patches`` in its hello, ``view_patch`` comes instead of ``view``: what changed
+    since the last view this connection was sent for this table (``viewpatch.py``), and ``legal_same`` (true)
+    instead of ``legal`` when the seat's legal actions are those it was last sent.
     ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
     `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
     ``time_left_ms`` (to a seat, at a lockstep table with ``turn_time_ms``, while a seat is to act): the ms the seat
@@ -142,6 +145,8 @@ class Update(ServerMessage, tag="update"):
     receipt: str | None = None
     pings: list[float | None] | None = None  # with a view: each seat's round trip in ms (None: not measured)
     time_left_ms: int | None = None  # with a view, at a timed lockstep table: ms left to the seat to act (see below)
+    view_patch: list[list[Any]] | None = None  # with `patches`: the view as a patch of the last one sent
+    legal_same: bool = False  # with `patches`: `legal` left out, the same as the last sent
 
 
 class Snapshot(ServerMessage, tag="snapshot"):

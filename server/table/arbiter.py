@@ -28,7 +28,7 @@ from ..fairness import draw_from, lot_rng
 from ..logfile import SeatTaken
 from ..logstore import FileLog
 from ..protocol import Error, SeatInfo, TableInfo
-from . import apply, durable, fair, fanout, intents, playback, seating, seats, spectating, timers
+from . import apply, durable, fair, fanout, intents, patching, playback, seating, seats, spectating, timers
 from .bots import LocalBot, start_stand_in
 from .durable import DurableGate
 from .intents import Intent
@@ -89,6 +89,7 @@ class Table:
         self.spectators: set = set()
         self.stream = spectating.new_stream(settings.spectator_delay_ms, settings.broadcast_key_hash)  # what
         # spectators are sent, and when
+        self.patching = patching.Patching()  # what each receiver that asked for patches was last sent
         self.broadcast_key: str | None = None  # a new table's broadcast key, for its creator's answer only
         self.presence_sent: tuple | None = None  # who was at the table when its seats were last told (fanout)
         self.started = self.log.seq > 0

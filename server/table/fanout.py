@@ -14,7 +14,7 @@ import msgspec
 from rules import ToAct
 
 from ..protocol import BroadcastView, Error, MessageId, Presence, Snapshot, Update
-from . import apply, fair, seating, spectating
+from . import apply, fair, patching, seating, spectating
 from .receiver import Receiver
 from .seats import FREE, TAKEN
 
@@ -46,6 +46,8 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
         return
     if table.fair and (type(message) is Update or type(message) is Snapshot):
         fair.stamp(table, receiver, message.seq)
+    if patching.wants(receiver):  # the view's patch from the last one sent (a connection that asked for them)
+        message = patching.outgoing(table, receiver, message)
     if receiver.deliver(message):
         return
     if receiver in table.spectators:  # a spectator never slows the table, nor is closed: it catches up later

@@ -16,6 +16,9 @@ class Receiver(Protocol):
     """The connection's round-trip meter (fair ordering credits a seat's reactions with it; seat lists show
     it as the seat's ping); None where there is no network between (a bot in the server)."""
 
+    # ``patches`` (optional, False when absent): the connection said ``patches`` in its hello, and is sent its
+    # updates' views as patches (``patching.py``)
+
     def deliver(self, message: Any) -> bool:
         """Queue a message without blocking; False when the outbox is full."""
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
 from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
-from . import apply, fanout, seats, spectating
+from . import apply, fanout, patching, seats, spectating
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
 from ..secrets_typed import new_secret
@@ -107,12 +107,14 @@ def leave(table: Table, receiver: Receiver, message) -> None:
         spectating.forget(table, receiver)
     else:
         return fanout.error(table, receiver, message.id, "not_here", f"you neither sit at nor watch {table.id}")
+    patching.forget(table, receiver)
     fanout.deliver(table, receiver, Left(ref=message.id, table=table.id))
 
 
 def disconnect(table: Table, receiver: Receiver) -> None:
     table.spectators.discard(receiver)
     spectating.forget(table, receiver)
+    patching.forget(table, receiver)
     slot = slot_of(table, receiver)
     if slot is not None and slot.state == TAKEN:
         seats.move(slot, seats.AWAY)

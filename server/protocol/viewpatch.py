@@ -1,0 +1,161 @@
+"""View patches: what changed between two views, small enough to send instead of the whole view.
+
+Pure functions on msgspec builtins (dicts with string keys, lists, str, int, float, bool, None), the values a
+view is on the wire. A patch is a list of operations, applied in order:
+
+- ``[path, value]``: set the value at ``path``: a dict's key (new or not), a list's index, or the index just
+  past a list's end (appends);
+- ``[path]``: remove what is at ``path``: a dict's key, or a list's item (those after it move up one).
+
+A ``path`` is a list of steps from the view's top: a string steps into a dict by key, an integer into a list by
+index; the empty path is the whole view. ``diff`` recurses into dicts by key and into lists by index where the
+shorter is the start of the longer (a list of equal length, a pile that grew, a hand that lost its last card),
+then appends or removes the tail; a list that lost one item anywhere (a card played from a hand) is patched by
+removing it; anything else that differs is replaced (a list that changed in the middle and in length, a value of
+another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it
+copies the dicts and lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps
+the last view of each table and makes every patched update whole again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+
+from .table import Snapshot, Update
+
+
+class PatchError(ValueError):
+    """A patch that does not fit the view it is applied to (a path through a missing key or index)."""
+
+
+def diff(old: Any, new: Any) -> list[list[Any]]:
+    """The patch that turns ``old`` into ``new`` (``apply(old, diff(old, new)) == new``)."""
+    ops: list[list[Any]] = []
+    _diff(old, new, [], ops)
+    return ops
+
+
+def _diff(old: Any, new: Any, path: list, ops: list) -> None:
+    kind = type(new)
+    if kind is dict and type(old) is dict:
+        for key, value in new.items():
+            if key in old:
+                path.append(key)
+                _diff(old[key], value, path, ops)
+                path.pop()
+            else:
+                ops.append([[*path, key], value])
+        for key in old:
+            if key not in new:
+                ops.append([[*path, key]])
+    elif kind is list and type(old) is list and _extends(old, new):
+        common = min(len(old), len(new))
+        for index in range(common):
+            path.append(index)
+            _diff(old[index], new[index], path, ops)
+            path.pop()
+        for index in range(common, len(new)):  # grew: append
+            ops.append([[*path, index], new[index]])
+        for index in range(len(old) - 1, common - 1, -1):  # shrank: remove the tail, last first
+            ops.append([[*path, index]])
+    elif kind is list and type(old) is list and len(old) == len(new) + 1 and (at := _dropped(old, new)) is not None:
+        ops.append([[*path, at]])
+        rest = old[:at] + old[at + 1:]
+        for index in range(len(new)):  # (equal by ==; exact types checked all the same)
+            path.append(index)
+            _diff(rest[index], new[index], path, ops)
+            path.pop()
+    elif not _same(old, new):
+        ops.append([list(path), new])
+
+
+def _dropped(old: list, new: list) -> int | None:
+    """The index of the one item ``old`` lost to become ``new``, if that is all that changed."""
+    for index in range(len(new)):
+        if old[index] != new[index]:
+            return index if old[index + 1:] == new[index:] else None
+    return None
+
+
+def _extends(old: list, new: list) -> bool:
+    """Of equal length, or the shorter one is the start of the longer (then patching by index is small)."""
+    if len(old) == len(new):
+        return True
+    return old[:len(new)] == new if len(old) > len(new) else new[:len(old)] == old
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Equal and of one type (1, 1.0 and True are equal in Python, not on the wire); 0.0 is not -0.0."""
+    if type(old) is not type(new) or old != new:
+        return False
+    return type(new) is not float or math.copysign(1.0, old) == math.copysign(1.0, new)
+
+
+def apply(old: Any, patch: list[list[Any]]) -> Any:
+    """``old`` with ``patch`` applied, as a new value (``old`` is left as it was); raises ``PatchError``."""
+    if not patch:
+        return old
+    root = [old]
+    copies: dict[int, Any] = {}  # the containers copied by this call, by id (held, so no id is reused)
+    try:
+        for op in patch:
+            path = op[0]
+            if len(op) == 1 and not path:
+                raise PatchError("the whole view cannot be removed")
+            parent: Any = root
+            step: Any = 0
+            for next_step in path:
+                child = parent[step]
+                if id(child) not in copies:
+                    if type(child) is dict:
+                        child = dict(child)
+                    elif type(child) is list:
+                        child = list(child)
+                    else:
+                        raise PatchError(f"the path {path!r} steps into a {type(child).__name__}")
+                    copies[id(child)] = child
+                    parent[step] = child
+                parent, step = child, next_step
+            if type(parent) is list and (type(step) is not int or not 0 <= step <= len(parent) - (len(op) == 1)):
+                raise PatchError(f"the path {path!r} is past the end of its list")
+            if len(op) == 1:
+                del parent[step]
+            elif len(op) == 2:
+                if type(parent) is list and step == len(parent):
+                    parent.append(op[1])
+                else:
+                    parent[step] = op[1]
+            else:
+                raise PatchError(f"an operation has 1 or 2 parts, not {len(op)}")
+    except (KeyError, IndexError, TypeError) as error:
+        raise PatchError(f"the patch does not fit the view: {error!r}") from None
+    return root[0]
+
+
+class Views:
+    """A client's side of patches: the last whole view and legal list it holds per table, and each update or
+    snapshot made whole again (``whole``), so that what is above the client sees whole views."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list]
+
+    def whole(self, message: Any) -> Any:
+        """``message`` (any; an update or snapshot is kept) with its ``view`` and ``legal`` whole; raises
+        ``PatchError`` for a patch with no view to apply it to."""
+        if type(message) is Update and message.view_patch is not None:
+            held = self.held.get(message.table)
+            if held is None:
+                raise PatchError(f"a view patch for table {message.table}, whose view this client never had")
+            view = apply(held[0], message.view_patch)
+            legal = held[1] if message.legal_same else message.legal
+            self.held[message.table] = [view, legal]
+            return msgspec.structs.replace(message, view=view, view_patch=None, legal=legal, legal_same=False)
+        if (type(message) is Update or type(message) is Snapshot) and message.view is not None:
+            self.held[message.table] = [msgspec.to_builtins(message.view, str_keys=True), message.legal]
+        return message
+
+    def forget(self, table: str) -> None:
+        self.held.pop(table, None)

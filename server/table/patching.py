@@ -1,0 +1,107 @@
+"""Updates that carry what changed, to the connections that asked for them (``patches`` in their hello).
+
+Just before a message is handed to such a receiver (``fanout.hand_over``: in its final order, after the batch
+and the durability gate), an update with a view becomes one with ``view_patch``, the patch
+(``protocol/viewpatch.py``) from the last view that receiver was sent for this table, and ``legal_same`` in
+place of a legal list equal to the last it was sent. A snapshot stays whole and is where each receiver starts
+(or starts again: seating, resume, catch-up, a spectator taken back into the stream after falling behind).
+
+What each receiver was last sent lives in ``Patching.sent``, freed when it leaves or disconnects (``forget``).
+Spectators share their updates: the patch from the view they all hold is built once (``recent``, keyed by the
+message and the view it starts from) and shared for encoding once (``encodeonce``); a spectator holding another
+view (one that just joined mid-batch) gets its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .. import encodeonce
+from ..protocol import Snapshot, Update
+from ..protocol.viewpatch import diff
+from .receiver import Receiver
+
+if TYPE_CHECKING:
+    from .arbiter import Table
+
+RECENT_MOST = 8  # patched messages and converted views remembered for the next spectators of the same message
+# (they are sent it one after another: a few suffice, and an idle table holds little)
+
+
+@dataclass
+class Sent:
+    view: Any  # the last view sent, as msgspec builtins
+    legal: list | None  # the last legal list sent (seats)
+
+
+@dataclass
+class Patching:
+    sent: dict = field(default_factory=dict)  # receiver -> Sent
+    recent: dict = field(default_factory=dict)  # (id(message), id(base view)) -> (message, base, patched)
+    views: dict = field(default_factory=dict)  # id(view) -> (view, its builtins): spectators' views, converted once
+
+
+def wants(receiver: Receiver) -> bool:
+    return getattr(receiver, "patches", False)
+
+
+def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
+    """``message`` as ``receiver`` is to get it, and noted as what it was sent."""
+    kind = type(message)
+    if kind is Snapshot:
+        table.patching.sent[receiver] = Sent(_builtins(table, receiver, message.view), message.legal)
+        return message
+    if kind is not Update or message.view is None:
+        return message
+    sent = table.patching.sent.get(receiver)
+    if sent is None:  # no view sent yet (never so after a snapshot): the whole view
+        table.patching.sent[receiver] = Sent(_builtins(table, receiver, message.view), message.legal)
+        return message
+    patched, view = _patched(table, receiver, message, sent.view)
+    sent.view = view
+    if message.legal is not None:
+        if message.legal == sent.legal:
+            patched = msgspec.structs.replace(patched, legal=None, legal_same=True)
+        sent.legal = message.legal
+    return patched
+
+
+def forget(table: Table, receiver: Receiver) -> None:
+    table.patching.sent.pop(receiver, None)
+
+
+def _patched(table: Table, receiver: Receiver, message: Update, base: Any) -> tuple[Update, Any]:
+    """The update with its patch from ``base``, and the view it leads to (built once per message and base)."""
+    view = _builtins(table, receiver, message.view)
+    recent = table.patching.recent
+    key = (id(message), id(base))
+    hit = recent.get(key)
+    if hit is not None and hit[0] is message and hit[1] is base:
+        return hit[2], view
+    patched = msgspec.structs.replace(message, view=None, view_patch=diff(base, view))
+    if receiver in table.spectators:  # shared by the spectators that hold ``base``
+        _remember(recent, key, (message, base, patched))
+        if len(table.spectators) > 1:
+            encodeonce.share(patched)
+    return patched, view
+
+
+def _builtins(table: Table, receiver: Receiver, view: Any) -> Any:
+    """The view as builtins; a spectator's converted once and the same object for all (so their bases match)."""
+    if receiver not in table.spectators:
+        return msgspec.to_builtins(view, str_keys=True)
+    hit = table.patching.views.get(id(view))
+    if hit is not None and hit[0] is view:
+        return hit[1]
+    converted = msgspec.to_builtins(view, str_keys=True)
+    _remember(table.patching.views, id(view), (view, converted))
+    return converted
+
+
+def _remember(cache: dict, key: Any, value: Any) -> None:
+    cache[key] = value
+    if len(cache) > RECENT_MOST:
+        del cache[next(iter(cache))]

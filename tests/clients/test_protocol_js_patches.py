@@ -1,0 +1,75 @@
+"""The browser's protocol client applies view patches as the server makes them: ``applyPatch`` in
+``clients/web/js/protocol.js``, run by Node on patches from ``viewpatch.diff`` (skipped without Node)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from server.protocol.codes import codes_js
+from server.protocol.viewpatch import diff
+
+from ..server.test_view_patches import values
+
+NODE = shutil.which("node")
+JS = Path(__file__).resolve().parents[2] / "clients" / "web" / "js" / "protocol.js"
+RUN = """import { applyPatch } from "./protocol.js";
+import { readFileSync } from "node:fs";
+const cases = JSON.parse(readFileSync(0, "utf8"));
+const out = cases.map(([old, patch, want]) => { const kept = JSON.stringify(old); const got = applyPatch(old, patch);
+  if (JSON.stringify(old) !== kept) throw new Error("the view given was changed"); return [got, want]; });
+process.stdout.write(JSON.stringify(out));
+"""
+sorted_json = msgspec.json.Encoder(order="sorted").encode
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+@settings(max_examples=5, deadline=None)
+@given(st.lists(st.tuples(values, values), min_size=20, max_size=40))
+def test_the_browser_applies_each_patch_to_give_the_new_view(tmp_path_factory, pairs):
+    folder = tmp_path_factory.mktemp("js")
+    (folder / "protocol.js").write_text(JS.read_text())
+    (folder / "codes.js").write_text(codes_js())
+    (folder / "run.mjs").write_text(RUN)
+    cases = [[old, diff(old, new), new] for old, new in pairs]
+    done = subprocess.run([NODE, "run.mjs"], cwd=folder, input=json.dumps(cases), capture_output=True, text=True,
+                          check=True, timeout=60)
+    for view, want in json.loads(done.stdout):  # ``want`` as the browser reads it (0.0 is 0 there)
+        assert sorted_json(view) == sorted_json(want)
+
+
+CLIENT = """import { Client } from "./protocol.js";
+const seen = [];
+const client = new Client("ws://unused/", { onMessage: (m) => seen.push(m) });
+let closed = 0;
+const ws = { send() {}, close() { closed += 1; } };
+const update = (seq, patch, extra = {}) => ({ type: "update", table: "t1", seq, actor: 0, events: [], to_act: [0],
+                                             view_patch: patch, ...extra });
+client.take({ type: "snapshot", table: "t1", seq: 3, view: { hand: ["a", "b"], turn: 0 }, to_act: [0],
+              legal: [{ type: "draw" }] }, ws);
+client.take({ type: "batch", messages: [update(4, [[["hand", 0]], [["turn"], 1]], { legal_same: true }),
+                                        update(5, [[["hand", 1], "c"]], { legal: [] })] }, ws);
+client.take(update(6, [[["hand", 5], 1]]), ws);
+client.take(update(7, []), ws);
+process.stdout.write(JSON.stringify({ seen, closed, last: client.lastSeq.get("t1") }));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_browser_hands_on_whole_views_and_resyncs_when_a_patch_does_not_fit(tmp_path):
+    (tmp_path / "protocol.js").write_text(JS.read_text())
+    (tmp_path / "codes.js").write_text(codes_js())
+    (tmp_path / "run.mjs").write_text(CLIENT)
+    done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
+    out = json.loads(done.stdout)
+    views = [(m["seq"], m["view"], m.get("legal"), "view_patch" in m) for m in out["seen"]]
+    assert views == [(3, {"hand": ["a", "b"], "turn": 0}, [{"type": "draw"}], False),
+                     (4, {"hand": ["b"], "turn": 1}, [{"type": "draw"}], False),  # legal_same: the last list
+                     (5, {"hand": ["b", "c"], "turn": 1}, [], False)]
+    assert out["closed"] == 1 and out["last"] == 5  # the bad patch drops the socket; nothing after it is taken

@@ -1,0 +1,115 @@
+"""A table's side of patches: to receivers that asked for them, updates carry ``view_patch`` and leave out an
+unchanged legal list; spectators' patches are built and encoded once; a receiver that falls behind or comes back
+starts again from a whole snapshot; what the table keeps for a receiver goes when it does; and a receiver that did
+not ask gets whole views as before."""
+
+from __future__ import annotations
+
+import msgspec
+import trio
+
+from server import encodeonce
+from server.protocol import CODECS, Act, BotSeat, Leave, Snapshot, TakeSeat, Update, Watch
+from server.protocol.viewpatch import Views
+from server.table import intents
+
+from .helpers import Sink, new_table, settle
+
+
+class PatchSink(Sink):
+    """A receiver that said ``patches`` in its hello, and mends what it gets into whole views."""
+
+    patches = True
+
+    def __init__(self, full: bool = False) -> None:
+        super().__init__(full)
+        self.views = Views()
+        self.mended: list = []
+
+    def deliver(self, message) -> bool:
+        taken = super().deliver(message)
+        if taken:
+            self.mended.append(self.views.whole(message))
+        return taken
+
+    def last_mended(self):
+        return next(m.view for m in reversed(self.mended) if type(m) in (Update, Snapshot) and m.view is not None)
+
+
+def exact(view):
+    return msgspec.json.Encoder(order="sorted").encode(view)
+
+
+async def test_spectators_that_asked_share_one_patched_update_encoded_once(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=50)
+    await nursery.start(table.run)
+    patching, whole = [PatchSink() for _ in range(3)], Sink()
+    for sink in [*patching, whole]:
+        await table.submit(intents.Watch(sink, Watch(table="t1")))
+    await table.over.wait()
+    lasts = [[m for m in sink.of(Update) if m.view_patch is not None][-1] for sink in patching]
+    assert lasts[0] is lasts[1] is lasts[2] and lasts[0].view is None  # built once, for all three
+    assert encodeonce.encoded(lasts[0], CODECS["json"]) is encodeonce.encoded(lasts[0], CODECS["json"])
+    assert all(m.view_patch is None for m in whole.of(Update))  # the one that did not ask: whole views
+    for sink in patching:
+        assert exact(sink.last_mended()) == exact(whole.last_view())
+    sizes = [len(CODECS["json"].encoder.encode(m)) for m in (lasts[0], whole.of(Update)[-1])]
+    assert sizes[0] < sizes[1]
+
+
+async def test_a_seat_that_asked_is_sent_legal_only_when_it_changed(nursery, autojump_clock):
+    table = new_table(seats=2, mode="lockstep", options={"races": 1})
+    await nursery.start(table.run)
+    me, other = PatchSink(), Sink()
+    await table.submit(intents.TakeSeat(me, TakeSeat(table="t1", seat=0)))
+    await table.submit(intents.TakeSeat(other, TakeSeat(table="t1", seat=1)))
+    await settle()
+    for _ in range(12):  # both seats play their first legal action in turn
+        for sink, seat in ((me, 0), (other, 1)):
+            turn = table.session.to_act()
+            if seat in turn.seats:
+                action = table.game.legal_actions(table.session.state, seat)[0]
+                await table.submit(intents.Act(sink, Act(table="t1", action=action)))
+                await settle()
+    updates = [m for m in me.of(Update) if m.view_patch is not None]
+    assert any(m.legal_same and m.legal is None for m in updates)  # unchanged: left out, and said so
+    assert any(m.legal is not None for m in updates)  # changed: sent
+    held = me.of(Snapshot)[-1].legal
+    for message in me.messages:
+        if type(message) is Update and message.legal is not None:
+            assert message.legal != held  # sent only when it differs from the last sent
+            held = message.legal
+    mended = [m for m in me.mended if type(m) is Update and m.view is not None][-1]
+    assert mended.legal == table.game.legal_actions(table.session.state, 0)
+    assert exact(me.last_mended()) == exact(table.game.view(table.session.state, 0))
+
+
+async def test_a_spectator_that_fell_behind_starts_again_from_a_snapshot(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=300)
+    await nursery.start(table.run)
+    slow, fine = PatchSink(), PatchSink()
+    await table.submit(intents.Watch(slow, Watch(table="t1")))
+    await table.submit(intents.Watch(fine, Watch(table="t1")))
+    await settle()
+    slow.full = True
+    while len(fine.of(Update)) < 10:
+        await fine.arrived.wait()
+    slow.full = False
+    await table.over.wait()
+    await trio.sleep(2)  # past the next offer of a snapshot
+    assert slow.of(Snapshot)[-1].skipped > 0
+    assert exact(slow.last_mended()) == exact(fine.last_mended()) == exact(table.game.view(table.session.state, None))
+
+
+async def test_what_the_table_keeps_for_a_receiver_goes_when_it_leaves_or_disconnects(nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=100)
+    await nursery.start(table.run)
+    leaving, dropping = PatchSink(), PatchSink()
+    await table.submit(intents.Watch(leaving, Watch(table="t1")))
+    await table.submit(intents.Watch(dropping, Watch(table="t1")))
+    await settle()
+    assert set(table.patching.sent) == {leaving, dropping}
+    await table.submit(intents.Leave(leaving, Leave(table="t1")))
+    await table.submit(intents.Disconnect(dropping))
+    await settle()
+    assert table.patching.sent == {}

@@ -1,0 +1,157 @@
+"""Updates that carry what changed (``patches`` in the hello): the patch format's round trip on any values, and,
+for every game, seat and spectator over random play, each patched update applied from the snapshot gives exactly
+the view (and legal list) the server would have sent whole."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from rules import GAMES, Rng, make_setup
+from server.protocol import BotSeat, Snapshot, Update, Watch
+from server.protocol.viewpatch import PatchError, Views, apply, diff
+from server.table import arbiter, intents, patching
+from server.table.arbiter import Table
+from server.table.bots import LocalBot
+from server.table.settings import TableSettings
+
+from ..rules.test_contract_properties import FAST_OPTIONS
+
+scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+           | st.text(max_size=3))
+exact = msgspec.json.Encoder(order="sorted").encode  # equal, and of the same types (1 is not True); key order aside
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                      | st.dictionaries(st.text(max_size=2), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, values)
+def test_applying_the_diff_of_two_values_gives_the_second_and_leaves_the_first_alone(old, new):
+    kept = exact(old)
+    patched = apply(old, diff(old, new))
+    assert exact(patched) == exact(new)
+    assert exact(old) == kept
+    assert msgspec.json.decode(msgspec.json.encode(diff(old, new))) == diff(old, new)  # the patch is plain JSON
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, st.lists(values, min_size=1, max_size=4))
+def test_a_chain_of_patches_gives_the_last_value(first, later):
+    held = first
+    for new in later:
+        held = apply(held, diff(held, new))
+    assert exact(held) == exact(later[-1])
+
+
+def test_nothing_changed_is_the_empty_patch_a_grown_list_is_appended_to_and_a_lost_item_removed():
+    view = {"pile": [1, 2], "turn": 0}
+    assert diff(view, view) == []
+    assert diff(view, {"pile": [1, 2, 3], "turn": 0}) == [[["pile", 2], 3]]
+    assert diff(view, {"pile": [1], "turn": 0}) == [[["pile", 1]]]
+    assert diff(view, {"pile": [1, 2]}) == [[["turn"]]]
+    assert diff({"hand": ["a", "b", "c"]}, {"hand": ["a", "c"]}) == [[["hand", 1]]]  # a card played from a hand
+    assert apply({"hand": ["a", "b", "c"]}, [[["hand", 1]]]) == {"hand": ["a", "c"]}
+
+
+@pytest.mark.parametrize("patch", [[[["nope", 0], 1]], [[["pile", 5], 1]], [[[]]], [[["turn", 0], 1]], [[1, 2, 3]]])
+def test_a_patch_that_does_not_fit_is_a_patch_error(patch):
+    with pytest.raises(PatchError):
+        apply({"pile": [1, 2], "turn": 0}, patch)
+
+
+OUTGOING = patching.outgoing  # the real one (each example patches it again)
+
+
+class PatchingBot(LocalBot):
+    """A server bot that asked for patches: it plays on the views it mends from them, and keeps for the test
+    what the server would have sent whole (``whole``) and what it made of what was sent (``mended``)."""
+
+    patches = True
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.views, self.whole, self.mended, self.patched = Views(), [], [], 0
+
+    def deliver(self, message):
+        self.patched += type(message) is Update and message.view_patch is not None
+        message = self.views.whole(message)
+        if type(message) in (Update, Snapshot) and message.view is not None:
+            self.mended.append(message)
+            message = msgspec.structs.replace(message, view=msgspec.convert(message.view, self.table.game.view_type))
+        return super().deliver(message)
+
+
+class PatchingSpectator:
+    """A spectator that asked for patches."""
+
+    patches = True
+    latency = None
+
+    def __init__(self) -> None:
+        self.views, self.whole, self.mended, self.patched = Views(), [], [], 0
+
+    def deliver(self, message) -> bool:
+        self.patched += type(message) is Update and message.view_patch is not None
+        message = self.views.whole(message)
+        if type(message) in (Update, Snapshot) and message.view is not None:
+            self.mended.append(message)
+        return True
+
+    def close(self, code, message) -> None:
+        pass
+
+
+def play(game, setup, seed, monkeypatch) -> list:
+    """A table of patching bots and two patching spectators, played to its end; every patching receiver."""
+    receivers = []
+
+    def bot(*args, **kwargs):
+        made = PatchingBot(*args, **kwargs)
+        receivers.append(made)
+        return made
+
+    def spy(table, receiver, message):
+        if type(message) in (Update, Snapshot) and message.view is not None:
+            receiver.whole.append(message)
+        return OUTGOING(table, receiver, message)
+
+    monkeypatch.setattr(arbiter, "LocalBot", bot)
+    monkeypatch.setattr(patching, "outgoing", spy)
+    spectators = [PatchingSpectator(), PatchingSpectator()]
+
+    async def main():
+        table = Table("t1", game, setup, seed, TableSettings(bots=tuple(BotSeat(s) for s in range(setup.seats)),
+                                                                bot_delay_ms=20))
+        async with trio.open_nursery() as nursery:
+            await nursery.start(table.run)
+            await table.submit(intents.Watch(spectators[0], Watch(table="t1")))
+            with trio.move_on_after(0.2):
+                await table.over.wait()
+            await table.submit(intents.Watch(spectators[1], Watch(table="t1")))  # one that comes later
+            await table.over.wait()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    return receivers + spectators
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 6))
+def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, seed, seats, monkeypatch):
+    game = GAMES[name]
+    seats = max(game.info.min_seats, min(seats, game.info.max_seats))
+    mode = Rng(seed).choice(list(game.info.modes))
+    setup = make_setup(game.info, seats, mode, FAST_OPTIONS.get(name, [{}])[0])
+    receivers = play(game, setup, seed, monkeypatch)
+    for receiver in receivers[:-1]:  # (the spectator who came later may have come at the end)
+        assert len(receiver.whole) > 1 and receiver.patched >= len(receiver.whole) // 2  # most came as patches
+    for receiver in receivers:
+        assert len(receiver.mended) == len(receiver.whole)
+        for whole, mended in zip(receiver.whole, receiver.mended):
+            assert mended.seq == whole.seq
+            assert exact(mended.view) == exact(whole.view)
+            assert mended.legal == whole.legal
