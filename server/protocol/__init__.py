@@ -23,8 +23,8 @@ from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hel
 from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummary, ListGames, ListTables,
                     OpenPlayback, OptionInfo, Replay, ReplayFrames, Rival, SeatInfo,
                     TableCreated, TableInfo, Tables, game_summary)
-from .table import (Accepted, Act, Contest, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
-                    Update, Watch, Watching)
+from .table import (Accepted, Act, Contest, Leave, Left, Rejected, Rematch, RematchOffered, Resume, Seated,
+                    Snapshot, TableEnded, TakeSeat, Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,
                          RatingRow, Ratings, Register, Registered, SeatingInfo, StandingRow, StartTournament,
                          TournamentCreated, TournamentInfo, TournamentLog, TournamentLogFile, Tournaments,
@@ -37,7 +37,8 @@ __all__ = [
     "Welcome", "BotSeat", "CreateTable", "Frame", "FrameContest", "Games", "GameSummary", "ListGames", "ListTables",
     "OpenPlayback", "OptionInfo", "Replay", "ReplayFrames", "Rival", "SeatInfo",
     "TableCreated", "TableInfo", "Tables", "game_summary", "Accepted", "Act", "Contest", "Leave", "Left", "Rejected",
-    "Resume", "Seated", "Snapshot", "TableEnded", "TakeSeat", "Update", "Watch", "Watching", "CheckIn",
+    "Rematch", "RematchOffered", "Resume", "Seated", "Snapshot", "TableEnded", "TakeSeat", "Update", "Watch",
+    "Watching", "CheckIn",
     "CorrectResult", "CreateTournament", "Drop", "Leaderboard", "ListTournaments", "PlayerInfo", "RatingRow",
     "Ratings", "Register", "Registered", "SeatingInfo", "StandingRow", "StartTournament", "TournamentCreated",
     "TournamentInfo", "TournamentLog", "TournamentLogFile", "Tournaments", "TournamentState", "WatchTournament",

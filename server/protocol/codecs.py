@@ -14,8 +14,8 @@ import msgspec
 from .common import (PROTOCOL_VERSION, Batch, Closing, Error, Hello, MessageId, Ping, Pong, Redirect, Welcome)
 from .lobby import (CreateTable, Games, ListGames, ListTables, OpenPlayback, Replay, ReplayFrames, TableCreated,
                     Tables)
-from .table import (Accepted, Act, Leave, Left, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat, Update,
-                    Watch, Watching)
+from .table import (Accepted, Act, Leave, Left, Rejected, Rematch, RematchOffered, Resume, Seated, Snapshot,
+                    TableEnded, TakeSeat, Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Ratings,
                          Register, Registered, StartTournament, TournamentCreated, TournamentLog, TournamentLogFile,
                          Tournaments, TournamentState, WatchTournament, YourTable)
@@ -23,13 +23,13 @@ from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderb
 
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
-                          CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog]
+                          CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog, Rematch]
 
 
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
                           TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing,
-                          TournamentLogFile]
+                          TournamentLogFile, RematchOffered]
 
 
 class IdOnly(msgspec.Struct, frozen=True):

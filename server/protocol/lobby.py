@@ -34,8 +34,12 @@ class GameSummary(msgspec.Struct, frozen=True):
 
 
 class Games(ServerMessage, tag="games"):
+    """The games on offer; ``human_pace_ms``: server bots' pause before each action at a table a person plays,
+    by mode (``commandline.human_pace_ms``): what `create` and the browser's form offer as ``bot_delay_ms``."""
+
     ref: MessageId
     games: list[GameSummary]
+    human_pace_ms: dict[str, int] = {}
 
 
 def game_summary(info) -> GameSummary:
@@ -100,6 +104,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     fair_ms: int = 50
     practice: bool = False  # a practice table (created with ``practice``)
     seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
+    rematch: str | None = None  # a finished table: the table opened as its rematch (``rematch``), once one is
 
 
 class TableCreated(ServerMessage, tag="table_created"):

@@ -109,6 +109,8 @@ class Table:
         self.practice = settings.practice
         self.log_closed = False  # the log file is closed: the table finished and its end is on disk
         self.played_out = False  # a playback fed its last entry
+        self.rematch: str | None = None  # once it is over: the table opened as its rematch (``server/rematch.py``)
+        self.rematching = trio.Lock()  # held while that table is being opened: one rematch for all who ask
 
     # ------------------------------------------------------------------ outside the arbiter
 
@@ -151,7 +153,7 @@ class Table:
                    for s, ping in zip(self.slots, self.pings())],
             seq=self.log.seq, status=status, spectators=len(self.spectators),
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
-            practice=self.practice, seed=self.chosen_seed,
+            practice=self.practice, seed=self.chosen_seed, rematch=self.rematch,
         )
 
     def pings(self) -> list[float | None]:
@@ -328,6 +330,10 @@ class Table:
                 playback.replay_entry(self, entry)
             case intents.LogFailed(error=error):
                 raise error
+            case intents.Offer(message=message):
+                people = [s.receiver for s in self.slots if s.receiver is not None and s.state not in (BOT, STAND_IN)]
+                for receiver in people + list(self.spectators):
+                    fanout.deliver(self, receiver, message)
             case _:  # a bug in the gateway, not a client's mistake
                 raise ValueError(f"unknown intent {intent!r}")
 
