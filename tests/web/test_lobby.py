@@ -137,7 +137,7 @@ def test_quick_play_seats_two_people_at_one_table_and_the_first_waits_for_the_se
     ana.wait_for_selector(".waiting")
     table = ana.get_attribute(".table-page", "data-table")
     assert ana.text_content(".turn").strip() == "Waiting for 1 more player."
-    assert ana.text_content(".waiting-who") == "You (seat 1) is seated." or "You (seat 1)" in ana.text_content(".waiting")
+    assert ana.text_content(".waiting-who") == "Seated: You (seat 1)."
     assert "Race 0" not in ana.text_content(".board") and "dealing" not in ana.text_content(".board")
     ana.screenshot(path=shots / "waiting_390.png", full_page=True)
     fits(ana, PHONE["width"])
@@ -159,7 +159,7 @@ def test_a_second_person_at_a_table_with_a_bot_is_waited_for_in_plain_words(pers
     ana.click("button[type=submit]")
     ana.wait_for_selector(".waiting")
     assert ana.text_content(".turn").strip() == "Waiting for 1 more player."
-    assert "You (seat 1) and heuristic bot (seat 3) are seated." in ana.text_content(".waiting")
+    assert ana.text_content(".waiting-who") == "Seated: You (seat 1) and heuristic bot (seat 3)."
     assert "Still free: seat 2." in ana.text_content(".waiting")
     ana.screenshot(path=shots / "waiting_1280.png", full_page=True)
     table = ana.get_attribute(".table-page", "data-table")

@@ -7,7 +7,7 @@
 import { h, morph, mount } from "./dom.js";
 import { nameProblem } from "./names.js";
 import { seatStore } from "./protocol.js";
-import { joinWords } from "./words.js";
+import { capital, joinWords } from "./words.js";
 
 const NAME = "photofinish.name";
 const FINISHED_SHOWN = 50; // finished tables listed when unfolded (the newest)
@@ -132,6 +132,7 @@ export class LobbyPage {
       await this.client.takeSeat(table.table, null, this.name);
       location.hash = `#/play/${table.table}`;
     } catch (error) {
+      this.busy = null;
       this.notice = `Quick play found no seat: ${error.reason || error}`;
       this.render();
     } finally {
@@ -166,7 +167,7 @@ export class LobbyPage {
     localStorage.setItem(NAME, value.trim());
     const problem = nameProblem(value, "your name");
     const hint = document.getElementById("name-problem");
-    if (hint) hint.textContent = problem ? `${problem}.` : "";
+    if (hint) hint.textContent = problem ? `${capital(problem)}.` : "";
     event.target.setAttribute("aria-invalid", problem ? "true" : "false");
   }
 
@@ -181,7 +182,7 @@ export class LobbyPage {
             h("input", { id: "name", "data-key": "name", value: this.name, maxlength: 40, autocomplete: "nickname",
                          "aria-invalid": problem ? "true" : "false", "aria-describedby": "name-problem",
                          oninput: (e) => this.typedName(e) }),
-            h("span", { id: "name-problem", class: "name-problem", "aria-live": "polite" }, problem ? `${problem}.` : "")),
+            h("span", { id: "name-problem", class: "name-problem", "aria-live": "polite" }, problem ? `${capital(problem)}.` : "")),
           this.quickPlayBox(),
           this.createForm()),
         h("div", { class: "lobby-tables" },

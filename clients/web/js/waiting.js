@@ -2,7 +2,7 @@
 // the free seats, instead of an empty board ("Race 0 · dealing") under "Waiting for the table...".
 
 import { h } from "./dom.js";
-import { capital, joinWords } from "./words.js";
+import { joinWords } from "./words.js";
 
 const HERE = new Set(["taken", "bot", "stand_in"]);
 
@@ -27,7 +27,7 @@ export function waitingBoard(info, who) {
   const free = missing(info);
   return h("div", { class: "waiting", "data-key": "waiting" },
     h("p", { class: "waiting-who" }, seated.length
-      ? `${capital(joinWords(seated.map((seat) => `${who(seat.seat)} (seat ${seat.seat + 1})`)))} ${seated.length === 1 ? "is" : "are"} seated.`
+      ? `Seated: ${joinWords(seated.map((seat) => `${who(seat.seat)} (seat ${seat.seat + 1})`))}.`
       : "Nobody is seated yet."),
     h("p", { class: "waiting-free" }, `Still free: ${joinWords(free.map((seat) => seat.state === "free"
       ? `seat ${seat.seat + 1}` : `seat ${seat.seat + 1} (kept for ${seat.name || "its player"})`))}. `,
