@@ -81,7 +81,7 @@ export class LobbyPage {
   }
 
   // The name as the server will check it; false (and the reason on the page) for a name it would refuse.
-  nameIsTaken() {
+  nameAccepted() {
     const problem = nameProblem(this.name, "your name");
     if (!problem) return true;
     this.notice = `Choose another name: ${problem}. Nothing was created.`;
@@ -91,7 +91,7 @@ export class LobbyPage {
   }
 
   async sit(table, seat) {
-    if (!this.nameIsTaken()) return;
+    if (!this.nameAccepted()) return;
     try {
       await this.client.takeSeat(table, seat, this.name);
       location.hash = `#/play/${table}`;
@@ -105,7 +105,7 @@ export class LobbyPage {
   // table of it (the fullest first: it starts soonest); else a new table of it with its defaults (its first mode,
   // its fewest seats, all for people) and the first seat.
   async quickPlay(name) {
-    if (this.busy || !this.nameIsTaken()) return;
+    if (this.busy || !this.nameAccepted()) return;
     const game = this.app.gamesByName.get(name);
     this.busy = name;
     this.notice = null;
@@ -143,7 +143,7 @@ export class LobbyPage {
   async create(event) {
     event.preventDefault();
     const f = this.form;
-    if (f.sit && !this.nameIsTaken()) return; // before the table exists: a refused name leaves none behind
+    if (f.sit && !this.nameAccepted()) return; // before the table exists: a refused name leaves none behind
     const game = this.app.gamesByName.get(f.game);
     const options = gameOptions(game, f.options);
     const bots = Object.entries(f.bots).filter(([seat, policy]) => policy && Number(seat) < f.seats)
