@@ -44,6 +44,7 @@ from rules import Game, get_game
 from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
+from server.protocol import RematchOffered
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
@@ -533,8 +534,8 @@ class Client:
             return
         if kind is Accepted:
             self._keep_receipt(message.table, message.seq, message.receipt)
-        if kind is TableEnded or kind is YourTable or (kind is TournamentState and message.ref is None):
-            self._send.send_nowait(message)  # pushed: a table ended early, your seat this round, a change
+        if kind in (TableEnded, YourTable, RematchOffered) or (kind is TournamentState and message.ref is None):
+            self._send.send_nowait(message)  # pushed: a table ended early, your seat this round, a change, a rematch
             return
         if kind is Closing:
             if message.code in NO_RECONNECT:

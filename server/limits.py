@@ -17,8 +17,8 @@ import msgspec
 
 from .protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
                        UndoDrop)
-from .protocol import (Act, CheckIn, Code, CorrectResult, Drop, Leave, OpenPlayback, Refusal, Register, Replay,
-                       ReportResult, Resume, SetReportedTables, SettleResult, StartTournament, TakeSeat, Watch,
+from .protocol import (Act, CheckIn, Code, CorrectResult, Drop, Leave, OpenPlayback, Refusal, Register, Rematch,
+                       Replay, ReportResult, Resume, SetReportedTables, SettleResult, StartTournament, TakeSeat, Watch,
                        WatchTournament)
 
 # ------------------------------------------------------------------ nesting depth
@@ -164,7 +164,7 @@ def shallow_msgpack_id(data: bytes):
 LOG_ID = re.compile(r"t[0-9]{1,24}")  # a table's log: tables/t<n>.log
 TOURNAMENT_ID = re.compile(r"T[0-9]{1,24}")
 TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # t<n>, p<n> (a playback), or an alias (demo, open)
-TABLE_CALLS = (TakeSeat, Resume, Watch, Act, Leave)
+TABLE_CALLS = (TakeSeat, Resume, Watch, Act, Leave, Rematch)
 TOURNAMENT_CALLS = (Register, CheckIn, Drop, StartTournament, CorrectResult, WatchTournament, ReportResult,
                     SettleResult, SetReportedTables, RepairRound, SwapPlayers, EndRound, CancelTournament, Penalise,
                     Disqualify, UndoDrop, Reenter)

@@ -11,12 +11,14 @@ import trio
 from rules import RulesError
 
 from .. import frames
+from ..protocol.commandline import HUMAN_PACE_MS
+from ..rematch import open_rematch
 from ..directory import Directory
 from ..lobby import Lobby
 from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
                         Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,
-                        Redirect, Refusal, Register, Registered, Replay, ReportResult, Resume, SetReportedTables,
-                        SettleResult, StartTournament, TableCreated, Tables,
+                        Redirect, Refusal, Register, Registered, Rematch, Replay, ReportResult, Resume,
+                        SetReportedTables, SettleResult, StartTournament, TableCreated, Tables,
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         Watch, WatchTournament)
 from ..limits import check_ids
@@ -50,11 +52,13 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
         if kind is Hello:
             raise Refusal(Code.ALREADY_GREETED, "hello comes once, first")
         if kind is ListGames:
-            conn.deliver(Games(ref=message.id, games=lobby.games()))
+            conn.deliver(Games(ref=message.id, games=lobby.games(), human_pace_ms=dict(HUMAN_PACE_MS)))
         elif kind is CreateTable:
             table = await create_table(conn, lobby, directory, message)
             if table is not None:
                 conn.deliver(TableCreated(ref=message.id, table=table.info(), broadcast_key=table.broadcast_key))
+        elif kind is Rematch:
+            await rematch(conn, lobby, directory, message)
         elif kind is OpenPlayback:
             not_before_its_end_is_shown(lobby, message.log)
             table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)
@@ -138,6 +142,19 @@ async def create_table(conn, lobby: Lobby, directory: Directory, message: Create
         raise
     await directory.announce(table.info())  # listed everywhere once answered, even if this node dies
     return table
+
+
+async def rematch(conn, lobby: Lobby, directory: Directory, message: Rematch) -> None:
+    """The finished table's rematch (``server/rematch.py``), or a redirect to the node that holds that table."""
+    try:
+        lobby.find(message.table)
+    except Refusal as error:
+        url = await directory.locate("table", message.table) if error.code == Code.NO_TABLE else None
+        if url is None:
+            raise
+        return conn.deliver(Redirect(ref=message.id, url=url, table=message.table))
+    table = await open_rematch(conn, lobby, directory, message, create_table)
+    conn.deliver(TableCreated(ref=message.id, table=table.info()))
 
 
 async def tournament_call(conn, hub, directory: Directory, message) -> None:

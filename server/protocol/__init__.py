@@ -26,8 +26,8 @@ from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hel
 from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummary, ListGames, ListTables,
                     OpenPlayback, OptionInfo, Replay, ReplayFrames, Rival, SeatInfo,
                     TableCreated, TableInfo, Tables, game_summary)
-from .table import (Accepted, Act, BroadcastView, Contest, Leave, Left, Presence, Rejected, Resume, Seated, Snapshot,
-                    TableEnded, TakeSeat, Update, Watch, Watching)
+from .table import (Accepted, Act, BroadcastView, Contest, Leave, Left, Presence, Rejected, Rematch, RematchOffered,
+                    Resume, Seated, Snapshot, TableEnded, TakeSeat, Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,
                          RatingRow, Ratings, Register, Registered, ReportResult, SeatingInfo, SetReportedTables,
                          SettleResult, StandingRow, StartTournament,
@@ -43,7 +43,8 @@ __all__ = [
     "Welcome", "BotSeat", "CreateTable", "Frame", "FrameContest", "Games", "GameSummary", "ListGames", "ListTables",
     "OpenPlayback", "OptionInfo", "Replay", "ReplayFrames", "Rival", "SeatInfo",
     "TableCreated", "TableInfo", "Tables", "game_summary", "Accepted", "Act", "BroadcastView", "Contest", "Leave",
-    "Left", "Presence", "Rejected", "Resume", "Seated", "Snapshot", "TableEnded", "TakeSeat", "Update", "Watch",
+    "Left", "Presence", "Rejected", "Rematch", "RematchOffered", "Resume", "Seated", "Snapshot", "TableEnded",
+    "TakeSeat", "Update", "Watch",
     "Watching", "CheckIn",
     "CorrectResult", "CreateTournament", "Drop", "Leaderboard", "ListTournaments", "PlayerInfo", "RatingRow",
     "ReportResult", "SetReportedTables", "SettleResult",

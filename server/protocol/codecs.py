@@ -14,8 +14,8 @@ import msgspec
 from .common import (PROTOCOL_VERSION, Batch, Closing, Error, Hello, MessageId, Ping, Pong, Redirect, Welcome)
 from .lobby import (CreateTable, Games, ListGames, ListTables, OpenPlayback, Replay, ReplayFrames, TableCreated,
                     Tables)
-from .table import (Accepted, Act, Leave, Left, Presence, Rejected, Resume, Seated, Snapshot, TableEnded, TakeSeat,
-                    Update, Watch, Watching)
+from .table import (Accepted, Act, Leave, Left, Presence, Rejected, Rematch, RematchOffered, Resume, Seated, Snapshot,
+                    TableEnded, TakeSeat, Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Ratings,
                          Register, Registered, ReportResult, SetReportedTables, SettleResult, StartTournament,
                          TournamentCreated, TournamentLog, TournamentLogFile, Tournaments, TournamentState, WatchTournament, YourTable)
@@ -26,7 +26,7 @@ from .tournament_actions import (CancelTournament, Disqualify, EndRound, Penalis
 ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, Resume, Watch, Act, Pong, Leave,
                           OpenPlayback, CreateTournament, ListTournaments, Register, CheckIn, Drop, StartTournament,
                           CorrectResult, WatchTournament, Leaderboard, Replay, TournamentLog, ReportResult,
-                          SettleResult, SetReportedTables,
+                          SettleResult, SetReportedTables, Rematch,
                           # the organiser's actions (tournament_actions.py)
                           RepairRound, SwapPlayers, EndRound, CancelTournament, Penalise, Disqualify, UndoDrop,
                           Reenter]
@@ -35,7 +35,7 @@ ClientMessageType = Union[Hello, ListGames, CreateTable, ListTables, TakeSeat, R
 ServerMessageType = Union[Welcome, Error, Games, TableCreated, Tables, Seated, Watching, Left, Accepted,
                           Rejected, Update, Snapshot, TableEnded, TournamentCreated, Tournaments, Registered,
                           TournamentState, YourTable, Ratings, ReplayFrames, Ping, Batch, Redirect, Closing,
-                          TournamentLogFile, Presence]
+                          TournamentLogFile, Presence, RematchOffered]
 
 
 class IdOnly(msgspec.Struct, frozen=True):

@@ -34,8 +34,12 @@ class GameSummary(msgspec.Struct, frozen=True):
 
 
 class Games(ServerMessage, tag="games"):
+    """The games on offer; ``human_pace_ms``: server bots' pause before each action at a table a person plays,
+    by mode (``commandline.human_pace_ms``): what `create` and the browser's form offer as ``bot_delay_ms``."""
+
     ref: MessageId
     games: list[GameSummary]
+    human_pace_ms: dict[str, int] = {}
 
 
 def game_summary(info) -> GameSummary:
@@ -107,6 +111,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     broadcast: bool = False  # a broadcast view (every hand, past the delay) is open to its key's holders
     revealed_seed: str | None = None  # the table's seed once it is over, in decimal digits (a string: JavaScript's
     # numbers cannot hold every 64-bit seed exactly); its log's end record reveals it too
+    rematch: str | None = None  # a finished table: the table opened as its rematch (``rematch``), once one is
 
 
 class TableCreated(ServerMessage, tag="table_created"):

@@ -63,6 +63,15 @@ class Leave(ClientMessage, tag="leave"):
     table: str
 
 
+class Rematch(ClientMessage, tag="rematch"):
+    """Play the finished ``table`` again: a new table set up as it was (its game, mode, seats, options, server
+    bots and their pace, its clocks and name; a fresh deal), offered to everyone still at the finished table
+    (``rematch_offered``). Answered with ``table_created``; asked again, by anyone, it answers the same new
+    table while that one is held, so two players who both click "play again" meet at one table."""
+
+    table: str
+
+
 class Seated(ServerMessage, tag="seated"):
     """You hold ``seat`` at ``table``; keep ``token`` to resume it after a reconnect."""
 
@@ -167,6 +176,15 @@ class Snapshot(ServerMessage, tag="snapshot"):
     receipt: str | None = None
     pings: list[float | None] | None = None  # each seat's round trip in ms (None: not measured)
     time_left_ms: int | None = None  # a timed lockstep table: ms left to the seat to act
+
+
+class RematchOffered(ServerMessage, tag="rematch_offered"):
+    """Pushed to every seat and spectator of the finished ``table``: a rematch of it is open at ``rematch``
+    (take a seat there); ``seat``: the seat of this table whose player asked for it (None: someone else)."""
+
+    table: str
+    rematch: str
+    seat: int | None = None
 
 
 class TableEnded(ServerMessage, tag="table_ended"):

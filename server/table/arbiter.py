@@ -114,6 +114,8 @@ class Table:
         self.practice = settings.practice
         self.log_closed = False  # the log file is closed: the table finished and its end is on disk
         self.played_out = False  # a playback fed its last entry
+        self.rematch: str | None = None  # once it is over: the table opened as its rematch (``server/rematch.py``)
+        self.rematching = trio.Lock()  # held while that table is being opened: one rematch for all who ask
 
     # ------------------------------------------------------------------ outside the arbiter
 
@@ -167,6 +169,7 @@ class Table:
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
             broadcast=self.settings.broadcast_key_hash is not None, revealed_seed=str(self.seed) if over else None,
+            rematch=self.rematch if over else None,
         )
 
     def end_shown(self) -> bool:
@@ -358,6 +361,11 @@ class Table:
                 playback.replay_entry(self, entry)
             case intents.LogFailed(error=error):
                 raise error
+            case intents.Offer(message=message):
+                people = [s.receiver for s in self.slots if s.receiver is not None and s.state not in (BOT, STAND_IN)]
+                for receiver in people:
+                    fanout.deliver(self, receiver, message)
+                spectating.tell(self, message)  # past a broadcast delay, as the end it follows
             case _:  # a bug in the gateway, not a client's mistake
                 raise ValueError(f"unknown intent {intent!r}")
 

@@ -81,13 +81,20 @@ class LogFailed(msgspec.Struct, frozen=True):
     received: float = 0.0
 
 
+class Offer(msgspec.Struct, frozen=True):
+    """A finished table's rematch is open (``server/rematch.py``): its seats and spectators are told."""
+
+    message: Any  # the ``RematchOffered`` to send them
+    received: float = 0.0
+
+
 class Stop(msgspec.Struct, frozen=True):
     """Stop the arbiter (held actions are applied and answered first)."""
 
     received: float = 0.0
 
 
-Intent = Union[Act, TakeSeat, Resume, Watch, Leave, Disconnect, Halt, Replay, LogFailed, Stop]
+Intent = Union[Act, TakeSeat, Resume, Watch, Leave, Disconnect, Halt, Replay, LogFailed, Offer, Stop]
 FROM_CLIENT = (Act, TakeSeat, Resume, Watch, Leave)  # the intents that carry a client's message
 
 FOR_MESSAGE = {ActMessage: Act, TakeSeatMessage: TakeSeat, ResumeMessage: Resume, WatchMessage: Watch,

@@ -78,6 +78,11 @@ def send(table: Table, messages: list[Any], after: Snapshot | None, broadcast: l
 
 def ended(table: Table, message: TableEnded) -> None:
     """A table that ended before its game did (halted, expired): spectators are told with the delay too."""
+    tell(table, message)
+
+
+def tell(table: Table, message: Any) -> None:
+    """A message for every spectator (a table's early end, a rematch offered), after the delay if there is one."""
     if table.stream.delay > 0:
         table.stream.pending.append((trio.current_time() + table.stream.delay, [message], None, [message], None))
     else:

@@ -38,7 +38,7 @@ def create_table(page, game="flag_finish", mode=None, seats=2, bots=(1,), option
     if not sit:
         page.uncheck("input[name=sit]")
     page.click("button[type=submit]")
-    page.wait_for_selector(".table-page .board section")
+    page.wait_for_selector(".table-page .board section, .table-page .waiting")  # a free seat left: it waits
     return page.get_attribute(".table-page", "data-table")
 
 

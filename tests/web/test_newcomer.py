@@ -131,11 +131,12 @@ def test_a_finished_table_in_the_lobby_offers_its_replay_and_no_seat(page, logge
     table = create_table(page, mode="lockstep", options={"races": 1})
     play_to_the_end(page, next_flag_finish_click)
     page.click("button.leave")
-    row = page.locator(f".table-item[data-table='{table}']")
+    page.click(".finished summary")  # finished tables are folded under their count
+    row = page.locator(f".finished .table-item[data-table='{table}']")
     row.wait_for()
     page.wait_for_function(f"() => document.querySelector(\".table-item[data-table='{table}']\").textContent"
                            ".match(/1: Ana/)")  # who played it, once she has left (issue 33: not "free")
-    assert "· over ·" in row.text_content() and "1: free" not in row.text_content()
+    assert row.get_attribute("data-status") == "over" and "1: free" not in row.text_content()
     assert row.locator("button", has_text="Sit in seat").count() == 0
     row.locator("a", has_text="Replay").click()
     page.wait_for_selector(".replay-controls")  # the table's frames, loaded

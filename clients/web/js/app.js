@@ -15,6 +15,7 @@ class App {
     this.page = null;
     this.gameList = [];
     this.gamesByName = new Map();
+    this.humanPace = {};
     this.backlog = new Map(); // table -> messages that came while no page showed it (a seat's first snapshot)
     this.client = new Client(serverUrl(location), {
       onMessage: (message) => this.receive(message),
@@ -24,7 +25,9 @@ class App {
 
   async games() {
     if (!this.gameList.length) {
-      this.gameList = await this.client.listGames();
+      const answer = await this.client.request({ type: "list_games" });
+      this.humanPace = answer.human_pace_ms || {}; // server bots' pause at a person's pace, by mode
+      this.gameList = answer.games;
       this.gamesByName = new Map(this.gameList.map((g) => [g.name, g]));
     }
     return this.gameList;

@@ -1,10 +1,16 @@
-// The lobby: the join URL and its QR code, the tables (status, seats, spectators; sit or watch), and a form
-// to create a table of any game with its options, mode, seats, server bots and their pace.
+// The lobby, as a player expects it: your name, quick play (one click per game: a seat at a table of that game
+// waiting for a player, or a new one), the form to create a table of any game with its options, mode, seats,
+// server bots and their pace (a person's pace by default, as the server says it), then the tables: joinable ones
+// first, those in play next, finished ones folded under their count; each told apart by who sits there. The join
+// URL and its QR code beside them. A name the server would refuse is refused here, before anything is created.
 
-import { h, mount } from "./dom.js";
+import { h, morph, mount } from "./dom.js";
+import { nameProblem } from "./names.js";
 import { seatStore } from "./protocol.js";
+import { capital, joinWords } from "./words.js";
 
 const NAME = "photofinish.name";
+const FINISHED_SHOWN = 50; // finished tables listed when unfolded (the newest)
 
 // A game's options as the create form holds them (strings, a checkbox's true or false; blank = the game's
 // default), typed for the server: a number option as a number, a yes/no option as a boolean.
@@ -26,7 +32,9 @@ export class LobbyPage {
     this.tables = [];
     this.join = null;
     this.notice = null;
-    this.form = { game: "flag_finish", mode: null, seats: 2, bots: {}, options: {}, delay: 300, turn: 0, sit: true };
+    this.busy = null; // the game a quick play is finding a seat at
+    // delay null: the server bots' human pace for the mode (as `games` says it) until one is typed
+    this.form = { game: "flag_finish", mode: null, seats: 2, bots: {}, options: {}, delay: null, turn: 0, sit: true };
     this.timer = setInterval(() => this.refresh(), 2000);
   }
 
@@ -38,6 +46,7 @@ export class LobbyPage {
       () => {});
     await this.app.games();
     this.pickGame(this.form.game);
+    this.render();
     await this.refresh();
   }
 
@@ -46,11 +55,18 @@ export class LobbyPage {
       this.tables = await this.client.listTables();
     } catch (error) { this.notice = error.reason || String(error); }
     const list = document.getElementById("tables");
-    if (list) mount(list, this.tableList()); // only the list: a form being filled in is left alone
+    if (list) morph(list, this.tableList()); // only the list, in place: a form being filled in, a fold opened stay
     else this.render();
   }
 
   get name() { return localStorage.getItem(NAME) || ""; }
+
+  // The bots' pause the form offers: what was typed, else a person's pace for the mode.
+  delay() {
+    const f = this.form;
+    if (f.delay !== null && f.delay !== "") return Number(f.delay) || 0;
+    return (this.app.humanPace || {})[f.mode] ?? 0;
+  }
 
   pickGame(name) {
     const game = this.app.gamesByName.get(name);
@@ -64,7 +80,18 @@ export class LobbyPage {
     for (let seat = 1; seat < f.seats; seat++) f.bots[seat] = "heuristic";
   }
 
+  // The name as the server will check it; false (and the reason on the page) for a name it would refuse.
+  nameAccepted() {
+    const problem = nameProblem(this.name, "your name");
+    if (!problem) return true;
+    this.notice = `Choose another name: ${problem}. Nothing was created.`;
+    this.render();
+    document.getElementById("name").focus();
+    return false;
+  }
+
   async sit(table, seat) {
+    if (!this.nameAccepted()) return;
     try {
       await this.client.takeSeat(table, seat, this.name);
       location.hash = `#/play/${table}`;
@@ -74,17 +101,57 @@ export class LobbyPage {
     }
   }
 
+  // Quick play: back to a seat this browser holds at a waiting table of the game; else a free seat at a waiting
+  // table of it (the fullest first: it starts soonest); else a new table of it with its defaults (its first mode,
+  // its fewest seats, all for people) and the first seat.
+  async quickPlay(name) {
+    if (this.busy || !this.nameAccepted()) return;
+    const game = this.app.gamesByName.get(name);
+    this.busy = name;
+    this.notice = null;
+    this.render();
+    try {
+      const held = seatStore.all();
+      const tables = await this.client.listTables();
+      const mine = tables.find((t) => t.game === name && t.status === "waiting" && held[t.table]);
+      if (mine) { location.hash = `#/play/${mine.table}`; return; }
+      const open = tables.filter((t) => t.game === name && t.status === "waiting" && !t.practice && !held[t.table]
+                                        && t.seats.some((seat) => seat.state === "free"))
+        .sort((a, b) => free(a) - free(b) || number(a.table) - number(b.table));
+      for (const t of open.slice(0, 3)) {
+        try {
+          await this.client.takeSeat(t.table, null, this.name);
+          location.hash = `#/play/${t.table}`;
+          return;
+        } catch { /* taken meanwhile: the next one */ }
+      }
+      const seats = Math.max(2, game.min_seats);
+      const mode = game.modes[0];
+      const table = await this.client.createTable({ game: name, mode, seats, options: {}, bots: [],
+        bot_delay_ms: (this.app.humanPace || {})[mode] ?? 0 });
+      await this.client.takeSeat(table.table, null, this.name);
+      location.hash = `#/play/${table.table}`;
+    } catch (error) {
+      this.busy = null;
+      this.notice = `Quick play found no seat: ${error.reason || error}`;
+      this.render();
+    } finally {
+      this.busy = null;
+    }
+  }
+
   async create(event) {
     event.preventDefault();
     const f = this.form;
+    if (f.sit && !this.nameAccepted()) return; // before the table exists: a refused name leaves none behind
     const game = this.app.gamesByName.get(f.game);
     const options = gameOptions(game, f.options);
     const bots = Object.entries(f.bots).filter(([seat, policy]) => policy && Number(seat) < f.seats)
       .map(([seat, policy]) => ({ seat: Number(seat), policy }));
     try {
       const table = await this.client.createTable({
-        game: f.game, mode: f.mode, seats: f.seats, options, bots, bot_delay_ms: Number(f.delay) || 0,
-        turn_time_ms: Number(f.turn) || 0, name: `${game.title} (${f.mode})`,
+        game: f.game, mode: f.mode, seats: f.seats, options, bots, bot_delay_ms: this.delay(),
+        turn_time_ms: Number(f.turn) || 0,
       });
       const free = table.seats.find((seat) => seat.state === "free");
       if (f.sit && free) return this.sit(table.table, free.seat);
@@ -95,35 +162,83 @@ export class LobbyPage {
     }
   }
 
+  typedName(event) {
+    const value = event.target.value;
+    localStorage.setItem(NAME, value.trim());
+    const problem = nameProblem(value, "your name");
+    const hint = document.getElementById("name-problem");
+    if (hint) hint.textContent = problem ? `${capital(problem)}.` : "";
+    event.target.setAttribute("aria-invalid", problem ? "true" : "false");
+  }
+
   render() {
+    const problem = nameProblem(this.name, "your name");
     mount(this.app.root, h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),
       this.notice ? h("p", { class: "notice", role: "alert" }, this.notice) : null,
       h("div", { class: "lobby-grid" },
-        h("div", {},
+        h("div", { class: "lobby-start" },
           h("label", { class: "name" }, "Your name ",
-            h("input", { id: "name", "data-key": "name", value: this.name, maxlength: 24, autocomplete: "nickname",
-                         oninput: (e) => localStorage.setItem(NAME, e.target.value.trim()) })),
-          h("div", { id: "tables" }, this.tableList()),
+            h("input", { id: "name", "data-key": "name", value: this.name, maxlength: 40, autocomplete: "nickname",
+                         "aria-invalid": problem ? "true" : "false", "aria-describedby": "name-problem",
+                         oninput: (e) => this.typedName(e) }),
+            h("span", { id: "name-problem", class: "name-problem", "aria-live": "polite" }, problem ? `${capital(problem)}.` : "")),
+          this.quickPlayBox(),
           this.createForm()),
-        this.join ? joinBox(this.join.url) : null)));
+        h("div", { class: "lobby-tables" },
+          h("div", { id: "tables" }, this.tableList()),
+          this.join ? joinBox(this.join.url) : null))));
+  }
+
+  quickPlayBox() {
+    return h("div", { class: "quick-play" }, h("h2", {}, "Quick play"),
+      h("p", { class: "hint" }, "One click: a seat at a table of that game waiting for a player, or a new one."),
+      h("div", { class: "quick-buttons" }, this.app.gameList.map((game) => h("button", {
+        type: "button", class: "quick", "data-key": `quick-${game.name}`, "data-game": game.name,
+        "aria-busy": this.busy === game.name ? "true" : null, disabled: this.busy !== null,
+        onclick: () => this.quickPlay(game.name) }, game.title))));
   }
 
   tableList() {
     const held = seatStore.all();
-    return h("div", { class: "tables" }, h("h2", {}, "Tables"),
-      this.tables.length === 0 ? h("p", {}, "No tables yet: create one below.") :
-      h("ul", { class: "table-list" }, this.tables.map((t) => h("li", { class: "table-item", "data-table": t.table },
-        h("div", { class: "table-title" }, h("strong", {}, t.name || t.table),
-          ` · ${this.app.gameTitle(t.game)} · ${t.mode} · ${t.status} · ${t.spectators} watching`),
-        h("div", { class: "table-seats" }, t.seats.map((seat) => seat.state === "free" && !held[t.table] && t.status !== "over"
-          ? h("button", { type: "button", "data-key": `sit-${t.table}-${seat.seat}`,
-                          onclick: () => this.sit(t.table, seat.seat) }, `Sit in seat ${seat.seat + 1}`)
-          : h("span", { class: `seat ${seat.state}` }, seatWords(seat)))),
-        h("div", { class: "table-actions" },
-          held[t.table] ? h("a", { href: `#/play/${t.table}`, class: "button" }, "Back to my seat") : null,
-          h("a", { href: `#/watch/${t.table}`, class: "button" }, "Watch"),
-          t.status === "over" ? h("a", { href: `#/replay/${t.table}`, class: "button" }, "Replay") : null)))));
+    const mineFirst = (a, b) => Boolean(held[b.table]) - Boolean(held[a.table]) || number(b.table) - number(a.table);
+    const joinable = this.tables.filter((t) => t.status === "waiting" && (held[t.table] || free(t) > 0)).sort(mineFirst);
+    const playing = this.tables.filter((t) => t.status !== "over" && !joinable.includes(t)).sort(mineFirst);
+    const over = this.tables.filter((t) => t.status === "over").sort((a, b) => number(b.table) - number(a.table));
+    const item = (t) => this.tableItem(t, held);
+    return h("div", { class: "tables" },
+      h("section", { class: "joinable", "aria-labelledby": "joinable-head" },
+        h("h2", { id: "joinable-head" }, `Waiting for players (${joinable.length})`),
+        joinable.length ? h("ul", { class: "table-list" }, joinable.map(item))
+          : h("p", { class: "empty" }, "No table is waiting for a player: quick play or the form opens one.")),
+      h("section", { class: "playing", "aria-labelledby": "playing-head" },
+        h("h2", { id: "playing-head" }, `In play (${playing.length})`),
+        playing.length ? h("ul", { class: "table-list" }, playing.map(item)) : h("p", { class: "empty" }, "None now.")),
+      over.length ? h("details", { class: "finished", "data-key": "finished" },
+        h("summary", {}, `Finished (${over.length})`),
+        h("ul", { class: "table-list" }, over.slice(0, FINISHED_SHOWN).map(item)),
+        over.length > FINISHED_SHOWN ? h("p", { class: "empty" }, `and ${over.length - FINISHED_SHOWN} older ones: `,
+          h("a", { href: "#/replay" }, "replays")) : null) : null);
+  }
+
+  tableItem(t, held) {
+    const mine = held[t.table];
+    const title = playersTitle(t);
+    const custom = t.name && t.name !== t.table && !/ \((lockstep|challenge)\)$/.test(t.name) ? t.name : null;
+    return h("li", { class: `table-item${mine ? " mine" : ""}`, "data-table": t.table, "data-key": `table-${t.table}`,
+                     "data-status": t.status },
+      h("div", { class: "table-title" }, h("strong", { class: "players" }, title),
+        h("span", { class: "table-meta" }, [custom, this.app.gameTitle(t.game), t.mode, t.table,
+          t.spectators ? `${t.spectators} watching` : null].filter(Boolean).join(" · "))),
+      h("div", { class: "table-seats" }, t.seats.map((seat) => seat.state === "free" && !mine && t.status !== "over"
+        ? h("button", { type: "button", "data-key": `sit-${t.table}-${seat.seat}`,
+                        onclick: () => this.sit(t.table, seat.seat) }, `Sit in seat ${seat.seat + 1}`)
+        : h("span", { class: `seat ${seat.state}` }, seatWords(seat)))),
+      h("div", { class: "table-actions" },
+        mine && t.status !== "over" ? h("a", { href: `#/play/${t.table}`, class: "button" }, "Back to my seat") : null,
+        t.status !== "over" ? h("a", { href: `#/watch/${t.table}`, class: "button" }, "Watch") : null,
+        t.status === "over" ? h("a", { href: `#/replay/${t.table}`, class: "button" }, "Replay") : null,
+        t.rematch ? h("a", { href: `#/watch/${t.rematch}`, class: "button" }, `Its rematch (${t.rematch})`) : null));
   }
 
   createForm() {
@@ -131,6 +246,7 @@ export class LobbyPage {
     const game = this.app.gamesByName.get(f.game);
     if (!game) return null;
     const set = (name) => (e) => { f[name] = e.target.value; };
+    const pace = (this.app.humanPace || {})[f.mode];
     const seats = [];
     for (let seat = 0; seat < f.seats; seat++) seats.push(seat);
     return h("form", { class: "create", onsubmit: (e) => this.create(e) }, h("h2", {}, "Create a table"),
@@ -154,14 +270,33 @@ export class LobbyPage {
           [["", "a person"], ["heuristic", "server bot (heuristic)"], ["random", "server bot (random)"]].map(
             ([value, text]) => h("option", { value, selected: (f.bots[seat] || "") === value }, text)))))),
       h("label", {}, "Bots' pause before each move (ms) ", h("input", { type: "number", name: "bot_delay_ms",
-        "data-key": "delay", min: 0, max: 10000, value: f.delay, oninput: set("delay") })),
+        "data-key": "delay", min: 0, max: 60000, value: this.delay(), oninput: set("delay") }),
+        pace !== undefined ? h("small", {}, `${pace} ms is a person's pace in ${f.mode}; 0 for bots only`) : null),
       f.mode === "lockstep" ? h("label", {}, "Time per move (ms, 0 = none) ", h("input", { type: "number",
         name: "turn_time_ms", "data-key": "turn", min: 0, value: f.turn, oninput: set("turn") })) : null,
-      h("details", { open: f.open, ontoggle: (e) => { f.open = e.target.open; } }, h("summary", {}, `${game.title} options`), game.options.map((option) => optionInput(option, f))),
+      h("details", { open: f.open, ontoggle: (e) => { f.open = e.target.open; } }, h("summary", {}, `${game.title} options`),
+        game.options.map((option) => optionInput(option, f))),
       h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", "data-key": "sit", checked: f.sit,
         onchange: (e) => { f.sit = e.target.checked; } }), " Take the first free seat myself"),
       h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create table"));
   }
+}
+
+// A table's free seats; its number (t12 -> 12: the newer, the higher).
+function free(table) { return table.seats.filter((seat) => seat.state === "free").length; }
+function number(id) { return Number(String(id).replace(/^\D+/, "")) || 0; }
+
+// Who sits at a table, as its title: "Ana vs Ben", "Ana vs 2 heuristic bots", "Ana and 1 free seat"; a table
+// whose seats are all free (a finished one its players left) is called by its game's own name.
+function playersTitle(t) {
+  const counts = new Map();
+  for (const seat of t.seats) if (seat.name) counts.set(seat.name, (counts.get(seat.name) || 0) + 1);
+  const names = [...counts].map(([name, n]) => (n > 1 ? `${n} ${name.replace(/bot$/, "bots")}` : name));
+  const open = free(t);
+  const seats = `${open} free seat${open === 1 ? "" : "s"}`;
+  if (!names.length) return t.status === "over" ? "(its players have left)" : seats;
+  const players = names.join(" vs ");
+  return open && t.status !== "over" ? joinWords([players, seats]) : players;
 }
 
 // A seat in the list: its number, who and, as the table page's seat list says it, its state unless taken

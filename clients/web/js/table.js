@@ -11,6 +11,8 @@ import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
 import { rulesPanel } from "./rules.js";
+import { rematchBox } from "./rematch.js";
+import { isWaiting, waitingBoard, waitingWords } from "./waiting.js";
 import { isQuiet, line, sayContest, sayEvent, sayResult } from "./sentences.js";
 import { capital, joinWords } from "./words.js";
 
@@ -35,6 +37,7 @@ export class TablePage {
     this.clock = setInterval(() => this.tick(), 500);
     this.resized = () => this.renderSoon(); // a screen's view may depend on the width (a wide track's scroll)
     window.addEventListener("resize", this.resized);
+    this.ticks = 0;
   }
 
   shows(table) { return table === this.state.table; }
@@ -99,6 +102,7 @@ export class TablePage {
     const s = this.state;
     if (message.table !== s.table) return;
     if (!this.started) { this.inbox.push(message); return; }
+    if (message.type === "rematch_offered") { s.offer = message; this.renderSoon(); return; } // js/rematch.js
     const screen = screenFor(s.game);
     if (message.type === "presence") { // who is at the table now: seats, their state, spectators
       const known = s.info ? s.info.seats : []; // a ping measured since stays until a newer one comes
@@ -236,6 +240,7 @@ export class TablePage {
   turnWords() {
     const s = this.state;
     if (s.result) return "The game is over.";
+    if (isWaiting(s.info)) return waitingWords(s.info); // js/waiting.js
     if (!s.view) return s.info && s.info.status === "waiting" ? "Waiting for players to take the free seats." : "";
     if (!s.toAct.length) return "Waiting for the table...";
     const mine = s.toAct.includes(s.seat);
@@ -252,6 +257,9 @@ export class TablePage {
   }
 
   tick() {
+    if (isWaiting(this.state.info) && ++this.ticks % 4 === 0) { // who sat meanwhile (js/waiting.js)
+      this.refreshInfo().then(() => this.render(), () => {});
+    }
     const clock = document.getElementById("turn-clock");
     if (clock) clock.textContent = this.clockText();
   }
@@ -329,8 +337,10 @@ export class TablePage {
         s.notice ? h("p", { class: "notice", role: "alert" }, s.notice) : null,
         s.result ? h("p", { class: "result", role: "status" }, sayResult(s.result, this.reader(), s.game)) : null,
         s.result && info && info.revealed_seed != null ? seedLine(info) : null,
+        s.result ? rematchBox(this) : null, // "Play again", or the rematch another player opened (js/rematch.js)
         h("div", { class: "layout" },
-          h("div", { class: "board" }, s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
+          h("div", { class: "board" }, isWaiting(info) ? waitingBoard(info, this.who) // js/waiting.js
+            : s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
           h("aside", { class: "side" },
             info ? seatList(info, this.who, s.toAct, s.pings) : null,
             h("h2", {}, "What happened"),
