@@ -198,3 +198,100 @@ def test_an_evening_with_pairings_first(browser, logged, shots):
         assert kind in kinds
     for page in (phone, screen, org):
         assert not page.errors, page.errors
+
+
+def test_a_players_penalty_disqualification_drop_undone_reentry_and_cancel(browser, logged, shots):
+    tournament, secret = create(logged.ws_url, reentry=True)
+    ids = {name: call(logged.ws_url, "register", tournament, name).player for name in NAMES}
+    call(logged.ws_url, "start_tournament", tournament, secret)
+    for name in ("Eve", "Fay"):
+        call(logged.ws_url, "drop", tournament, secret=secret, player=ids[name])
+    org = pages(browser, 1, PHONE)[0]  # the organiser on a phone
+    org.goto(f"{logged.url}#/organise/{tournament}")
+    org.wait_for_selector(".organiser")
+    org.fill("input[name=secret]", secret)
+    assert org.locator("[data-key=waiting-round]").count() == 0  # no pairings first: nothing waits
+
+    def choose(name: str, reason: str) -> None:
+        org.select_option("[data-key=act-player]", label=name)
+        org.fill("[data-key=act-reason]", reason)
+
+    # A penalty of nothing is refused with the server's reason; nothing changes and the form keeps its text.
+    choose("Ben", "slow play")
+    org.click("[data-key=penalise]")
+    assert org.wait_for_selector(".notice").text_content().startswith("Refused: ")
+    assert not state(logged.ws_url, tournament).actions[2:]  # the two drops only
+    assert org.input_value("[data-key=act-reason]") == "slow play"
+
+    # Undo a drop; re-enter a dropped player as a new entry (its token shown to give to the player).
+    choose("Eve", "her train was late, she is here")
+    assert org.text_content(".player-state") == f"Eve ({ids['Eve']}) has dropped."
+    org.click("[data-key=undo-drop]")
+    org.wait_for_selector(".decision[data-kind=undropped]")
+    assert org.text_content(".player-state") == f"Eve ({ids['Eve']}) is playing."
+    choose("Fay", "paid the entry again")
+    org.click("[data-key=reenter]")
+    notice = org.wait_for_selector(".notice:has-text('Fay #2')").text_content()
+    assert re.search(r"give the player this token to play with: \w{20,}", notice), notice
+    org.wait_for_selector(".players li:text-is('Fay #2')")
+
+    # A disqualification asks for a confirmation first: nothing changes until it is given.
+    choose("Dee", "abusive to another player")
+    org.click("[data-key=disqualify]")
+    assert "It cannot be undone" in org.wait_for_selector(".player-actions .confirm").text_content()
+    org.screenshot(path=shots / "organiser_player_actions_390.png", full_page=True)
+    assert org.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert not any(p.disqualified for p in state(logged.ws_url, tournament).players)
+    org.click("[data-key=disqualify-yes]")
+    org.wait_for_selector(".players li:text-is('Dee (disqualified)')")
+    assert org.locator("[data-key=disqualify]").count() == 0  # no second time
+
+    # The round ends now; a game loss at a finished table: Ben placed last there, the others closing up.
+    org.fill("[data-key=end-reason]", "a fire drill")
+    org.click("[data-key=end-send]")
+    org.wait_for_selector(".round-tables h2:has-text('Round 2')")
+    choose("Ben", "marked cards")
+    table = where(state(logged.ws_url, tournament), 1)[ids["Ben"]]
+    org.select_option("[data-key=pen-table]", table)
+    assert org.is_disabled("[data-key=pen-points]")
+    org.click("[data-key=penalise]")
+    org.wait_for_selector(f".decision[data-kind=penalised]:has-text('Ben: a game loss at {table}')")
+    history = state(logged.ws_url, tournament).rounds[0]
+    counted = next(t for t in history.tables if t.table == table)
+    seat = counted.players.index(ids["Ben"])
+    assert counted.counted[seat] == len(counted.players)
+    org.click("details[data-round='1'] summary")
+    seats = org.text_content(f"details[data-round='1'] [data-table={table}] .table-seats")
+    assert f"{seat + 1}: Ben · {len(counted.players)}" in seats  # 3rd: the places that count
+
+    # Cancelling asks for a confirmation ("it cannot be undone"); "no" keeps the event running.
+    org.click("[data-key=cancel-fold] summary")
+    org.fill("[data-key=cancel-reason]", "a power cut")
+    org.click("[data-key=cancel-send]")
+    assert "cannot be undone" in org.wait_for_selector(".cancel-event .confirm").text_content()
+    org.click("[data-key=cancel-no]")
+    assert org.locator(".cancel-event .confirm").count() == 0
+    assert state(logged.ws_url, tournament).tournament.status == "running"
+    org.click("[data-key=cancel-send]")
+    org.click("[data-key=cancel-yes]")
+    org.wait_for_selector(".turn:has-text('over')")
+    assert org.locator(".org-actions").count() == 0
+    assert org.text_content(".decision[data-kind=cancelled]") == "The event was cancelled · “a power cut”"
+    assert verify_tournament(logged.data_dir / "tournaments" / f"{tournament}.log", logged.data_dir / "tables").ok
+    assert not org.errors, org.errors
+
+
+def test_the_organise_form_offers_pairings_first_and_reentry_for_swiss_only(page, logged):
+    page.goto(f"{logged.url}#/organise")
+    page.wait_for_selector("[data-key=pairings_first]")
+    page.select_option("[data-key=format]", "arena")
+    assert page.locator("[data-key=pairings_first], [data-key=reentry]").count() == 0
+    page.select_option("[data-key=format]", "swiss")
+    page.fill("[data-key=name]", "Checked")
+    page.check("[data-key=pairings_first]")
+    page.check("[data-key=reentry]")
+    page.click("[data-key=create]")
+    page.wait_for_url(re.compile(r"#/organise/T\d+$"))
+    log = call(logged.ws_url, "tournament_log", page.url.rsplit("/", 1)[1]).log
+    settings = json.loads(log.splitlines()[0].split(" ", 1)[1])["settings"]
+    assert settings["pairings_first"] is True and settings["reentry"] is True
