@@ -139,9 +139,15 @@ def test_an_evening_with_pairings_first(browser, logged, shots):
     phone.screenshot(path=shots / "player_waiting_round_390.png", full_page=True)
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
+    # No round clock on the screen until the round begins.
+    assert "starts soon" in screen.text_content(".venue-round")
+    assert screen.locator("[data-key=clock]").count() == 0
+
     # Begin the round: its tables open, the fixes are over; a late player is penalised.
     org.click("[data-key=begin-round]")
     org.wait_for_selector("form.end-round")
+    screen.wait_for_selector("[data-key=clock]")
+    assert "starts soon" not in screen.text_content(".venue-round")
     assert org.locator("[data-key=waiting-round]").count() == 0
     phone.wait_for_url(re.compile(r"#/play/t\d+$"))  # the round begun takes the player to their seat
     assert phone.url.endswith(f"#/play/{swapped[ids['Ana']]}")
