@@ -136,6 +136,9 @@ def test_an_evening_with_pairings_first(browser, logged, shots):
     for p in (c, d):
         screen.wait_for_function("([p, text]) => { const r = document.querySelector(`.venue-list.pairings li[data-player=${p}] .where`);"
                                  " return r && r.textContent.startsWith(text); }", arg=[p, f"table {number[swapped[p]]} "])
+    ana = ids["Ana"]
+    seat = next(t.players.index(ana) + 1 for t in state(logged.ws_url, tournament).rounds[0].tables if ana in t.players)
+    phone.wait_for_selector(f".waiting-seat:has-text('table {number[swapped[ana]]} ({swapped[ana]}), seat {seat}')")
     phone.screenshot(path=shots / "player_waiting_round_390.png", full_page=True)
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 

@@ -336,6 +336,7 @@ class TournamentPage {
         row && row.dropped ? " and have dropped out." : row && row.waitlisted
           ? `, number ${this.data.waitlist.indexOf(me.player) + 1} on the waitlist.`
           : row && row.checked_in ? ", checked in." : "."),
+      this.waitingSeat(me),
       this.yourTable && !this.yourTable.reported
         ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
         `Your table: ${this.yourTable.table}, seat ${this.yourTable.seat + 1} (round ${this.yourTable.round})`) : null,
@@ -349,6 +350,19 @@ class TournamentPage {
         }
       } }, "Drop out") : null),
     reported ? playerReport(this, reported, me) : null];
+  }
+
+  // Under pairings first, before the round begins: where the player will sit (the organiser may still fix it).
+  waitingSeat(me) {
+    const info = this.data.tournament;
+    if (!info.waiting_round || info.waiting_round !== info.round) return null;
+    const at = this.data.seatings.find((s) => s.players.includes(me.player));
+    const numbers = new Map(this.log ? (this.log.rounds.find((r) => r.round === info.round) || { tables: [] }).tables
+      .map((t) => [t.table, t.number]) : []);
+    return h("p", { class: "waiting-seat" }, `Round ${info.round}: `, at ? h("strong", {},
+      `${numbers.has(at.table) ? `table ${numbers.get(at.table)} (${at.table})` : at.table}, ` +
+      `seat ${at.players.indexOf(me.player) + 1}`) : this.data.byes.includes(me.player) ? "a bye" : "not seated",
+      " · it begins when the organiser starts it.");
   }
 
   organiserPanel() {
