@@ -4,9 +4,12 @@
 // round history and the venue screen's pairings and round clock come from it; the chain itself is checked by
 // `photofinish tournament verify`, not here. A table played with real cards gets its places from its players'
 // reports (`reported`: once every player has reported the same places) or the organiser's `settled` record.
+// The organiser's fixes of a round waiting to begin (`pairings_first`) are followed: a `repaired` round replaces
+// its seating, a `swapped` pair change places, and the round's clock starts at its `round_begun`.
 
 export function readLog(text) {
-  const read = { started: 0, roundTimeMs: 0, arenaMs: 0, rounds: [], names: new Map(), seed: null };
+  const read = { started: 0, roundTimeMs: 0, arenaMs: 0, rounds: [], names: new Map(), seed: null,
+                 pairingsFirst: false, reentry: false };
   const tables = new Map(); // table -> its entry in a round
   for (const line of text.split("\n")) {
     const space = line.indexOf(" ");
@@ -18,10 +21,22 @@ export function readLog(text) {
       read.started = Date.parse(record.started) || 0;
       read.roundTimeMs = (record.tables && record.tables.round_time_ms) || 0;
       read.arenaMs = (record.tables && record.tables.arena_ms) || 0;
+      read.pairingsFirst = Boolean(record.settings && record.settings.pairings_first);
+      read.reentry = Boolean(record.settings && record.settings.reentry);
     } else if (record.kind === "registered") {
       read.names.set(record.player, record.name);
-    } else if (record.kind === "round_seated") {
-      const round = { round: record.round, started: at, byes: record.byes || [], tables: [] };
+    } else if (record.kind === "reentered") {
+      read.names.set(record.player, record.name);
+    } else if (record.kind === "round_begun") {
+      const round = read.rounds.find((r) => r.round === record.round);
+      if (round) round.started = at;
+    } else if (record.kind === "swapped") {
+      const round = read.rounds.find((r) => r.round === record.round);
+      if (round) swapIn(round, record.players);
+    } else if (record.kind === "round_seated" || record.kind === "repaired") {
+      // a round waiting for the organiser to begin it has no clock yet
+      const waits = read.pairingsFirst || record.kind === "repaired";
+      const round = { round: record.round, started: waits ? 0 : at, byes: record.byes || [], tables: [] };
       record.tables.forEach((t, i) => {
         const entry = { table: t.table, number: i + 1, players: t.players, places: null, standIns: [],
                         corrected: null };
@@ -53,6 +68,13 @@ export function readLog(text) {
     }
   }
   return read;
+}
+
+// Two players of a round change places: seat for seat, or one takes the other's bye.
+function swapIn(round, [a, b]) {
+  const other = (p) => (p === a ? b : p === b ? a : p);
+  for (const t of round.tables) t.players = t.players.map(other);
+  round.byes = round.byes.map(other);
 }
 
 // Whether the revealed seed (decimal text) is the one committed to at the start: sha256 of its 8 bytes,

@@ -162,7 +162,8 @@ export class VenueScreen {
     draw(this.app.root, h("section", { class: "venue-screen", "data-tournament": this.id, "data-view": this.view },
       h("header", { class: "venue-head" },
         h("h1", {}, info ? info.name || info.tournament : this.id),
-        info ? h("span", { class: "venue-round" }, statusWords(info)) : null,
+        info ? h("span", { class: "venue-round" }, statusWords(info),
+          info.waiting_round ? " · starts soon" : "") : null, // pairings first: published, not begun
         this.clock(),
         h("nav", { class: "venue-tabs", "aria-label": "views" }, this.views().map((v) => h("button", {
           type: "button", class: `view-tab${v === this.view ? " shown" : ""}`, "data-view": v, "data-key": `tab-${v}`,

@@ -2,7 +2,8 @@
 // rounds from the tournament's log, register by name, check in, drop, and "your table"; printable pairings and
 // standings), #/tournament/<T>/screen[/<view>] (the venue screen, js/screen.js), #/organise (create one) and
 // #/organise/<T> (behind the organiser secret: start, next round, correct a result with a reason, drop a player,
-// settle a table played with real cards, js/reported.js).
+// settle a table played with real cards, js/reported.js; re-pair, swap, begin, end a round, cancel, penalties,
+// disqualification, undo a drop, re-entry, js/organiser.js). Every page lists the organiser's decisions by round.
 //
 // A page is redrawn in place (morph): what a person is typing, the focus and an opened earlier round survive
 // every update; the text of each field is kept by the page (`typed`) so a redraw gives it back.
@@ -16,6 +17,7 @@ import { fixed, ordinal, percentText, pointsText, scoringPlaces } from "./figure
 import { currentRound, LogFollower, pairings, seedMatches } from "./history.js";
 import { gameOptions, optionInput } from "./lobby.js";
 import { seatStore } from "./protocol.js";
+import { decisionList, organiserActions } from "./organiser.js";
 import { organiserReports, playerReport, reportedSeatingOf } from "./reported.js";
 import { VenueScreen } from "./screen.js";
 
@@ -80,7 +82,7 @@ function callToTable(message) {
 
 // The server leaves out empty lists (its messages omit default values).
 export function withLists(message) {
-  return { players: [], standings: [], seatings: [], byes: [], waitlist: [], ...message };
+  return { players: [], standings: [], seatings: [], byes: [], waitlist: [], rounds: [], actions: [], ...message };
 }
 
 function errorText(error) { return error.reason || error.message || String(error); }
@@ -178,7 +180,8 @@ class TournamentPage {
   followLog() {
     const d = this.data;
     if (!d || !d.tournament.round) return;
-    const seen = `${d.tournament.round} ${d.tournament.status} ${d.standings.map((r) => `${r.player}:${r.points}`).join(",")}`;
+    const seen = `${d.tournament.round} ${d.tournament.status} ${d.actions.length} ` + // a fix re-seats a round
+      d.standings.map((r) => `${r.player}:${r.points}`).join(",");
     if (seen !== this.logSeen) {
       this.logSeen = seen;
       this.follower.refresh();
@@ -333,6 +336,7 @@ class TournamentPage {
         row && row.dropped ? " and have dropped out." : row && row.waitlisted
           ? `, number ${this.data.waitlist.indexOf(me.player) + 1} on the waitlist.`
           : row && row.checked_in ? ", checked in." : "."),
+      this.waitingSeat(me),
       this.yourTable && !this.yourTable.reported
         ? h("a", { href: `#/play/${this.yourTable.table}`, class: "button primary your-table" },
         `Your table: ${this.yourTable.table}, seat ${this.yourTable.seat + 1} (round ${this.yourTable.round})`) : null,
@@ -346,6 +350,19 @@ class TournamentPage {
         }
       } }, "Drop out") : null),
     reported ? playerReport(this, reported, me) : null];
+  }
+
+  // Under pairings first, before the round begins: where the player will sit (the organiser may still fix it).
+  waitingSeat(me) {
+    const info = this.data.tournament;
+    if (!info.waiting_round || info.waiting_round !== info.round) return null;
+    const at = this.data.seatings.find((s) => s.players.includes(me.player));
+    const numbers = new Map(this.log ? (this.log.rounds.find((r) => r.round === info.round) || { tables: [] }).tables
+      .map((t) => [t.table, t.number]) : []);
+    return h("p", { class: "waiting-seat" }, `Round ${info.round}: `, at ? h("strong", {},
+      `${numbers.has(at.table) ? `table ${numbers.get(at.table)} (${at.table})` : at.table}, ` +
+      `seat ${at.players.indexOf(me.player) + 1}`) : this.data.byes.includes(me.player) ? "a bye" : "not seated",
+      " · it begins when the organiser starts it.");
   }
 
   organiserPanel() {
@@ -363,7 +380,7 @@ class TournamentPage {
       info.status === "registration"
         ? h("button", { type: "button", class: "primary", "data-key": "start",
                         onclick: () => send({ type: "start_tournament" }) }, "Start the tournament") : null,
-      info.status === "running" ? h("button", { type: "button", "data-key": "next-round",
+      info.status === "running" && !info.waiting_round ? h("button", { type: "button", "data-key": "next-round",
         onclick: () => send({ type: "start_tournament", next_round: true }) }, "Start the next round now") : null,
       info.status === "running" ? h("form", { class: "correct", onsubmit: (e) => {
         e.preventDefault();
@@ -379,6 +396,7 @@ class TournamentPage {
         h("label", {}, "Places by seat ", typed("correct-places", { placeholder: "1 2 3", required: true, size: 10 })),
         h("label", {}, "Reason ", typed("correct-reason", { required: true, size: 30 })),
         h("button", { type: "submit" }, "Correct")) : null,
+      organiserActions(this, send),
       organiserReports(this, send),
       info.status !== "over" ? h("form", { class: "drop-player", onsubmit: (e) => {
         e.preventDefault();
@@ -393,29 +411,43 @@ class TournamentPage {
   // The current round's tables (from the view, numbered as the log seats them).
   tables() {
     const d = this.data;
-    if (!d.seatings.length && !d.byes.length) return null;
+    const now = d.tournament.round;
+    const decisions = decisionList(this, d.actions.filter((a) => a.round >= now),
+      now ? `The organiser's decisions in round ${now}` : "The organiser's decisions");
+    if (!d.seatings.length && !d.byes.length) return decisions;
     const numbers = new Map();
     for (const round of this.log ? this.log.rounds : []) for (const t of round.tables) numbers.set(t.table, t.number);
-    return h("div", { class: "round-tables" }, h("h2", {}, `Round ${d.tournament.round}: tables`),
+    const waiting = d.tournament.waiting_round === now;
+    const ended = d.rounds.some((r) => r.round === now && r.ended_early);
+    return h("div", { class: "round-tables" }, h("h2", {}, `Round ${now}: tables`,
+      waiting ? h("span", { class: "waits" }, " · waiting to begin") : "", ended ? " · ended early" : ""),
       h("ul", { class: "table-list" }, d.seatings.map((s) => this.tableItem({
         table: s.table, number: numbers.get(s.table), players: s.players, places: s.places, reported: s.reported,
-        reports: s.reports,
+        reports: s.reports, waiting,
         standIns: s.players.map((_, seat) => (s.stand_ins || []).includes(seat)) }))),
-      d.byes.length ? h("p", {}, "Byes: ", d.byes.map((p) => this.name(p)).join(", ")) : null);
+      d.byes.length ? h("p", {}, "Byes: ", d.byes.map((p) => this.name(p)).join(", ")) : null,
+      decisions);
+  }
+
+  // The places that count at a table after a game loss (the round history's `counted`), where they differ.
+  counted(table) {
+    for (const r of this.data.rounds) for (const t of r.tables) if (t.table === table && t.counted) return t.counted;
+    return null;
   }
 
   // One table: its players by seat, and once over the place each scores (a stand-in's seat placed last).
   tableItem(t) {
-    const scoring = t.places ? scoringPlaces(t.places, t.standIns) : null;
+    const counted = t.places && this.counted(t.table);
+    const scoring = counted || (t.places ? scoringPlaces(t.places, t.standIns) : null);
     return h("li", { class: "table-item", "data-table": t.table, "data-key": `table-${t.table}` },
       h("div", {}, t.number ? h("span", { class: "table-number" }, `Table ${t.number} · `) : null,
-        h("strong", {}, t.table), t.places ? " · over" : " · playing",
+        h("strong", {}, t.table), t.places ? " · over" : t.waiting ? " · waiting to begin" : " · playing",
         t.reported ? h("span", { class: "with-cards" }, t.places ? " · with real cards"
           : ` · with real cards · ${Object.keys(t.reports || {}).length} of ${t.players.length} reported`) : null,
         t.settled ? h("span", { class: "corrected" }, ` · settled: ${t.settled}`) : null,
         t.corrected ? h("span", { class: "corrected" }, ` · corrected: ${t.corrected}`) : null,
         // a table played with real cards has no game on the server to watch or replay
-        t.reported ? null : [" ", h("a", { href: t.places ? `#/replay/${t.table}` : `#/watch/${t.table}`,
+        t.reported || t.waiting ? null : [" ", h("a", { href: t.places ? `#/replay/${t.table}` : `#/watch/${t.table}`,
                                           class: "button" }, t.places ? "Replay" : "Watch")]),
       h("div", { class: "table-seats" }, t.players.map((p, seat) => h("span", { class: "seat" },
         `${seat + 1}: ${this.name(p)}`, t.standIns[seat] ? " (stand-in)" : "",
@@ -426,14 +458,26 @@ class TournamentPage {
   // Every round before the current one, from the log: each folded (a person opens the one they want).
   history() {
     const now = this.data.tournament.round;
+    const actions = this.data.actions;
     const earlier = (this.log ? this.log.rounds : []).filter((r) => r.round < now).reverse();
-    if (!earlier.length) return null;
+    const before = now ? actions.filter((a) => a.round === 0) : []; // drops and their undoing before the start
+    if (!earlier.length && !before.length) return null;
+    const endedEarly = (n) => this.data.rounds.some((r) => r.round === n && r.ended_early);
     return h("div", { class: "round-history" }, h("h2", {}, "Earlier rounds"),
-      earlier.map((r) => h("details", { class: "round", "data-key": `round-${r.round}`, "data-round": r.round },
-        h("summary", {}, `Round ${r.round}: ${r.tables.length} table${r.tables.length === 1 ? "" : "s"}`,
-          r.byes.length ? `, ${r.byes.length} bye${r.byes.length === 1 ? "" : "s"}` : ""),
-        h("ul", { class: "table-list" }, r.tables.map((t) => this.tableItem(t))),
-        r.byes.length ? h("p", {}, "Byes: ", r.byes.map((p) => this.name(p)).join(", ")) : null)));
+      earlier.map((r) => {
+        const decided = actions.filter((a) => a.round === r.round);
+        return h("details", { class: "round", "data-key": `round-${r.round}`, "data-round": r.round },
+          h("summary", {}, `Round ${r.round}: ${r.tables.length} table${r.tables.length === 1 ? "" : "s"}`,
+            r.byes.length ? `, ${r.byes.length} bye${r.byes.length === 1 ? "" : "s"}` : "",
+            endedEarly(r.round) ? ", ended early" : "",
+            decided.length ? `, ${decided.length} decision${decided.length === 1 ? "" : "s"}` : ""),
+          h("ul", { class: "table-list" }, r.tables.map((t) => this.tableItem(t))),
+          r.byes.length ? h("p", {}, "Byes: ", r.byes.map((p) => this.name(p)).join(", ")) : null,
+          decisionList(this, decided, "The organiser's decisions"));
+      }),
+      before.length ? h("details", { class: "round", "data-key": "round-0", "data-round": 0 },
+        h("summary", {}, `Before the start: ${before.length} decision${before.length === 1 ? "" : "s"}`),
+        decisionList(this, before, null)) : null);
   }
 
   // Shown only on paper (tournament.css): the round's pairings by player name, for the wall by the door.
@@ -466,7 +510,7 @@ class TournamentPage {
     const waiting = this.data.waitlist;
     return h("div", {}, h("h2", {}, `Players (${list.length})`),
       h("ul", { class: "players" }, list.map((p) => h("li", {}, p.name,
-        p.dropped ? " (dropped)" : p.checked_in ? " ✓ checked in" : ""))),
+        p.disqualified ? " (disqualified)" : p.dropped ? " (dropped)" : p.checked_in ? " ✓ checked in" : ""))),
       waiting.length ? h("h2", {}, `Waitlist (${waiting.length})`) : null,
       waiting.length ? h("ol", { class: "waitlist" }, waiting.map((p) => h("li", {}, this.name(p)))) : null);
   }
@@ -480,7 +524,8 @@ class CreatePage {
     this.form = { name: "", game: "flag_finish", mode: "challenge", seats: 3, format: "swiss", rounds: 3, top: 0,
                   round_time_ms: 0, turn_time_ms: 60000, no_show_ms: 60000, bot_delay_ms: 800, arena_ms: 0,
                   late_entry_rounds: 0, max_players: 0, check_in: false, options: {}, reported_tables: 0,
-                  tiebreaks: "opponents,share", by_ratings: false, points_at: {} };
+                  tiebreaks: "opponents,share", by_ratings: false, points_at: {}, pairings_first: false,
+                  reentry: false };
     this.notice = null;
   }
 
@@ -502,6 +547,10 @@ class CreatePage {
     if (f.format !== "swiss") delete message.rounds; // Swiss's own: the server refuses it for another format
     message.tiebreaks = f.tiebreaks.split(",");
     if (f.by_ratings) message.seeding = "ratings";
+    if (f.format === "swiss") { // Swiss's own: the server refuses them for another format
+      message.pairings_first = f.pairings_first;
+      message.reentry = f.reentry;
+    }
     const points = {}; // table size -> its points best first, for the sizes given (the server checks each row)
     for (let size = game.min_seats; size <= game.max_seats; size++) {
       const row = String(f.points_at[size] || "").split(/[\s,]+/).filter(Boolean);
@@ -541,7 +590,8 @@ class CreatePage {
         h("label", {}, "Mode ", h("select", { name: "mode", "data-key": "mode", onchange: set("mode") },
           game.modes.map((m) => h("option", { value: m, selected: m === f.mode }, m)))),
         number("seats", "Seats per table", { min: game.min_seats, max: game.max_seats }),
-        h("label", {}, "Format ", h("select", { name: "format", "data-key": "format", onchange: set("format") },
+        h("label", {}, "Format ", h("select", { name: "format", "data-key": "format",
+                                                onchange: (e) => { f.format = e.target.value; this.render(); } },
           [["swiss", "Swiss (seated by standings)"], ["round_robin", "round robin"], ["arena", "arena (for a time)"]]
             .map(([v, text]) => h("option", { value: v, selected: v === f.format }, text)))),
         number("rounds", "Rounds (Swiss)", { min: 1 }),
@@ -564,6 +614,13 @@ class CreatePage {
             .map(([v, text]) => h("option", { value: v, selected: v === f.tiebreaks }, `${text} (then a seeded lot)`)))),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "by_ratings", "data-key": "by_ratings",
           checked: f.by_ratings, onchange: set("by_ratings") }), " Seat round 1 by ratings (Swiss; else by lot)"),
+        f.format === "swiss" ? h("label", { class: "check" }, h("input", { type: "checkbox", name: "pairings_first",
+          "data-key": "pairings_first", checked: f.pairings_first, onchange: set("pairings_first") }),
+          " Pairings first: each round is published and begins when you begin it (until then, re-pair or swap)")
+          : null,
+        f.format === "swiss" ? h("label", { class: "check" }, h("input", { type: "checkbox", name: "reentry",
+          "data-key": "reentry", checked: f.reentry, onchange: set("reentry") }),
+          " Re-entry: a dropped player may enter again, as a new entry from 0 points") : null,
         h("details", {}, h("summary", {}, `${game.title} options (fixed for every table)`),
           game.options.filter((o) => o.choices || typeof o.default === "number" || typeof o.default === "boolean")
             .map((o) => optionInput(o, f))),
