@@ -100,3 +100,13 @@ def shots(tmp_path_factory):
     folder = tmp_path_factory.mktemp("screenshots")
     print(f"screenshots in {folder}")
     return folder
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory):
+    """A server with a data directory, one a test module (its tournaments keep a log, which the pages read)."""
+    from .logged_server import LoggedServer
+
+    server = LoggedServer(tmp_path_factory.mktemp("data"))
+    yield server
+    server.stop()

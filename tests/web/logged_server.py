@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import trio
 
+from clients.client import open_client
 from server.app import run_server
 
 from .conftest import WEB_ROOT, LiveServer
@@ -41,3 +42,12 @@ async def bot_table(lobby, game: str = "flag_finish", seats: int = 3, **options)
         await table.over.wait()
         await table.wait_end_durable()
     return table.id
+
+
+def call(url: str, method: str, *args, **kwargs):
+    """One client call to the server at ``url`` (a fresh connection), from a test's thread."""
+    async def main():
+        async with open_client(url) as client:
+            return await getattr(client, method)(*args, **kwargs)
+
+    return trio.run(main)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 
 from clients.tournament_text import points_text
 from server.tournament.verify import verify_tournament
@@ -21,15 +20,6 @@ from .test_reported_tables import call, pages, register, standings
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 900}
 NAMES = ["Ana", "Ben", "Cy", "Dee", "Eve", "Fay"]
-
-
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory):
-    from .logged_server import LoggedServer
-
-    server = LoggedServer(tmp_path_factory.mktemp("data"))
-    yield server
-    server.stop()
 
 
 def create(url: str, **settings) -> tuple[str, str]:

@@ -12,23 +12,14 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 import trio
 
 from clients.client import open_client
+from .logged_server import call
 
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 900}
 CALL = "Play this table with real cards, then report the places."
-
-
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory):
-    from .logged_server import LoggedServer
-
-    server = LoggedServer(tmp_path_factory.mktemp("data"))
-    yield server
-    server.stop()
 
 
 def create(url: str, **settings) -> tuple[str, str]:
@@ -40,14 +31,6 @@ def create(url: str, **settings) -> tuple[str, str]:
                 "name": "Cards Night", "game": "flag_finish", "mode": "lockstep", "seats": 3, "rounds": 1,
                 "reported_tables": 1, "no_show_ms": 600_000, "options": {"races": 1}, **settings})
             return created.tournament.tournament, created.secret
-
-    return trio.run(main)
-
-
-def call(url: str, method: str, *args, **kwargs):
-    async def main():
-        async with open_client(url) as client:
-            return await getattr(client, method)(*args, **kwargs)
 
     return trio.run(main)
 

@@ -14,26 +14,16 @@ import urllib.request
 import trio
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import pytest
 
 from clients.client import open_client
 from clients.tournament_text import fixed, points_text, standings_text
 from server.protocol.tournament import scoring_places
+from .logged_server import call
 
 FIRST = ["Ada", "Bram", "Chiara", "Dev", "Elif", "Femi", "Greta", "Hiro", "Ines", "Jonas", "Kaito", "Lena", "Mateo",
          "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq"]
 NAMES = [f"{first} {last}" for last in ("Okafor", "Lindqvist") for first in FIRST]  # 40, every first name twice
 NAMES[7] = "Zoë Müller"  # a name a plain byte sort misplaces
-
-
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory):
-    """A server with a data directory: its tournaments keep a log, which the pages read for the rounds."""
-    from .logged_server import LoggedServer
-
-    server = LoggedServer(tmp_path_factory.mktemp("data"))
-    yield server
-    server.stop()
 
 
 def create(url: str, names: list[str], rounds: int = 2, seats: int = 3, round_time_ms: int = 45 * 60_000):
@@ -52,14 +42,6 @@ def create(url: str, names: list[str], rounds: int = 2, seats: int = 3, round_ti
                 async with open_client(url) as player:
                     ids[name] = (await player.register(tid, name)).player
             return tid, created.secret, ids
-
-    return trio.run(main)
-
-
-def call(url: str, method: str, *args, **kwargs):
-    async def main():
-        async with open_client(url) as client:
-            return await getattr(client, method)(*args, **kwargs)
 
     return trio.run(main)
 

@@ -16,7 +16,7 @@ from clients.client import open_client
 from server.protocol import TournamentState
 from server.tournament.verify import verify_tournament
 
-from .test_crash_windows import Script, assert_store_says_what_the_log_says, start
+from .test_crash_windows import Script, assert_store_says_what_the_log_says, race_to_the_crash, start
 
 POINTS = ["tournament:undropped", "tournament:swapped", "tournament:round_begun", "tournament:round_begun@2",
           "tournament:penalised"]
@@ -75,16 +75,7 @@ async def test_kill_9_at_each_organiser_record_then_the_event_resumes_and_verifi
     server = await start(port, tmp_path, crash_at)
     try:
         with trio.fail_after(120):
-            async with trio.open_nursery() as racing:
-                async def until_done() -> None:
-                    try:
-                        await organise(url, script)
-                    except Exception:  # noqa: BLE001 - the server died under a request
-                        pass
-                    racing.cancel_scope.cancel()
-                racing.start_soon(until_done)
-                await server.wait()
-                racing.cancel_scope.cancel()
+            await race_to_the_crash(server, organise, url, script)
             assert server.returncode == -9, f"the server did not reach {crash_at} (exit {server.returncode})"
             server = await start(port, tmp_path)
             await organise(url, script)

@@ -30,6 +30,20 @@ POINTS = ["tournament:created", "tournament:registered@3", "tournament:dropped",
           "tournament:round_seated@2", "tournament:table_result", "tournament:ended"]
 
 
+async def race_to_the_crash(server, organise, *args) -> None:
+    """Run ``organise(*args)`` until the server kills itself under it (at its crash point)."""
+    async with trio.open_nursery() as racing:
+        async def until_done() -> None:
+            try:
+                await organise(*args)
+            except Exception:  # noqa: BLE001 - the server died under a request
+                pass
+            racing.cancel_scope.cancel()
+        racing.start_soon(until_done)
+        await server.wait()
+        racing.cancel_scope.cancel()
+
+
 async def start(port: int, data, crash_at: str | None = None) -> trio.Process:
     env = {**os.environ, "PHOTOFINISH_CRASH_AT": crash_at or ""}
     process = await trio.lowlevel.open_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
@@ -82,16 +96,7 @@ async def test_kill_9_at_each_kind_of_record_then_the_event_resumes_and_verifies
     server = await start(port, tmp_path, crash_at)
     try:
         with trio.fail_after(120):
-            async with trio.open_nursery() as racing:  # the script until the server kills itself under it
-                async def until_done() -> None:
-                    try:
-                        await organise(url, script)
-                    except Exception:  # noqa: BLE001 - the server died under a request
-                        pass
-                    racing.cancel_scope.cancel()
-                racing.start_soon(until_done)
-                await server.wait()
-                racing.cancel_scope.cancel()
+            await race_to_the_crash(server, organise, url, script)
             assert server.returncode == -9, f"the server did not reach {crash_at} (exit {server.returncode})"
             server = await start(port, tmp_path)
             if script.tid is None:
