@@ -9,7 +9,10 @@ everything again by reading them.
 - ``photofinish:open:<node>`` (table -> ``OpenRequest``): the tables directors asked ``node`` to open. The
   node removes a request only once the table's result is written, so a node restarted on its data directory
   finds its requests again: a table it reopened from its log is followed again, a table that ended while
-  nobody wrote its result has it read from its log, a table never opened is opened.
+  nobody wrote its result has it read from its log, a table never opened is opened. A director restarted asks
+  again for the tables it followed on other nodes: every ask is new (``asked``) and answered, by a node that runs
+  the table already too (it skipped a table it followed, and the director waited out its answer time, holding
+  its lock, with the table's result behind it), and a table's result is an answer to an ask of it.
 - ``photofinish:tourney:<T>`` (``open:<table>`` -> ``OpenAnswer``, ``result:<table>`` -> ``TableOutcome``):
   what the nodes tell the director of tournament T. The director removes a result once it is in the
   tournament's log, so a director restarted after a crash reads every result it has not logged yet; a result
