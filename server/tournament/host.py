@@ -37,6 +37,7 @@ class TableHost:
         self.nursery = nursery
         self.key = open_key(self.cluster.node)
         self.following: set[str] = set()
+        self.answered: dict[str, str] = {}  # a table followed here -> the request (the ask) last answered
         self.written: dict[str, tuple[str, str]] = {}  # table -> (tournament, its result as written)
         self.joins = 0
 
@@ -50,6 +51,8 @@ class TableHost:
             self.joins = self.cluster.joins
         for table, raw in (await self.presence.hgetall(self.key)).items():
             if table in self.following:
+                if self.answered.get(table, raw) != raw:  # asked again (the director restarted): it runs here
+                    await self._answer_again(table, raw)
                 continue
             try:
                 request = decode_request(raw)
@@ -60,11 +63,21 @@ class TableHost:
                 await self.presence.hdel(self.key, table)
                 continue
             self.following.add(table)
-            self.nursery.start_soon(self._host, request)
+            self.nursery.start_soon(self._host, request, raw)
 
-    async def _host(self, request: OpenRequest) -> None:
+    async def _answer_again(self, table: str, raw: str) -> None:
+        """A table open and followed here, asked for again: the director that asked before restarted (or lost
+        its answer) and waits for one; without it, it waited out its answer time holding its lock."""
         try:
-            table = await self._open(request)
+            request = decode_request(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return
+        self.answered[table] = raw
+        await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
+
+    async def _host(self, request: OpenRequest, raw: str) -> None:
+        try:
+            table = await self._open(request, raw)
             if table is None:
                 return
             if request.halt_after_ms:
@@ -76,8 +89,9 @@ class TableHost:
             pass  # the store went away while opening: the request is read again when it is back
         finally:
             self.following.discard(request.table)
+            self.answered.pop(request.table, None)
 
-    async def _open(self, request: OpenRequest) -> Table | None:
+    async def _open(self, request: OpenRequest, raw: str) -> Table | None:
         """The table, open here (opened now, or already: reopened from its log); None when it is not."""
         lobby = self.lobby
         table = lobby.tables.get(request.table)
@@ -106,6 +120,7 @@ class TableHost:
                 await self._refuse(request, error.message)
                 return None
             await self.cluster.announce(table.info())  # listed everywhere before the director hears it opened
+        self.answered[request.table] = raw
         await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
         return table
 

@@ -316,8 +316,11 @@ class TournamentHub:
 
     def stop_hearing(self) -> None:
         """This node is leaving its cluster: its directors hear no other node's result from now on (each stays in
-        the store, heard at the next start). First thing in a shutdown, so that a node that has left takes nothing
-        more out of the store, whenever in its shutdown another node's result came."""
+        the store, heard at the next start), and log none (``closing``): a result heard just before, still
+        waiting for its director's lock, was logged and taken out of the store mid-shutdown. First thing in a
+        shutdown, so that a node that has left takes nothing more out of the store, whenever in its shutdown
+        another node's result came; a local table that ends meanwhile is found ended in its log."""
+        self.closing = True
         for director in self.directors.values():
             if director.remote is not None:
                 director.remote.stop_listening()

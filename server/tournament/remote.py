@@ -9,7 +9,10 @@ everything again by reading them.
 - ``photofinish:open:<node>`` (table -> ``OpenRequest``): the tables directors asked ``node`` to open. The
   node removes a request only once the table's result is written, so a node restarted on its data directory
   finds its requests again: a table it reopened from its log is followed again, a table that ended while
-  nobody wrote its result has it read from its log, a table never opened is opened.
+  nobody wrote its result has it read from its log, a table never opened is opened. A director restarted asks
+  again for the tables it followed on other nodes: every ask is new (``asked``) and answered, by a node that runs
+  the table already too (it skipped a table it followed, and the director waited out its answer time, holding
+  its lock, with the table's result behind it), and a table's result is an answer to an ask of it.
 - ``photofinish:tourney:<T>`` (``open:<table>`` -> ``OpenAnswer``, ``result:<table>`` -> ``TableOutcome``):
   what the nodes tell the director of tournament T. The director removes a result once it is in the
   tournament's log, so a director restarted after a crash reads every result it has not logged yet; a result
@@ -30,6 +33,7 @@ that copy with nothing to trim; polling it is a few cheap reads a second per tou
 from __future__ import annotations
 
 import logging
+import secrets
 from typing import Any, Awaitable, Callable
 
 import msgspec
@@ -55,6 +59,7 @@ class OpenRequest(msgspec.Struct, frozen=True):
     reserved: list[tuple[int, str, str]]  # (seat, name, token hash)
     stand_in: str
     halt_after_ms: int = 0
+    asked: str = ""  # new at every ask (``RemoteTables.open``): a node answers each ask, of a table it runs too
 
 
 class OpenAnswer(msgspec.Struct, frozen=True):
@@ -154,11 +159,14 @@ class RemoteTables:
             pass
 
     async def open(self, node: str, request: OpenRequest) -> bool:
-        """Ask ``node`` to open ``request.table``; True once it has. False when it refused, did not answer within
-        ``timeout``, or the store is away: then its claim (``Directory.holder``) says whether it may open here."""
+        """Ask ``node`` to open ``request.table``; True once it has (it answered, or the table's result is
+        there: it ran it). False when it refused, did not answer within ``timeout``, or the store is away: then
+        its claim (``Directory.holder``) says whether it may open here. Each ask is new (``asked``), so a node
+        that runs the table already (this director asked before a restart) answers it again."""
         table = request.table
         event = self.waiting[table] = trio.Event()
         self.start()
+        request = msgspec.structs.replace(request, asked=secrets.token_hex(8))
         try:
             await self.presence.hset(open_key(node), {table: encode(request).decode()})
             with trio.move_on_after(self.timeout):
@@ -192,16 +200,21 @@ class RemoteTables:
                         self.answers[table] = OpenAnswer(node="", ok=False, error="an answer that does not decode")
                     event.set()
                 done.append(field)
-            elif kind == "result" and table not in self.handling:
-                try:
-                    outcome = _decode_outcome(raw)
-                except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                    logger.info(f"tournament {self.tournament}: table {table}'s result does not decode "
-                                f"({error}); ignored")
-                    done.append(field)
-                    continue
-                self.handling.add(table)
-                self.nursery.start_soon(self._result, field, table, outcome)  # it may open the next round
+            elif kind == "result":
+                if table not in self.handling:
+                    try:
+                        outcome = _decode_outcome(raw)
+                    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                        logger.info(f"tournament {self.tournament}: table {table}'s result does not decode "
+                                    f"({error}); ignored")
+                        done.append(field)
+                        continue
+                    self.handling.add(table)
+                    self.nursery.start_soon(self._result, field, table, outcome)  # it may open the next round
+                event = self.waiting.get(table)
+                if event is not None:  # asked (again: a restart) as it ended there: its result is the answer (the
+                    self.answers[table] = OpenAnswer(node="", ok=True)  # node took the ask out, writing it)
+                    event.set()
         if done:
             await self.presence.hdel(self.key, *done)
 
