@@ -202,7 +202,8 @@ class Seat:
     cheat: str | None = None
 
 
-PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025}
+PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025, "floor30": 0.030}
+FLOOR_TAKE = {"floor30": 0.035}  # the cheat that knows the rules: its takes never sooner than its pongs + 5 ms
 
 
 async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Event, rng: random.Random,
@@ -242,7 +243,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Even
                 discarding[0] = False
 
             async def take(card: str, key: tuple, seq: int, reaction: float, got: float, count: bool) -> None:
-                await trio.sleep(reaction)
+                await trio.sleep(max(reaction, FLOOR_TAKE.get(cheat, 0.0)))
                 sent = time.perf_counter()
                 if count:
                     tally.reactions.setdefault(key, {})[seat] = sent - got  # the actual reaction

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair_order, hold_bound
+from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair_order, held_back, hold_bound
 from ..fairness import credit as credit_for
 from ..fairness import reaction as reaction_of
 from ..logfile import Fair
 from ..protocol import Accepted
 from . import apply, intents, seating
 from .receiver import Receiver
-from .seats import SeatSlot
+from .seats import PATH_KEPT, SeatSlot
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -78,13 +78,16 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
     if mine is not None:  # the seat asked for the same item again: answered right after its first ask
         mine.followers.append(intent)
         return True
-    early = sent is None or arrival - sent < early_floor(credited(pings, path, kernel, estimate=min))
+    floor = early_floor(credited(pings, path, kernel, estimate=min))
+    early = sent is None or arrival - sent < floor
     guessed = slot.guessed.get(action)
     left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
     before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)
     if early or before_offer:
         slot.guesses += 1
         rule = "too_early"
+        if sent is not None and pings is not None and held_back(arrival - sent, floor):  # it holds its pongs
+            slot.distrust = PATH_KEPT  # back (a cheat), so they are not believed for its next takes
     elif guessed is not None and sent - guessed <= GUESS_WINDOW:
         rule = "guess"
     else:
@@ -97,6 +100,7 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
                           pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
         return True
     slot.path.append(arrival - sent)
+    slot.distrust = max(0, slot.distrust - 1)
     credit = credit_for(rtt, table.cap)
     reaction = reaction_of(arrival, sent, rtt, table.cap) if rule == "reaction" else GUESS_REACTION
     until = hold_until(table, slot, action, arrival, reaction, credit)
@@ -128,9 +132,13 @@ def hold_until(table: Table, slot: SeatSlot, action: Any, arrival: float, reacti
 def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] | None, float | None, float | None]:
     """The round trip a seat's reactions are credited with (``fairness.credited``), and what it comes
     from: its ping samples, the quickest of its last takes' arrival - first send, and the kernel's smallest
-    round trip of its connection (direct connections)."""
+    round trip of its connection (direct connections). A seat caught answering pings late (a take sooner
+    after its card was sent than its pongs allow: ``contest``) has its pings set aside for its next
+    ``PATH_KEPT`` takes: no credit (arrival order for it), and none logged, so ``verify`` agrees."""
     meter = slot.receiver.latency if slot.receiver is not None else None
     pings = sorted(round(x, 6) for x in meter.samples) if meter is not None and meter.samples else None
+    if slot.distrust:
+        pings = None
     path = round(min(slot.path), 6) if slot.path else None
     read = meter.kernel if meter is not None else None
     kernel = read() if read is not None else None

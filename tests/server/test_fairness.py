@@ -13,14 +13,16 @@ import trio.testing
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from rules.flag_finish.game import DrawPile, Play
+from server import fairness
 from server.fairness import EPSILON, credit, credited, fair_order
 from server.finished import marker_path
 from server.latency import LatencyMeter, kernel_min_rtt
 from server.lobby import Lobby
 from server.logfile import chain, GENESIS
 from server.protocol import Accepted, Act, CreateTable, Rejected, Resume, Seated, TakeSeat, Update
-from server.replay import check_log, verify_seed
+from server.replay import _check_fair, check_log, verify_seed
 from server.table import fair, fanout, intents
+from server.table.seats import PATH_KEPT
 
 from tests.positions import plain
 
@@ -173,7 +175,8 @@ async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autoju
 async def test_a_take_sooner_than_the_seats_own_round_trip_is_refused_as_too_early(nursery, autojump_clock):
     """A client that answers pings 400 ms late to look far, then takes 12 ms after the card was sent: no
     reaction crosses its claimed path that fast. The take is refused, logged and counted; the honest seat
-    wins; and a take chosen on a view from before the card (its ``seen`` older than the offer) is too."""
+    wins. Caught, its pongs are not believed: at its next take it has no credit, and wins only by reacting
+    first."""
     honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.400)
     table = await fair_table(nursery, [honest, liar])
     contest_g5(table)
@@ -184,8 +187,30 @@ async def test_a_take_sooner_than_the_seats_own_round_trip_is_refused_as_too_ear
     entry = next(e for e in table.log.entries if e.actor == 1 and e.fair is not None)
     assert entry.fair.rule == "too_early" and not entry.accepted and table.slots[1].guesses == 1
     contest_g5(table)
-    await race(table, [honest, liar], [0.030, 0.010], seen=1)  # both claim to have seen update 1
-    assert {r.code for s in (honest, liar) for r in s.of(Rejected)[-1:]} == {"too_early"}
+    await race(table, [honest, liar], [0.030, 0.010])
+    assert winner(table) == 1, "caught, it races by arrival: reacting first at the same distance, it wins"
+    await table.stop()
+
+
+async def test_a_seat_caught_answering_pings_late_is_credited_nothing_for_its_next_takes(nursery, autojump_clock):
+    """Caught once (a take sooner than its own pongs allow), a seat's pings are not believed for its next
+    32 takes: no credit, so it races by arrival; its pings are not logged for those takes either, so the
+    log still verifies. An honest seat at the same distance is never caught, and keeps its credit."""
+    honest, liar = Seat(0.005), Seat(0.005, pong_delay=0.060)  # the liar looks 35 ms away each way
+    table = await fair_table(nursery, [honest, liar])
+    contest_g5(table)
+    await race(table, [honest, liar], [0.030, 0.010])  # 20 ms after the send: its pongs say 70 at least
+    assert liar.of(Rejected)[-1].code == "too_early" and table.slots[1].distrust == PATH_KEPT
+    for reactions, first in (((0.020, 0.045), 0), ((0.040, 0.015), 1), ((0.020, 0.030), 0)):
+        contest_g5(table)
+        await race(table, [honest, liar], list(reactions))  # it takes later now, so no take is too early
+        assert winner(table) == first, "the seat that reacted first wins: the late pongs bought nothing"
+    entries = [e for e in table.log.entries if e.fair is not None and e.actor == 1][1:]
+    assert entries and all(e.fair.pings is None and e.fair.rtt is None for e in entries)
+    assert 0 < table.slots[1].distrust < PATH_KEPT and table.slots[0].distrust == 0
+    kept = [e for e in table.log.entries if e.fair is not None and e.actor == 0]
+    assert all(abs(e.fair.rtt - 0.010) < 1e-9 for e in kept), "the honest seat's credit is its round trip"
+    assert all(_check_fair(e, {}) is None for e in table.log.entries if e.fair is not None)
     await table.stop()
 
 
@@ -828,3 +853,29 @@ async def test_an_honest_take_is_not_too_early_when_busy_pings_overstated_its_ro
     assert table.slots[0].guesses == 0 and not honest.of(Rejected)
     assert winner(table) == 0
     await table.stop()
+
+
+@settings(max_examples=300, deadline=None)
+@given(rtt=st.floats(0.0, 0.150), spread=st.floats(0.0, 1.0), data=st.data())
+def test_an_honest_seat_is_never_caught_holding_its_pongs_back(rtt, spread, data):
+    """Pings and takes crossing a path of round trip ``rtt`` that varies by up to ``j`` either side, with
+    ``j`` up to (a quarter of the round trip + 10 ms) / 1.75, and reactions of 5 ms or more: however the
+    samples fall (all its pings at the slowest, this take at the quickest), no take counts as held back."""
+    j = spread * (0.25 * rtt + 0.010) / 1.75
+    wobble = st.floats(-j, j)
+    pings = [max(0.0, rtt + v) for v in data.draw(st.lists(wobble, min_size=1, max_size=8))]
+    earlier = [max(0.0, rtt + v) + r for v, r in data.draw(st.lists(st.tuples(wobble, st.floats(0.005, 0.4)),
+                                                                       max_size=32))]
+    path = min(earlier) if earlier else None
+    take = max(0.0, rtt + data.draw(wobble)) + data.draw(st.floats(0.005, 0.4))
+    floor = fairness.early_floor(credited(pings, path, None, estimate=min))
+    assert not fairness.held_back(take, floor)
+
+
+@pytest.mark.parametrize("late, reaction, caught", [(0.060, 0.030, True), (0.060, 0.040, False),
+                                                    (0.025, 0.005, True), (0.010, 0.005, False)])
+def test_a_seat_holding_its_pongs_back_is_caught_by_a_take_quicker_than_they_allow(late, reaction, caught):
+    """Behind a +10 ms path each way (20 ms round trip), pongs held back ``late``: a take ``reaction`` after
+    the card reached it is caught when it crosses sooner than three quarters of its pings, less 5 ms."""
+    pings = [0.020 + late] * 8
+    assert fairness.held_back(0.020 + reaction, fairness.early_floor(credited(pings, None, None, min))) is caught
