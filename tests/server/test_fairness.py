@@ -879,3 +879,28 @@ def test_a_seat_holding_its_pongs_back_is_caught_by_a_take_quicker_than_they_all
     the card reached it is caught when it crosses sooner than three quarters of its pings, less 5 ms."""
     pings = [0.020 + late] * 8
     assert fairness.held_back(0.020 + reaction, fairness.early_floor(credited(pings, None, None, min))) is caught
+
+
+async def test_a_seats_replies_bound_its_credit_as_its_takes_do(nursery, autojump_clock):
+    """An uncontested action sent on the update that offered it (a draw here; a discard after a take in the
+    bench) crossed the path with next to no reaction: the median of a seat's last replies bounds its credit,
+    so pongs held back 30 ms buy nothing from a seat that answers the game at once."""
+    honest, liar = Seat(0.005), Seat(0.005, pong_delay=0.030)
+    table = await fair_table(nursery, [honest, liar])
+    for _ in range(3):
+        contest_g5(table)
+        start = trio.current_time()
+        await trio.sleep_until(start + 0.005 + 0.001 + 0.005)  # there, 1 ms to answer, back
+        await table.submit(intents.Act(liar, Act(table="t1", action={"type": "draw"}, id=f"d{start}")))
+        await settle()
+    replies = table.slots[1].replies
+    assert len(replies) == 3 and all(abs(r - 0.011) < 1e-6 for r in replies)
+    force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["P10"])
+    offer(table)  # the green 5 gone, then offered anew to both
+    contest_g5(table)
+    await race(table, [honest, liar], [0.020, 0.025])
+    assert winner(table) == 0, "reacting 5 ms slower at the same distance, it loses"
+    entry = next(e for e in reversed(table.log.entries) if e.fair is not None and e.actor == 0)
+    assert entry.fair.until - entry.fair.arrival < 0.0011, (
+        "the honest take waited only for a liar credited 11 ms (its replies), not 40 (its pongs)")
+    await table.stop()
