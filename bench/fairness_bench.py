@@ -204,7 +204,9 @@ class Seat:
 
 
 PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025, "floor30": 0.030}
-FLOOR_TAKE = {"floor30": 0.035}  # the cheat that knows the rules: its takes never sooner than its pongs + 5 ms
+PONG_DELAYS["floor30all"] = 0.030
+FLOOR_TAKE = {"floor30": 0.035, "floor30all": 0.035}  # the cheats that know the rules: takes never sooner than
+DISCARD_DELAYS = {"floor30all": 0.030}  # their pongs + 5 ms; the other holds back its discards as its pongs
 
 
 async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Event, rng: random.Random,
@@ -234,6 +236,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Even
                 nursery.start_soon(fairness_cheats.SIDE_TASKS[cheat], client, table, seat, tally, halt, hands, mine)
 
             async def discard(card: str) -> None:
+                await trio.sleep(DISCARD_DELAYS.get(cheat, 0.0))
                 sent = time.perf_counter()
                 try:
                     accepted = await client.act(table, Discard(card))
