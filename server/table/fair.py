@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .arbiter import Table
 
 GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
-REPLIES_LEAST = 3  # replies before their median bounds a seat's credit
+REPLIES_LEAST = 8  # replies before their median bounds a credit (as many samples as the pings' median)
 LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
 
 
@@ -138,7 +138,7 @@ def hold_until(table: Table, slot: SeatSlot, action: Any, arrival: float, reacti
 def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] | None, float | None, float | None]:
     """The round trip a seat's reactions are credited with (``fairness.credited``), and what it comes
     from: its ping samples, the quickest of its last takes' arrival - first send (``path``; or, if less, the
-    median of its last replies' arrival - send plus ``QUICKEST_REACTION``: an uncontested action, such as a
+    median of its last replies' arrival - send (from ``REPLIES_LEAST`` on) plus ``QUICKEST_REACTION``: an uncontested action, such as a
     discard, sent on the update that made it legal, which a client cannot delay to look farther without
     delaying its whole game), and the kernel's smallest round trip of its connection (direct connections). A seat caught answering pings late (a take sooner
     after its card was sent than its pongs allow: ``contest``) has its pings set aside for its next

@@ -887,14 +887,14 @@ async def test_a_seats_replies_bound_its_credit_as_its_takes_do(nursery, autojum
     so pongs held back 30 ms buy nothing from a seat that answers the game at once."""
     honest, liar = Seat(0.005), Seat(0.005, pong_delay=0.030)
     table = await fair_table(nursery, [honest, liar])
-    for _ in range(3):
+    for _ in range(fair.REPLIES_LEAST):
         contest_g5(table)
         start = trio.current_time()
         await trio.sleep_until(start + 0.005 + 0.001 + 0.005)  # there, 1 ms to answer, back
         await table.submit(intents.Act(liar, Act(table="t1", action={"type": "draw"}, id=f"d{start}")))
         await settle()
     replies = table.slots[1].replies
-    assert len(replies) == 3 and all(abs(r - 0.011) < 1e-6 for r in replies)
+    assert len(replies) == fair.REPLIES_LEAST and all(abs(r - 0.011) < 1e-6 for r in replies)
     force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["P10"])
     offer(table)  # the green 5 gone, then offered anew to both
     contest_g5(table)
