@@ -79,21 +79,21 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
                 del slot.guessed[next(iter(slot.guessed))]
         return False
     seq, sent = offered
+    meter = slot.receiver.latency if slot.receiver is not None else None
+    if sent is not None and meter is not None and held_back(arrival - sent, list(meter.samples)):
+        slot.distrust = PATH_KEPT  # it holds its pongs back (a cheat): they are not believed for its next takes
     rtt, pings, path, kernel = round_trip(table, slot)
     mine = next((h for h in table.held if h.seat == slot.seat and h.key == action), None)
     if mine is not None:  # the seat asked for the same item again: answered right after its first ask
         mine.followers.append(intent)
         return True
-    floor = early_floor(credited(pings, path, kernel, estimate=min))
-    early = sent is None or arrival - sent < floor
+    early = sent is None or arrival - sent < early_floor(credited(pings, path, kernel, estimate=min))
     guessed = slot.guessed.get(action)
     left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
     before_offer = message.seen is not None and message.seen < seq and (left is None or arrival - left > GUESS_WINDOW)
     if early or before_offer:
         slot.guesses += 1
         rule = "too_early"
-        if sent is not None and pings is not None and held_back(arrival - sent, floor):  # it holds its pongs
-            slot.distrust = PATH_KEPT  # back (a cheat), so they are not believed for its next takes
     elif guessed is not None and sent - guessed <= GUESS_WINDOW:
         rule = "guess"
     else:

@@ -173,11 +173,10 @@ async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autoju
 
 
 async def test_a_take_sooner_than_the_seats_own_round_trip_is_refused_as_too_early(nursery, autojump_clock):
-    """A client that answers pings 400 ms late to look far, then takes 12 ms after the card was sent: no
-    reaction crosses its claimed path that fast. The take is refused, logged and counted; the honest seat
-    wins. Caught, its pongs are not believed: at its next take it has no credit, and wins only by reacting
-    first."""
-    honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.400)
+    """A client that answers pings 20 ms late to look 11 ms away, then takes 12 ms after the card was sent:
+    no reaction crosses its claimed path that fast. The take is refused, logged and counted; the honest seat
+    wins."""
+    honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.020)
     table = await fair_table(nursery, [honest, liar])
     contest_g5(table)
     await race(table, [honest, liar], [0.030, 0.010])
@@ -186,26 +185,25 @@ async def test_a_take_sooner_than_the_seats_own_round_trip_is_refused_as_too_ear
     assert refused.code == "too_early" and "round trip" in refused.message
     entry = next(e for e in table.log.entries if e.actor == 1 and e.fair is not None)
     assert entry.fair.rule == "too_early" and not entry.accepted and table.slots[1].guesses == 1
-    contest_g5(table)
-    await race(table, [honest, liar], [0.030, 0.010])
-    assert winner(table) == 1, "caught, it races by arrival: reacting first at the same distance, it wins"
     await table.stop()
 
 
 async def test_a_seat_caught_answering_pings_late_is_credited_nothing_for_its_next_takes(nursery, autojump_clock):
-    """Caught once (a take sooner than its own pongs allow), a seat's pings are not believed for its next
-    32 takes: no credit, so it races by arrival; its pings are not logged for those takes either, so the
-    log still verifies. An honest seat at the same distance is never caught, and keeps its credit."""
+    """Caught once (a take crossing in under half its quickest ping, less 5 ms), a seat's pings are not
+    believed for its next 32 takes, that one included: no credit, so it races by arrival; its pings are not
+    logged for those takes either, so the log still verifies. An honest seat at the same distance is never
+    caught, and keeps its credit."""
     honest, liar = Seat(0.005), Seat(0.005, pong_delay=0.060)  # the liar looks 35 ms away each way
     table = await fair_table(nursery, [honest, liar])
     contest_g5(table)
-    await race(table, [honest, liar], [0.030, 0.010])  # 20 ms after the send: its pongs say 70 at least
-    assert liar.of(Rejected)[-1].code == "too_early" and table.slots[1].distrust == PATH_KEPT
+    await race(table, [honest, liar], [0.030, 0.010])  # 20 ms after the send: its pongs say 70
+    assert winner(table) == 1 and not liar.of(Rejected), "caught, it still wins what it truly reacted first to"
+    assert table.slots[1].distrust == PATH_KEPT - 1
     for reactions, first in (((0.020, 0.045), 0), ((0.040, 0.015), 1), ((0.020, 0.030), 0)):
         contest_g5(table)
         await race(table, [honest, liar], list(reactions))  # it takes later now, so no take is too early
         assert winner(table) == first, "the seat that reacted first wins: the late pongs bought nothing"
-    entries = [e for e in table.log.entries if e.fair is not None and e.actor == 1][1:]
+    entries = [e for e in table.log.entries if e.fair is not None and e.actor == 1]
     assert entries and all(e.fair.pings is None and e.fair.rtt is None for e in entries)
     assert 0 < table.slots[1].distrust < PATH_KEPT and table.slots[0].distrust == 0
     kept = [e for e in table.log.entries if e.fair is not None and e.actor == 0]
@@ -856,29 +854,26 @@ async def test_an_honest_take_is_not_too_early_when_busy_pings_overstated_its_ro
 
 
 @settings(max_examples=300, deadline=None)
-@given(rtt=st.floats(0.0, 0.150), spread=st.floats(0.0, 1.0), data=st.data())
-def test_an_honest_seat_is_never_caught_holding_its_pongs_back(rtt, spread, data):
-    """Pings and takes crossing a path of round trip ``rtt`` that varies by up to ``j`` either side, with
-    ``j`` up to (a quarter of the round trip + 10 ms) / 1.75, and reactions of 5 ms or more: however the
-    samples fall (all its pings at the slowest, this take at the quickest), no take counts as held back."""
-    j = spread * (0.25 * rtt + 0.010) / 1.75
-    wobble = st.floats(-j, j)
-    pings = [max(0.0, rtt + v) for v in data.draw(st.lists(wobble, min_size=1, max_size=8))]
-    earlier = [max(0.0, rtt + v) + r for v, r in data.draw(st.lists(st.tuples(wobble, st.floats(0.005, 0.4)),
-                                                                       max_size=32))]
-    path = min(earlier) if earlier else None
-    take = max(0.0, rtt + data.draw(wobble)) + data.draw(st.floats(0.005, 0.4))
-    floor = fairness.early_floor(credited(pings, path, None, estimate=min))
-    assert not fairness.held_back(take, floor)
+@given(rtt=st.floats(0.0, 0.150), spread=st.floats(0.0, 1.0), busy=st.floats(0.0, 1.0), data=st.data())
+def test_an_honest_seat_is_never_caught_holding_its_pongs_back(rtt, spread, busy, data):
+    """Pings and a take crossing a path of round trip ``rtt`` that varies by up to ``j`` either side, each
+    ping answered up to ``late`` later by a busy machine, the take after a reaction of 5 ms or more: with
+    j <= 10 ms and late <= rtt - 3j + 20 ms, however the samples fall (every ping at its slowest, the take at
+    its quickest), the seat is not caught."""
+    j = spread * min(0.010, (rtt + 0.020) / 3)
+    late = busy * (rtt - 3 * j + 0.020)
+    pings = [max(0.0, rtt + v) + w for v, w in data.draw(st.lists(st.tuples(st.floats(-j, j), st.floats(0, late)),
+                                                                      min_size=1, max_size=8))]
+    take = max(0.0, rtt + data.draw(st.floats(-j, j))) + data.draw(st.floats(0.005, 0.4))
+    assert not fairness.held_back(take, pings)
 
 
-@pytest.mark.parametrize("late, reaction, caught", [(0.060, 0.030, True), (0.060, 0.040, False),
-                                                    (0.025, 0.005, True), (0.010, 0.005, False)])
+@pytest.mark.parametrize("late, reaction, caught", [(0.060, 0.010, True), (0.060, 0.020, False),
+                                                    (0.025, 0.005, False), (0.200, 0.060, True)])
 def test_a_seat_holding_its_pongs_back_is_caught_by_a_take_quicker_than_they_allow(late, reaction, caught):
     """Behind a +10 ms path each way (20 ms round trip), pongs held back ``late``: a take ``reaction`` after
-    the card reached it is caught when it crosses sooner than three quarters of its pings, less 5 ms."""
-    pings = [0.020 + late] * 8
-    assert fairness.held_back(0.020 + reaction, fairness.early_floor(credited(pings, None, None, min))) is caught
+    the card reached it is caught when it crosses in under half its quickest ping, less 5 ms."""
+    assert fairness.held_back(0.020 + reaction, [0.020 + late] * 8) is caught
 
 
 async def test_a_seats_replies_bound_its_credit_as_its_takes_do(nursery, autojump_clock):
