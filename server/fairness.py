@@ -81,7 +81,7 @@ def held_back(since_sent: float, pings: list[float]) -> bool:
     are then set aside for a while (``server/table/fair.py``). Not its ``too_early`` floor (three quarters of
     its quickest ping): on a machine at a load of 10, an honest far seat's pings ran so late that its quick
     takes fell under that floor, and setting its pings aside cost it its share (3.6% at +20 +-5 ms). An honest
-    seat whose pings each took at most twice its round trip + 10 ms is never caught."""
+    seat (reactions of 5 ms or more) whose pings each took at most twice its round trip + 20 ms is never caught."""
     return bool(pings) and since_sent < min(pings) / 2 - CAUGHT_MARGIN
 
 
