@@ -25,8 +25,9 @@ reactions more than 2 ms apart) won by the seat that truly reacted first, the ne
 A take refused ``too_early`` is sent again (``TOO_EARLY_RETRIES``) while its card is still the prize, as a
 player clicks again. Every process started (server, proxies) is stopped on the way out, also on Ctrl-C.
 
-`python -m bench.fairness_bench [--quick] [--no-cheats | --cheats-only]` runs it alone (about 2.5 minutes;
-`--quick` under one, noisier: for development); `make bench` runs it with the rest (``CONTESTS`` per run).
+`python -m bench.fairness_bench [--quick] [--no-cheats | --cheats-only | --proxied-cheats]` runs it alone
+(about 2.5 minutes; `--quick` under one, noisier: for development; `--proxied-cheats`: only the pong cheats
+through proxies); `make bench` runs it with the rest (``CONTESTS`` per run).
 Compare runs at a load average under 2: the bench's clocks are its own event loop's. It prints the load
 average before and after, each row's (the higher of its start and end), marks every row run over 2
 (``LOAD_MOST``) and says how many were: their figures are not the targets'.
@@ -202,7 +203,10 @@ class Seat:
     cheat: str | None = None
 
 
-PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025}
+PONG_DELAYS = {"pong10": 0.010, "pong25": 0.025, "pong60": 0.060, "ping_guess": 0.025, "floor30": 0.030}
+PONG_DELAYS["floor30all"] = 0.030
+FLOOR_TAKE = {"floor30": 0.035, "floor30all": 0.035}  # the cheats that know the rules: takes never sooner than
+DISCARD_DELAYS = {"floor30all": 0.030}  # their pongs + 5 ms; the other holds back its discards as its pongs
 
 
 async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Event, rng: random.Random,
@@ -232,6 +236,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Even
                 nursery.start_soon(fairness_cheats.SIDE_TASKS[cheat], client, table, seat, tally, halt, hands, mine)
 
             async def discard(card: str) -> None:
+                await trio.sleep(DISCARD_DELAYS.get(cheat, 0.0))
                 sent = time.perf_counter()
                 try:
                     accepted = await client.act(table, Discard(card))
@@ -242,7 +247,7 @@ async def racer(spec: Seat, table: str, seat: int, tally: Tally, halt: trio.Even
                 discarding[0] = False
 
             async def take(card: str, key: tuple, seq: int, reaction: float, got: float, count: bool) -> None:
-                await trio.sleep(reaction)
+                await trio.sleep(max(reaction, FLOOR_TAKE.get(cheat, 0.0)))
                 sent = time.perf_counter()
                 if count:
                     tally.reactions.setdefault(key, {})[seat] = sent - got  # the actual reaction
@@ -382,19 +387,19 @@ async def scenario_rows(contests: int) -> list[dict]:
     return rows
 
 
-async def main(contests: int = CONTESTS, cheats: bool = True, scenarios: bool = True) -> dict:
+async def main(contests: int = CONTESTS, cheats: bool = True, scenarios: bool = True, direct: bool = True) -> dict:
     from . import fairness_cheats
 
     result = {"contests": contests, "scenarios": [], "cheats": []}
     if scenarios:
         result["scenarios"] = await scenario_rows(contests)
     if cheats:
-        result["cheats"] = await fairness_cheats.cheat_rows(contests)
+        result["cheats"] = await fairness_cheats.cheat_rows(contests, direct)
     return result
 
 
-def run(contests: int = CONTESTS, cheats: bool = True, scenarios: bool = True) -> dict:
-    return trio.run(main, contests, cheats, scenarios)
+def run(contests: int = CONTESTS, cheats: bool = True, scenarios: bool = True, direct: bool = True) -> dict:
+    return trio.run(main, contests, cheats, scenarios, direct)
 
 
 # ------------------------------------------------------------------ the tables
@@ -496,10 +501,12 @@ if __name__ == "__main__":
         trio.run(proxy_main, int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]))
     else:
         arguments = sys.argv[1:]
-        unknown = [a for a in arguments if a not in ("--quick", "--no-cheats", "--cheats-only")]
+        unknown = [a for a in arguments if a not in ("--quick", "--no-cheats", "--cheats-only", "--proxied-cheats")]
         if unknown:
-            sys.exit(f"usage: python -m bench.fairness_bench [--quick] [--no-cheats] [--cheats-only]; not {unknown}")
+            sys.exit(f"usage: python -m bench.fairness_bench [--quick] [--no-cheats] [--cheats-only] "
+                     f"[--proxied-cheats]; not {unknown}")
+        proxied = "--proxied-cheats" in arguments  # only the pong cheats through proxies (the decisive rows)
         print(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load average", open("/proc/loadavg").read().strip())
         print_table(run(QUICK_CONTESTS if "--quick" in arguments else CONTESTS, "--no-cheats" not in arguments,
-                        "--cheats-only" not in arguments))
+                        "--cheats-only" not in arguments and not proxied, not proxied))
         print("load average after:", open("/proc/loadavg").read().strip())

@@ -10,6 +10,11 @@ The cheats (seat 1; seat 0 is honest):
 2. ``future_seen``: every take's ``seen`` names a seq 1,000 ahead.
 3. ``pong10``, ``pong25``, ``pong60``: pongs held back 10 / 25 / 60 ms (to look farther and win a larger
    credit; 10 ms stays under the ``too_early`` floor, which is three quarters of the ping estimate).
+   ``floor30``: the cheat that knows the rules: pongs held back 30 ms (a credit of the cap, 50 ms, behind
+   the +10 ms proxies) and every take held to at least 35 ms after its update, so that no take is quicker than
+   its pongs allow (never caught) and its takes' bound never lowers its credit: its reactions, as the server
+   credits them, are max(r - 30, 5) ms. ``floor30all``: the same, and its discards (its replies to the update
+   that gave it a card) held back 30 ms too, so that they do not show its path either.
 4. ``ping_guess``: a pong every 5 ms for a ping not yet received, its number guessed (counting up, or drawn
    at random); its real pongs 25 ms late, so that a guess the server took would show as a smaller ping.
 5. ``resume``: resumes its own seat every 10 ms (to re-stamp when its updates were sent).
@@ -45,12 +50,14 @@ CHEATS = [
     ("pong10", "(3) pongs 10 ms late"),
     ("pong25", "(3) pongs 25 ms late"),
     ("pong60", "(3) pongs 60 ms late"),
+    ("floor30", "(3') pongs 30, takes >=35"),
+    ("floor30all", "(3'') + discards 30 late"),
     ("ping_guess", "(4) pongs before pings"),
     ("resume", "(5) resume every 10 ms"),
     ("guess_next", "(6) ask next card/10 ms"),
     ("bogus", "(7) bogus take with real"),
 ]
-PROXIED = [None, "pong10", "pong25", "pong60"]  # again through equal proxies, the kernel's measure unused
+PROXIED = [None, "pong10", "pong25", "pong60", "floor30", "floor30all"]  # again through equal proxies, the kernel's measure unused
 PROXY_MS = 10.0
 GAIN_MOST = 5.0  # points over 50%
 
@@ -120,10 +127,11 @@ async def bogus_take(client, table: str, card: str, seq: int, tally: Tally, seat
 SIDE_TASKS = {"ping_guess": guess_pings, "resume": resume_often, "guess_next": guess_next}
 
 
-async def cheat_rows(contests: int) -> list[dict]:
+async def cheat_rows(contests: int, direct: bool = True) -> list[dict]:
+    """Every cheat straight to the server, then the pong cheats through proxies (only those: ``direct`` False)."""
     rows = []
     async with photofinish_server(extra=("--kernel-rtt", "always")) as (_, url):
-        for index, (cheat, label) in enumerate(CHEATS):
+        for index, (cheat, label) in enumerate(CHEATS if direct else []):
             row = await one_run(url, [Seat(url), Seat(url, cheat)], "fair", 100 + index, contests)
             rows.append({"cheat": cheat, "label": label, "path": "direct, kernel", **row})
     async with photofinish_server(extra=("--kernel-rtt", "never")) as (_, url), AsyncExitStack() as stack:

@@ -208,6 +208,8 @@ def _check_fair(entry: Entry, table_options: dict) -> str | None:
     if fair.pings is not None and fair.rtt not in (credited(fair.pings, fair.path, fair.kernel),
                                                    credited(fair.pings, fair.path, fair.kernel, estimate=min)):
         return "the round trip credited is not what its logged ping samples and takes give"  # (min: older logs)
+    if fair.pings is None and fair.rtt is not None:  # none measured, or set aside (a seat caught answering late)
+        return "a round trip credited without the ping samples it comes from"
     if fair.rule == "too_early":
         return None if not entry.accepted else "an action refused as too early was applied"
     if None in (fair.sent, fair.reaction, fair.until, fair.group, fair.rank):

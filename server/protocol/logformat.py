@@ -62,7 +62,8 @@ class Fair(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     lot: int | None = None
     lost_to: int | None = None
     pings: list[float] | None = None  # the seat's ping samples then (seconds): the estimate is their median
-    path: float | None = None  # the quickest of its recent takes' arrival - first send: rtt is at most this
+    path: float | None = None  # the quickest of its recent takes' arrival - first send (or, if less, its replies'
+    # median + 5 ms: uncontested actions sent on the update that offered them): rtt is at most this less 5 ms
     kernel: float | None = None  # the kernel's smallest round trip of its connection (direct connections)
 
 

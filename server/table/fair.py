@@ -9,24 +9,27 @@ offered and when it left (``track_offers``, ``stamp``).
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair_order, hold_bound
+from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair_order, held_back, hold_bound
+from ..fairness import QUICKEST_REACTION
 from ..fairness import credit as credit_for
 from ..fairness import reaction as reaction_of
 from ..logfile import Fair
 from ..protocol import Accepted
 from . import apply, intents, seating
 from .receiver import Receiver
-from .seats import SeatSlot
+from .seats import PATH_KEPT, SeatSlot
 
 if TYPE_CHECKING:
     from .arbiter import Table
 
 GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
+REPLIES_LEAST = 8  # replies before their median bounds a credit (as many samples as the pings' median)
 LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
 
 
@@ -60,9 +63,12 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
     reaction to the same item can still arrive (``hold_until``), and released with the other actions on
     that item only (``release_due``)."""
     message = intent.message
-    if not table.game.contested(table.session.state, action):
-        return False
     arrival = intent.received - table.t0
+    if not table.game.contested(table.session.state, action):
+        offered = slot.offers.get(action)
+        if offered is not None and offered[1] is not None and arrival >= offered[1]:
+            slot.replies.append(arrival - offered[1])  # a reply to the update that offered it: its path bounds
+        return False  # the seat's round trip (``round_trip``)
     offered = slot.since.get(action)
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
         left = slot.left.get(action)  # it lately is a guess, counted, and orders its later take last
@@ -73,6 +79,9 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
                 del slot.guessed[next(iter(slot.guessed))]
         return False
     seq, sent = offered
+    meter = slot.receiver.latency if slot.receiver is not None else None
+    if sent is not None and meter is not None and held_back(arrival - sent, list(meter.samples)):
+        slot.distrust = PATH_KEPT  # it holds its pongs back (a cheat): they are not believed for its next takes
     rtt, pings, path, kernel = round_trip(table, slot)
     mine = next((h for h in table.held if h.seat == slot.seat and h.key == action), None)
     if mine is not None:  # the seat asked for the same item again: answered right after its first ask
@@ -97,6 +106,7 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
                           pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
         return True
     slot.path.append(arrival - sent)
+    slot.distrust = max(0, slot.distrust - 1)
     credit = credit_for(rtt, table.cap)
     reaction = reaction_of(arrival, sent, rtt, table.cap) if rule == "reaction" else GUESS_REACTION
     until = hold_until(table, slot, action, arrival, reaction, credit)
@@ -127,11 +137,21 @@ def hold_until(table: Table, slot: SeatSlot, action: Any, arrival: float, reacti
 
 def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] | None, float | None, float | None]:
     """The round trip a seat's reactions are credited with (``fairness.credited``), and what it comes
-    from: its ping samples, the quickest of its last takes' arrival - first send, and the kernel's smallest
-    round trip of its connection (direct connections)."""
+    from: its ping samples, the quickest of its last takes' arrival - first send (``path``; or, if less, the
+    median of its last replies' arrival - send (from ``REPLIES_LEAST`` on) plus ``QUICKEST_REACTION``: an uncontested action, such as a
+    discard, sent on the update that made it legal, which a client cannot delay to look farther without
+    delaying its whole game), and the kernel's smallest round trip of its connection (direct connections). A seat caught answering pings late (a take sooner
+    after its card was sent than its pongs allow: ``contest``) has its pings set aside for its next
+    ``PATH_KEPT`` takes: no credit (arrival order for it), and none logged, so ``verify`` agrees."""
     meter = slot.receiver.latency if slot.receiver is not None else None
     pings = sorted(round(x, 6) for x in meter.samples) if meter is not None and meter.samples else None
-    path = round(min(slot.path), 6) if slot.path else None
+    if slot.distrust:
+        pings = None
+    path = min(slot.path) if slot.path else None
+    if len(slot.replies) >= REPLIES_LEAST:  # its typical reply crossed the path with no reaction to speak of
+        replied = statistics.median(slot.replies) + QUICKEST_REACTION
+        path = replied if path is None else min(path, replied)
+    path = round(path, 6) if path is not None else None
     read = meter.kernel if meter is not None else None
     kernel = read() if read is not None else None
     kernel = round(kernel, 6) if kernel is not None else None
@@ -208,6 +228,12 @@ def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
     for action in now_legal:
         if action not in since:
             since[action] = [seq, None]
+    offers, others = slot.offers, {action for action in legal if action not in now_legal}
+    for action in others:
+        if action not in offers:
+            offers[action] = [seq, None]
+    for action in [a for a in offers if a not in others]:
+        del offers[action]
     if len(since) > len(now_legal):
         now = table.now()
         for action in [a for a in since if a not in now_legal]:
@@ -222,11 +248,11 @@ def stamp(table: Table, receiver: Receiver, seq: int) -> None:
     stamped with this moment, once (a resume, a snapshot or a catch-up sends it again later and changes
     nothing)."""
     slot = seating.slot_of(table, receiver)
-    if slot is not None and slot.since:
-        now = None
-        for offered in slot.since.values():
+    if slot is not None and (slot.since or slot.offers):
+        now = table.now()
+        for offered in (*slot.since.values(), *slot.offers.values()):
             if offered[1] is None and offered[0] <= seq:
-                offered[1] = now = table.now() if now is None else now
+                offered[1] = now
 
 
 def skip_lots(table: Table, count: int) -> None:

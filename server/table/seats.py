@@ -68,6 +68,11 @@ class SeatSlot:
     guessed: dict[Any, float] = field(default_factory=dict)  # ... asked for before they were offered -> when
     guesses: int = 0  # contested actions asked for before the seat could have seen them (too_early, guess)
     path: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))  # arrival - first send, per take
+    # ... and its other actions: each newly legal for this seat -> [the seq that offered it, when that left], and
+    # the last arrivals - sends of those it sent (replies: what it answers at once shows its round trip too)
+    offers: dict[Any, list] = field(default_factory=dict)
+    replies: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))
+    distrust: int = 0  # takes left during which its pongs are not believed: it was caught answering them late
 
 
 def move(slot: SeatSlot, to: SeatState) -> None:

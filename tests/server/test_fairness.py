@@ -13,14 +13,16 @@ import trio.testing
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from rules.flag_finish.game import DrawPile, Play
+from server import fairness
 from server.fairness import EPSILON, credit, credited, fair_order
 from server.finished import marker_path
 from server.latency import LatencyMeter, kernel_min_rtt
 from server.lobby import Lobby
 from server.logfile import chain, GENESIS
 from server.protocol import Accepted, Act, CreateTable, Rejected, Resume, Seated, TakeSeat, Update
-from server.replay import check_log, verify_seed
+from server.replay import _check_fair, check_log, verify_seed
 from server.table import fair, fanout, intents
+from server.table.seats import PATH_KEPT
 
 from tests.positions import plain
 
@@ -171,10 +173,10 @@ async def test_a_seat_answering_pings_late_gains_at_most_the_cap(nursery, autoju
 
 
 async def test_a_take_sooner_than_the_seats_own_round_trip_is_refused_as_too_early(nursery, autojump_clock):
-    """A client that answers pings 400 ms late to look far, then takes 12 ms after the card was sent: no
-    reaction crosses its claimed path that fast. The take is refused, logged and counted; the honest seat
-    wins; and a take chosen on a view from before the card (its ``seen`` older than the offer) is too."""
-    honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.400)
+    """A client that answers pings 20 ms late to look 11 ms away, then takes 12 ms after the card was sent:
+    no reaction crosses its claimed path that fast. The take is refused, logged and counted; the honest seat
+    wins."""
+    honest, liar = Seat(0.001), Seat(0.001, pong_delay=0.020)
     table = await fair_table(nursery, [honest, liar])
     contest_g5(table)
     await race(table, [honest, liar], [0.030, 0.010])
@@ -183,9 +185,30 @@ async def test_a_take_sooner_than_the_seats_own_round_trip_is_refused_as_too_ear
     assert refused.code == "too_early" and "round trip" in refused.message
     entry = next(e for e in table.log.entries if e.actor == 1 and e.fair is not None)
     assert entry.fair.rule == "too_early" and not entry.accepted and table.slots[1].guesses == 1
+    await table.stop()
+
+
+async def test_a_seat_caught_answering_pings_late_is_credited_nothing_for_its_next_takes(nursery, autojump_clock):
+    """Caught once (a take crossing in under half its quickest ping, less 5 ms), a seat's pings are not
+    believed for its next 32 takes, that one included: no credit, so it races by arrival; its pings are not
+    logged for those takes either, so the log still verifies. An honest seat at the same distance is never
+    caught, and keeps its credit."""
+    honest, liar = Seat(0.005), Seat(0.005, pong_delay=0.060)  # the liar looks 35 ms away each way
+    table = await fair_table(nursery, [honest, liar])
     contest_g5(table)
-    await race(table, [honest, liar], [0.030, 0.010], seen=1)  # both claim to have seen update 1
-    assert {r.code for s in (honest, liar) for r in s.of(Rejected)[-1:]} == {"too_early"}
+    await race(table, [honest, liar], [0.030, 0.010])  # 20 ms after the send: its pongs say 70
+    assert winner(table) == 1 and not liar.of(Rejected), "caught, it still wins what it truly reacted first to"
+    assert table.slots[1].distrust == PATH_KEPT - 1
+    for reactions, first in (((0.020, 0.045), 0), ((0.040, 0.015), 1), ((0.020, 0.030), 0)):
+        contest_g5(table)
+        await race(table, [honest, liar], list(reactions))  # it takes later now, so no take is too early
+        assert winner(table) == first, "the seat that reacted first wins: the late pongs bought nothing"
+    entries = [e for e in table.log.entries if e.fair is not None and e.actor == 1]
+    assert entries and all(e.fair.pings is None and e.fair.rtt is None for e in entries)
+    assert 0 < table.slots[1].distrust < PATH_KEPT and table.slots[0].distrust == 0
+    kept = [e for e in table.log.entries if e.fair is not None and e.actor == 0]
+    assert all(abs(e.fair.rtt - 0.010) < 1e-9 for e in kept), "the honest seat's credit is its round trip"
+    assert all(_check_fair(e, {}) is None for e in table.log.entries if e.fair is not None)
     await table.stop()
 
 
@@ -827,4 +850,52 @@ async def test_an_honest_take_is_not_too_early_when_busy_pings_overstated_its_ro
     await race(table, [honest, other], [0.005, 0.030])
     assert table.slots[0].guesses == 0 and not honest.of(Rejected)
     assert winner(table) == 0
+    await table.stop()
+
+
+@settings(max_examples=300, deadline=None)
+@given(rtt=st.floats(0.0, 0.150), spread=st.floats(0.0, 1.0), busy=st.floats(0.0, 1.0), data=st.data())
+def test_an_honest_seat_is_never_caught_holding_its_pongs_back(rtt, spread, busy, data):
+    """Pings and a take crossing a path of round trip ``rtt`` that varies by up to ``j`` either side, each
+    ping answered up to ``late`` later by a busy machine, the take after a reaction of 5 ms or more: with
+    j <= 10 ms and late <= rtt - 3j + 20 ms, however the samples fall (every ping at its slowest, the take at
+    its quickest), the seat is not caught."""
+    j = spread * min(0.010, (rtt + 0.020) / 3)
+    late = busy * (rtt - 3 * j + 0.020)
+    pings = [max(0.0, rtt + v) + w for v, w in data.draw(st.lists(st.tuples(st.floats(-j, j), st.floats(0, late)),
+                                                                      min_size=1, max_size=8))]
+    take = max(0.0, rtt + data.draw(st.floats(-j, j))) + data.draw(st.floats(0.005, 0.4))
+    assert not fairness.held_back(take, pings)
+
+
+@pytest.mark.parametrize("late, reaction, caught", [(0.060, 0.010, True), (0.060, 0.020, False),
+                                                    (0.025, 0.005, False), (0.200, 0.060, True)])
+def test_a_seat_holding_its_pongs_back_is_caught_by_a_take_quicker_than_they_allow(late, reaction, caught):
+    """Behind a +10 ms path each way (20 ms round trip), pongs held back ``late``: a take ``reaction`` after
+    the card reached it is caught when it crosses in under half its quickest ping, less 5 ms."""
+    assert fairness.held_back(0.020 + reaction, [0.020 + late] * 8) is caught
+
+
+async def test_a_seats_replies_bound_its_credit_as_its_takes_do(nursery, autojump_clock):
+    """An uncontested action sent on the update that offered it (a draw here; a discard after a take in the
+    bench) crossed the path with next to no reaction: the median of a seat's last replies bounds its credit,
+    so pongs held back 30 ms buy nothing from a seat that answers the game at once."""
+    honest, liar = Seat(0.005), Seat(0.005, pong_delay=0.030)
+    table = await fair_table(nursery, [honest, liar])
+    for _ in range(fair.REPLIES_LEAST):
+        contest_g5(table)
+        start = trio.current_time()
+        await trio.sleep_until(start + 0.005 + 0.001 + 0.005)  # there, 1 ms to answer, back
+        await table.submit(intents.Act(liar, Act(table="t1", action={"type": "draw"}, id=f"d{start}")))
+        await settle()
+    replies = table.slots[1].replies
+    assert len(replies) == fair.REPLIES_LEAST and all(abs(r - 0.011) < 1e-6 for r in replies)
+    force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["P10"])
+    offer(table)  # the green 5 gone, then offered anew to both
+    contest_g5(table)
+    await race(table, [honest, liar], [0.020, 0.025])
+    assert winner(table) == 0, "reacting 5 ms slower at the same distance, it loses"
+    entry = next(e for e in reversed(table.log.entries) if e.fair is not None and e.actor == 0)
+    assert entry.fair.until - entry.fair.arrival < 0.0011, (
+        "the honest take waited only for a liar credited 11 ms (its replies), not 40 (its pongs)")
     await table.stop()
