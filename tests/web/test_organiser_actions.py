@@ -231,7 +231,7 @@ def test_a_players_penalty_disqualification_drop_undone_reentry_and_cancel(brows
     choose("Fay", "paid the entry again")
     org.click("[data-key=reenter]")
     notice = org.wait_for_selector(".notice:has-text('Fay #2')").text_content()
-    assert re.search(r"give the player this token to play with: \w{20,}", notice), notice
+    assert re.search(r"give the player this token to play with: [\w-]{20,}", notice), notice  # token_urlsafe: - too
     org.wait_for_selector(".players li:text-is('Fay #2')")
 
     # A disqualification asks for a confirmation first: nothing changes until it is given.
