@@ -4,7 +4,7 @@ The server runs in its own process (`--durability never`: the spectators' cost, 
 The players are the load generator's seats (`clients.load`), paced so that their answer times are latency, not
 capacity. The spectators run in `--processes` client processes of their own (`python -m bench.spectator_bench
 --watch ...`), so that one client process is not what limits what is measured; each watches the players' tables
-round robin and notes when each update arrives (`time.perf_counter`, the same monotonic clock in every process
+round robin (asking for batches and patches, as the browser does) and notes when each update arrives (`time.perf_counter`, the same monotonic clock in every process
 of the machine). Each row is read against the row with no spectators of the same run:
 
 - the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x);
@@ -79,7 +79,8 @@ async def watch_many(url: str, tables: list[str], count: int, seconds: float) ->
         table = tables[index % len(tables)]
         try:
             async with open_websocket_url(url) as ws:
-                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True}))
+                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True,
+                                                 "patches": True}))
                 await ws.send_message(json.dumps({"type": "watch", "table": table, "id": 1}))
                 ready[0] += 1
                 if ready[0] == count:
