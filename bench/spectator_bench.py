@@ -4,8 +4,8 @@ The server runs in its own process (`--durability never`: the spectators' cost, 
 The players are the load generator's seats (`clients.load`), paced so that their answer times are latency, not
 capacity. The spectators run in `--processes` client processes of their own (`python -m bench.spectator_bench
 --watch ...`), so that one client process is not what limits what is measured; each watches the players' tables
-round robin (asking for batches and patches, as the browser does) and notes when each update arrives (`time.perf_counter`, the same monotonic clock in every process
-of the machine). Each row is read against the row with no spectators of the same run:
+round robin (asking for batches and patches, as the browser does) and notes when each update arrives
+(`time.perf_counter`, the same monotonic clock in every process of the machine). Each row is read against the row with no spectators of the same run:
 
 - the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x);
 - each spectator's lag behind the table: an update's arrival at a spectator less its first arrival at a seat
