@@ -69,8 +69,9 @@ def raise_file_limit() -> None:
 
 
 async def watch_many(url: str, tables: list[str], count: int, seconds: float) -> dict:
-    """``count`` spectators (round robin over ``tables``) for ``seconds`` after all have joined; returns, per
-    table and seq, the arrivals' times (each spectator's first arrival of that seq)."""
+    """``count`` spectators (round robin over ``tables``) for ``seconds`` after all have joined (each has its first
+    snapshot: through the relay that can take a heartbeat or two); returns, per table and seq, the arrivals'
+    times (each spectator's first arrival of that seq)."""
     arrivals: dict[str, list[float]] = {}
     joined = trio.Event()
     ready = [0]
@@ -82,13 +83,16 @@ async def watch_many(url: str, tables: list[str], count: int, seconds: float) ->
                 await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True,
                                                  "patches": True}))
                 await ws.send_message(json.dumps({"type": "watch", "table": table, "id": 1}))
-                ready[0] += 1
-                if ready[0] == count:
-                    joined.set()
+                watching = False
                 while True:
                     frame = _decode(await ws.get_message())
                     now = time.perf_counter()
                     for message in frame.messages if frame.type == "batch" else [frame]:
+                        if message.type == "snapshot" and not watching:  # in the stream: its first snapshot
+                            watching = True
+                            ready[0] += 1
+                            if ready[0] == count:
+                                joined.set()
                         if message.type == "update":
                             arrivals.setdefault(f"{message.table} {message.seq}", []).append(now)
         except ConnectionClosed:
