@@ -52,7 +52,7 @@ ROWS = [(1, 0, 1), (1, 100, 1), (1, 1000, 1), (1, 0, 3), (1, 1000, 3), (10, 0, 1
 # spectators, nodes; each row read against the one with no spectators at as many tables and nodes
 FULL_ROWS = ROWS + [(1, 5000, 1), (1, 3000, 3)]
 JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's first snapshot; those without one by
-# then are counted as unserved (seen: about 1 in 100 watches sent right after the hello gets no answer at all)
+# then are counted as unserved (seen at 1,000 and 5,000 spectators on one node: bench/README.md)
 JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
 HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
 
