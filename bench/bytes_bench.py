@@ -1,11 +1,14 @@
 """Bytes per move per receiver: updates with the whole view and legal list against updates with their patch.
 
 One table per game of three server bots that asked for patches (``hello`` ``patches``) and three spectators
-that did too, played to its end in virtual time (no sockets, no clock: bytes do not depend on the machine). Each
-receiver counts, for every message it is sent, the bytes of the frame the server writes (one message a frame,
-``encodeonce.frame``), and the bytes the same message would have been whole: the update made whole again
-(``Views.whole``) and encoded. The two columns come from the very same play. A move is an accepted action of a
-seat (a system's deal or window close is not one, though its updates are counted).
+that did too, played to its end in virtual time (no sockets, no clock: bytes do not depend on the machine), with
+a receipt on every entry as a table with a log file has (a SHA-256 in hex, as the log's chain). Each receiver
+counts, for every message it is sent, the bytes of the frame the server writes (one message a frame,
+``encodeonce.frame``) three ways, all from the very same play: ``whole``, the message as the table built it (what
+a connection without patches gets); ``patched``, with only the view's patch and ``legal_same`` (patches as they
+were first: ``to_act``, ``pings`` and receipts repeated in every update); and ``sent``, what the server sends now
+(also leaving out an unchanged ``to_act`` and ``pings``, and the receipt of an update without a view). A move is
+an accepted action of a seat (a system's deal or window close is not one, though its updates are counted).
 
 Besides the whole frames, ``view B`` is the view alone against the patch alone: the figure Colyseus's 33 bytes
 of binary schema patch per move stands for (its envelope and headers are not in it either).
@@ -14,6 +17,7 @@ of binary schema patch per move stands for (its envelope and headers are not in 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from typing import Any
 
@@ -25,7 +29,7 @@ from rules import GAMES, make_setup
 from server import encodeonce
 from server.protocol import CODECS, BotSeat, Snapshot, Update, Watch
 from server.protocol.viewpatch import Views
-from server.table import arbiter, intents
+from server.table import apply, arbiter, intents, patching
 from server.table.arbiter import Table
 from server.table.bots import LocalBot
 from server.table.settings import TableSettings
@@ -39,29 +43,39 @@ ROWS = [("checkered_flag", "lockstep"), ("finish_line", "lockstep"), ("flag_fini
 
 
 class Counter:
-    """What one receiver was sent, in bytes per encoding: as sent (patched) and as it would have been whole."""
+    """What one receiver was sent, in bytes per encoding: whole, patched as before, and as sent now."""
 
     patches = True
+    built: Any = None  # the message as the table built it, before ``patching.outgoing`` (set by ``_outgoing``)
 
     def __init__(self) -> None:
         self.views = Views()
-        self.sent = {name: 0 for name in CODECS}
-        self.whole = {name: 0 for name in CODECS}
-        self.view_sent = {name: 0 for name in CODECS}
-        self.view_whole = {name: 0 for name in CODECS}
+        self.bytes = {(way, name): 0 for way in ("whole", "patched", "sent", "view", "patch") for name in CODECS}
 
     def count(self, message: Any) -> Any:
-        mended = self.views.whole(message)
+        built, mended = self.built, self.views.whole(message)
+        patched = message
+        if type(message) is Update:  # patches as they were first: only the view's patch and legal_same
+            patched = msgspec.structs.replace(message, to_act=built.to_act, pings=built.pings, receipt=built.receipt)
         for name, codec in CODECS.items():
-            self.sent[name] += len(encodeonce.frame(codec, [message]))
+            for way, what in (("whole", built), ("patched", patched), ("sent", message)):
+                self.bytes[way, name] += len(encodeonce.frame(codec, [what]))
             if type(message) is Update and message.view_patch is not None:
-                whole = msgspec.structs.replace(mended, legal=mended.legal, legal_same=False)
-                self.whole[name] += len(codec.encoder.encode(whole))
-                self.view_sent[name] += len(codec.encoder.encode(message.view_patch))
-                self.view_whole[name] += len(codec.encoder.encode(mended.view))
-            else:
-                self.whole[name] += len(encodeonce.frame(codec, [message]))
+                self.bytes["patch", name] += len(codec.encoder.encode(message.view_patch))
+                self.bytes["view", name] += len(codec.encoder.encode(mended.view))
         return mended
+
+
+def _outgoing(real):
+    def outgoing(table, receiver, message):
+        receiver.built = message
+        return real(table, receiver, message)
+    return outgoing
+
+
+def _receipt(table, seq: int) -> str | None:
+    """A receipt of the length a log file's chain gives (SHA-256 in hex)."""
+    return hashlib.sha256(f"{table.id} {seq}".encode()).hexdigest() if seq > 0 else None
 
 
 class CountingBot(LocalBot, Counter):
@@ -108,20 +122,19 @@ def play(name: str, mode: str, seed: int = 7) -> dict:
             nursery.cancel_scope.cancel()
         return table
 
-    real, arbiter.LocalBot = arbiter.LocalBot, bot
+    real = arbiter.LocalBot, patching.outgoing, apply.receipt
+    arbiter.LocalBot, patching.outgoing, apply.receipt = bot, _outgoing(real[1]), _receipt
     try:
         table = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     finally:
-        arbiter.LocalBot = real
+        arbiter.LocalBot, patching.outgoing, apply.receipt = real
     moves = sum(1 for entry in table.log.accepted_after(0) if entry.actor >= 0)
     row: dict[str, Any] = {"game": name, "mode": mode, "moves": moves}
     for who, receivers in (("seat", bots), ("spectator", spectators)):
-        for name_, _ in CODECS.items():
-            per = len(receivers) * moves
-            row[f"{who} {name_} whole B"] = round(sum(r.whole[name_] for r in receivers) / per, 1)
-            row[f"{who} {name_} patched B"] = round(sum(r.sent[name_] for r in receivers) / per, 1)
-            row[f"{who} {name_} view B"] = round(sum(r.view_whole[name_] for r in receivers) / per, 1)
-            row[f"{who} {name_} patch B"] = round(sum(r.view_sent[name_] for r in receivers) / per, 1)
+        per = len(receivers) * moves
+        for way in ("whole", "patched", "sent", "view", "patch"):
+            for name_ in CODECS:
+                row[f"{who} {name_} {way} B"] = round(sum(r.bytes[way, name_] for r in receivers) / per, 1)
     return row
 
 
@@ -133,14 +146,18 @@ def print_table(rows: list[dict]) -> None:
     print(f"Bytes per move per receiver, one table of {SEATS} bot seats and {SPECTATORS} spectators "
           f"(frames' payload; Colyseus: {COLYSEUS_PATCH_B} B of patch per move)")
     for who in ("seat", "spectator"):
-        print(f"\n{who}s | game | mode | moves | json whole B | json patched B | ratio | msgpack whole B | "
-              f"msgpack patched B | view B json | patch B json | patch B msgpack | patch / Colyseus")
+        print(f"\n{who}s | game | mode | moves | json whole B | json patched B | json sent B | sent / whole | "
+              f"msgpack whole B | msgpack patched B | msgpack sent B | view B json | patch B json | "
+              f"patch B msgpack | msgpack sent / Colyseus")
         for row in rows:
-            ratio = row[f"{who} json whole B"] / max(row[f"{who} json patched B"], 0.1)
-            print(f"| {row['game']} | {row['mode']} | {row['moves']} | {row[f'{who} json whole B']} | "
-                  f"{row[f'{who} json patched B']} | {ratio:.1f}x | {row[f'{who} msgpack whole B']} | "
-                  f"{row[f'{who} msgpack patched B']} | {row[f'{who} json view B']} | {row[f'{who} json patch B']} | "
-                  f"{row[f'{who} msgpack patch B']} | {row[f'{who} msgpack patch B'] / COLYSEUS_PATCH_B:.1f}x |")
+            w = {way: {name: row[f"{who} {name} {way} B"] for name in CODECS}
+                 for way in ("whole", "patched", "sent", "view", "patch")}
+            print(f"| {row['game']} | {row['mode']} | {row['moves']} | {w['whole']['json']:.0f} | "
+                  f"{w['patched']['json']:.0f} | {w['sent']['json']:.0f} | "
+                  f"{w['sent']['json'] / max(w['whole']['json'], 0.1):.2f} | {w['whole']['msgpack']:.0f} | "
+                  f"{w['patched']['msgpack']:.0f} | {w['sent']['msgpack']:.0f} | {w['view']['json']:.0f} | "
+                  f"{w['patch']['json']:.0f} | {w['patch']['msgpack']:.0f} | "
+                  f"{w['sent']['msgpack'] / COLYSEUS_PATCH_B:.1f}x |")
 
 
 def main() -> None:

@@ -4,8 +4,8 @@ The server runs in its own process (`--durability never`: the spectators' cost, 
 The players are the load generator's seats (`clients.load`), paced so that their answer times are latency, not
 capacity. The spectators run in `--processes` client processes of their own (`python -m bench.spectator_bench
 --watch ...`), so that one client process is not what limits what is measured; each watches the players' tables
-round robin and notes when each update arrives (`time.perf_counter`, the same monotonic clock in every process
-of the machine). Each row is read against the row with no spectators of the same run:
+round robin (asking for batches and patches, as the browser does) and notes when each update arrives
+(`time.perf_counter`, the same monotonic clock in every process of the machine). Each row is read against the row with no spectators of the same run:
 
 - the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x);
 - each spectator's lag behind the table: an update's arrival at a spectator less its first arrival at a seat
@@ -13,9 +13,17 @@ of the machine). Each row is read against the row with no spectators of the same
 - server CPU per spectator update (its CPU over the run less the no-spectator row's, per update delivered);
 - server RSS per idle spectator (after every spectator is connected and watching, before the play starts;
   target under 60 KiB).
+- unserved: spectators that had no first snapshot within the join's bound (they count in nothing else).
 
-`python -m bench.spectator_bench` runs 1 table with 0 / 100 / 1,000 spectators and 10 tables with 0 / 1,000;
-`--full` adds 5,000 on one table. Bounded: every row lasts `--seconds` of play and talks only to 127.0.0.1.
+A row of **three nodes** runs three `photofinish serve --cluster sqlite:PATH` processes sharing one SQLite file:
+the players play on the first, and every spectator connects to a node that does not run their table, which
+follows it through the relay (`server/relay.py`); CPU and RSS are the three processes' together. It is read
+against the three-node row with no spectators, and its lag against the one-node row (the issue's target: with
+three nodes, 3x the spectators at the same lag).
+
+`python -m bench.spectator_bench` runs 1 table with 0 / 100 / 1,000 spectators, 0 / 1,000 spectators over three
+nodes, and 10 tables with 0 / 1,000; `--full` adds 5,000 on one table and 3,000 over three nodes. Bounded: every
+row lasts `--seconds` of play (joining is bounded too) and talks only to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 import resource
 import subprocess
 import sys
@@ -39,8 +48,13 @@ from server.sendpath import send_promptly
 from .server_bench import SERVE, cpu_seconds, free_port, rss_kib, start_process, stop
 
 RATE_PER_TABLE = 20.0  # actions a second at each table: a brisk Challenge game, well within the server's reach
-ROWS = [(1, 0), (1, 100), (1, 1000), (10, 0), (10, 1000)]
-FULL_ROWS = ROWS + [(1, 5000)]
+ROWS = [(1, 0, 1), (1, 100, 1), (1, 1000, 1), (1, 0, 3), (1, 1000, 3), (10, 0, 1), (10, 1000, 1)]  # tables,
+# spectators, nodes; each row read against the one with no spectators at as many tables and nodes
+FULL_ROWS = ROWS + [(1, 5000, 1), (1, 3000, 3)]
+JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's first snapshot; those without one by
+# then are counted as unserved (seen at 1,000 and 5,000 spectators on one node: bench/README.md)
+JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
+HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
 
 
 class _Seen(msgspec.Struct):
@@ -59,8 +73,9 @@ def raise_file_limit() -> None:
 
 
 async def watch_many(url: str, tables: list[str], count: int, seconds: float) -> dict:
-    """``count`` spectators (round robin over ``tables``) for ``seconds`` after all have joined; returns, per
-    table and seq, the arrivals' times (each spectator's first arrival of that seq)."""
+    """``count`` spectators (round robin over ``tables``) for ``seconds`` after all have joined (each has its first
+    snapshot: through the relay that can take a heartbeat or two); returns, per table and seq, the arrivals'
+    times (each spectator's first arrival of that seq)."""
     arrivals: dict[str, list[float]] = {}
     joined = trio.Event()
     ready = [0]
@@ -69,15 +84,19 @@ async def watch_many(url: str, tables: list[str], count: int, seconds: float) ->
         table = tables[index % len(tables)]
         try:
             async with open_websocket_url(url) as ws:
-                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True}))
+                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True,
+                                                 "patches": True}))
                 await ws.send_message(json.dumps({"type": "watch", "table": table, "id": 1}))
-                ready[0] += 1
-                if ready[0] == count:
-                    joined.set()
+                watching = False
                 while True:
                     frame = _decode(await ws.get_message())
                     now = time.perf_counter()
                     for message in frame.messages if frame.type == "batch" else [frame]:
+                        if message.type == "snapshot" and not watching:  # in the stream: its first snapshot
+                            watching = True
+                            ready[0] += 1
+                            if ready[0] == count:
+                                joined.set()
                         if message.type == "update":
                             arrivals.setdefault(f"{message.table} {message.seq}", []).append(now)
         except ConnectionClosed:
@@ -86,12 +105,12 @@ async def watch_many(url: str, tables: list[str], count: int, seconds: float) ->
     async with trio.open_nursery() as nursery:
         for index in range(count):
             nursery.start_soon(spectator, index)
-        with trio.fail_after(60 + count / 20):
+        with trio.move_on_after(JOIN_WAIT_S + count / 100):  # those with no snapshot by then: unserved
             await joined.wait()
         print("joined", flush=True)
         await trio.sleep(seconds)
         nursery.cancel_scope.cancel()
-    return arrivals
+    return {"unserved": count - ready[0], "arrivals": arrivals}
 
 
 async def table_ids(url: str, want: int) -> list[str]:
@@ -110,61 +129,89 @@ async def table_ids(url: str, want: int) -> list[str]:
                 await trio.sleep(0.1)
 
 
-async def row(tables: int, spectators: int, processes: int, seconds: float) -> dict:
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}"
+async def start_nodes(nodes: int, data: str) -> list[tuple[trio.Process, str, pathlib.Path]]:
+    """``nodes`` servers: one plain one, or a cluster of ``nodes`` sharing a SQLite file; (process, url, data)."""
+    started = []
+    cluster = ["--cluster", f"sqlite:{data}/cluster.sqlite", "--heartbeat", str(HEARTBEAT_S)] if nodes > 1 else []
+    for index in range(nodes):
+        port, folder = free_port(), pathlib.Path(data) / f"node-{index}"
+        started.append((await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port),
+                                             "--data", str(folder), "--durability", "never", "--no-web", *cluster]),
+                        f"ws://127.0.0.1:{port}", folder))
+    return started
+
+
+def watcher_urls(started: list, ids: list[str]) -> list[str]:
+    """Where the spectators connect: the one node, or the cluster's nodes that run none of the watched tables."""
+    if len(started) == 1:
+        return [started[0][1]]
+    free = [url for _, url, folder in started if not any(any(folder.rglob(f"{t}.log")) for t in ids)]
+    if not free:
+        raise RuntimeError("every node runs a watched table: no node to watch them through the relay")
+    return free
+
+
+async def row(tables: int, spectators: int, processes: int, seconds: float, nodes: int = 1) -> dict:
     data = tempfile.mkdtemp(prefix="pf-spectators-")
-    server = await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port), "--data", data,
-                                  "--durability", "never"])
     watchers: list[subprocess.Popen] = []
+    started = await start_nodes(nodes, data)
+    pids = [process.pid for process, _, _ in started]
+    url = started[0][1]
     try:
-        rss_before = rss_kib(server.pid)
+        rss_before = sum(rss_kib(pid) for pid in pids)
         stats_box: dict = {}
 
         async def players() -> None:
-            stats_box["stats"] = await run_load(url, tables, seconds + 6, rate=RATE_PER_TABLE * tables,
+            stats_box["stats"] = await run_load(url, tables, seconds + 6 + spectators * JOIN_S,
+                                                rate=RATE_PER_TABLE * tables,
                                                 table=FLAG_FINISH_LOAD, prepare=send_promptly)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(players)
             ids = await table_ids(url, tables)
+            urls = watcher_urls(started, ids)
             per = [spectators // processes + (i < spectators % processes) for i in range(processes)]
-            for count in per:
+            for index, count in enumerate(per):
                 if count:
                     watchers.append(subprocess.Popen(
-                        [sys.executable, "-m", "bench.spectator_bench", "--watch", url, str(count), str(seconds),
-                         *ids], stdout=subprocess.PIPE, text=True))
+                        [sys.executable, "-m", "bench.spectator_bench", "--watch", urls[index % len(urls)],
+                         str(count), str(seconds), *ids], stdout=subprocess.PIPE, text=True))
             for watcher in watchers:  # each says "joined" once all its spectators watch
                 line = await trio.to_thread.run_sync(watcher.stdout.readline)
                 if line.strip() != "joined":
                     raise RuntimeError(f"a spectator process failed: {line!r}")
-            rss_after = rss_kib(server.pid)
-            cpu0, began = cpu_seconds(server.pid), time.perf_counter()
+            rss_after = sum(rss_kib(pid) for pid in pids)
+            cpu0, began = sum(cpu_seconds(pid) for pid in pids), time.perf_counter()
             outputs = [await trio.to_thread.run_sync(w.stdout.read) for w in watchers]
-            elapsed, cpu = time.perf_counter() - began, cpu_seconds(server.pid) - cpu0
+            elapsed, cpu = time.perf_counter() - began, sum(cpu_seconds(pid) for pid in pids) - cpu0
     finally:
         for watcher in watchers:
             watcher.kill()
-        await stop(server)
+        for process, _, _ in started:
+            await stop(process)
     stats = stats_box["stats"]
     first_at_seat = {f"{table} {seq}": min(times) for (table, seq), times in stats.update_seen.items()}
-    lags, delivered = [], 0
+    lags, delivered, unserved = [], 0, 0
     for output in outputs:
-        for key, times in json.loads(output or "{}").items():
+        seen = json.loads(output or '{"unserved": 0, "arrivals": {}}')
+        unserved += seen["unserved"]
+        for key, times in seen["arrivals"].items():
             delivered += len(times)
             if key in first_at_seat:
                 lags += [(t - first_at_seat[key]) * 1e3 for t in times]
-    return {"tables": tables, "spectators": spectators, "answer_p50_us": percentile(stats.round_trips_us, 0.5),
+    return {"tables": tables, "spectators": spectators, "nodes": nodes, "unserved": unserved,
+            "answer_p50_us": percentile(stats.round_trips_us, 0.5),
             "answer_p99_us": percentile(stats.round_trips_us, 0.99), "answers": len(stats.round_trips_us),
             "lag_p50_ms": percentile(lags, 0.5), "lag_p99_ms": percentile(lags, 0.99),
             "updates_delivered": delivered, "server_cpu_s": cpu, "seconds": elapsed,
             "rss_per_spectator_kib": (rss_after - rss_before) / spectators if spectators else 0.0}
 
 
-def run(rows: list[tuple[int, int]] = ROWS, processes: int = 4, seconds: float = 5.0) -> list[dict]:
-    results = [trio.run(row, tables, spectators, processes, seconds) for tables, spectators in rows]
+def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 4, seconds: float = 5.0) -> list[dict]:
+    results = [trio.run(row, tables, spectators, processes, seconds, nodes) for tables, spectators, nodes in rows]
     for result in results:  # each read against the same run's row with no spectators at as many tables
-        alone = next(r for r in results if r["tables"] == result["tables"] and r["spectators"] == 0)
+        alone = min((r for r in results if r["tables"] == result["tables"] and r["spectators"] == 0),
+                    key=lambda r: (r["nodes"] != result["nodes"], r["nodes"]))  # as many nodes, if run
         result["answer_p50_x"] = result["answer_p50_us"] / alone["answer_p50_us"]
         result["answer_p99_x"] = result["answer_p99_us"] / alone["answer_p99_us"]
         extra_cpu = result["server_cpu_s"] / result["seconds"] - alone["server_cpu_s"] / alone["seconds"]
@@ -177,15 +224,15 @@ def print_table(results: list[dict]) -> None:
     load = os.getloadavg()[0]
     print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table; "
           f"load average {load:.1f}{' — over 2: figures not the targets’' if load > 2 else ''})")
-    print(f"{'tables':>6} {'spect.':>6} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
-          f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14}")
+    print(f"{'tables':>6} {'spect.':>6} {'nodes':>5} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
+          f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14} {'unserved':>8}")
     for r in results:
-        print(f"{r['tables']:>6} {r['spectators']:>6} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
+        print(f"{r['tables']:>6} {r['spectators']:>6} {r['nodes']:>5} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
               f"{r['answer_p99_us']:>8.0f} {r['answer_p99_x']:>7.2f} {r['lag_p50_ms']:>10.1f} {r['lag_p99_ms']:>8.1f} "
               f"{r['updates_delivered']:>8} {r['cpu_us_per_spectator_update']:>10.1f} "
-              f"{r['rss_per_spectator_kib']:>14.1f}")
+              f"{r['rss_per_spectator_kib']:>14.1f} {r['unserved']:>8}")
     print("targets: with 1,000 spectators answer p50 <= 1.2x and p99 <= 1.5x alone; lag p99 < 100 ms; "
-          "RSS < 60 KiB per idle spectator")
+          "RSS < 60 KiB per idle spectator; three nodes: 3x the spectators at the same lag")
 
 
 def main() -> None:
@@ -196,16 +243,20 @@ def main() -> None:
         print(json.dumps(arrivals), flush=True)
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--full", action="store_true", help="add 5,000 spectators at one table")
+    parser.add_argument("--full", action="store_true", help="add 5,000 spectators at one table, 3,000 over three nodes")
     parser.add_argument("--processes", type=int, default=4, help="spectator client processes (default 4)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of play measured per row")
-    parser.add_argument("--rows", help="rows as TABLES:SPECTATORS,... (e.g. 1:0,1:100)")
+    parser.add_argument("--rows", help="rows as TABLES:SPECTATORS[:NODES],... (e.g. 1:0,1:100,1:1000:3)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     raise_file_limit()
     rows = FULL_ROWS if args.full else ROWS
     if args.rows:
-        rows = [tuple(int(x) for x in pair.split(":")) for pair in args.rows.split(",")]
-    print_table(run(rows, args.processes, args.seconds))
+        rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in args.rows.split(",")]
+    results = run(rows, args.processes, args.seconds)
+    print_table(results)
+    if args.json:
+        print(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

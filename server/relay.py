@@ -8,7 +8,9 @@ spectators never slows the node that runs the table.
   (``followed:<table>``, renewed every heartbeat while anyone here watches it), subscribes to the table's
   channel and hands each frame's messages to every spectator here, decoded once and encoded once for all
   (``encodeonce``). A spectator who starts watching gets ``watching`` and the latest snapshot (the store keeps the
-  last one, ``relaysnap:<table>``); one whose outbox is full leaves the stream and gets the next snapshot.
+  last one, ``relaysnap:<table>``); one whose outbox is full leaves the stream and gets the next snapshot. A
+  spectator that asked for patches gets them from here as from the table's node (``table/patching.py``: the
+  follower keeps what each was last sent, and builds each patch once for all that hold the same view).
 - **Publishing** (the table's node, ``Publisher``): at each heartbeat it looks up which of its tables (or their
   aliases: ``demo``) are followed, and hooks those tables' spectator stream (``table.stream.relay``): what its
   own spectators are sent, past any broadcast delay, is published as one frame with the snapshot it leads to.
@@ -28,7 +30,7 @@ import trio
 from . import encodeonce
 from .presence import Presence, PresenceError
 from .protocol import CODECS, Snapshot, Watching, decode_server
-from .table import intents
+from .table import intents, patching
 
 PREFIX = "pf:"
 JSON = CODECS["json"]
@@ -141,6 +143,8 @@ class Follower:
         self.table_id: str | None = None
         self.game: str | None = None
         self.scope = trio.CancelScope()  # cancelled once nobody here watches
+        self.patching = patching.Patching()  # what each spectator that asked for patches was last sent
+        self.spectators = self.watchers  # (as a table's: the receivers that share their patches)
 
     # what a connection's tables are asked (as ``Table.submit``): watch, leave, disconnect
     async def submit(self, intent) -> None:
@@ -155,6 +159,7 @@ class Follower:
                 self._start(receiver, intent.message)
         elif type(intent) in (intents.Leave, intents.Disconnect):
             self.watchers.pop(receiver, None)
+            patching.forget(self, receiver)
             self.waiting = [(r, m) for r, m in self.waiting if r is not receiver]
             if type(intent) is intents.Leave:
                 from .protocol import Left
@@ -166,7 +171,12 @@ class Follower:
     def _start(self, receiver, message) -> None:
         self.watchers[receiver] = True
         receiver.deliver(Watching(ref=message.id, table=self.table_id, game=self.game, seq=self.latest.seq))
-        receiver.deliver(self.latest)
+        self._deliver(receiver, self.latest)
+
+    def _deliver(self, receiver, message) -> bool:
+        if patching.wants(receiver):
+            message = patching.outgoing(self, receiver, message)
+        return receiver.deliver(message)
 
     async def run(self) -> None:
         """Follow until nobody here watches: mark the table followed, take its frames, hand them on."""
@@ -198,14 +208,14 @@ class Follower:
             if not in_stream:
                 continue
             for message in messages:
-                if not receiver.deliver(message):
+                if not self._deliver(receiver, message):
                     self.watchers[receiver] = False  # too slow: out of the stream until the next snapshot
                     break
 
     def _snapshot(self, snapshot: Snapshot, frame: Frame) -> None:
         self.latest = encodeonce.share(snapshot)
         for receiver, in_stream in list(self.watchers.items()):
-            if not in_stream and receiver.deliver(self.latest):
+            if not in_stream and self._deliver(receiver, self.latest):
                 self.watchers[receiver] = True
         waiting, self.waiting = self.waiting, []
         for receiver, message in waiting:

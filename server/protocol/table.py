@@ -135,7 +135,9 @@ class Update(ServerMessage, tag="update"):
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
     To a connection that said ``patches`` in its hello, ``view_patch`` comes instead of ``view``: what changed
     since the last view this connection was sent for this table (``viewpatch.py``), and ``legal_same`` (true)
-    instead of ``legal`` when the seat's legal actions are those it was last sent.
+    instead of ``legal`` when the seat's legal actions are those it was last sent; and once it holds a view, it
+    is not sent what would repeat: ``to_act`` and ``pings`` equal to the last sent are left out, and ``receipt``
+    but on the update with the game's result (``accepted`` and ``snapshot`` carry theirs).
     ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
     `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
     ``time_left_ms`` (to a seat, at a lockstep table with ``turn_time_ms``, while a seat is to act): the ms the seat
@@ -147,7 +149,7 @@ class Update(ServerMessage, tag="update"):
     seq: int
     actor: int
     events: list[Any]
-    to_act: list[int]
+    to_act: list[int] | None = None  # always, but to a `patches` connection: left out when unchanged
     view: Any = None
     legal: list[Any] | None = None
     result: Any = None

@@ -14,7 +14,7 @@ then appends or removes the tail; a list that lost one item anywhere (a card pla
 removing it; anything else that differs is replaced (a list that changed in the middle and in length, a value of
 another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it
 copies the dicts and lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps
-the last view of each table and makes every patched update whole again.
+the last view (and legal list, ``to_act``, ``pings``) of each table and makes every patched update whole again.
 """
 
 from __future__ import annotations
@@ -136,25 +136,36 @@ def apply(old: Any, patch: list[list[Any]]) -> Any:
 
 
 class Views:
-    """A client's side of patches: the last whole view and legal list it holds per table, and each update or
-    snapshot made whole again (``whole``), so that what is above the client sees whole views."""
+    """A client's side of patches: the last whole view, legal list, ``to_act`` and ``pings`` it holds per table,
+    and each update or snapshot made whole again (``whole``), so that what is above the client sees whole views.
+    (A ``receipt`` left out is not made up: ``accepted``, snapshots and the game's last update carry one.)"""
 
     def __init__(self) -> None:
-        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list]
+        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list, to_act, pings]
 
     def whole(self, message: Any) -> Any:
-        """``message`` (any; an update or snapshot is kept) with its ``view`` and ``legal`` whole; raises
-        ``PatchError`` for a patch with no view to apply it to."""
-        if type(message) is Update and message.view_patch is not None:
+        """``message`` (any; an update or snapshot is kept) with its ``view``, ``legal``, ``to_act`` and ``pings``
+        whole; raises ``PatchError`` for a patch, or a left-out field, with no view to take it from."""
+        kind = type(message)
+        if kind is Update and (message.view_patch is not None or message.to_act is None):
             held = self.held.get(message.table)
             if held is None:
-                raise PatchError(f"a view patch for table {message.table}, whose view this client never had")
+                raise PatchError(f"an update for table {message.table} that leaves out what this client never had")
+            to_act = held[2] if message.to_act is None else message.to_act
+            held[2] = to_act
+            if message.view_patch is None:
+                return msgspec.structs.replace(message, to_act=to_act)
             view = apply(held[0], message.view_patch)
             legal = held[1] if message.legal_same else message.legal
-            self.held[message.table] = [view, legal]
-            return msgspec.structs.replace(message, view=view, view_patch=None, legal=legal, legal_same=False)
-        if (type(message) is Update or type(message) is Snapshot) and message.view is not None:
-            self.held[message.table] = [msgspec.to_builtins(message.view, str_keys=True), message.legal]
+            pings = held[3] if message.pings is None else message.pings
+            self.held[message.table] = [view, legal, to_act, pings]
+            return msgspec.structs.replace(message, view=view, view_patch=None, legal=legal, legal_same=False,
+                                           to_act=to_act, pings=pings)
+        if (kind is Update or kind is Snapshot) and message.view is not None:
+            self.held[message.table] = [msgspec.to_builtins(message.view, str_keys=True), message.legal,
+                                        message.to_act, message.pings]
+        elif kind is Update and message.table in self.held:
+            self.held[message.table][2] = message.to_act
         return message
 
     def forget(self, table: str) -> None:

@@ -3,12 +3,15 @@
 Just before a message is handed to such a receiver (``fanout.hand_over``: in its final order, after the batch
 and the durability gate), an update with a view becomes one with ``view_patch``, the patch
 (``protocol/viewpatch.py``) from the last view that receiver was sent for this table, and ``legal_same`` in
-place of a legal list equal to the last it was sent. A snapshot stays whole and is where each receiver starts
+place of a legal list equal to the last it was sent; and every update, once that receiver holds a view, leaves out
+what it would only repeat: ``to_act`` equal to the last sent, ``pings`` equal to the last sent, and the
+``receipt`` of every update but the one with the game's result (a receipt's hash covers every line before it:
+the seat keeps the one of its own ``accepted`` and the last, and a snapshot carries one). A snapshot stays whole and is where each receiver starts
 (or starts again: seating, resume, catch-up, a spectator taken back into the stream after falling behind).
 
 What each receiver was last sent lives in ``Patching.sent``, freed when it leaves or disconnects (``forget``).
-Spectators share their updates: the patch from the view they all hold is built once (``recent``, keyed by the
-message and the view it starts from) and shared for encoding once (``encodeonce``); a spectator holding another
+Spectators share their updates: the trimmed update is built once (``recent``, keyed by the message, the view it
+starts from and what it leaves out) and shared for encoding once (``encodeonce``); a spectator holding another
 view (one that just joined mid-batch) gets its own.
 """
 
@@ -35,12 +38,14 @@ RECENT_MOST = 8  # patched messages and converted views remembered for the next 
 class Sent:
     view: Any  # the last view sent, as msgspec builtins
     legal: list | None  # the last legal list sent (seats)
+    to_act: list | None  # the last ``to_act`` sent
+    pings: list | None  # the last ``pings`` sent
 
 
 @dataclass
 class Patching:
     sent: dict = field(default_factory=dict)  # receiver -> Sent
-    recent: dict = field(default_factory=dict)  # (id(message), id(base view)) -> (message, base, patched)
+    recent: dict = field(default_factory=dict)  # (id(message), id(base view), left out) -> (message, base, trimmed)
     views: dict = field(default_factory=dict)  # id(view) -> (view, its builtins): spectators' views, converted once
 
 
@@ -52,15 +57,25 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
     """``message`` as ``receiver`` is to get it, and noted as what it was sent."""
     kind = type(message)
     if kind is Snapshot:
-        table.patching.sent[receiver] = Sent(_builtins(table, receiver, message.view), message.legal)
+        table.patching.sent[receiver] = _sent(table, receiver, message)
         return message
-    if kind is not Update or message.view is None:
+    if kind is not Update:
         return message
     sent = table.patching.sent.get(receiver)
-    if sent is None:  # no view sent yet (never so after a snapshot): the whole view
-        table.patching.sent[receiver] = Sent(_builtins(table, receiver, message.view), message.legal)
+    if sent is None:  # no view sent yet (never so after a snapshot): the whole update
+        if message.view is not None:
+            table.patching.sent[receiver] = _sent(table, receiver, message)
         return message
-    patched, view = _patched(table, receiver, message, sent.view)
+    same_to_act = message.to_act == sent.to_act
+    sent.to_act = message.to_act
+    if message.view is None:
+        if not same_to_act and message.receipt is None:
+            return message
+        return _trimmed(table, receiver, message, None, (same_to_act, False), None)
+    same_pings = message.pings == sent.pings
+    sent.pings = message.pings
+    view = _builtins(table, receiver, message.view)
+    patched = _trimmed(table, receiver, message, sent.view, (same_to_act, same_pings), view)
     sent.view = view
     if message.legal is not None:
         if message.legal == sent.legal:
@@ -73,20 +88,32 @@ def forget(table: Table, receiver: Receiver) -> None:
     table.patching.sent.pop(receiver, None)
 
 
-def _patched(table: Table, receiver: Receiver, message: Update, base: Any) -> tuple[Update, Any]:
-    """The update with its patch from ``base``, and the view it leads to (built once per message and base)."""
-    view = _builtins(table, receiver, message.view)
+def _sent(table: Table, receiver: Receiver, message: Any) -> Sent:
+    return Sent(_builtins(table, receiver, message.view), message.legal, message.to_act, message.pings)
+
+
+def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same: tuple[bool, bool],
+             view: Any) -> Update:
+    """The update with its patch from ``base`` (with a view) and without what ``same`` says is unchanged
+    (``to_act``, ``pings``) and its receipt (but at the game's end), built once per message, base and ``same``."""
     recent = table.patching.recent
-    key = (id(message), id(base))
+    key = (id(message), id(base), same)
     hit = recent.get(key)
     if hit is not None and hit[0] is message and hit[1] is base:
-        return hit[2], view
-    patched = msgspec.structs.replace(message, view=None, view_patch=diff(base, view))
+        return hit[2]
+    changes: dict[str, Any] = {"to_act": None} if same[0] else {}
+    if view is not None:
+        changes.update(view=None, view_patch=diff(base, view))
+        if same[1]:
+            changes["pings"] = None
+    if message.result is None:
+        changes["receipt"] = None
+    trimmed = msgspec.structs.replace(message, **changes)
     if receiver in table.spectators:  # shared by the spectators that hold ``base``
-        _remember(recent, key, (message, base, patched))
+        _remember(recent, key, (message, base, trimmed))
         if len(table.spectators) > 1:
-            encodeonce.share(patched)
-    return patched, view
+            encodeonce.share(trimmed)
+    return trimmed
 
 
 def _builtins(table: Table, receiver: Receiver, view: Any) -> Any:

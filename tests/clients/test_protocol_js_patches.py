@@ -12,6 +12,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from server.protocol import CODECS
 from server.protocol.codes import codes_js
 from server.protocol.viewpatch import diff
 
@@ -73,3 +74,40 @@ def test_the_browser_hands_on_whole_views_and_resyncs_when_a_patch_does_not_fit(
                      (4, {"hand": ["b"], "turn": 1}, [{"type": "draw"}], False),  # legal_same: the last list
                      (5, {"hand": ["b", "c"], "turn": 1}, [], False)]
     assert out["closed"] == 1 and out["last"] == 5  # the bad patch drops the socket; nothing after it is taken
+
+
+TAKE_ALL = """import { Client } from "./protocol.js";
+import { readFileSync } from "node:fs";
+const seen = [];
+const client = new Client("ws://unused/", { onMessage: (m) => seen.push(m) });
+const ws = { send() {}, close() { throw new Error("the client dropped the socket"); } };
+for (const message of JSON.parse(readFileSync(0, "utf8"))) client.take(message, ws);
+process.stdout.write(JSON.stringify(seen));
+"""
+SAME = ("type", "table", "seq", "actor", "events", "to_act", "legal", "result", "pings", "view")
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path, monkeypatch):
+    import trio
+    import trio.testing
+
+    from ..server.test_patched_tables import play_recorded
+
+    played = trio.run(play_recorded, monkeypatch, clock=trio.testing.MockClock(autojump_threshold=0))
+    (tmp_path / "protocol.js").write_text(JS.read_text())
+    (tmp_path / "codes.js").write_text(codes_js())
+    (tmp_path / "run.mjs").write_text(TAKE_ALL)
+    encode = CODECS["json"].encoder.encode
+    for pairs in played.values():
+        built = [json.loads(encode(b)) for b, _ in pairs if b.type in ("update", "snapshot")]
+        sent = [json.loads(encode(s)) for _, s in pairs]
+        done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, input=json.dumps(sent), capture_output=True,
+                              text=True, check=True, timeout=60)
+        seen = [m for m in json.loads(done.stdout) if m["type"] in ("update", "snapshot")]
+        assert len(seen) == len(built) > 10
+        whole = [b is s for b, s in pairs if b.type in ("update", "snapshot")]
+        for got, want, untouched in zip(seen, built, whole):
+            assert {k: got.get(k) for k in SAME} == {k: want.get(k) for k in SAME}
+            kept = untouched or want.get("result") is not None
+            assert got.get("receipt") == (want.get("receipt") if kept else None)

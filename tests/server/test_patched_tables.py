@@ -11,7 +11,10 @@ import trio
 from server import encodeonce
 from server.protocol import CODECS, Act, BotSeat, Leave, Snapshot, TakeSeat, Update, Watch
 from server.protocol.viewpatch import Views
+from rules import GAMES, make_setup
 from server.table import intents
+from server.table.arbiter import Table
+from server.table.settings import TableSettings
 
 from .helpers import Sink, new_table, settle
 
@@ -113,3 +116,77 @@ async def test_what_the_table_keeps_for_a_receiver_goes_when_it_leaves_or_discon
     await table.submit(intents.Disconnect(dropping))
     await settle()
     assert table.patching.sent == {}
+
+
+async def play_recorded(monkeypatch) -> dict:
+    """Two seats and two spectators that asked for patches (one comes in mid-game) at a Finish Line table with
+    receipts; each receiver's messages as the table built them and as they were sent (``patching.outgoing``)."""
+    from server.table import patching
+
+    recorded: dict = {}
+    real = patching.outgoing
+
+    def outgoing(table, receiver, message):
+        sent = real(table, receiver, message)
+        recorded.setdefault(receiver, []).append((message, sent))
+        return sent
+
+    monkeypatch.setattr(patching, "outgoing", outgoing)
+    game = GAMES["finish_line"]  # its dice are system entries: updates without a view come before the last
+    table = Table("t1", game, make_setup(game.info, 2, "lockstep", {}), 1, TableSettings(),
+                  receipts=[f"{i:064x}" for i in range(1, 3000)])
+    async with trio.open_nursery() as nursery:
+        await nursery.start(table.run)
+        seats, early, late = [PatchSink(), PatchSink()], PatchSink(), PatchSink()
+        await table.submit(intents.Watch(early, Watch(table="t1")))
+        for seat, sink in enumerate(seats):
+            await table.submit(intents.TakeSeat(sink, TakeSeat(table="t1", seat=seat)))
+        await settle()
+        for turn in range(400):
+            if table.over.is_set():
+                break
+            if turn == 10:
+                await table.submit(intents.Watch(late, Watch(table="t1")))
+            for seat, sink in enumerate(seats):
+                if seat in table.session.to_act().seats:
+                    action = table.game.legal_actions(table.session.state, seat)[0]
+                    await table.submit(intents.Act(sink, Act(table="t1", action=action)))
+                    await settle()
+        nursery.cancel_scope.cancel()
+    return {sink: recorded[sink] for sink in [*seats, early, late]}
+
+
+FIELDS = ("table", "seq", "actor", "events", "to_act", "legal", "result", "pings", "time_left_ms")
+
+
+async def test_a_client_that_asked_for_patches_rebuilds_every_update_whole(monkeypatch, autojump_clock):
+    played = await play_recorded(monkeypatch)
+    left_out = {"to_act": 0, "pings": 0, "receipt": 0}
+    for sink, pairs in played.items():
+        assert len(pairs) == len(sink.mended)
+        for (built, sent), mended in zip(pairs, sink.mended):
+            assert type(mended) is type(built)
+            if type(built) is not Update:
+                continue
+            assert [getattr(mended, f) for f in FIELDS] == [getattr(built, f) for f in FIELDS]
+            assert (mended.view is None) is (built.view is None)
+            if built.view is not None:
+                assert exact(mended.view) == exact(built.view)
+            # once a view is held, a receipt only on the game's last update (a seat has its accepted's, a snapshot
+            # carries one)
+            assert mended.receipt == (built.receipt if built.result is not None or sent is built else None)
+            left_out["to_act"] += sent.to_act is None
+            left_out["pings"] += sent.view_patch is not None and sent.pings is None
+            left_out["receipt"] += sent.receipt is None
+    assert all(count > 0 for count in left_out.values()), left_out  # each trim happened in this play
+
+
+def test_views_fill_in_what_an_update_left_out_as_unchanged():
+    views = Views()
+    views.whole(Snapshot(table="t1", seq=3, view={"turn": 0}, to_act=[0], legal=[], pings=[5.0, None]))
+    quiet = views.whole(Update(table="t1", seq=4, actor=0, events=[], view_patch=[[["turn"], 1]]))
+    assert (quiet.view, quiet.to_act, quiet.pings) == ({"turn": 1}, [0], [5.0, None])
+    moved = views.whole(Update(table="t1", seq=5, actor=0, events=[], to_act=[1]))  # no view: to_act changed
+    assert moved.to_act == [1]
+    pinged = views.whole(Update(table="t1", seq=6, actor=1, events=[], view_patch=[], pings=[7.0, 9.0]))
+    assert (pinged.to_act, pinged.pings) == ([1], [7.0, 9.0])

@@ -6,6 +6,7 @@ the following."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 import trio
 
@@ -40,3 +41,33 @@ async def test_a_spectator_on_another_node_is_served_there_and_sees_the_whole_ga
             for _ in range(3):
                 await b.directory.next_beat()
             assert info.table not in b.directory.relay.followers  # nobody watches there any more
+
+
+async def test_a_spectator_that_asked_for_patches_gets_them_through_the_relay(tmp_path):
+    import json
+
+    from trio_websocket import open_websocket_url
+
+    from server.protocol import CODECS, decode_server
+    from server.protocol.viewpatch import Views
+
+    with trio.fail_after(60):
+        async with cluster_of(2, "local", tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                info = await creator.create_table(**{**GAME, "seats": 2}, bots=[BotSeat(0), BotSeat(1)],
+                                                  bot_delay_ms=100)
+            table = a.lobby.find(info.table)
+            await b.directory.next_beat()
+            async with open_websocket_url(b.url) as ws:
+                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "patches": True}))
+                await ws.send_message(json.dumps({"type": "watch", "table": info.table, "id": 1}))
+                views, patched, last = Views(), 0, None
+                while last is None or last.result is None:
+                    message = decode_server(await ws.get_message(), CODECS["json"])
+                    if type(message) is Update:
+                        patched += message.view_patch is not None
+                    if type(message) in (Update, Snapshot):
+                        message = views.whole(message)
+                        last = message if message.view is not None else last
+            assert not table.spectators and patched > 0  # served by B, with patches
+            assert last.view == msgspec.to_builtins(table.game.view(table.session.state, None)) and last.to_act == []
