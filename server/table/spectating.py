@@ -184,6 +184,18 @@ def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: l
             deliver(table, receiver, message)
 
 
+def next_offer(table: Table) -> float:
+    """When the first spectator out of the stream is offered the snapshot again."""
+    return min(missed[1] for missed in table.stream.lagging.values()) + RETRY_S
+
+
+def offer_due(table: Table) -> None:
+    """The table's clock: offer the snapshot to spectators out of the stream whose turn has come (also at a
+    table where nothing happens any more, a finished one say)."""
+    if table.stream.lagging:
+        _offer_snapshots(table)
+
+
 def _offer_snapshots(table: Table) -> None:
     """Offer each spectator out of the live stream the snapshot, at most every ``RETRY_S``: one that takes it
     is back in the stream."""

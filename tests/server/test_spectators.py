@@ -245,3 +245,16 @@ async def test_a_spectator_who_starts_watching_in_the_middle_of_a_batch_gets_wat
         assert kinds and kinds[0] is Watching, kinds[:3]
         if table.over.is_set():
             break
+
+
+async def test_a_spectator_that_fell_behind_gets_its_snapshot_even_when_the_table_has_nothing_more_to_send(
+        nursery, autojump_clock):
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=50)
+    await nursery.start(table.run)
+    slow = Sink(full=True)  # full from its first message: the catch-up itself does not fit
+    await table.submit(intents.Watch(slow, Watch(table="t1")))
+    await table.over.wait()
+    slow.full = False  # room at last, once the game is over and no update will come again
+    await trio.sleep(2)
+    assert slow.of(Snapshot) and slow.of(Snapshot)[-1].result is not None  # where the table ended
+    assert slow.closed is None and slow not in table.stream.lagging
