@@ -7,8 +7,14 @@ import trio
 
 from clients.client import open_client
 from server.app import run_server
+from server.gateway import Limits
 
 from .conftest import WEB_ROOT, LiveServer
+
+
+# every person of a test's room registers from 127.0.0.1: the per-address rates of an anonymous LAN would refuse
+# a module's worth of them within a minute (on a quick machine; a slow one spreads them out)
+ROOM = Limits(registrations_per_minute=100_000, tournaments_per_minute=100_000)
 
 
 class LoggedServer(LiveServer):
@@ -20,7 +26,7 @@ class LoggedServer(LiveServer):
         try:
             async with trio.open_nursery() as nursery:
                 running = await nursery.start(lambda task_status: run_server(
-                    "127.0.0.1", 0, data_dir=self.data_dir, web_root=WEB_ROOT, task_status=task_status))
+                    "127.0.0.1", 0, data_dir=self.data_dir, web_root=WEB_ROOT, limits=ROOM, task_status=task_status))
                 self.ready.put((running, trio.lowlevel.current_trio_token()))
         except BaseException as error:
             self.ready.put((error, None))
