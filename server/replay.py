@@ -203,7 +203,8 @@ def _check_fair(entry: Entry, table_options: dict) -> str | None:
         return f"unknown fair ordering rule {fair.rule!r}"
     if entry.time < fair.arrival:
         return "applied before it arrived"
-    if fair.sent is not None and fair.sent > fair.arrival:
+    if fair.sent is not None and fair.sent > fair.arrival and fair.rule != "too_early":  # (too early: refused,
+        # as an action chosen before a restart and resent before the reopened table sent the card again is)
         return "the card was sent to the seat after its action arrived"
     if fair.pings is not None and fair.rtt not in (credited(fair.pings, fair.path, fair.kernel),
                                                    credited(fair.pings, fair.path, fair.kernel, estimate=min)):

@@ -321,12 +321,13 @@ export function remember(e, state) {
 
 // On a screen narrower than the track (it is never drawn smaller than its units: a target stays 24 px), the
 // track scrolls sideways in its frame: at each new turn or plan it is scrolled to what matters now (a space
-// to click, else the car to move), and otherwise left where the player put it.
+// to click, else the car to move), and again when the frame's width changes (a phone turned, a window narrowed:
+// a frame once wide enough had its scroll reset), and otherwise left where the player put it.
 export function afterRender(root, ctx) {
   const frame = root.querySelector(".cf-track");
   if (!frame || frame.scrollWidth <= frame.clientWidth) return;
   const view = ctx.view;
-  const key = `${view.turns}:${view.turn}:${view.plan ? view.plan.end : ""}:${view.phase}`;
+  const key = `${frame.clientWidth}:${view.turns}:${view.turn}:${view.plan ? view.plan.end : ""}:${view.phase}`;
   if (frame.cfCentred === key) return;
   frame.cfCentred = key;
   const spot = root.querySelector(".cf-target.move") || root.querySelector(".cf-car.acting") ||
