@@ -14,7 +14,8 @@ from .conftest import WEB_ROOT, LiveServer
 
 # every person of a test's room registers from 127.0.0.1: the per-address rates of an anonymous LAN would refuse
 # a module's worth of them within a minute (on a quick machine; a slow one spreads them out)
-ROOM = Limits(registrations_per_minute=100_000, tournaments_per_minute=100_000)
+ROOM = Limits(registrations_per_minute=100_000, tournaments_per_minute=100_000, budget_rate=100_000,
+              budget_burst=100_000)  # (every page of the room reads the log at each decision: 8 units each)
 
 
 class LoggedServer(LiveServer):
