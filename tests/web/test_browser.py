@@ -213,7 +213,9 @@ def test_a_request_too_big_for_the_server_is_refused_on_the_page_without_a_recon
     notice = page.wait_for_selector(".notice", timeout=10_000)
     assert "more than the server takes in one message" in notice.text_content()
     create_table(page)  # the lobby still works: a normal table is created after it
-    assert len(sockets) <= 3, f"{len(sockets)} websockets: the page reconnected in a loop"
+    # the loop opened dozens (41 in 5 s); the refused request's close and the table page opened by create_table
+    # account for a few, and a quick machine reconnects once or twice more in between
+    assert len(sockets) <= 6, f"{len(sockets)} websockets: the page reconnected in a loop"
 
 
 def test_leaving_a_seat_in_a_game_in_play_asks_first_and_stay_keeps_it(page, live_server, shots):
