@@ -1,14 +1,15 @@
-"""Bytes per move per receiver: updates with the whole view and legal list against updates with their patch.
+"""Bytes per move per receiver: updates with the whole view and legal list against what the server sends now.
 
-One table per game of three server bots that asked for patches (``hello`` ``patches``) and three spectators
-that did too, played to its end in virtual time (no sockets, no clock: bytes do not depend on the machine), with
-a receipt on every entry as a table with a log file has (a SHA-256 in hex, as the log's chain). Each receiver
-counts, for every message it is sent, the bytes of the frame the server writes (one message a frame,
-``encodeonce.frame``) three ways, all from the very same play: ``whole``, the message as the table built it (what
-a connection without patches gets); ``patched``, with only the view's patch and ``legal_same`` (patches as they
-were first: ``to_act``, ``pings`` and receipts repeated in every update); and ``sent``, what the server sends now
-(also leaving out an unchanged ``to_act`` and ``pings``, and the receipt of an update without a view). A move is
-an accepted action of a seat (a system's deal or window close is not one, though its updates are counted).
+One table per game of three server bots and three spectators, every one a receiver that asked for patches
+(``hello`` ``patches``), played to its end in virtual time (no sockets, no clock: bytes do not depend on the
+machine), with a receipt on every entry as a table with a log file has (a SHA-256 in hex, as the log's chain).
+Each game is played twice, alike (the bots read no events): once with receivers that show events (the
+browser's and the terminal's choice: ``events`` true), once with receivers that do not (``events`` false: a bot,
+a compact spectator). Each receiver counts, for every message it is sent, the bytes of the frame the server
+writes (one message a frame, ``encodeonce.frame``) two ways from the very same play: ``whole``, the message as
+the table built it (what a connection without patches gets, but in one update per group of entries), and
+``sent``, what the server sends (``patching.py``). A move is an accepted action of a seat (a system's deal or
+window close is not one, though its updates are counted).
 
 Besides the whole frames, ``view B`` is the view alone against the patch alone: the figure Colyseus's 33 bytes
 of binary schema patch per move stands for (its envelope and headers are not in it either).
@@ -34,6 +35,7 @@ from server.table.arbiter import Table
 from server.table.bots import LocalBot
 from server.table.settings import TableSettings
 
+WAYS = ("whole", "sent", "view", "patch")
 COLYSEUS_PATCH_B = 33  # Colyseus 0.18's binary schema patch per move (issue 35, ../shared/anchors/)
 SPECTATORS = 3
 SEATS = 3
@@ -46,19 +48,17 @@ class Counter:
     """What one receiver was sent, in bytes per encoding: whole, patched as before, and as sent now."""
 
     patches = True
+    events = True  # set per play: the receiver shows events (the browser) or not (a bot, a compact spectator)
     built: Any = None  # the message as the table built it, before ``patching.outgoing`` (set by ``_outgoing``)
 
     def __init__(self) -> None:
         self.views = Views()
-        self.bytes = {(way, name): 0 for way in ("whole", "patched", "sent", "view", "patch") for name in CODECS}
+        self.bytes = {(way, name): 0 for way in WAYS for name in CODECS}
 
     def count(self, message: Any) -> Any:
         built, mended = self.built, self.views.whole(message)
-        patched = message
-        if type(message) is Update:  # patches as they were first: only the view's patch and legal_same
-            patched = msgspec.structs.replace(message, to_act=built.to_act, pings=built.pings, receipt=built.receipt)
         for name, codec in CODECS.items():
-            for way, what in (("whole", built), ("patched", patched), ("sent", message)):
+            for way, what in (("whole", built), ("sent", message)):
                 self.bytes[way, name] += len(encodeonce.frame(codec, [what]))
             if type(message) is Update and message.view_patch is not None:
                 self.bytes["patch", name] += len(codec.encoder.encode(message.view_patch))
@@ -69,7 +69,11 @@ class Counter:
 def _outgoing(real):
     def outgoing(table, receiver, message):
         receiver.built = message
-        return real(table, receiver, message)
+        sent = real(table, receiver, message)
+        if sent is None:  # nothing sent: only what a connection without patches would have got is counted
+            for name, codec in CODECS.items():
+                receiver.bytes["whole", name] += len(encodeonce.frame(codec, [message]))
+        return sent
     return outgoing
 
 
@@ -86,7 +90,9 @@ class CountingBot(LocalBot, Counter):
     def deliver(self, message: Any) -> bool:
         mended = self.count(message)
         if type(mended) in (Update, Snapshot) and mended.view is not None and type(mended.view) is dict:
-            mended = msgspec.structs.replace(mended, view=msgspec.convert(mended.view, self.table.game.view_type))
+            game = self.table.game
+            mended = msgspec.structs.replace(mended, view=msgspec.convert(mended.view, game.view_type),
+                                             legal=msgspec.convert(mended.legal, list[game.action_type] | None))
         return LocalBot.deliver(self, mended)
 
 
@@ -101,14 +107,17 @@ class CountingSpectator(Counter):
         pass
 
 
-def play(name: str, mode: str, seed: int = 7) -> dict:
+def play(name: str, mode: str, seed: int = 7, events: bool = False) -> dict:
     game = GAMES[name]
     setup = make_setup(game.info, SEATS, mode, OPTIONS.get(name, {}))
     bots: list[CountingBot] = []
     spectators = [CountingSpectator() for _ in range(SPECTATORS)]
+    for spectator in spectators:
+        spectator.events = events
 
     def bot(*args, **kwargs):
         bots.append(CountingBot(*args, **kwargs))
+        bots[-1].events = events
         return bots[-1]
 
     async def main() -> Table:
@@ -129,34 +138,31 @@ def play(name: str, mode: str, seed: int = 7) -> dict:
     finally:
         arbiter.LocalBot, patching.outgoing, apply.receipt = real
     moves = sum(1 for entry in table.log.accepted_after(0) if entry.actor >= 0)
-    row: dict[str, Any] = {"game": name, "mode": mode, "moves": moves}
+    row: dict[str, Any] = {"game": name, "mode": mode, "events": events, "moves": moves}
     for who, receivers in (("seat", bots), ("spectator", spectators)):
         per = len(receivers) * moves
-        for way in ("whole", "patched", "sent", "view", "patch"):
+        for way in WAYS:
             for name_ in CODECS:
                 row[f"{who} {name_} {way} B"] = round(sum(r.bytes[way, name_] for r in receivers) / per, 1)
     return row
 
 
 def run() -> list[dict]:
-    return [play(name, mode) for name, mode in ROWS]
+    return [play(name, mode, events=events) for events in (False, True) for name, mode in ROWS]
 
 
 def print_table(rows: list[dict]) -> None:
     print(f"Bytes per move per receiver, one table of {SEATS} bot seats and {SPECTATORS} spectators "
           f"(frames' payload; Colyseus: {COLYSEUS_PATCH_B} B of patch per move)")
+    print("\n| receiver | events | game | mode | moves | json whole B | json sent B | msgpack whole B | "
+          "msgpack sent B | patch B (msgpack) | msgpack sent / Colyseus 33 B |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for who in ("seat", "spectator"):
-        print(f"\n{who}s | game | mode | moves | json whole B | json patched B | json sent B | sent / whole | "
-              f"msgpack whole B | msgpack patched B | msgpack sent B | view B json | patch B json | "
-              f"patch B msgpack | msgpack sent / Colyseus")
         for row in rows:
-            w = {way: {name: row[f"{who} {name} {way} B"] for name in CODECS}
-                 for way in ("whole", "patched", "sent", "view", "patch")}
-            print(f"| {row['game']} | {row['mode']} | {row['moves']} | {w['whole']['json']:.0f} | "
-                  f"{w['patched']['json']:.0f} | {w['sent']['json']:.0f} | "
-                  f"{w['sent']['json'] / max(w['whole']['json'], 0.1):.2f} | {w['whole']['msgpack']:.0f} | "
-                  f"{w['patched']['msgpack']:.0f} | {w['sent']['msgpack']:.0f} | {w['view']['json']:.0f} | "
-                  f"{w['patch']['json']:.0f} | {w['patch']['msgpack']:.0f} | "
+            w = {way: {name: row[f"{who} {name} {way} B"] for name in CODECS} for way in WAYS}
+            print(f"| {who} | {'shown' if row['events'] else 'none'} | {row['game']} | {row['mode']} | "
+                  f"{row['moves']} | {w['whole']['json']:.0f} | {w['sent']['json']:.0f} | "
+                  f"{w['whole']['msgpack']:.0f} | {w['sent']['msgpack']:.0f} | {w['patch']['msgpack']:.0f} | "
                   f"{w['sent']['msgpack'] / COLYSEUS_PATCH_B:.1f}x |")
 
 

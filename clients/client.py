@@ -49,7 +49,7 @@ from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Lea
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
 from server.protocol import NO_RECONNECT, PROTOCOL_VERSION, Code
-from server.protocol.viewpatch import PatchError, Views
+from server.protocol.viewpatch import PatchError, Views, split
 from server.protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
                              UndoDrop)
 
@@ -149,10 +149,11 @@ class _Seat:
 
 class Client:
     def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "",
-                 pong_delay: float = 0.0, patches: bool = True) -> None:
+                 pong_delay: float = 0.0, patches: bool = True, events: bool = True) -> None:
         self.url = check_url(url)
         self.codec = CODECS[encoding]
         self.patches = patches  # ask for updates that carry their view's patch; ``views`` makes them whole again
+        self.events = events  # False (with patches): updates carry no events (a bot that reads only views)
         self.views = Views()
         self.reconnect = reconnect
         self.name = name
@@ -202,7 +203,7 @@ class Client:
         peer = self._peers.get(url)
         if peer is None:
             peer = Client(url, encoding=self.codec.encoding, reconnect=self.reconnect, name=self.name,
-                          patches=self.patches)
+                          patches=self.patches, events=self.events)
             peer._share(self._home)
             self._peers[url] = peer
             try:
@@ -458,7 +459,7 @@ class Client:
 
     async def _hello(self, ws) -> None:
         await ws.send_message(CODECS["json"].encode(Hello(id=0, protocol=PROTOCOL_VERSION, encoding=self.codec.encoding, client=self.name,
-                                                          batch=True, patches=self.patches)))
+                                                          batch=True, patches=self.patches, events=self.events)))
         frame = await ws.get_message()
         answer = decode_server(frame, CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"])
         if type(answer) is not Welcome:
@@ -527,10 +528,12 @@ class Client:
             if kind is Update and message.seq <= self.last_seq.get(table, 0):
                 return  # already seen before a reconnect: never twice
             message = self.views.whole(message)  # a view patch applied (PatchError: not taken, see ``_read``)
+            parts = split(message)  # a group of entries: one update each, as without patches
             if message.seq >= 0:  # a snapshot after a long gap moves last_seq past updates it did not resend
                 self.last_seq[table] = max(self.last_seq.get(table, 0), message.seq)
             self._keep_receipt(table, message.seq, message.receipt)
-            self._send.send_nowait(self._typed(message))
+            for part in parts:
+                self._send.send_nowait(self._typed(part))
             return
         if kind is Accepted:
             self._keep_receipt(message.table, message.seq, message.receipt)
@@ -582,10 +585,13 @@ class Client:
 
 @asynccontextmanager
 async def open_client(url: str, *, encoding: str = "json", reconnect: bool = True,
-                      name: str = "", pong_delay: float = 0.0, patches: bool = True) -> AsyncIterator[Client]:
+                      name: str = "", pong_delay: float = 0.0, patches: bool = True,
+                      events: bool = True) -> AsyncIterator[Client]:
     """Connect and say hello; the client reconnects by itself until the block ends. ``patches`` (the default):
-    the server sends each update's view as a patch of the last, and the client hands on whole views."""
-    client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay, patches=patches)
+    the server sends each update's view as a patch of the last, and the client hands on whole views, one update
+    per entry; ``events`` False (with patches): updates without events, only those with a view."""
+    client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay, patches=patches,
+                    events=events)
     try:
         async with trio.open_nursery() as nursery:
             client._nursery = nursery

@@ -176,6 +176,8 @@ class Follower:
     def _deliver(self, receiver, message) -> bool:
         if patching.wants(receiver):
             message = patching.outgoing(self, receiver, message)
+            if message is None:  # nothing it wants (an update without a view, to one that shows no events)
+                return True
         return receiver.deliver(message)
 
     async def run(self) -> None:

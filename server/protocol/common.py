@@ -45,7 +45,9 @@ class Hello(ClientMessage, tag="hello"):
     encoding: Literal["json", "msgpack"] = "json"
     client: str = ""
     batch: bool = False  # True: the server may put several queued messages into one `batch` frame
-    patches: bool = False  # True: updates carry `view_patch` (what changed) instead of the whole `view`
+    patches: bool = False  # True: updates carry `view_patch` (what changed) instead of the whole `view`, one a group
+    events: bool = True  # False (a receiver that shows no events: a bot, a compact spectator): with `patches`,
+    # updates carry no `events`, only those with a view or a result are sent, and `accepted` has no `receipt`
 
 
 class Welcome(ServerMessage, tag="welcome"):

@@ -148,7 +148,7 @@ class Update(ServerMessage, tag="update"):
     table: str
     seq: int
     actor: int
-    events: list[Any]
+    events: list[Any] = msgspec.field(default_factory=list)  # left out when empty
     to_act: list[int] | None = None  # always, but to a `patches` connection: left out when unchanged
     view: Any = None
     legal: list[Any] | None = None
@@ -157,7 +157,9 @@ class Update(ServerMessage, tag="update"):
     pings: list[float | None] | None = None  # with a view: each seat's round trip in ms (None: not measured)
     time_left_ms: int | None = None  # with a view, at a timed lockstep table: ms left to the seat to act (see below)
     view_patch: list[list[Any]] | None = None  # with `patches`: the view as a patch of the last one sent
-    legal_same: bool = False  # with `patches`: `legal` left out, the same as the last sent
+    legal_same: bool = False  # older servers' `legal` left out as unchanged (this one leaves `legal` out instead)
+    entries: list[list[int]] | None = None  # with `patches`, a group of more than one entry: [seq, actor, events]
+    legal_patch: list[list[Any]] | None = None  # with `patches`: `legal` as a patch of the last non-empty one sent
 
 
 class Snapshot(ServerMessage, tag="snapshot"):

@@ -14,7 +14,8 @@ then appends or removes the tail; a list that lost one item anywhere (a card pla
 removing it; anything else that differs is replaced (a list that changed in the middle and in length, a value of
 another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it
 copies the dicts and lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps
-the last view (and legal list, ``to_act``, ``pings``) of each table and makes every patched update whole again.
+the last view (and legal list, ``to_act``, ``pings``) of each table and makes every patched update whole again;
+``split`` makes an update for a group of entries (``entries``) the updates of each entry again.
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ class Views:
     (A ``receipt`` left out is not made up: ``accepted``, snapshots and the game's last update carry one.)"""
 
     def __init__(self) -> None:
-        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list, to_act, pings]
+        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list, to_act, pings, the last
+        # non-empty legal list as builtins (what a ``legal_patch`` applies to)]
 
     def whole(self, message: Any) -> Any:
         """``message`` (any; an update or snapshot is kept) with its ``view``, ``legal``, ``to_act`` and ``pings``
@@ -156,17 +158,49 @@ class Views:
             if message.view_patch is None:
                 return msgspec.structs.replace(message, to_act=to_act)
             view = apply(held[0], message.view_patch)
-            legal = held[1] if message.legal_same else message.legal
+            base = held[4]
+            if message.legal_patch is not None:
+                if base is None:
+                    raise PatchError(f"a legal list's patch for table {message.table}, which has no list to patch")
+                legal = base = apply(base, message.legal_patch)
+            elif message.legal_same or message.legal is None:  # left out: the same
+                legal = held[1]
+            else:
+                legal = message.legal
+                base = msgspec.to_builtins(legal, str_keys=True) if legal else base
             pings = held[3] if message.pings is None else message.pings
-            self.held[message.table] = [view, legal, to_act, pings]
+            self.held[message.table] = [view, legal, to_act, pings, base]
             return msgspec.structs.replace(message, view=view, view_patch=None, legal=legal, legal_same=False,
-                                           to_act=to_act, pings=pings)
+                                           legal_patch=None, to_act=to_act, pings=pings)
         if (kind is Update or kind is Snapshot) and message.view is not None:
+            old = self.held.get(message.table)
+            base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else \
+                (old[4] if old is not None else None)
             self.held[message.table] = [msgspec.to_builtins(message.view, str_keys=True), message.legal,
-                                        message.to_act, message.pings]
+                                        message.to_act, message.pings, base]
         elif kind is Update and message.table in self.held:
             self.held[message.table][2] = message.to_act
         return message
 
     def forget(self, table: str) -> None:
         self.held.pop(table, None)
+
+
+def split(message: Any) -> list[Any]:
+    """An update for a group of entries (``entries``) as one update per entry, in order, as a connection without
+    patches gets them: each with its seq, actor, events and the group's ``to_act``, the last with the rest (its
+    view, legal list, result, receipt, pings); any other message as itself. Raises ``PatchError`` when the
+    entries do not account for the events or end at another seq than the update's."""
+    if type(message) is not Update or message.entries is None:
+        return [message]
+    marks = message.entries
+    if not marks or any(len(mark) != 3 or mark[2] < 0 for mark in marks) \
+            or sum(mark[2] for mark in marks) != len(message.events) or marks[-1][0] != message.seq:
+        raise PatchError(f"the entries {marks!r} do not account for the update's events and seq")
+    parts, at = [], 0
+    for seq, actor, count in marks[:-1]:
+        parts.append(Update(table=message.table, seq=seq, actor=actor, events=message.events[at:at + count],
+                            to_act=message.to_act))
+        at += count
+    parts.append(msgspec.structs.replace(message, actor=marks[-1][1], events=message.events[at:], entries=None))
+    return parts

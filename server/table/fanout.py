@@ -48,6 +48,8 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
         fair.stamp(table, receiver, message.seq)
     if patching.wants(receiver):  # the view's patch from the last one sent (a connection that asked for them)
         message = patching.outgoing(table, receiver, message)
+        if message is None:  # nothing it wants
+            return
     if receiver.deliver(message):
         return
     if receiver in table.spectators:  # a spectator never slows the table, nor is closed: it catches up later
@@ -111,15 +113,16 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
 
 def send_updates(table: Table, group, final_group: bool) -> None:
     """The last update of the last group carries each receiver's view, legal actions and the result. The
-    players' updates are handed over first; the spectators' are built once for all (``spectating``)."""
+    players' updates are handed over first; the spectators' are built once for all (``spectating``). A
+    connection that asked for patches gets the group as one update (``grouped``); the others one per entry."""
     entries, to_act, players, watchers = group
     game, state = table.game, table.session.state
     table_id, redact = table.id, game.redact
-    earlier = entries[:-1] if final_group else entries  # updates without a view
     receipts = {entry.seq: apply.receipt(table, entry.seq) for entry in entries}
     spectators = spectating.wanted(table, watchers)
+    last, result, pings, views, lists = entries[-1], None, None, None, None
     if final_group:
-        last, result = entries[-1], table.session.result()
+        result = table.session.result()
         pings = table.pings()
         seats = [seat for _, seat in players]
         views = game.views(state, seats + [None] if spectators else seats)
@@ -127,36 +130,51 @@ def send_updates(table: Table, group, final_group: bool) -> None:
         if table.fair:
             for seat, legal_list in zip(seats, lists):
                 fair.track_offers(table, seat, legal_list, last.seq)
+
+    def updates(seat: int | None, view: Any, legal: Any, together: bool) -> list[Update]:
+        events = [[redact(e, seat) for e in entry.events] for entry in entries]
+        shown = {"view": view, "legal": legal, "result": result, "pings": pings} if final_group else {}
+        if together and len(entries) > 1:
+            return [grouped(table_id, entries, events, to_act, receipts[last.seq], **shown)]
+        made = [Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act, events=said,
+                       receipt=receipts[entry.seq]) for entry, said in zip(entries, events)]
+        if final_group:
+            made[-1] = msgspec.structs.replace(made[-1], **shown)
+        return made
+
     for index, (receiver, seat) in enumerate(players):
-        for entry in earlier:
-            deliver(table, receiver, Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
-                                            events=[redact(e, seat) for e in entry.events],
-                                            receipt=receipts[entry.seq]))
-        if final_group:
-            deliver(table, receiver, Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act,
-                                            events=[redact(e, seat) for e in last.events], view=views[index],
-                                            legal=lists[index], result=result, receipt=receipts[last.seq],
-                                            pings=pings))
+        for update in updates(seat, views[index] if final_group else None, lists[index] if final_group else None,
+                              patching.wants(receiver)):
+            deliver(table, receiver, update)
     if spectators:
-        watched = [Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
-                          events=[redact(e, None) for e in entry.events], receipt=receipts[entry.seq])
-                   for entry in earlier]
+        view = views[-1] if final_group else None
+        watched = updates(None, view, None, False)
+        together = watched if len(entries) == 1 else updates(None, view, None, True)
         after = broadcast_after = None
-        broadcast = list(watched)
+        broadcast, broadcast_together = list(watched), list(together)
         if final_group:
-            events = [redact(e, None) for e in last.events]
-            watched.append(Update(table=table_id, seq=last.seq, actor=last.actor, to_act=to_act, events=events,
-                                  view=views[-1], result=result, receipt=receipts[last.seq], pings=pings))
             if table.stream.delay > 0:
-                after = Snapshot(table=table_id, seq=last.seq, view=views[-1], to_act=to_act, result=result,
+                after = Snapshot(table=table_id, seq=last.seq, view=view, to_act=to_act, result=result,
                                  receipt=receipts[last.seq], pings=pings)
             if table.stream.key_hash is not None:  # the broadcast view: every seat's too
-                whole = BroadcastView(public=views[-1], seats=game.views(state, list(range(table.setup.seats))))
-                broadcast.append(msgspec.structs.replace(watched[-1], view=whole))
+                whole = BroadcastView(public=view, seats=game.views(state, list(range(table.setup.seats))))
+                broadcast[-1] = msgspec.structs.replace(watched[-1], view=whole)
+                broadcast_together[-1] = msgspec.structs.replace(together[-1], view=whole)
                 broadcast_after = msgspec.structs.replace(after, view=whole)
-        spectating.send(table, watched, after, broadcast, broadcast_after, watchers)
+        spectating.send(table, patching.Forms(watched, together), after,
+                        patching.Forms(broadcast, broadcast_together), broadcast_after, watchers)
     if final_group:
         apply.check_over(table, result)
+
+
+def grouped(table_id: str, entries: list, events: list[list], to_act: list[int], receipt: str | None,
+            **shown: Any) -> Update:
+    """One update for a group of entries (to a ``patches`` connection): the last one's seq, the first one's actor,
+    every entry's events in order and, for more than one entry, each entry's [seq, actor, number of events]."""
+    first, last = entries[0], entries[-1]
+    marks = [[entry.seq, entry.actor, len(said)] for entry, said in zip(entries, events)] if len(entries) > 1 else None
+    return Update(table=table_id, seq=last.seq, actor=first.actor, to_act=to_act,
+                  events=[event for said in events for event in said], entries=marks, receipt=receipt, **shown)
 
 
 def broadcast_snapshot(table: Table) -> Snapshot:

@@ -18,12 +18,12 @@ view (one that just joined mid-batch) gets its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
 from .. import encodeonce
-from ..protocol import Snapshot, Update
+from ..protocol import Accepted, Snapshot, Update
 from ..protocol.viewpatch import diff
 from .receiver import Receiver
 
@@ -40,6 +40,7 @@ class Sent:
     legal: list | None  # the last legal list sent (seats)
     to_act: list | None  # the last ``to_act`` sent
     pings: list | None  # the last ``pings`` sent
+    legal_base: Any = None  # the last non-empty legal list sent, as builtins (what a ``legal_patch`` applies to)
 
 
 @dataclass
@@ -49,16 +50,40 @@ class Patching:
     views: dict = field(default_factory=dict)  # id(view) -> (view, its builtins): spectators' views, converted once
 
 
-def wants(receiver: Receiver) -> bool:
+class Forms(NamedTuple):
+    """A group's updates to spectators in both shapes: one per entry (``each``), and the group as one update
+    (``together``: to the connections that asked for patches; the same list for a group of one entry)."""
+
+    each: list
+    together: list
+
+
+def wants(receiver: Receiver | None) -> bool:
     return getattr(receiver, "patches", False)
 
 
+def quiet(receiver: Receiver | None) -> bool:
+    """The receiver asked for patches and no events (``events`` false in its hello: a bot, a compact spectator)."""
+    return wants(receiver) and not getattr(receiver, "events", True)
+
+
+def form(receiver: Receiver | None, messages: Forms | list) -> list:
+    """The shape of ``messages`` that ``receiver`` is sent (None: one update per entry)."""
+    if type(messages) is Forms:
+        return messages.together if wants(receiver) else messages.each
+    return messages
+
+
 def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
-    """``message`` as ``receiver`` is to get it, and noted as what it was sent."""
+    """``message`` as ``receiver`` is to get it, and noted as what it was sent; None: nothing is sent (an update
+    with neither a view nor a result, to a receiver that shows no events)."""
     kind = type(message)
     if kind is Snapshot:
         table.patching.sent[receiver] = _sent(table, receiver, message)
         return message
+    silent = quiet(receiver)
+    if kind is Accepted and silent and message.receipt is not None:
+        return msgspec.structs.replace(message, receipt=None)
     if kind is not Update:
         return message
     sent = table.patching.sent.get(receiver)
@@ -66,20 +91,30 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
         if message.view is not None:
             table.patching.sent[receiver] = _sent(table, receiver, message)
         return message
+    if silent and message.view is None and message.result is None:
+        return None
     same_to_act = message.to_act == sent.to_act
     sent.to_act = message.to_act
     if message.view is None:
-        if not same_to_act and message.receipt is None:
+        if not same_to_act and message.receipt is None and not silent:
             return message
-        return _trimmed(table, receiver, message, None, (same_to_act, False), None)
+        return _trimmed(table, receiver, message, None, (same_to_act, False, silent), None)
     same_pings = message.pings == sent.pings
     sent.pings = message.pings
     view = _builtins(table, receiver, message.view)
-    patched = _trimmed(table, receiver, message, sent.view, (same_to_act, same_pings), view)
+    patched = _trimmed(table, receiver, message, sent.view, (same_to_act, same_pings, silent), view)
     sent.view = view
     if message.legal is not None:
-        if message.legal == sent.legal:
-            patched = msgspec.structs.replace(patched, legal=None, legal_same=True)
+        if message.legal == sent.legal:  # unchanged: left out
+            patched = msgspec.structs.replace(patched, legal=None)
+        elif message.legal and sent.legal_base:  # changed: a patch of the last non-empty list, unless it is whole
+            legal = msgspec.to_builtins(message.legal, str_keys=True)
+            patch = diff(sent.legal_base, legal)
+            if not (len(patch) == 1 and not patch[0][0]):
+                patched = msgspec.structs.replace(patched, legal=None, legal_patch=patch)
+            sent.legal_base = legal
+        elif message.legal:
+            sent.legal_base = msgspec.to_builtins(message.legal, str_keys=True)
         sent.legal = message.legal
     return patched
 
@@ -89,13 +124,15 @@ def forget(table: Table, receiver: Receiver) -> None:
 
 
 def _sent(table: Table, receiver: Receiver, message: Any) -> Sent:
-    return Sent(_builtins(table, receiver, message.view), message.legal, message.to_act, message.pings)
+    base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else None
+    return Sent(_builtins(table, receiver, message.view), message.legal, message.to_act, message.pings, base)
 
 
-def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same: tuple[bool, bool],
+def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same: tuple[bool, bool, bool],
              view: Any) -> Update:
     """The update with its patch from ``base`` (with a view) and without what ``same`` says is unchanged
-    (``to_act``, ``pings``) and its receipt (but at the game's end), built once per message, base and ``same``."""
+    (``to_act``, ``pings``) or unwanted (events), and its receipt (but at the game's end), built once per message,
+    base and ``same``."""
     recent = table.patching.recent
     key = (id(message), id(base), same)
     hit = recent.get(key)
@@ -106,6 +143,8 @@ def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same:
         changes.update(view=None, view_patch=diff(base, view))
         if same[1]:
             changes["pings"] = None
+    if same[2]:
+        changes.update(events=[], entries=None)
     if message.result is None:
         changes["receipt"] = None
     trimmed = msgspec.structs.replace(message, **changes)

@@ -89,7 +89,7 @@ def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) 
     """Every accepted entry after ``last_seq``, redacted for ``seat``, then the whole view now (also
     before the game starts). More than ``CATCH_UP_MOST`` missed entries are not resent: they would
     overflow the receiver's outbox; the snapshot alone brings it to now and says how many it skipped."""
-    missed = table.log.accepted_after(last_seq)
+    missed = table.log.accepted_after(last_seq) if not patching.quiet(receiver) else []  # (no events: the snapshot)
     skipped = len(missed) if len(missed) > CATCH_UP_MOST else 0
     for entry in missed if not skipped else ():
         events = [table.game.redact(e, seat) for e in entry.events]

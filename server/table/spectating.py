@@ -27,6 +27,7 @@ import trio
 
 from .. import encodeonce
 from ..protocol import BroadcastView, Code, Snapshot, TableEnded, Update, Watch, Watching
+from . import patching
 from .receiver import Receiver
 from .seats import token_hash
 
@@ -60,15 +61,15 @@ def wanted(table: Table, watchers: list) -> bool:
     return bool(watchers) or table.stream.delay > 0 or table.stream.relay is not None
 
 
-def send(table: Table, messages: list[Any], after: Snapshot | None, broadcast: list[Any] = (),
+def send(table: Table, messages: patching.Forms, after: Snapshot | None, broadcast: patching.Forms = ((), ()),
          broadcast_after: Snapshot | None = None, watchers: list | None = None) -> None:
     """The spectators' share of one group of updates (``after``: the snapshot they lead to, on the group
     that carries the view; ``broadcast``/``broadcast_after``: the same for the broadcast view): now, to
     ``watchers`` (who watched when the updates were made, and still do), or once the delay has passed to whoever
-    watches then."""
+    watches then. Each in two shapes (``patching.Forms``): one update per entry, and the group as one."""
     stream = table.stream
     if len(table.spectators) > 1:
-        for message in messages:
+        for message in {id(m): m for form in messages for m in form}.values():
             encodeonce.share(message)
     if stream.delay > 0:
         stream.pending.append((trio.current_time() + stream.delay, messages, after, broadcast, broadcast_after))
@@ -174,13 +175,14 @@ def current_snapshot(table: Table) -> Snapshot:
 def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: list | None = None) -> None:
     from .fanout import deliver
     if table.stream.relay is not None and messages:  # a snapshot with the frames that carry a view
-        viewed = any(type(m) is Update and m.view is not None for m in messages)
-        table.stream.relay(messages, current_snapshot(table) if viewed else None)
+        relayed = patching.form(None, messages)  # (one update per entry)
+        viewed = any(type(m) is Update and m.view is not None for m in relayed)
+        table.stream.relay(relayed, current_snapshot(table) if viewed else None)
     if table.stream.lagging:
         _offer_snapshots(table)
     broadcasters, spectators = table.stream.broadcasters, table.spectators
     for receiver in list(spectators) if watchers is None else [r for r in watchers if r in spectators]:
-        for message in broadcast if receiver in broadcasters else messages:
+        for message in patching.form(receiver, broadcast if receiver in broadcasters else messages):
             deliver(table, receiver, message)
 
 

@@ -1,6 +1,7 @@
 """Updates that carry what changed (``patches`` in the hello): the patch format's round trip on any values, and,
 for every game, seat and spectator over random play, each patched update applied from the snapshot gives exactly
-the view (and legal list) the server would have sent whole."""
+the view (and legal list) the server would have sent whole; one update a group of entries, whose events (for a
+receiver that shows them) are every entry's in order, and none for one that does not."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rules import GAMES, Rng, make_setup
 from server.protocol import BotSeat, Snapshot, Update, Watch
-from server.protocol.viewpatch import PatchError, Views, apply, diff
+from server.protocol.viewpatch import PatchError, Views, apply, diff, split
 from server.table import arbiter, intents, patching
 from server.table.arbiter import Table
 from server.table.bots import LocalBot
@@ -70,17 +71,21 @@ class PatchingBot(LocalBot):
     what the server would have sent whole (``whole``) and what it made of what was sent (``mended``)."""
 
     patches = True
+    events = True
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.views, self.whole, self.mended, self.patched = Views(), [], [], 0
+        self.views, self.whole, self.mended, self.patched, self.parts = Views(), [], [], 0, []
 
     def deliver(self, message):
         self.patched += type(message) is Update and message.view_patch is not None
         message = self.views.whole(message)
+        self.parts.extend(split(message))
         if type(message) in (Update, Snapshot) and message.view is not None:
             self.mended.append(message)
-            message = msgspec.structs.replace(message, view=msgspec.convert(message.view, self.table.game.view_type))
+            game = self.table.game
+            message = msgspec.structs.replace(message, view=msgspec.convert(message.view, game.view_type),
+                                              legal=msgspec.convert(message.legal, list[game.action_type] | None))
         return super().deliver(message)
 
 
@@ -88,14 +93,16 @@ class PatchingSpectator:
     """A spectator that asked for patches."""
 
     patches = True
+    events = True
     latency = None
 
     def __init__(self) -> None:
-        self.views, self.whole, self.mended, self.patched = Views(), [], [], 0
+        self.views, self.whole, self.mended, self.patched, self.parts = Views(), [], [], 0, []
 
     def deliver(self, message) -> bool:
         self.patched += type(message) is Update and message.view_patch is not None
         message = self.views.whole(message)
+        self.parts.extend(split(message))
         if type(message) in (Update, Snapshot) and message.view is not None:
             self.mended.append(message)
         return True
@@ -104,12 +111,14 @@ class PatchingSpectator:
         pass
 
 
-def play(game, setup, seed, monkeypatch) -> list:
-    """A table of patching bots and two patching spectators, played to its end; every patching receiver."""
+def play(game, setup, seed, monkeypatch, events: bool = True) -> tuple[Table, list]:
+    """A table of patching bots and two patching spectators (that show events, or not), played to its end; the
+    table and every patching receiver."""
     receivers = []
 
     def bot(*args, **kwargs):
         made = PatchingBot(*args, **kwargs)
+        made.events = events
         receivers.append(made)
         return made
 
@@ -121,6 +130,8 @@ def play(game, setup, seed, monkeypatch) -> list:
     monkeypatch.setattr(arbiter, "LocalBot", bot)
     monkeypatch.setattr(patching, "outgoing", spy)
     spectators = [PatchingSpectator(), PatchingSpectator()]
+    for spectator in spectators:
+        spectator.events = events
 
     async def main():
         table = Table("t1", game, setup, seed, TableSettings(bots=tuple(BotSeat(s) for s in range(setup.seats)),
@@ -133,20 +144,21 @@ def play(game, setup, seed, monkeypatch) -> list:
             await table.submit(intents.Watch(spectators[1], Watch(table="t1")))  # one that comes later
             await table.over.wait()
             nursery.cancel_scope.cancel()
+        return table
 
-    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
-    return receivers + spectators
+    table = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    return table, receivers + spectators
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2**32), seats=st.integers(2, 6))
-def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, seed, seats, monkeypatch):
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 6), events=st.booleans())
+def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, seed, seats, events, monkeypatch):
     game = GAMES[name]
     seats = max(game.info.min_seats, min(seats, game.info.max_seats))
     mode = Rng(seed).choice(list(game.info.modes))
     setup = make_setup(game.info, seats, mode, FAST_OPTIONS.get(name, [{}])[0])
-    receivers = play(game, setup, seed, monkeypatch)
+    table, receivers = play(game, setup, seed, monkeypatch, events)
     for receiver in receivers[:-1]:  # (the spectator who came later may have come at the end)
         assert len(receiver.whole) > 1 and receiver.patched >= len(receiver.whole) // 2  # most came as patches
     for receiver in receivers:
@@ -154,4 +166,15 @@ def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, see
         for whole, mended in zip(receiver.whole, receiver.mended):
             assert mended.seq == whole.seq
             assert exact(mended.view) == exact(whole.view)
-            assert mended.legal == whole.legal
+            assert exact(mended.legal) == exact(whole.legal)
+        start = next(m.seq for m in receiver.parts if type(m) in (Update, Snapshot) and m.view is not None)
+        updates = [m for m in receiver.parts if type(m) is Update and m.seq > start]
+        seat = getattr(receiver, "seat", None)
+        if events:  # every entry after its first view, one update each once split, with its events in order
+            entries = table.log.accepted_after(start)
+            assert [(m.seq, m.actor) for m in updates] == [(e.seq, e.actor) for e in entries]
+            assert exact([m.events for m in updates]) == exact([[game.redact(e, seat) for e in entry.events]
+                                                               for entry in entries])
+        else:  # no events, and only updates that carry a view (or the result)
+            assert all(not m.events and (m.view is not None or m.result is not None) for m in updates)
+        assert updates[-1].seq == table.log.accepted_seq  # the last entry's update, with the game's end

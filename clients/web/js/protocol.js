@@ -39,6 +39,29 @@ export const seatStore = {
 // A view patch applied to a view (server/protocol/viewpatch.py): [path, value] sets (an index one past a list's
 // end appends), [path] removes (a key, or a list's item); the paths copy what they write, so the view given is
 // left as it was.
+// An update for a group of entries (`entries`: each one's [seq, actor, number of events]) as one update per
+// entry, as a connection without patches gets them: the last carries the rest (view, legal, result, receipt).
+// Any other message as itself; an update's events left out (none) are an empty list.
+export function split(message) {
+  if (message.type !== "update") return [message];
+  if (message.events === undefined) message.events = [];
+  if (!message.entries) return [message];
+  const parts = [];
+  let at = 0;
+  message.entries.forEach(([seq, actor, count], index) => {
+    const events = message.events.slice(at, at + count);
+    at += count;
+    if (index < message.entries.length - 1) {
+      parts.push({ type: "update", table: message.table, seq, actor, events, to_act: message.to_act });
+    } else {
+      const last = { ...message, actor, events };
+      delete last.entries;
+      parts.push(last);
+    }
+  });
+  return parts;
+}
+
 export function applyPatch(view, patch) {
   const root = [view];
   const copied = new Set();
@@ -224,7 +247,8 @@ export class Client {
   }
 
   // An update or snapshot made whole (PROTOCOL.md, "Patches"): a patch applied to the table's last view, and
-  // what was left out as unchanged (`legal_same`, `to_act`, `pings`) taken from the last sent. A receipt left out
+  // what was left out as unchanged (`legal`, `to_act`, `pings`) taken from the last sent, a `legal_patch` applied to
+  // the last non-empty legal list. A receipt left out
   // is not made up: `accepted`, snapshots and the game's last update carry one.
   whole(message) {
     const held = this.views.get(message.table);
@@ -234,14 +258,19 @@ export class Client {
       held.to_act = message.to_act;
       if (message.view_patch === undefined) return message;
       message.view = applyPatch(held.view, message.view_patch);
-      if (message.legal_same) message.legal = held.legal;
+      if (message.legal_patch !== undefined) { // a patch of the last non-empty list
+        if (!held.base) throw new Error(`a legal list's patch for table ${message.table}, which has no list to patch`);
+        message.legal = applyPatch(held.base, message.legal_patch);
+      } else if (message.legal_same || message.legal === undefined) message.legal = held.legal; // left out: unchanged
       if (message.pings === undefined) message.pings = held.pings;
       delete message.view_patch;
       delete message.legal_same;
+      delete message.legal_patch;
     }
     if (message.view !== undefined && message.view !== null) {
+      const base = message.legal && message.legal.length ? message.legal : held && held.base;
       this.views.set(message.table, { view: message.view, legal: message.legal, to_act: message.to_act,
-                                      pings: message.pings });
+                                      pings: message.pings, base });
     } else if (message.type === "update" && held) {
       held.to_act = message.to_act;
     }
@@ -276,7 +305,7 @@ export class Client {
           return;
         }
         if (message.seq >= 0) this.lastSeq.set(message.table, Math.max(last, message.seq));
-        this.onMessage(message);
+        for (const part of split(message)) this.onMessage(part);
         return;
       }
       case "closing":
