@@ -133,11 +133,15 @@ class Update(ServerMessage, tag="update"):
 
     ``view`` and ``legal`` (the receiver's legal actions, seats only) are the state after this entry; they
     are left out of updates sent again to catch a reconnecting client up, which end with a ``snapshot``.
-    To a connection that said ``patches`` in its hello, ``view_patch`` comes instead of ``view``: what changed
-    since the last view this connection was sent for this table (``viewpatch.py``), and ``legal_same`` (true)
-    instead of ``legal`` when the seat's legal actions are those it was last sent; and once it holds a view, it
+    To a connection that said ``patches`` in its hello, one update comes per group of entries the arbiter applied
+    in one go: ``seq`` the group's last, ``actor`` its first entry's, every entry's ``events`` in order and, for
+    more than one entry, ``entries`` (each one's [seq, actor, number of its events]; ``viewpatch.split``);
+    ``view_patch`` comes instead of ``view``: what changed since the last view this connection was sent for this
+    table (``viewpatch.py``); ``legal`` is left out when the seat's legal actions are those it was last sent, and
+    may come as ``legal_patch``, a patch of the last non-empty list sent; and once it holds a view, it
     is not sent what would repeat: ``to_act`` and ``pings`` equal to the last sent are left out, and ``receipt``
-    but on the update with the game's result (``accepted`` and ``snapshot`` carry theirs).
+    but on the update with the game's result (``accepted`` and ``snapshot`` carry theirs). With ``events`` false
+    in the hello as well, no ``events`` nor ``entries``, and only the updates with a view or the result.
     ``receipt`` is the hash-chain hash of the entry's line in the table's log file (none without a file):
     `photofinish verify LOG --receipt SEQ:HASH` proves later whether a log is the one this update came from.
     ``time_left_ms`` (to a seat, at a lockstep table with ``turn_time_ms``, while a seat is to act): the ms the seat

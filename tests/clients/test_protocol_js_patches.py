@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from server.protocol import CODECS
 from server.protocol.codes import codes_js
-from server.protocol.viewpatch import diff
+from server.protocol.viewpatch import diff, split
 
 from ..server.test_view_patches import values
 
@@ -56,8 +56,12 @@ client.take({ type: "snapshot", table: "t1", seq: 3, view: { hand: ["a", "b"], t
               legal: [{ type: "draw" }] }, ws);
 client.take({ type: "batch", messages: [update(4, [[["hand", 0]], [["turn"], 1]], { legal_same: true }),
                                         update(5, [[["hand", 1], "c"]], { legal: [] })] }, ws);
-client.take(update(6, [[["hand", 5], 1]]), ws);
-client.take(update(7, []), ws);
+client.take(update(6, [[["turn"], 0]], { legal: [{ type: "draw" }, { type: "pass" }] }), ws);
+client.take(update(7, [], { legal: [] }), ws);
+client.take(update(9, [[["turn"], 1]], { legal_patch: [[[1, "type"], "play"]], events: ["a", "b", "c"],
+                                         entries: [[8, -1, 1], [9, 0, 2]] }), ws);
+client.take(update(10, [[["hand", 5], 1]]), ws);
+client.take(update(11, []), ws);
 process.stdout.write(JSON.stringify({ seen, closed, last: client.lastSeq.get("t1") }));
 """
 
@@ -69,11 +73,17 @@ def test_the_browser_hands_on_whole_views_and_resyncs_when_a_patch_does_not_fit(
     (tmp_path / "run.mjs").write_text(CLIENT)
     done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
     out = json.loads(done.stdout)
-    views = [(m["seq"], m["view"], m.get("legal"), "view_patch" in m) for m in out["seen"]]
+    views = [(m["seq"], m.get("view"), m.get("legal"), "view_patch" in m) for m in out["seen"]]
     assert views == [(3, {"hand": ["a", "b"], "turn": 0}, [{"type": "draw"}], False),
                      (4, {"hand": ["b"], "turn": 1}, [{"type": "draw"}], False),  # legal_same: the last list
-                     (5, {"hand": ["b", "c"], "turn": 1}, [], False)]
-    assert out["closed"] == 1 and out["last"] == 5  # the bad patch drops the socket; nothing after it is taken
+                     (5, {"hand": ["b", "c"], "turn": 1}, [], False),
+                     (6, {"hand": ["b", "c"], "turn": 0}, [{"type": "draw"}, {"type": "pass"}], False),
+                     (7, {"hand": ["b", "c"], "turn": 0}, [], False),
+                     (8, None, None, False),  # a group of two entries, one update each
+                     (9, {"hand": ["b", "c"], "turn": 1}, [{"type": "draw"}, {"type": "play"}], False)]  # patched
+    # from the last non-empty list
+    assert [(m["actor"], m["events"]) for m in out["seen"][-2:]] == [(-1, ["a"]), (0, ["b", "c"])]
+    assert out["closed"] == 1 and out["last"] == 9  # the bad patch drops the socket; nothing after it is taken
 
 
 TAKE_ALL = """import { Client } from "./protocol.js";
@@ -100,13 +110,14 @@ def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path
     (tmp_path / "run.mjs").write_text(TAKE_ALL)
     encode = CODECS["json"].encoder.encode
     for pairs in played.values():
-        built = [json.loads(encode(b)) for b, _ in pairs if b.type in ("update", "snapshot")]
+        parts = [(part, b is s) for b, s in pairs if b.type in ("update", "snapshot") for part in split(b)]
+        built = [json.loads(encode(part)) for part, _ in parts]  # a group of entries: one update each
         sent = [json.loads(encode(s)) for _, s in pairs]
         done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, input=json.dumps(sent), capture_output=True,
                               text=True, check=True, timeout=60)
         seen = [m for m in json.loads(done.stdout) if m["type"] in ("update", "snapshot")]
         assert len(seen) == len(built) > 10
-        whole = [b is s for b, s in pairs if b.type in ("update", "snapshot")]
+        whole = [untouched for _, untouched in parts]
         for got, want, untouched in zip(seen, built, whole):
             assert {k: got.get(k) for k in SAME} == {k: want.get(k) for k in SAME}
             kept = untouched or want.get("result") is not None
