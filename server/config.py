@@ -53,6 +53,7 @@ class ServeConfig:
         _check(not self.public_url or bool(self.cluster_url),
                "--public-url is for a cluster node: give --cluster redis://HOST:PORT too")
         _check(1 <= self.workers <= 256, "--workers is 1..256 processes")
+        _check(0 <= self.limits.unverified_credit_ms <= 1000, "--unverified-credit-ms is 0..1000 ms")
         _check(self.workers == 1 or not self.cluster_url,
                "--workers share one machine's lobby by themselves: leave out --cluster (or run one node a process)")
         _check(self.workers == 1 or self.data_dir is not None, "--workers keep their lobby in the data directory")

@@ -92,6 +92,12 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
                        help="fair ordering credits a seat no more round trip than the kernel measured on its "
                             "connection: 'direct' (default) for connections not from loopback (a local proxy "
                             "hides the path), 'always', or 'never'")
+    serve.add_argument("--unverified-credit-ms", type=checks.milliseconds, default=limits.unverified_credit_ms,
+                       metavar="MS", help="fair ordering: the most round trip credited to a seat whose path the "
+                                          "kernel did not measure (through a local proxy, or --kernel-rtt never); "
+                                          f"default {limits.unverified_credit_ms}: such a seat races by its "
+                                          "reaction as the server saw it, and no client can look farther to win. "
+                                          "Raise it only for clients you trust (docs: Fair ordering)")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -104,7 +110,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_connections=args.max_connections, idle_timeout=args.idle_timeout, max_depth=args.max_depth,
             budget_rate=args.budget_rate, budget_burst=args.budget_burst,
             tournaments_per_minute=args.tournaments_per_minute,
-            registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt),
+            registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt,
+            unverified_credit_ms=args.unverified_credit_ms),
         quotas=Quotas(waiting_per_connection=args.waiting_per_connection,
                       waiting_per_address=args.waiting_per_address, waiting_expiry=args.waiting_expiry,
                       playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished,

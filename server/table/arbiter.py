@@ -103,6 +103,8 @@ class Table:
         self.fair_ms = settings.fair_ms
         self.fair = self.ordering == "fair"
         self.cap = settings.fair_ms / 1000
+        self.unverified = (None if settings.unverified_credit_ms is None
+                           else settings.unverified_credit_ms / 1000)  # a seat's credit without the kernel's measure
         self.held: list[fair.Held] = []  # contested actions waiting, in arrival order
         self.groups = 0  # releases of held actions so far (numbers them in the log)
         self.draw = draw_from(lot_rng(seed))
