@@ -44,38 +44,37 @@ def bots_table(page, live_server, game, delay=300, options=None):
 # ---------------------------------------------------------------- the last move, and the latest line
 
 
-FLAKY_FLUSH = pytest.mark.xfail(strict=False, reason="flush: 'nothing marked' once in 5 runs on a quiet machine "
-                                "(never under load); not yet traced: see the session note")
+# Reads the board and the page's state in one go, once the board marks a move and says a seat's last turn
+# (null until then): the bots keep moving, and a mark seen by one call may be gone by the next (a Flush's flush
+# takes the pile, with the marked play, out of the game).
+READ_MARKED = """(selector) => {
+  const page = window.photofinish.page, s = page.state;
+  const marked = [...document.querySelectorAll(`.board :is(${selector})`)];
+  if (!marked.length || !document.querySelector(".board .last-note")) return null;
+  const seatOf = (el) => Number((el.closest("[data-seat]") || el).dataset.seat);
+  return {
+    marked: marked.map((el) => ({ seat: seatOf(el),
+                                  card: (el.querySelector("[data-card]") || el).dataset.card || null,
+                                  position: el.dataset.position ? Number(el.dataset.position) : null,
+                                  marker: el.dataset.marker ? Number(el.dataset.marker) : null,
+                                  piece: el.dataset.piece ? Number(el.dataset.piece) : null })),
+    last: [...s.lastBy].map(([seat, last]) => [seat, last.events, last.words]),
+    notes: [...document.querySelectorAll(".board .last-note")].map((n) => [Number(n.dataset.seat), n.textContent]),
+    latest: document.querySelector(".turn-bar .latest").textContent,
+    feed: s.feed[s.feed.length - 1].words,
+    bottom: document.querySelector(".turn-bar .latest").getBoundingClientRect().bottom,
+  };
+}"""
 
 
-@pytest.mark.parametrize("game", [pytest.param(g, marks=FLAKY_FLUSH) if g == "flush" else g for g in GAMES])
+@pytest.mark.parametrize("game", GAMES)
 def test_the_board_marks_what_each_other_seat_just_did_and_a_phone_shows_the_latest_line_at_the_top(
         page, live_server, shots, game):
     page.set_viewport_size(PHONE)
     bots_table(page, live_server, game)
-    page.wait_for_selector(f".board :is({LAST_MOVE[game]})")
-    page.wait_for_selector(".board .last-note")
-    # read the page and its state in one go: the bots keep moving
-    seen = page.evaluate("""(selector) => {
-      const page = window.photofinish.page, s = page.state;
-      const marked = [...document.querySelectorAll(`.board :is(${selector})`)];
-      const seatOf = (el) => Number((el.closest("[data-seat]") || el).dataset.seat);
-      return {
-        marked: marked.map((el) => ({ seat: seatOf(el),
-                                      card: (el.querySelector("[data-card]") || el).dataset.card || null,
-                                      position: el.dataset.position ? Number(el.dataset.position) : null,
-                                      marker: el.dataset.marker ? Number(el.dataset.marker) : null,
-                                      piece: el.dataset.piece ? Number(el.dataset.piece) : null })),
-        last: [...s.lastBy].map(([seat, last]) => [seat, last.events, last.words]),
-        notes: [...document.querySelectorAll(".board .last-note")].map((n) => [Number(n.dataset.seat), n.textContent]),
-        latest: document.querySelector(".turn-bar .latest").textContent,
-        feed: s.feed[s.feed.length - 1].words,
-        bottom: document.querySelector(".turn-bar .latest").getBoundingClientRect().bottom,
-      };
-    }""", LAST_MOVE[game])
+    seen = page.wait_for_function(READ_MARKED, arg=LAST_MOVE[game]).json_value()  # times out if nothing is marked
     last = {seat: events for seat, events, _ in seen["last"]}
     words = {seat: " ".join(said) for seat, _, said in seen["last"]}
-    assert seen["marked"], "nothing marked"
     for mark in seen["marked"]:  # each mark is a move of the seat's (or, moved by it, another's) last turn
         events = [e for turn in last.values() for e in turn]
         if game == "flag_finish":
