@@ -1,7 +1,8 @@
 """The web client in a real browser (Debian's Chromium driven by Playwright) against a real server.
 
 A person's whole Flag Finish game by clicking what the page offers, in both modes; a reload mid-game that
-resumes the seat with no event lost or doubled; a spectator's page scanned for hidden cards; the lobby's
+resumes the seat with no event lost or doubled; the page the address named last shown, though an earlier one's
+code came later; a spectator's page scanned for hidden cards; the lobby's
 weight; and a screenshot of every game's table (saved under pytest's tmp dir). Every wait is for a page
 element, with a timeout; nothing sleeps.
 """
@@ -143,6 +144,28 @@ def test_a_reload_mid_game_resumes_the_seat_with_no_event_lost_or_doubled(page, 
     after = feed(page)
     assert after == before  # the same events, once each, in order
     assert page.locator(".hand .card").all_text_contents() == hand
+
+
+def test_the_page_shown_is_the_one_the_address_named_last_though_an_earlier_one_loaded_slower(page, live_server):
+    """A player taken to their seat went back to the tournament page at once: the seat's page, whose code was
+    still on its way (a table's page is loaded when first shown), was drawn over it when it came, and stayed
+    (test_an_evening_with_pairings_first's phone, 2 runs in 5). Here the table page's code is held until the
+    person has gone on to the tournaments."""
+    lobby(page, live_server)
+    held = []
+    page.route("**/js/table.js", lambda route: held.append(route))
+    with page.expect_request("**/js/table.js"):
+        page.evaluate("location.hash = '#/watch/t1'")
+    page.evaluate("location.hash = '#/tournaments'")
+    page.wait_for_selector("section.tournaments")
+    assert len(held) == 1
+    held[0].continue_()
+    # the table page's code has run, and everything waiting on it too (a task later)
+    page.evaluate("""() => Promise.all([import("./js/table.js"), import("./js/sentences.js").then((w) => w.loadWords())])
+      .then(() => new Promise((done) => setTimeout(done)))""")
+    assert page.locator(".table-page").count() == 0
+    assert page.locator("section.tournaments h1").text_content() == "Tournaments"
+    assert page.evaluate("location.hash") == "#/tournaments"
 
 
 def test_a_spectator_never_sees_a_hidden_card(browser, page, live_server, shots):
