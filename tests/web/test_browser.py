@@ -3,8 +3,8 @@
 A person's whole Flag Finish game by clicking what the page offers, in both modes; a reload mid-game that
 resumes the seat with no event lost or doubled; the page the address named last shown, though an earlier one's
 code came later, and a table page left before the server answered it drawing nothing and watching nothing; a
-spectator's page scanned for hidden cards; the lobby's weight; and a screenshot of every game's table (saved under pytest's tmp dir). Every wait is for a page
-element, with a timeout; nothing sleeps.
+spectator's page scanned for hidden cards; the lobby's weight; and a screenshot of every game's table (saved
+under pytest's tmp dir). Every wait is for a page element, with a timeout; nothing sleeps.
 """
 
 from __future__ import annotations
