@@ -35,6 +35,20 @@ def table_info(live_server, table):
     return trio.from_thread.run_sync(lambda: live_server.running.lobby.find(table).info(), trio_token=live_server.token)
 
 
+def play(page, click, moves: int) -> None:
+    """Up to ``moves`` of this seat's moves, each clicked by ``click`` once the last was answered; it stops at the
+    result. A click that misses (the board redrawn under it) counts as one of them, and the board is read again."""
+    for _ in range(moves):
+        page.wait_for_selector(".result, .board .move:not(.pending)")
+        if page.locator(".result").count():
+            return
+        page.wait_for_selector(".move.pending", state="detached")
+        try:
+            click(page)
+        except Exception:
+            continue
+
+
 def bots_table(page, live_server, game, delay=300, options=None):
     """A table of heuristic bots only, watched by this page (created from the lobby, not sat at)."""
     lobby(page, live_server)
@@ -253,16 +267,7 @@ def test_the_seat_list_follows_spectators_and_a_player_whose_browser_closed(brow
 def test_a_finished_table_names_who_played_and_shows_its_revealed_seed(page, live_server, shots):
     lobby(page, live_server)
     table = create_table(page, game="checkered_flag", seats=2, bots=(1,), delay=0, options={"turn_limit": 10})
-    click = checkered_flag_click(None, {"plan"})
-    for _ in range(100):
-        page.wait_for_selector(".result, .board .move:not(.pending)")
-        if page.locator(".result").count():
-            break
-        page.wait_for_selector(".move.pending", state="detached")
-        try:
-            click(page)
-        except Exception:
-            continue
+    play(page, checkered_flag_click(None, {"plan"}), moves=100)
     page.wait_for_selector(".seed-revealed")
     info = table_info(live_server, table)
     assert info.revealed_seed is not None
@@ -285,16 +290,7 @@ def test_screenshots_of_each_games_table_at_desktop_and_phone_width(page, live_s
     lobby(page, live_server)
     seats = 2 if game == "flag_finish" else 3
     create_table(page, game=game, seats=seats, bots=tuple(range(1, seats)), delay=0)
-    click = CLICKS[game]()
-    for _ in range(6):  # a few moves in, so the others have moved too
-        page.wait_for_selector(".result, .board .move:not(.pending)")
-        if page.locator(".result").count():
-            break
-        page.wait_for_selector(".move.pending", state="detached")
-        try:
-            click(page)
-        except Exception:
-            continue
+    play(page, CLICKS[game](), moves=6)  # a few moves in, so the others have moved too
     page.wait_for_selector(".board .move:not(.pending), .result")
     page.set_viewport_size(DESKTOP)
     page.screenshot(path=shots / f"{game}_table_1280.png", full_page=True)
