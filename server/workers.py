@@ -10,7 +10,9 @@ demo tables.
 
 This process starts the workers, says where the server listens once every one does, and on Ctrl-C or SIGTERM
 asks each to shut down cleanly and waits for it. A worker that cannot start stops the others: the exit code
-is 1 and its own error line says why.
+is 1 and its own error line says why. A worker that stops later (a ``kill -9``, the kernel's out-of-memory
+killer) is started again and reopens its tables from their logs, as a restarted server does, so one lost
+process does not stop an evening; one that stops ``RESTARTS`` times within ``RESTART_WINDOW`` stops the server.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from .config import ServeConfig
 
 CLUSTER_FILE = "cluster.sqlite"
 START_TIMEOUT = 120.0  # seconds for every worker to listen (each reopens its own tables first)
+RESTARTS = 5  # a worker that stops (killed, out of memory) is started again, at most this often ...
+RESTART_WINDOW = 60.0  # ... within this many seconds; past that the server stops (exit code 1)
 
 
 def worker_config(config: ServeConfig, index: int) -> ServeConfig:
@@ -68,15 +72,54 @@ def serve_workers(config: ServeConfig) -> int:
 
             for line in demo_lines(f"ws://{config.host}:{config.port}"):
                 print(line, flush=True)
-        while not stopping and all(p.is_alive() for p in processes):
-            for process in processes:
+        restarts: dict[int, list[float]] = {}
+        while not stopping:
+            _say_restarted(ready)
+            for index, process in enumerate(processes):
                 process.join(timeout=0.2)
-        failed = any(p.exitcode not in (None, 0) for p in processes)
+                if process.exitcode is None or stopping:
+                    continue
+                if not _may_restart(restarts.setdefault(index, [])):
+                    print(f"photofinish serve: worker {index} stopped {RESTARTS} times within {RESTART_WINDOW:g} s "
+                          f"(exit code {process.exitcode}); stopping the server", file=sys.stderr, flush=True)
+                    _stop(processes)
+                    return 1
+                print(f"photofinish serve: worker {index} stopped (exit code {process.exitcode}); starting it "
+                      f"again: it reopens its tables from their logs", file=sys.stderr, flush=True)
+                processes[index] = context.Process(target=_run_worker, args=(worker_config(config, index), index,
+                                                                             ready),
+                                                   name=f"photofinish worker {index}", daemon=False)
+                processes[index].start()
         _stop(processes)
-        return 1 if failed or any(p.exitcode not in (0, -signal.SIGTERM) for p in processes) else 0
+        return 1 if any(p.exitcode not in (0, -signal.SIGTERM) for p in processes) else 0
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _say_restarted(ready) -> None:
+    """Say where each worker started again listens (its own port is a new one)."""
+    import queue
+
+    while True:
+        try:
+            index, url = ready.get_nowait()
+        except queue.Empty:
+            return
+        print(f"photofinish serve: worker {index} is back, also at {url}", file=sys.stderr, flush=True)
+
+
+def _may_restart(times: list[float]) -> bool:
+    """Whether a worker that stopped may be started again: fewer than ``RESTARTS`` restarts in the last
+    ``RESTART_WINDOW`` seconds (``times``, its restarts so far, gets this one)."""
+    import time
+
+    now = time.monotonic()
+    times[:] = [t for t in times if now - t < RESTART_WINDOW]
+    if len(times) >= RESTARTS:
+        return False
+    times.append(now)
+    return True
 
 
 def _wait_ready(processes, ready, stopping) -> dict[int, str] | None:
