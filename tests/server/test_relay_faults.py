@@ -38,31 +38,6 @@ class Checked:
         return message
 
 
-class FailingPresence(LocalPresence):
-    """``LocalPresence`` that refuses calls ``fail_at`` .. ``fail_at + FAILING_CALLS - 1`` once armed, its
-    subscriptions' messages counted as calls."""
-
-    @asynccontextmanager
-    async def subscribe(self, channel: str):
-        async with super().subscribe(channel) as messages:
-            yield Checked(messages, self._check)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls = 0
-        self.fail_at: int | None = None
-        self.refused = 0
-
-    def _check(self) -> None:
-        super()._check()
-        if self.fail_at is None:
-            return
-        self.calls += 1
-        if self.fail_at <= self.calls < self.fail_at + FAILING_CALLS:
-            self.refused += 1
-            raise PresenceError("the presence store is down (injected)")
-
-
 class Window:
     """The calls a store refuses: from its ``fail_at``-th once armed, ``FAILING_CALLS`` of them."""
 
@@ -76,6 +51,24 @@ class Window:
         if self.fail_at <= self.calls < self.fail_at + FAILING_CALLS:
             self.refused += 1
             raise PresenceError("the presence store is down (injected)")
+
+
+class FailingPresence(LocalPresence):
+    """``LocalPresence`` whose calls fail in the window once armed, its subscriptions' messages counted as
+    calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.window = Window()
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str):
+        async with super().subscribe(channel) as messages:
+            yield Checked(messages, self._check)
+
+    def _check(self) -> None:
+        super()._check()
+        self.window.check()
 
 
 class FailingSqlite(SqlitePresence):
@@ -95,7 +88,7 @@ async def failing_store(kind: str, tmp_path):
     """The shared store and the window its calls fail in: in memory, or a SQLite file as `--workers` uses."""
     if kind == "local":
         presence = FailingPresence()
-        yield presence, presence
+        yield presence, presence.window
         return
     async with open_sqlite_presence(tmp_path / "cluster.sqlite") as opened:
         window = Window()

@@ -56,10 +56,7 @@ async def test_two_workers_share_one_port_one_lobby_and_send_each_client_to_its_
                                 assert error.code == "no_table"  # not yet known on this worker
                                 await trio.sleep(0.1)
                         assert watching.game == "flag_finish"
-            process.send_signal(signal.SIGTERM)
-            with trio.fail_after(60):
-                await process.wait()
-            assert process.returncode == 0
+            await stops_cleanly(process)
         finally:
             await stop(process)
             nursery.cancel_scope.cancel()
@@ -118,10 +115,15 @@ async def test_a_worker_killed_mid_evening_is_started_again_with_its_tables(tmp_
                     watching = await client.watch(table)
                     assert watching.table == table and watching.seq > 0, "its game reopened from its log"
                 assert process.returncode is None, "the server went on"
-            process.send_signal(signal.SIGTERM)
-            with trio.fail_after(60):
-                await process.wait()
-            assert process.returncode == 0
+            await stops_cleanly(process)
         finally:
             await stop(process)
             nursery.cancel_scope.cancel()
+
+
+async def stops_cleanly(process) -> None:
+    """SIGTERM stops every worker and the server with exit code 0."""
+    process.send_signal(signal.SIGTERM)
+    with trio.fail_after(60):
+        await process.wait()
+    assert process.returncode == 0
