@@ -9,9 +9,9 @@ frame. Where trio-websocket and a task per spectator cost the client process 1-2
 hundred spectators, this costs a few microseconds per spectator update (bench/README.md: the clients' CPU per row).
 
 ``watch_many(url, tables, count, seconds, joined)`` runs ``count`` spectators round robin over ``tables`` and
-returns the same record as the trio spectators did: per ``"table seq"``, each spectator's arrival time
-(``time.perf_counter``, stamped when its socket is read), the count of spectators with no first snapshot by the
-join's bound (``unserved``), and this process's CPU seconds while it measured.
+returns, per ``"table seq"``, each spectator's arrival time (``time.perf_counter``, stamped when its socket is
+read) in the measured seconds (``arrivals``) and while they joined (``joining``), the count of spectators with no
+first snapshot by the join's bound (``unserved``), and this process's CPU seconds while it measured.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
     where = urlparse(url)
     address = (where.hostname, where.port)
     selector = selectors.DefaultSelector()
-    arrivals: dict[str, list[float]] = {}
+    arrivals: dict[str, list[float]] = {}  # while they join, then (anew) while they are measured
     ready = [0]
     waiting = list(range(count - 1, -1, -1))  # indexes still to connect (popped from the end)
     connecting = [0]
@@ -211,13 +211,14 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
     connect_more()
     loop_until(time.perf_counter() + join_wait + count / 100, lambda: ready[0] == count)
     joined()
+    joining, arrivals = arrivals, {}
     cpu0 = _cpu()
     loop_until(time.perf_counter() + seconds)
     cpu = _cpu() - cpu0
     for selected in list(selector.get_map().values()):
         selected.fileobj.close()
     selector.close()
-    return {"unserved": count - ready[0], "arrivals": arrivals, "cpu_s": cpu}
+    return {"unserved": count - ready[0], "arrivals": arrivals, "joining": joining, "cpu_s": cpu}
 
 
 def _cpu() -> float:

@@ -119,6 +119,7 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             nursery.start_soon(players)
             ids = await table_ids(url, tables)
             urls = watcher_urls(started, ids)
+            join_began = time.perf_counter()
             per = [spectators // processes + (i < spectators % processes) for i in range(processes)]
             for index, count in enumerate(per):
                 if count:
@@ -144,22 +145,31 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             await stop(process)
     stats = stats_box["stats"]
     first_at_seat = {f"{table} {seq}": min(times) for (table, seq), times in stats.update_seen.items()}
-    lags, delivered, unserved, watchers_cpu = [], 0, 0, 0.0
+    lags, join_lags, delivered, unserved, watchers_cpu = [], [], 0, 0, 0.0
     for output in outputs:
-        seen = json.loads(output or '{"unserved": 0, "arrivals": {}, "cpu_s": 0}')
+        seen = json.loads(output or '{"unserved": 0, "arrivals": {}, "joining": {}, "cpu_s": 0}')
         unserved += seen["unserved"]
         watchers_cpu += seen["cpu_s"]
-        for key, times in seen["arrivals"].items():
-            delivered += len(times)
-            if key in first_at_seat:
-                lags += [(t - first_at_seat[key]) * 1e3 for t in times]
+        delivered += sum(len(times) for times in seen["arrivals"].values())
+        for arrivals, into in ((seen["arrivals"], lags), (seen["joining"], join_lags)):
+            for key, times in arrivals.items():
+                if key in first_at_seat:
+                    into += [(t - first_at_seat[key]) * 1e3 for t in times]
+    answers = answers_between(stats, began, began + elapsed)
+    joining = answers_between(stats, join_began, began)
     return {"tables": tables, "spectators": spectators, "nodes": nodes, "unserved": unserved,
-            "answer_p50_us": percentile(stats.round_trips_us, 0.5),
-            "answer_p99_us": percentile(stats.round_trips_us, 0.99), "answers": len(stats.round_trips_us),
+            "answer_p50_us": percentile(answers, 0.5), "answer_p99_us": percentile(answers, 0.99),
+            "answers": len(answers), "join_s": began - join_began, "join_answer_p99_us": percentile(joining, 0.99),
             "lag_p50_ms": percentile(lags, 0.5), "lag_p99_ms": percentile(lags, 0.99),
+            "join_lag_p99_ms": percentile(join_lags, 0.99),
             "updates_delivered": delivered, "server_cpu_s": cpu, "seconds": elapsed,
             "spectators_cpu_s": watchers_cpu, "players_cpu_s": players_cpu, "load": os.getloadavg()[0],
             "rss_per_spectator_kib": (rss_after - rss_before) / spectators if spectators else 0.0}
+
+
+def answers_between(stats, start: float, end: float) -> list[float]:
+    """The players' answer times (us) of the answers that arrived between ``start`` and ``end``."""
+    return [us for us, at in zip(stats.round_trips_us, stats.answered_at) if start <= at <= end]
 
 
 def own_cpu() -> float:
@@ -182,19 +192,23 @@ def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 1, seconds: fl
 
 
 def print_table(results: list[dict]) -> None:
-    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table; "
-          f"CPU as % of one core over the measured seconds: the server's, the spectator clients' and the players'; "
-          f"load: the 1-minute load average at the row's end, over 2 the figures are the machine's, not the server's)")
+    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table). "
+          f"Answers, lags and CPU over the measured seconds, once every spectator has its first snapshot; 'join': "
+          f"the seconds they took to join, and the answer and lag p99 meanwhile. CPU as % of one core: the "
+          f"server's, the spectator clients' and the players'. load: the 1-minute load average at the row's end "
+          f"(over 2, the figures are the machine's more than the server's)")
     print(f"{'tables':>6} {'spect.':>6} {'nodes':>5} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
           f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14} {'unserved':>8} "
-          f"{'server %':>8} {'spect. %':>8} {'players %':>9} {'load':>5}")
+          f"{'server %':>8} {'spect. %':>8} {'players %':>9} {'join s':>6} {'answer p99':>10} {'lag p99':>8} "
+          f"{'load':>5}")
     for r in results:
         print(f"{r['tables']:>6} {r['spectators']:>6} {r['nodes']:>5} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
               f"{r['answer_p99_us']:>8.0f} {r['answer_p99_x']:>7.2f} {r['lag_p50_ms']:>10.1f} {r['lag_p99_ms']:>8.1f} "
               f"{r['updates_delivered']:>8} {r['cpu_us_per_spectator_update']:>10.1f} "
               f"{r['rss_per_spectator_kib']:>14.1f} {r['unserved']:>8} "
               f"{100 * r['server_cpu_s'] / r['seconds']:>8.0f} {100 * r['spectators_cpu_s'] / r['seconds']:>8.0f} "
-              f"{100 * r['players_cpu_s'] / r['seconds']:>9.0f} {r['load']:>5.1f}")
+              f"{100 * r['players_cpu_s'] / r['seconds']:>9.0f} {r['join_s']:>6.1f} {r['join_answer_p99_us']:>10.0f} "
+              f"{r['join_lag_p99_ms']:>8.1f} {r['load']:>5.1f}")
     print("targets: with 1,000 spectators answer p50 <= 1.2x and p99 <= 1.5x alone; lag p99 < 100 ms; "
           "RSS < 60 KiB per idle spectator; three nodes: 3x the spectators at the same lag")
 

@@ -31,6 +31,12 @@ def share(message: Any) -> Any:
     return message
 
 
+def shared(message: Any) -> bool:
+    """Whether ``message`` is marked as sent alike to many connections (and still remembered)."""
+    entry = _shared.get(id(message))
+    return entry is not None and entry[0] is message
+
+
 def encoded(message: Any, codec: Codec) -> msgspec.Raw | None:
     """The bytes of a shared message in ``codec``'s encoding (encoded now if no connection has yet); None
     for a message that is not shared (or no longer remembered)."""

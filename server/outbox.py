@@ -34,6 +34,11 @@ class Outbox:
         self._wake()
         return True
 
+    def idle(self) -> bool:
+        """Nothing queued and the writer waiting for more: whatever is sent next may be written by someone else
+        (``server/spread.py``) without passing anything queued before it."""
+        return self._writer is not None and not self._queue
+
     def close(self, drop: bool = False) -> None:
         """No more messages: the writer sends what is queued (nothing, with ``drop``: the client is being
         closed), then ``take`` gives ``[]``."""
