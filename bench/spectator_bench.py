@@ -33,6 +33,7 @@ import json
 import os
 import pathlib
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,7 @@ FULL_ROWS = ROWS + [(1, 5000, 1), (1, 3000, 3)]
 JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's first snapshot; those without one by
 # then are counted as unserved (seen at 1,000 and 5,000 spectators on one node: bench/README.md)
 JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
+SERVER_TREE = [""]  # ``--server-tree``: the checkout whose server is run ("": this one)
 HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
 
 
@@ -84,9 +86,11 @@ async def start_nodes(nodes: int, data: str) -> list[tuple[trio.Process, str, pa
     cluster = ["--cluster", f"sqlite:{data}/cluster.sqlite", "--heartbeat", str(HEARTBEAT_S)] if nodes > 1 else []
     for index in range(nodes):
         port, folder = free_port(), pathlib.Path(data) / f"node-{index}"
-        started.append((await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port),
-                                             "--data", str(folder), "--durability", "never", "--no-web", *cluster]),
-                        f"ws://127.0.0.1:{port}", folder))
+        command = [sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port), "--data", str(folder),
+                   "--durability", "never", "--no-web", *cluster]
+        if SERVER_TREE[0]:  # the server of another checkout (an A/B): ``exec`` keeps the pid measured
+            command = ["sh", "-c", f"cd {shlex.quote(SERVER_TREE[0])} && exec {shlex.join(command)}"]
+        started.append((await start_process(command), f"ws://127.0.0.1:{port}", folder))
     return started
 
 
@@ -226,9 +230,12 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=1, help="spectator client processes (default 1)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of play measured per row")
     parser.add_argument("--rows", help="rows as TABLES:SPECTATORS[:NODES],... (e.g. 1:0,1:100,1:1000:3)")
+    parser.add_argument("--server-tree", default="", help="run the server of this checkout (an A/B against "
+                        "another branch; the spectators and players stay this one's)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     raise_file_limit()
+    SERVER_TREE[0] = args.server_tree
     rows = FULL_ROWS if args.full else ROWS
     if args.rows:
         rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in args.rows.split(",")]

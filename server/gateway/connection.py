@@ -128,12 +128,14 @@ class Connection(Receiver):
             return
         if not self.outbox.idle():
             return self.spill(queued)
-        step, text = MAX_BATCH if self.batch else 1, self.codec.encoding == "json"
-        parts = []
-        for start in range(0, len(queued), step):
-            payload = encodeonce.frame(self.codec, queued[start:start + step])
-            parts += (frame_header(len(payload), text), payload)
-        data = b"".join(parts)
+        data = encodeonce.whole_frame(queued[0], self.codec) if len(queued) == 1 else None  # the usual case
+        if data is None:
+            step, text = MAX_BATCH if self.batch else 1, self.codec.encoding == "json"
+            parts = []
+            for start in range(0, len(queued), step):
+                payload = encodeonce.frame(self.codec, queued[start:start + step])
+                parts += (frame_header(len(payload), text), payload)
+            data = b"".join(parts)
         sent = write_now(self.ws, self.frames, data)
         if sent is None:
             return self.spill(queued)
