@@ -8,7 +8,8 @@ each batch of woken tasks in one order or its reverse). Here a connection whose 
 waits (``Connection.deliver``) keeps a shared message in ``direct`` and is handed to ``Spread``; its writer
 task is not woken. ``run`` lets every task woken with it go first (one checkpoint: the players' writers, woken
 by the same flush, send their ``accepted`` and updates before any spectator's copy), then writes each waiting
-connection's frames with one ``os.write`` of the bytes encoded once, letting other tasks run every
+connection's frames with one ``os.write`` of the bytes encoded once (``_players_first`` again before each group of
+connections whenever anything was handed over meanwhile), letting other tasks run every
 ``YIELD_EVERY`` connections (a table's next action is not held behind a thousand writes). What a socket does not
 take at once goes to that connection's own writer (``Connection.write_direct``), and so does everything after
 it until its outbox is empty again: a spectator that reads slowly fills its own outbox and falls behind to a
@@ -27,15 +28,27 @@ YIELD_EVERY = 64  # connections written before the writer lets other tasks (a ta
 class Spread:
     def __init__(self) -> None:
         self.running = False  # ``run`` is there to write (else connections use their own writers)
+        self.fresh = False  # a message was handed over since ``run`` last let the players' writers go first
         self._waiting: list[Any] = []  # connections with ``direct`` messages, in the order they got them
         self._task: trio.lowlevel.Task | None = None  # ``run``, parked while there is nothing to write
 
     def add(self, conn: Any) -> None:
         """``conn`` has messages in ``direct`` (it had none): write them on the next round."""
         self._waiting.append(conn)
+        self.fresh = True
         if self._task is not None:
             task, self._task = self._task, None
             trio.lowlevel.reschedule(task)
+
+    async def _players_first(self) -> None:
+        """Let every task woken by whatever handed messages over run first: a table that sends a player's
+        ``accepted`` and update then the spectators' copies wakes the player's writer as it hands them over,
+        maybe later in the very batch of tasks this one runs in; two checkpoints put this task after the
+        next batch, where that writer is. Again while tables keep handing messages over meanwhile."""
+        while self.fresh:
+            self.fresh = False
+            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.checkpoint()
 
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Write what connections are handed, until cancelled; then hand what is left to their own writers."""
@@ -52,9 +65,11 @@ class Spread:
                         return trio.lowlevel.Abort.SUCCEEDED
 
                     await trio.lowlevel.wait_task_rescheduled(abort)
-                await trio.lowlevel.checkpoint()  # the tasks woken with this one first: the players' writers
                 work, self._waiting = self._waiting, []
                 while work:
+                    await self._players_first()
+                    work += self._waiting
+                    self._waiting = []
                     for conn in work[:YIELD_EVERY]:
                         conn.write_direct()
                     del work[:YIELD_EVERY]

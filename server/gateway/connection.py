@@ -110,6 +110,7 @@ class Connection(Receiver):
             if len(direct) >= self.limits.outbox:
                 return False
             direct.append(message)
+            self.spread.fresh = True
             return True
         spread = self.spread
         if (spread is not None and spread.running and self.frames is not None and encodeonce.shared(message)
@@ -213,6 +214,8 @@ class Connection(Receiver):
                     self.sending = False
                     if not queued:
                         continue
+                if encodeonce.shared(queued[0]):  # a spectator's copy: a player's writer woken with this one first
+                    await trio.lowlevel.checkpoint()
                 payload = encodeonce.frame(self.codec, queued)  # bytes: text (UTF-8 JSON) or binary (msgpack)
                 if self._pings_queued:
                     self._stamp_pings(queued)
