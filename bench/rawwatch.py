@@ -81,7 +81,7 @@ def read_frames(buffer: bytearray) -> tuple[list[tuple[bool, int, bytes]], int]:
 
 
 class _Spectator:
-    __slots__ = ("sock", "table", "buffer", "upgraded", "watching", "pieces", "out")
+    __slots__ = ("sock", "table", "buffer", "upgraded", "watching", "pieces", "out", "asked", "got")
 
     def __init__(self, sock: socket.socket, table: str) -> None:
         self.sock, self.table = sock, table
@@ -89,6 +89,8 @@ class _Spectator:
         self.upgraded = self.watching = False
         self.pieces: list[bytes] = []  # a fragmented message's frames so far
         self.out = b""  # bytes the socket did not take yet
+        self.asked = 0.0  # when its hello and watch were sent
+        self.got: list[str] = []  # the types of the messages before its first snapshot
 
 
 def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=lambda: None,
@@ -100,6 +102,8 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
     selector = selectors.DefaultSelector()
     arrivals: dict[str, list[float]] = {}  # while they join, then (anew) while they are measured
     ready = [0]
+    waits: list[float] = []  # seconds from each spectator's watch to its first snapshot
+    spectators: list[_Spectator] = []
     waiting = list(range(count - 1, -1, -1))  # indexes still to connect (popped from the end)
     connecting = [0]
     key = base64.b64encode(os.urandom(16)).decode()
@@ -129,6 +133,7 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
             if code not in (0, errno.EINPROGRESS):
                 raise OSError(code, os.strerror(code))
             spectator = _Spectator(sock, tables[index % len(tables)])
+            spectators.append(spectator)
             spectator.out = request
             selector.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE, spectator)
             connecting[0] += 1
@@ -137,11 +142,14 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
         frame = _decode(payload)
         for message in frame.messages if frame.type == "batch" else (frame,):
             kind = message.type
+            if not spectator.watching:
+                spectator.got.append(kind)
             if kind == "update":
                 arrivals.setdefault(f"{message.table} {message.seq}", []).append(now)
             elif kind == "snapshot" and not spectator.watching:  # in the stream: its first snapshot
                 spectator.watching = True
                 ready[0] += 1
+                waits.append(now - spectator.asked)
             elif kind == "ping":
                 send(spectator, client_frame(_encode({"type": "pong", "ping": message.ping})))
 
@@ -166,6 +174,7 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
             del buffer[:end + 4]
             spectator.upgraded = True
             connecting[0] -= 1
+            spectator.asked = time.perf_counter()
             send(spectator, hello + client_frame(_encode({"type": "watch", "table": spectator.table, "id": 1})))
         frames, used = read_frames(buffer)
         if used:
@@ -218,7 +227,9 @@ def watch_many(url: str, tables: list[str], count: int, seconds: float, joined=l
     for selected in list(selector.get_map().values()):
         selected.fileobj.close()
     selector.close()
-    return {"unserved": count - ready[0], "arrivals": arrivals, "joining": joining, "cpu_s": cpu}
+    unanswered = [(s.upgraded, s.got) for s in spectators if not s.watching]
+    return {"unserved": count - ready[0], "arrivals": arrivals, "joining": joining, "cpu_s": cpu,
+            "waits": sorted(waits), "unanswered": unanswered[:20]}
 
 
 def _cpu() -> float:
