@@ -129,6 +129,23 @@ class Connection(Receiver):
             return
         if not self.outbox.idle():
             return self.spill(queued)
+        self._write_now(queued)
+
+    def push(self) -> None:
+        """Write what is queued now, from the table that queued it, when the writer holds nothing (a player's
+        ``accepted`` and update, before the table goes on to its spectators: ``table/fanout.py``); otherwise
+        the writer sends it as usual."""
+        if (self.frames is None or self.direct is not None or self.outbox.closed
+                or not self.outbox.writer_holds_nothing()):
+            return
+        queued = self.outbox.drain()
+        if queued:
+            self._write_now(queued)
+
+    def _write_now(self, queued: list[Any]) -> None:
+        """``queued`` written to the socket at once, as the writer would frame them (nothing queued before
+        them is unsent); what the socket does not take, or all where nothing may be written straight now,
+        goes to the writer, first in the outbox."""
         data = encodeonce.whole_frame(queued[0], self.codec) if len(queued) == 1 else None  # the usual case
         if data is None:
             step, text = MAX_BATCH if self.batch else 1, self.codec.encoding == "json"
