@@ -2,18 +2,23 @@
 
 The server runs in its own process (`--durability never`: the spectators' cost, not the disk's, is measured).
 The players are the load generator's seats (`clients.load`), paced so that their answer times are latency, not
-capacity. The spectators run in `--processes` client processes of their own (`python -m bench.spectator_bench
---watch ...`), so that one client process is not what limits what is measured; each watches the players' tables
-round robin (asking for batches and patches, as the browser does) and notes when each update arrives
-(`time.perf_counter`, the same monotonic clock in every process of the machine). Each row is read against the row with no spectators of the same run:
+capacity. The spectators run in `--processes` client processes of their own (default 1: `bench/rawwatch.py`, plain
+non-blocking sockets on one epoll loop, about 18 us of client CPU per spectator update, so that the clients
+are not what is measured; the trio-websocket spectators this bench had first took the machine's two cores at 1,000);
+each watches the players' tables round robin (asking for batches and patches, as the browser does) and notes when
+each update arrives (`time.perf_counter`, the same monotonic clock in every process of the machine).
+Each row is read against the row with no spectators of the same run:
 
-- the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x);
+- the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x), over the
+  measured seconds (once every spectator has its first snapshot); the answer p99 while they join apart;
 - each spectator's lag behind the table: an update's arrival at a spectator less its first arrival at a seat
-  of that table (the seats are sent first), p50/p99 (target p99 under 100 ms);
+  of that table (the seats are sent first), p50/p99 (target p99 under 100 ms), and its p99 while they join;
 - server CPU per spectator update (its CPU over the run less the no-spectator row's, per update delivered);
 - server RSS per idle spectator (after every spectator is connected and watching, before the play starts;
   target under 60 KiB).
-- unserved: spectators that had no first snapshot within the join's bound (they count in nothing else).
+- unserved: spectators that had no first snapshot within the join's bound (they count in nothing else);
+- CPU as % of one core over the measured seconds: the server's, the spectator processes' and the players' (this
+  process), and the 1-minute load average at the row's end (the machine is shared).
 
 A row of **three nodes** runs three `photofinish serve --cluster sqlite:PATH` processes sharing one SQLite file:
 the players play on the first, and every spectator connects to a node that does not run their table, which
