@@ -22,6 +22,7 @@ from ..limits import Admission, file_limit
 from ..lobby import Lobby
 from ..protocol import CODECS, Closing
 from ..sendpath import send_promptly
+from ..spread import Spread
 from ..table import intents
 from .config import Limits
 from .connection import Connection
@@ -84,6 +85,7 @@ class Gateway:
         self.quotas = Quotas(limits)
         self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
         self.refusing = 0  # refused connections still being told why
+        self.spread = Spread()  # writes the spectators' shared frames, players first (``server/spread.py``)
 
     async def serve(self, host: str, port: int, shared: bool = False, task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
@@ -96,6 +98,7 @@ class Gateway:
             listeners = await trio.open_tcp_listeners(port, host=host)
         try:
             async with trio.open_nursery() as nursery:
+                await nursery.start(self.spread.run)
                 await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
                 task_status.started(listeners[0].socket.getsockname()[1])
         finally:
@@ -163,7 +166,7 @@ class Gateway:
     async def handle(self, request: WebSocketRequest, peer: str = "") -> None:
         ws = await request.accept()
         send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
-        conn = Connection(ws, self.limits, peer, self.quotas)
+        conn = Connection(ws, self.limits, peer, self.quotas, self.spread)
         self.connections.add(conn)
         try:
             async with trio.open_nursery() as nursery:
@@ -175,6 +178,7 @@ class Gateway:
                     except ConnectionClosed:
                         pass
                 conn.ping_scope.cancel()
+                conn.spill()  # what waits for ``spread`` goes out first, through the writer
                 conn.outbox.close()  # the writer sends what is queued (nothing after close()), then ends...
                 nursery.cancel_scope.deadline = trio.current_time() + self.limits.close_timeout  # ... in time
         except ConnectionClosed:

@@ -111,7 +111,9 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
 
 def send_updates(table: Table, group, final_group: bool) -> None:
     """The last update of the last group carries each receiver's view, legal actions and the result. The
-    players' updates are handed over first; the spectators' are built once for all (``spectating``)."""
+    players' updates are handed over first, and where there are spectators written at once (a ``Receiver``'s
+    optional ``push``: a player's ``accepted`` and update leave before the table turns to a thousand
+    spectators); the spectators' are built once for all (``spectating``)."""
     entries, to_act, players, watchers = group
     game, state = table.game, table.session.state
     table_id, redact = table.id, game.redact
@@ -138,6 +140,10 @@ def send_updates(table: Table, group, final_group: bool) -> None:
                                             legal=lists[index], result=result, receipt=receipts[last.seq],
                                             pings=pings))
     if spectators:
+        for receiver, _ in players:  # on the wire now, before the spectators' share is even built
+            push = getattr(receiver, "push", None)
+            if push is not None:
+                push()
         watched = [Update(table=table_id, seq=entry.seq, actor=entry.actor, to_act=to_act,
                           events=[redact(e, None) for e in entry.events], receipt=receipts[entry.seq])
                    for entry in earlier]
