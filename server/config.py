@@ -44,6 +44,7 @@ class ServeConfig:
     forget_after: float = 600.0
     workers: int = 1  # processes serving ``port`` together (`serve --workers`: server/workers.py)
     shared_port: bool = False  # a worker: ``port`` is shared (SO_REUSEPORT); it listens on a port of its own too
+    own_port: int = 0  # a worker's own port, where the others send clients of its tables (0: any free one)
     announce: bool = True  # print the listening lines (a worker leaves them to the process that started it)
 
     def __post_init__(self) -> None:

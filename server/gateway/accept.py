@@ -46,6 +46,14 @@ def peer_of(stream: trio.abc.Stream) -> str:
         return ""
 
 
+def local_of(stream: trio.abc.Stream) -> str:
+    """The local IP address a connection reached this server at ("" where there is none)."""
+    try:
+        return str(stream.socket.getsockname()[0])
+    except (AttributeError, OSError, IndexError, TypeError):
+        return ""
+
+
 def connection_cap(limits: Limits) -> int | None:
     """The most connections open at once: ``max_connections``, else the open-file limit less ``fd_reserve``
     (so that logs, journals and refusals still get descriptors); None where no file limit is known."""
@@ -87,13 +95,15 @@ class Gateway:
         self.refusing = 0  # refused connections still being told why
         self.spread = Spread()  # writes the spectators' shared frames, players first (``server/spread.py``)
 
-    async def serve(self, host: str, port: int, shared: bool = False, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(self, host: str, port: int, shared: bool = False, own_port: int = 0,
+                    task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
         until it asks for a websocket upgrade, which goes to ``handle``. ``shared``: ``port`` is shared with the
         other workers of `serve --workers` (the kernel spreads new connections among them), and this one listens
-        on a free port of its own too, which it is started with (where the others send clients of its tables)."""
+        on ``own_port`` too (0: a free one), which it is started with (where the others send clients of its
+        tables)."""
         if shared:
-            listeners = await trio.open_tcp_listeners(0, host=host) + [shared_listener(host, port)]
+            listeners = await trio.open_tcp_listeners(own_port, host=host) + [shared_listener(host, port)]
         else:
             listeners = await trio.open_tcp_listeners(port, host=host)
         try:
@@ -153,7 +163,7 @@ class Gateway:
                     request = await wrap_server_stream(nursery, upgrade, max_message_size=self.limits.max_frame)
                 if request is not None:
                     try:
-                        await self.handle(request, peer)
+                        await self.handle(request, peer, local_of(stream))
                     except ConnectionClosed:
                         pass  # the client left during the handshake
                     except Exception:  # a bug on one connection shows on stderr and stops only that one
@@ -163,10 +173,11 @@ class Gateway:
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
 
-    async def handle(self, request: WebSocketRequest, peer: str = "") -> None:
+    async def handle(self, request: WebSocketRequest, peer: str = "", local: str = "") -> None:
         ws = await request.accept()
         send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
         conn = Connection(ws, self.limits, peer, self.quotas, self.spread)
+        conn.local = local
         self.connections.add(conn)
         try:
             async with trio.open_nursery() as nursery:

@@ -76,6 +76,7 @@ class Connection(Receiver):
         self.ws = ws
         self.limits = limits
         self.peer = peer  # the remote IP address: the key of every per-address limit
+        self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
         self.quotas = quotas if quotas is not None else Quotas(limits)
         self.heard_at = trio.current_time()  # when the client's last whole frame arrived
         self.codec = CODECS["json"]

@@ -85,7 +85,7 @@ async def crash_then_finish(data, crash_at: str, organise) -> Path:
 
 async def start(port: int, data, crash_at: str | None = None) -> trio.Process:
     env = {**os.environ, "PHOTOFINISH_CRASH_AT": crash_at or ""}
-    process = await trio.lowlevel.open_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
+    process = await trio.lowlevel.open_process([sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--port", str(port),
                                                 "--data", str(data)], stdout=subprocess.PIPE,
                                                stderr=subprocess.STDOUT, env=env)
     seen = b""
