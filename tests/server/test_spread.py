@@ -75,15 +75,10 @@ async def test_a_players_answer_and_update_are_written_before_any_spectators_cop
         await player.take_seat(table.id, seat=0)
         answered = []
         with trio.fail_after(30):
-            while len(answered) < 12 and not table.is_over():
-                if 0 not in table.session.to_act().seats:
-                    await trio.sleep(0.01)
-                    continue
+            while len(answered) < 12 and await my_turn(player, table):
                 accepted = await player.act(table.id, FLAG_FINISH.legal_actions(table.session.state, 0)[0])
                 answered.append(accepted.seq)
-            seen = watchers[0]
-            while not seen or seen[-1] < answered[-1]:  # every spectator's copy of the last is on the wire
-                await trio.sleep(0.01)
+            await watchers[0].reach(answered[-1])  # every spectator's copy of the last is on the wire
     firsts: dict[tuple[str, int], int] = {}  # (who, seq) -> the index of the first write that carried it
     spectators, player_fd = set(), None
     for index, (fd, data) in enumerate(wire.writes):
@@ -102,15 +97,41 @@ async def test_a_players_answer_and_update_are_written_before_any_spectators_cop
         assert firsts[("player", seq)] < firsts[("spectator", seq)], f"a spectator's update {seq} went first"
 
 
+async def my_turn(player, table) -> bool:
+    """Wait until seat 0 may act (on the player's own updates, not the clock); False once the game is over."""
+    while not table.is_over():
+        if 0 in table.session.to_act().seats:
+            return True
+        await player.messages.receive()  # the next update: the table moved on
+    return False
+
+
+class Seen:
+    """The seqs of the updates a spectator read, in order; ``reach`` waits until it has read ``seq``."""
+
+    def __init__(self) -> None:
+        self.seqs: list[int] = []
+        self._more = trio.Event()
+
+    def add(self, seq: int) -> None:
+        self.seqs.append(seq)
+        self._more.set()
+        self._more = trio.Event()
+
+    async def reach(self, seq: int) -> None:
+        while not self.seqs or self.seqs[-1] < seq:
+            await self._more.wait()
+
+
 async def _watch(url: str, table: str, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    """A spectator through the client library; ``task_status`` gets the seqs of the updates it reads."""
-    seqs: list[int] = []
+    """A spectator through the client library; ``task_status`` gets its ``Seen``."""
+    seen = Seen()
     async with open_client(url) as client:
         await client.watch(table)
-        task_status.started(seqs)
+        task_status.started(seen)
         async for message in client.messages:
             if type(message) is Update:
-                seqs.append(message.seq)
+                seen.add(message.seq)
 
 
 async def test_a_spectator_whose_socket_takes_nothing_delays_neither_the_table_nor_the_others(nursery, tmp_path):
@@ -129,9 +150,9 @@ async def test_a_spectator_whose_socket_takes_nothing_delays_neither_the_table_n
     with trio.fail_after(60):  # bots race with no pause: the stuck spectator reads nothing meanwhile
         await table.over.wait()
         accepted = [entry.seq for entry in table.log.entries if entry.accepted]  # (a refused one has a seq too)
-        while any(not seqs or seqs[-1] < accepted[-1] for seqs in others):
-            await trio.sleep(0.01)
-    for seqs in others:  # each got every update from its first on, in order, none skipped
+        for seen in others:
+            await seen.reach(accepted[-1])
+    for seqs in (seen.seqs for seen in others):  # each got every update from its first on, in order, none skipped
         assert seqs == [seq for seq in accepted if seq >= seqs[0]]
     assert stuck_conn_is_behind(conn, table)
     messages = []
