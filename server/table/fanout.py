@@ -16,6 +16,7 @@ from rules import ToAct
 from ..protocol import BroadcastView, Error, MessageId, Presence, Snapshot, Update
 from . import apply, fair, patching, seating, spectating
 from .receiver import Receiver
+from .spectating import Crowd
 from .seats import FREE, TAKEN
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def deliver(table: Table, receiver: Receiver, message: Any) -> None:
     line it follows is on disk (messages keep their order). At a timed table, a seat's view says the time left
     (a spectator's may be shown late: it is not told)."""
     if table.turn_deadline is not None and (type(message) is Update or type(message) is Snapshot) \
-            and message.view is not None and receiver not in table.spectators:
+            and message.view is not None and receiver not in table.spectators and type(receiver) is not Crowd:
         message = msgspec.structs.replace(message, time_left_ms=time_left_ms(table))
     if table.batch is not None:  # inside a batch: keep the order, send at the flush
         table.batch.append(("message", receiver, message))
@@ -42,6 +43,8 @@ def release_durable(table: Table) -> None:
 
 
 def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
+    if type(receiver) is Crowd:
+        return hand_over_crowd(table, receiver, message)
     if spectating.skip(table, receiver):  # a spectator out of the live stream until it has room again
         return
     if table.fair and (type(message) is Update or type(message) is Snapshot):
@@ -55,6 +58,21 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
     else:
         receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
         seating.disconnect(table, receiver)
+
+
+def hand_over_crowd(table: Table, crowd: Crowd, message: Any) -> None:
+    """One message to many spectators at once, as ``hand_over`` to each (no seat among them: nothing to stamp
+    for fair ordering), to those who still watch."""
+    spectators, lagging = table.spectators, table.stream.lagging
+    patches = patching.wants
+    for receiver in crowd.members:
+        if receiver not in spectators:
+            continue
+        if lagging and spectating.skip(table, receiver):
+            continue
+        if receiver.deliver(patching.outgoing(table, receiver, message) if patches(receiver) else message):
+            continue
+        spectating.fell_behind(table, receiver)
 
 
 def error(table: Table, receiver: Receiver, ref: MessageId, code: str, text: str) -> None:
