@@ -120,7 +120,7 @@ async def photofinish(extra: list[str] = ()):
         data, out, err = Path(folder) / "data", Path(folder) / "stdout", Path(folder) / "stderr"
         with open(out, "wb") as stdout, open(err, "wb") as stderr:
             process = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+                [sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--host", "127.0.0.1", "--port", str(port),
                  "--data", str(data), "--no-web", *extra], stdout=stdout, stderr=stderr)
         try:
             with trio.fail_after(30):

@@ -36,7 +36,7 @@ from server.sendpath import send_promptly
 
 from .server_bench import NO_ADDRESS_LIMITS, cpu_seconds, free_port, start_process, stop
 
-SERVE = ["serve", "--rate", "1000000", "--durability", "never", "--no-web", *NO_ADDRESS_LIMITS]
+SERVE = ["serve", "--workers", "1", "--rate", "1000000", "--durability", "never", "--no-web", *NO_ADDRESS_LIMITS]
 GAME = dict(game="flag_finish", mode="challenge", seats=3, options={"races": 50})
 
 

@@ -34,7 +34,7 @@ async def _run(players: int) -> dict:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data:
-        server = await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
+        server = await start_process([sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--port", str(port),
                                       "--data", data, "--rate", "100000", *NO_ADDRESS_LIMITS, *EXTRA])
         try:
             return await _measure(url, players)

@@ -2,18 +2,23 @@
 
 The server runs in its own process (`--durability never`: the spectators' cost, not the disk's, is measured).
 The players are the load generator's seats (`clients.load`), paced so that their answer times are latency, not
-capacity. The spectators run in `--processes` client processes of their own (`python -m bench.spectator_bench
---watch ...`), so that one client process is not what limits what is measured; each watches the players' tables
-round robin (asking for batches and patches, as the browser does) and notes when each update arrives
-(`time.perf_counter`, the same monotonic clock in every process of the machine). Each row is read against the row with no spectators of the same run:
+capacity. The spectators run in `--processes` client processes of their own (default 1: `bench/rawwatch.py`, plain
+non-blocking sockets on one epoll loop, about 18 us of client CPU per spectator update, so that the clients
+are not what is measured; the trio-websocket spectators this bench had first took the machine's two cores at 1,000);
+each watches the players' tables round robin (asking for batches and patches, as the browser does) and notes when
+each update arrives (`time.perf_counter`, the same monotonic clock in every process of the machine).
+Each row is read against the row with no spectators of the same run:
 
-- the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x);
+- the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x), over the
+  measured seconds (once every spectator has its first snapshot); the answer p99 while they join apart;
 - each spectator's lag behind the table: an update's arrival at a spectator less its first arrival at a seat
-  of that table (the seats are sent first), p50/p99 (target p99 under 100 ms);
+  of that table (the seats are sent first), p50/p99 (target p99 under 100 ms), and its p99 while they join;
 - server CPU per spectator update (its CPU over the run less the no-spectator row's, per update delivered);
 - server RSS per idle spectator (after every spectator is connected and watching, before the play starts;
   target under 60 KiB).
-- unserved: spectators that had no first snapshot within the join's bound (they count in nothing else).
+- unserved: spectators that had no first snapshot within the join's bound (they count in nothing else);
+- CPU as % of one core over the measured seconds: the server's, the spectator processes' and the players' (this
+  process), and the 1-minute load average at the row's end (the machine is shared).
 
 A row of **three nodes** runs three `photofinish serve --cluster sqlite:PATH` processes sharing one SQLite file:
 the players play on the first, and every spectator connects to a node that does not run their table, which
@@ -33,18 +38,19 @@ import json
 import os
 import pathlib
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
 import time
 
-import msgspec
 import trio
-from trio_websocket import ConnectionClosed, open_websocket_url
+from trio_websocket import open_websocket_url
 
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load
 from server.sendpath import send_promptly
 
+from . import rawwatch
 from .server_bench import SERVE, cpu_seconds, free_port, rss_kib, start_process, stop
 
 RATE_PER_TABLE = 20.0  # actions a second at each table: a brisk Challenge game, well within the server's reach
@@ -54,63 +60,13 @@ FULL_ROWS = ROWS + [(1, 5000, 1), (1, 3000, 3)]
 JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's first snapshot; those without one by
 # then are counted as unserved (seen at 1,000 and 5,000 spectators on one node: bench/README.md)
 JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
+SERVER_TREE = [""]  # ``--server-tree``: the checkout whose server is run ("": this one)
 HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
-
-
-class _Seen(msgspec.Struct):
-    type: str
-    table: str = ""
-    seq: int = 0
-    messages: "list[_Seen] | None" = None
-
-
-_decode = msgspec.json.Decoder(_Seen).decode
 
 
 def raise_file_limit() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-async def watch_many(url: str, tables: list[str], count: int, seconds: float) -> dict:
-    """``count`` spectators (round robin over ``tables``) for ``seconds`` after all have joined (each has its first
-    snapshot: through the relay that can take a heartbeat or two); returns, per table and seq, the arrivals'
-    times (each spectator's first arrival of that seq)."""
-    arrivals: dict[str, list[float]] = {}
-    joined = trio.Event()
-    ready = [0]
-
-    async def spectator(index: int) -> None:
-        table = tables[index % len(tables)]
-        try:
-            async with open_websocket_url(url) as ws:
-                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "batch": True,
-                                                 "patches": True}))
-                await ws.send_message(json.dumps({"type": "watch", "table": table, "id": 1}))
-                watching = False
-                while True:
-                    frame = _decode(await ws.get_message())
-                    now = time.perf_counter()
-                    for message in frame.messages if frame.type == "batch" else [frame]:
-                        if message.type == "snapshot" and not watching:  # in the stream: its first snapshot
-                            watching = True
-                            ready[0] += 1
-                            if ready[0] == count:
-                                joined.set()
-                        if message.type == "update":
-                            arrivals.setdefault(f"{message.table} {message.seq}", []).append(now)
-        except ConnectionClosed:
-            pass
-
-    async with trio.open_nursery() as nursery:
-        for index in range(count):
-            nursery.start_soon(spectator, index)
-        with trio.move_on_after(JOIN_WAIT_S + count / 100):  # those with no snapshot by then: unserved
-            await joined.wait()
-        print("joined", flush=True)
-        await trio.sleep(seconds)
-        nursery.cancel_scope.cancel()
-    return {"unserved": count - ready[0], "arrivals": arrivals}
 
 
 async def table_ids(url: str, want: int) -> list[str]:
@@ -135,9 +91,11 @@ async def start_nodes(nodes: int, data: str) -> list[tuple[trio.Process, str, pa
     cluster = ["--cluster", f"sqlite:{data}/cluster.sqlite", "--heartbeat", str(HEARTBEAT_S)] if nodes > 1 else []
     for index in range(nodes):
         port, folder = free_port(), pathlib.Path(data) / f"node-{index}"
-        started.append((await start_process([sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port),
-                                             "--data", str(folder), "--durability", "never", "--no-web", *cluster]),
-                        f"ws://127.0.0.1:{port}", folder))
+        command = [sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port), "--data", str(folder),
+                   "--durability", "never", "--no-web", *cluster]
+        if SERVER_TREE[0]:  # the server of another checkout (an A/B): ``exec`` keeps the pid measured
+            command = ["sh", "-c", f"cd {shlex.quote(SERVER_TREE[0])} && exec {shlex.join(command)}"]
+        started.append((await start_process(command), f"ws://127.0.0.1:{port}", folder))
     return started
 
 
@@ -170,6 +128,7 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             nursery.start_soon(players)
             ids = await table_ids(url, tables)
             urls = watcher_urls(started, ids)
+            join_began = time.perf_counter()
             per = [spectators // processes + (i < spectators % processes) for i in range(processes)]
             for index, count in enumerate(per):
                 if count:
@@ -182,8 +141,12 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
                     raise RuntimeError(f"a spectator process failed: {line!r}")
             rss_after = sum(rss_kib(pid) for pid in pids)
             cpu0, began = sum(cpu_seconds(pid) for pid in pids), time.perf_counter()
+            players0 = own_cpu()
             outputs = [await trio.to_thread.run_sync(w.stdout.read) for w in watchers]
+            if not watchers:  # no spectators: the same seconds of play measured
+                await trio.sleep(seconds)
             elapsed, cpu = time.perf_counter() - began, sum(cpu_seconds(pid) for pid in pids) - cpu0
+            players_cpu = own_cpu() - players0
     finally:
         for watcher in watchers:
             watcher.kill()
@@ -191,23 +154,40 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             await stop(process)
     stats = stats_box["stats"]
     first_at_seat = {f"{table} {seq}": min(times) for (table, seq), times in stats.update_seen.items()}
-    lags, delivered, unserved = [], 0, 0
+    lags, join_lags, delivered, unserved, watchers_cpu = [], [], 0, 0, 0.0
     for output in outputs:
-        seen = json.loads(output or '{"unserved": 0, "arrivals": {}}')
+        seen = json.loads(output or '{"unserved": 0, "arrivals": {}, "joining": {}, "cpu_s": 0}')
         unserved += seen["unserved"]
-        for key, times in seen["arrivals"].items():
-            delivered += len(times)
-            if key in first_at_seat:
-                lags += [(t - first_at_seat[key]) * 1e3 for t in times]
+        watchers_cpu += seen["cpu_s"]
+        delivered += sum(len(times) for times in seen["arrivals"].values())
+        for arrivals, into in ((seen["arrivals"], lags), (seen["joining"], join_lags)):
+            for key, times in arrivals.items():
+                if key in first_at_seat:
+                    into += [(t - first_at_seat[key]) * 1e3 for t in times]
+    answers = answers_between(stats, began, began + elapsed)
+    joining = answers_between(stats, join_began, began)
     return {"tables": tables, "spectators": spectators, "nodes": nodes, "unserved": unserved,
-            "answer_p50_us": percentile(stats.round_trips_us, 0.5),
-            "answer_p99_us": percentile(stats.round_trips_us, 0.99), "answers": len(stats.round_trips_us),
+            "answer_p50_us": percentile(answers, 0.5), "answer_p99_us": percentile(answers, 0.99),
+            "answers": len(answers), "join_s": began - join_began, "join_answer_p99_us": percentile(joining, 0.99),
             "lag_p50_ms": percentile(lags, 0.5), "lag_p99_ms": percentile(lags, 0.99),
+            "join_lag_p99_ms": percentile(join_lags, 0.99),
             "updates_delivered": delivered, "server_cpu_s": cpu, "seconds": elapsed,
+            "spectators_cpu_s": watchers_cpu, "players_cpu_s": players_cpu, "load": os.getloadavg()[0],
             "rss_per_spectator_kib": (rss_after - rss_before) / spectators if spectators else 0.0}
 
 
-def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 4, seconds: float = 5.0) -> list[dict]:
+def answers_between(stats, start: float, end: float) -> list[float]:
+    """The players' answer times (us) of the answers that arrived between ``start`` and ``end``."""
+    return [us for us, at in zip(stats.round_trips_us, stats.answered_at) if start <= at <= end]
+
+
+def own_cpu() -> float:
+    """This process's CPU seconds: the players' (the load generator runs here)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 1, seconds: float = 5.0) -> list[dict]:
     results = [trio.run(row, tables, spectators, processes, seconds, nodes) for tables, spectators, nodes in rows]
     for result in results:  # each read against the same run's row with no spectators at as many tables
         alone = min((r for r in results if r["tables"] == result["tables"] and r["spectators"] == 0),
@@ -221,16 +201,23 @@ def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 4, seconds: fl
 
 
 def print_table(results: list[dict]) -> None:
-    load = os.getloadavg()[0]
-    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table; "
-          f"load average {load:.1f}{' — over 2: figures not the targets’' if load > 2 else ''})")
+    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table). "
+          f"Answers, lags and CPU over the measured seconds, once every spectator has its first snapshot; 'join': "
+          f"the seconds they took to join, and the answer and lag p99 meanwhile. CPU as % of one core: the "
+          f"server's, the spectator clients' and the players'. load: the 1-minute load average at the row's end "
+          f"(over 2, the figures are the machine's more than the server's)")
     print(f"{'tables':>6} {'spect.':>6} {'nodes':>5} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
-          f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14} {'unserved':>8}")
+          f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14} {'unserved':>8} "
+          f"{'server %':>8} {'spect. %':>8} {'players %':>9} {'join s':>6} {'answer p99':>10} {'lag p99':>8} "
+          f"{'load':>5}")
     for r in results:
         print(f"{r['tables']:>6} {r['spectators']:>6} {r['nodes']:>5} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
               f"{r['answer_p99_us']:>8.0f} {r['answer_p99_x']:>7.2f} {r['lag_p50_ms']:>10.1f} {r['lag_p99_ms']:>8.1f} "
               f"{r['updates_delivered']:>8} {r['cpu_us_per_spectator_update']:>10.1f} "
-              f"{r['rss_per_spectator_kib']:>14.1f} {r['unserved']:>8}")
+              f"{r['rss_per_spectator_kib']:>14.1f} {r['unserved']:>8} "
+              f"{100 * r['server_cpu_s'] / r['seconds']:>8.0f} {100 * r['spectators_cpu_s'] / r['seconds']:>8.0f} "
+              f"{100 * r['players_cpu_s'] / r['seconds']:>9.0f} {r['join_s']:>6.1f} {r['join_answer_p99_us']:>10.0f} "
+              f"{r['join_lag_p99_ms']:>8.1f} {r['load']:>5.1f}")
     print("targets: with 1,000 spectators answer p50 <= 1.2x and p99 <= 1.5x alone; lag p99 < 100 ms; "
           "RSS < 60 KiB per idle spectator; three nodes: 3x the spectators at the same lag")
 
@@ -239,17 +226,21 @@ def main() -> None:
     if sys.argv[1:2] == ["--watch"]:  # a spectator process: URL COUNT SECONDS TABLE...
         raise_file_limit()
         url, count, seconds, tables = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5:]
-        arrivals = trio.run(watch_many, url, tables, count, seconds)
-        print(json.dumps(arrivals), flush=True)
+        seen = rawwatch.watch_many(url, tables, count, seconds, lambda: print("joined", flush=True),
+                                   JOIN_WAIT_S)
+        print(json.dumps(seen), flush=True)
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--full", action="store_true", help="add 5,000 spectators at one table, 3,000 over three nodes")
-    parser.add_argument("--processes", type=int, default=4, help="spectator client processes (default 4)")
+    parser.add_argument("--processes", type=int, default=1, help="spectator client processes (default 1)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of play measured per row")
     parser.add_argument("--rows", help="rows as TABLES:SPECTATORS[:NODES],... (e.g. 1:0,1:100,1:1000:3)")
+    parser.add_argument("--server-tree", default="", help="run the server of this checkout (an A/B against "
+                        "another branch; the spectators and players stay this one's)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     raise_file_limit()
+    SERVER_TREE[0] = args.server_tree
     rows = FULL_ROWS if args.full else ROWS
     if args.rows:
         rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in args.rows.split(",")]

@@ -93,7 +93,7 @@ async def _stamped_load(seconds: float) -> tuple[list[tuple], list[tuple]]:
             out = Path(data) / "stamps"
             port = free_port()
             server = await start_process([sys.executable, "-m", "bench.timeline", "--serve", str(out), "serve",
-                                          "--port", str(port), "--data", data, "--durability", "never",
+                                          "--workers", "1", "--port", str(port), "--data", data, "--durability", "never",
                                           "--rate", "1000000", *NO_ADDRESS_LIMITS])
             try:
                 await load.run_load(f"ws://127.0.0.1:{port}", 1, seconds, prepare=send_promptly)

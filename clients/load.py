@@ -65,6 +65,7 @@ FLAG_FINISH_LOAD = ("flag_finish", "challenge", {"races": 50, "action_limit": 1_
 @dataclass
 class Stats:
     round_trips_us: list[float] = field(default_factory=list)
+    answered_at: list[float] = field(default_factory=list)  # when each of those answers arrived (perf_counter)
     accepted: int = 0
     rejected: int = 0
     per_table: dict[int, int] = field(default_factory=dict)  # table slot -> accepted actions
@@ -282,6 +283,7 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
                     await trio.sleep(LIMITED_PAUSE)
                     continue
                 stats.round_trips_us.append((arrived - since) * 1e6)
+                stats.answered_at.append(arrived)
                 if answer.type == "accepted":
                     stats.accepted += 1
                     stats.per_table[slot.index] = stats.per_table.get(slot.index, 0) + 1

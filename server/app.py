@@ -142,7 +142,8 @@ async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: tr
     data_dir, host = config.data_dir, config.host
     async with trio.open_nursery() as nursery:
         directory = open_directory(cluster, data_dir)
-        lobby = Lobby(nursery, data_dir, config.durability, config.quotas, directory=directory)
+        lobby = Lobby(nursery, data_dir, config.durability, config.quotas, directory=directory,
+                      unverified_credit_ms=config.limits.unverified_credit_ms)
         hub = TournamentHub(nursery, lobby, data_dir, config.durability, directory)
         await hub.open()  # a store that cannot be opened stops the start before any table is reopened
         reopened = await lobby.recover()
@@ -153,7 +154,8 @@ async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: tr
         for line in tournaments_found([lobby.tournaments.directors[tid].info() for tid in tournaments]):
             logger.info(line)
         gateway = Gateway(lobby, directory, config.limits)
-        port = await nursery.start(gateway.serve, host, config.port, config.shared_port)  # a worker: its own
+        port = await nursery.start(gateway.serve, host, config.port, config.shared_port,  # a worker: its own
+                                  config.own_port)
         await nursery.start(directory.run, lobby, f"ws://{host}:{port}", lambda: len(gateway.connections))
         hub.join()
         urls = join_urls(host, config.port if config.shared_port else port)  # people are sent to the shared one

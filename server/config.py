@@ -44,6 +44,7 @@ class ServeConfig:
     forget_after: float = 600.0
     workers: int = 1  # processes serving ``port`` together (`serve --workers`: server/workers.py)
     shared_port: bool = False  # a worker: ``port`` is shared (SO_REUSEPORT); it listens on a port of its own too
+    own_port: int = 0  # a worker's own port, where the others send clients of its tables (0: any free one)
     announce: bool = True  # print the listening lines (a worker leaves them to the process that started it)
 
     def __post_init__(self) -> None:
@@ -53,6 +54,7 @@ class ServeConfig:
         _check(not self.public_url or bool(self.cluster_url),
                "--public-url is for a cluster node: give --cluster redis://HOST:PORT too")
         _check(1 <= self.workers <= 256, "--workers is 1..256 processes")
+        _check(0 <= self.limits.unverified_credit_ms <= 1000, "--unverified-credit-ms is 0..1000 ms")
         _check(self.workers == 1 or not self.cluster_url,
                "--workers share one machine's lobby by themselves: leave out --cluster (or run one node a process)")
         _check(self.workers == 1 or self.data_dir is not None, "--workers keep their lobby in the data directory")

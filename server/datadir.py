@@ -13,6 +13,8 @@ locking and writing stay with their owners. What lives there::
     DATA/tables/t<n>.done        its finished marker (``finished.py``)
     DATA/tournaments/T<n>.log    a tournament's log (``tournament/tlog.py``), and its ``.seed``
     DATA/tournaments.sqlite3     the tournament store (``tournament/store.py``)
+    DATA/cluster.sqlite          the workers' shared lobby, with `serve --workers` (``workers.py``)
+    DATA/worker-<i>/             worker i's own data directory (i > 0; worker 0 keeps its own here)
 """
 
 from __future__ import annotations

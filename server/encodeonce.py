@@ -20,7 +20,8 @@ from .protocol.codecs import Codec
 
 MOST = 2048  # shared messages remembered: a few seconds of every table's spectator updates
 
-_shared: dict[int, tuple[Any, dict[str, msgspec.Raw]]] = {}
+_shared: dict[int, tuple[Any, dict[str, Any]]] = {}  # id -> (message, its Raw bytes per encoding and its whole
+# frame per encoding, "json frame")
 
 
 def share(message: Any) -> Any:
@@ -29,6 +30,12 @@ def share(message: Any) -> Any:
     if len(_shared) > MOST:
         del _shared[next(iter(_shared))]
     return message
+
+
+def shared(message: Any) -> bool:
+    """Whether ``message`` is marked as sent alike to many connections (and still remembered)."""
+    entry = _shared.get(id(message))
+    return entry is not None and entry[0] is message
 
 
 def encoded(message: Any, codec: Codec) -> msgspec.Raw | None:
@@ -41,6 +48,22 @@ def encoded(message: Any, codec: Codec) -> msgspec.Raw | None:
     if raw is None:
         raw = entry[1][codec.encoding] = msgspec.Raw(codec.encoder.encode(message))
     return raw
+
+
+def whole_frame(message: Any, codec: Codec) -> bytes | None:
+    """A shared message as one whole unmasked websocket frame (``sendpath.frame_header`` and its bytes), made
+    once per encoding for all the connections it is written to straight (``server/spread.py``); None for a
+    message that is not shared."""
+    entry = _shared.get(id(message))
+    if entry is None or entry[0] is not message:
+        return None
+    key = codec.encoding + " frame"
+    whole = entry[1].get(key)
+    if whole is None:
+        from .sendpath import frame_header
+        payload = bytes(encoded(message, codec))
+        whole = entry[1][key] = frame_header(len(payload), codec.encoding == "json") + payload
+    return whole
 
 
 def frame(codec: Codec, queued: list[Any]) -> bytes:

@@ -45,19 +45,24 @@ def typical(pings: list[float]) -> float:
 
 
 def credited(pings: list[float] | None, path: float | None, kernel: float | None = None,
-             estimate: Callable[[list[float]], float] = typical) -> float | None:
+             estimate: Callable[[list[float]], float] = typical, unverified: float | None = None) -> float | None:
     """The round trip a seat is credited with: its ping estimate (``typical``: the median of its recent
     samples), never more than the quickest of its recent takes' arrival - first send less
     ``QUICKEST_REACTION`` (no reaction is quicker, so its round trip can be no longer), nor than the
     kernel's own smallest round trip of the connection plus ``KERNEL_SLACK`` (which a client cannot delay
     without delaying everything it sends). So answering pings late buys nothing on a direct connection, and
     no more than its own takes show behind a proxy. None: not measured. ``estimate=min``: the rule of logs
-    written before 2026-11-28 (the smallest sample), which ``photofinish verify`` still accepts."""
+    written before 2026-11-28 (the smallest sample), which ``photofinish verify`` still accepts.
+    ``unverified``: the most a seat is credited when the kernel's measure is not there (``kernel`` None: a
+    connection through a proxy, or one the server was told not to read), the table's ``unverified_credit_ms``:
+    a client chooses every timing such a seat shows, so a client that knows these rules can look as far as it
+    likes (``server/PROTOCOL.md``, "Threat model"); None (tables before 2026-11-29): no such bound."""
     if not pings:
         return None
     credit = estimate(pings)
     takes = None if path is None else max(0.0, path - QUICKEST_REACTION)
-    for bound in (takes, None if kernel is None else kernel + KERNEL_SLACK):
+    vouched = kernel + KERNEL_SLACK if kernel is not None else unverified
+    for bound in (takes, vouched):
         if bound is not None and bound < credit:
             credit = bound
     return credit

@@ -49,8 +49,10 @@ class Lobby:
 
     def __init__(self, nursery: trio.Nursery, data_dir: Path | None = None, durability: str = "batch",
                  quotas: Quotas = Quotas(), journal_limit: int = JOURNAL_LIMIT,
-                 directory: Directory | None = None) -> None:
+                 directory: Directory | None = None, unverified_credit_ms: int | None = None) -> None:
         self.nursery = nursery
+        self.unverified_credit_ms = unverified_credit_ms  # fair tables' credit without the kernel's measure
+        # (`serve --unverified-credit-ms`, default 0; None, as a library's or a test's lobby: no such bound)
         self.directory = directory or LocalDirectory()  # numbers this server's table ids (a cluster node's own)
         self.quotas = quotas
         self.owners: dict[str, Owner] = {}  # a held table or playback -> who created or opened it
@@ -205,6 +207,7 @@ class Lobby:
                                  turn_time_ms=request.turn_time_ms, grace_ms=request.grace_ms,
                                  bot_delay_ms=request.bot_delay_ms, reserved=tuple(reserved), stand_in=stand_in,
                                  ordering=request.ordering, fair_ms=request.fair_ms,
+                                 unverified_credit_ms=self.unverified_credit_ms,
                                  expire_after=None if alias else self.quotas.waiting_expiry or None,
                                  chosen_seed=request.seed, practice=request.practice,
                                  spectator_delay_ms=request.spectator_delay_ms, broadcast_key_hash=key_hash)

@@ -22,6 +22,7 @@ class Outbox:
         self.closed = False
         self._queue: deque[Any] = deque()
         self._writer: trio.lowlevel.Task | None = None
+        self._woken = False  # the writer was woken by a ``put`` and has not run yet (it holds nothing)
 
     def put(self, message: Any) -> bool:
         """Queue ``message``; False if ``limit`` messages are already waiting. After ``close`` nothing more
@@ -34,6 +35,22 @@ class Outbox:
         self._wake()
         return True
 
+    def writer_holds_nothing(self) -> bool:
+        """The writer waits for messages, or was woken for them and has not taken them yet: whatever is queued
+        may be taken by someone else (``drain``) and written at once, in order."""
+        return self._writer is not None or self._woken
+
+    def drain(self) -> list[Any]:
+        """Everything queued, taken now (see ``writer_holds_nothing``); the writer, once it runs, waits on."""
+        taken = list(self._queue)
+        self._queue.clear()
+        return taken
+
+    def idle(self) -> bool:
+        """Nothing queued and the writer waiting for more: whatever is sent next may be written by someone else
+        (``server/spread.py``) without passing anything queued before it."""
+        return self._writer is not None and not self._queue
+
     def close(self, drop: bool = False) -> None:
         """No more messages: the writer sends what is queued (nothing, with ``drop``: the client is being
         closed), then ``take`` gives ``[]``."""
@@ -45,7 +62,7 @@ class Outbox:
     async def take(self, most: int) -> list[Any]:
         """The oldest ``most`` messages queued (waiting for one if none is), or ``[]`` once closed and drained."""
         await trio.lowlevel.checkpoint_if_cancelled()
-        if not self._queue and not self.closed:
+        while not self._queue and not self.closed:  # (again when what woke it was drained meanwhile)
             if self._writer is not None:
                 raise RuntimeError("another task is already taking from this outbox")
             self._writer = trio.lowlevel.current_task()
@@ -55,6 +72,7 @@ class Outbox:
                 return trio.lowlevel.Abort.SUCCEEDED
 
             await trio.lowlevel.wait_task_rescheduled(abort)
+            self._woken = False
         queue = self._queue
         if len(queue) <= most:
             taken = list(queue)
@@ -65,4 +83,5 @@ class Outbox:
     def _wake(self) -> None:
         if self._writer is not None:
             writer, self._writer = self._writer, None
+            self._woken = True
             trio.lowlevel.reschedule(writer)

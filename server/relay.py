@@ -181,17 +181,30 @@ class Follower:
         return receiver.deliver(message)
 
     async def run(self) -> None:
-        """Follow until nobody here watches: mark the table followed, take its frames, hand them on."""
+        """Follow until nobody here watches: mark the table followed, take its frames, hand them on. The store
+        away (``PresenceError``) ends no follow: it subscribes again a beat later and the snapshot the store
+        keeps catches every spectator here up (``_take``), so none is left watching a stale table."""
         with self.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._keep_marked)
-                async with self.presence.subscribe(channel(self.id)) as frames:
-                    known = await self.presence.get(snapshot_key(self.id))  # the table as last published
-                    if known is not None:
-                        self._take(_frame.decode(known))
-                    async for raw in frames:
-                        self._take(_frame.decode(raw))
+                while not await self._stream():
+                    await trio.sleep(self.expiry / 5)
                 nursery.cancel_scope.cancel()
+
+    async def _stream(self) -> bool:
+        """Take the table's frames until its channel ends (True), or until the store fails (False). A store's
+        subscription may fail from a task of its own, which trio reports as a group: both are caught here."""
+        failed = False
+        try:
+            async with self.presence.subscribe(channel(self.id)) as frames:
+                known = await self.presence.get(snapshot_key(self.id))  # the table as last published
+                if known is not None:
+                    self._take(_frame.decode(known))
+                async for raw in frames:
+                    self._take(_frame.decode(raw))
+        except* PresenceError:
+            failed = True
+        return not failed
 
     async def _keep_marked(self) -> None:
         while True:

@@ -206,8 +206,11 @@ def _check_fair(entry: Entry, table_options: dict) -> str | None:
     if fair.sent is not None and fair.sent > fair.arrival and fair.rule != "too_early":  # (too early: refused,
         # as an action chosen before a restart and resent before the reopened table sent the card again is)
         return "the card was sent to the seat after its action arrived"
-    if fair.pings is not None and fair.rtt not in (credited(fair.pings, fair.path, fair.kernel),
-                                                   credited(fair.pings, fair.path, fair.kernel, estimate=min)):
+    unverified = table_options.get("unverified_credit_ms")
+    unverified = None if unverified is None else unverified / 1000
+    if fair.pings is not None and fair.rtt not in (
+            credited(fair.pings, fair.path, fair.kernel, unverified=unverified),
+            credited(fair.pings, fair.path, fair.kernel, estimate=min, unverified=unverified)):
         return "the round trip credited is not what its logged ping samples and takes give"  # (min: older logs)
     if fair.pings is None and fair.rtt is not None:  # none measured, or set aside (a seat caught answering late)
         return "a round trip credited without the ping samples it comes from"

@@ -127,6 +127,34 @@ async def send_frame(ws: WebSocketConnection, proto: Any, payload: bytes, text: 
             raise ConnectionClosed(ws._close_reason) from None
 
 
+def write_now(ws: WebSocketConnection, proto: Any, data: bytes) -> int | None:
+    """Write ``data`` (whole frames, ``frame_header`` and payload each) to the socket at once, never waiting:
+    the bytes it took (0 when it would block), or None where nothing may be written straight now (no ``proto``,
+    another sender holds the connection, it is closing, or the write failed: the connection's own writer, which
+    waits and closes as ``send_frame`` does, is the one to find out). Callers send the rest with ``send_rest``
+    before anything else on the connection."""
+    if (proto is None or ws._close_reason is not None or ws._wsproto.state is not ConnectionState.OPEN
+            or proto._outbound_opcode is not None or ws._stream_lock.locked()):
+        return None
+    try:
+        return os.write(ws._stream.socket.fileno(), data)
+    except BlockingIOError:
+        return 0
+    except OSError:
+        return None
+
+
+async def send_rest(ws: WebSocketConnection, data: bytes) -> None:
+    """The rest of frames ``write_now`` began, under the send lock, waiting for the socket; raises
+    ``ConnectionClosed`` as ``send_frame`` does."""
+    async with ws._stream_lock:
+        try:
+            await ws._stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await ws._abort_web_socket()
+            raise ConnectionClosed(ws._close_reason) from None
+
+
 def stream_socket(ws: WebSocketConnection):
     """The connection's socket (for the kernel's round trip, ``latency.kernel_min_rtt``), or None where
     trio-websocket does not hold one as this module expects."""

@@ -139,12 +139,15 @@ class SqlitePresence:
         last = await self._do(lambda db: db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0])
         send, receive = trio.open_memory_channel[str](1024)
 
-        async def poll() -> None:
-            nonlocal last
+        async def poll() -> None:  # a read that fails (the file away a moment) is tried again: ``last`` keeps
+            nonlocal last  # the place, and messages stay a minute, so nothing is skipped
             while True:
-                rows = await self._do(lambda db: db.execute(
-                    "SELECT id, message FROM messages WHERE channel = ? AND id > ? ORDER BY id",
-                    (channel, last)).fetchall())
+                try:
+                    rows = await self._do(lambda db: db.execute(
+                        "SELECT id, message FROM messages WHERE channel = ? AND id > ? ORDER BY id",
+                        (channel, last)).fetchall())
+                except PresenceError:
+                    rows = []
                 for row_id, message in rows:
                     last = row_id
                     await send.send(message)

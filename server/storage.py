@@ -130,6 +130,8 @@ def open_log(lobby: Lobby, table_id: str, game, setup: Setup, request: CreateTab
                            "bot_delay_ms": request.bot_delay_ms,
                            "ordering": request.ordering or ("fair" if setup.mode == "challenge" else "arrival"),
                            "fair_ms": request.fair_ms, "fair_epsilon_ms": FAIR_EPSILON * 1000,
+                           **({"unverified_credit_ms": lobby.unverified_credit_ms}
+                              if lobby.unverified_credit_ms is not None else {}),
                            "bots": [msgspec.to_builtins(b) for b in request.bots],
                            **({"practice": True} if request.practice else {}),
                            **({"spectator_delay_ms": request.spectator_delay_ms}

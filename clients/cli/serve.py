@@ -28,9 +28,10 @@ def add_serve(sub) -> None:
     serve.add_argument("--no-web", action="store_true", help="serve no web client, only the websocket protocol")
     serve.add_argument("--cluster", type=checks.redis_url, metavar="redis://HOST:PORT",
                        help="join the cluster whose lobby is kept in this Redis (see docs/operators.md, More than one process)")
-    serve.add_argument("--workers", type=checks.positive, default=1, metavar="N",
-                       help="serve with N processes behind the one port, each table on one of them (default 1; "
-                            "N = the machine's cores uses them all): see docs/operators.md, More than one process")
+    serve.add_argument("--workers", type=checks.positive, default=None, metavar="N",
+                       help="serve with N processes behind the one port, each table on one of them; they also "
+                            "listen on the N ports after --port (default: one a core; 1 with --port 0 or "
+                            "--cluster): see docs/operators.md, More than one process")
     serve.add_argument("--public-url", type=checks.server_url, metavar="ws://HOST:PORT",
                        help="with --cluster: the URL other nodes send clients to for this node's tables "
                             "(default ws://HOST:PORT as it listens)")
@@ -92,10 +93,16 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
                        help="fair ordering credits a seat no more round trip than the kernel measured on its "
                             "connection: 'direct' (default) for connections not from loopback (a local proxy "
                             "hides the path), 'always', or 'never'")
+    serve.add_argument("--unverified-credit-ms", type=checks.milliseconds, default=limits.unverified_credit_ms,
+                       metavar="MS", help="fair ordering: the most round trip credited to a seat whose path the "
+                                          "kernel did not measure (through a local proxy, or --kernel-rtt never); "
+                                          f"default {limits.unverified_credit_ms}: such a seat races by its "
+                                          "reaction as the server saw it, and no client can look farther to win. "
+                                          "Raise it only for clients you trust (docs: Fair ordering)")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from server.commands import Quotas, ServeConfig, connection_limits, serve
+    from server.commands import Quotas, ServeConfig, connection_limits, default_workers, serve
 
     config = ServeConfig(  # a ConfigError: one line, exit 2 (main says it)
         host=args.host, port=args.port, data_dir=Path(args.data), demo=args.demo, durability=args.durability,
@@ -104,12 +111,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_connections=args.max_connections, idle_timeout=args.idle_timeout, max_depth=args.max_depth,
             budget_rate=args.budget_rate, budget_burst=args.budget_burst,
             tournaments_per_minute=args.tournaments_per_minute,
-            registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt),
+            registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt,
+            unverified_credit_ms=args.unverified_credit_ms),
         quotas=Quotas(waiting_per_connection=args.waiting_per_connection,
                       waiting_per_address=args.waiting_per_address, waiting_expiry=args.waiting_expiry,
                       playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished,
                       registrations_per_connection=args.registrations_per_connection,
                       registrations_per_address=args.registrations_per_address),
         web_root=None if args.no_web else WEB_ROOT, cluster_url=args.cluster, public_url=args.public_url,
-        heartbeat=args.heartbeat, forget_after=args.forget_after, workers=args.workers)
+        heartbeat=args.heartbeat, forget_after=args.forget_after,
+        workers=args.workers if args.workers is not None else default_workers(args.port, args.cluster))
     return serve(config)

@@ -30,7 +30,11 @@ def serve(config: ServeConfig) -> int:
     if config.workers > 1:
         from ..workers import serve_workers
 
+        check_workers(config)
         return serve_workers(config)
+    if config.data_dir is not None and not config.shared_port:
+        for line in workers_left(config.data_dir):
+            print(f"photofinish serve: {line}", file=sys.stderr)
     notices.configure()
     try:
         trio.run(app.serve_until_signal, config)
@@ -49,6 +53,38 @@ def serve(config: ServeConfig) -> int:
                   file=sys.stderr)
         return 1
     return 0
+
+
+def check_workers(config: ServeConfig) -> None:
+    """Before any worker starts: every worker's own port can be listened on, and the data directory is not in
+    the layout of an earlier version (worker 0 in ``DATA/worker-0``, now in ``DATA`` itself)."""
+    from ..workers import worker_ports
+
+    for index, port in enumerate(worker_ports(config)):
+        try:
+            check_listen(config.host, port)
+        except BadInput as error:
+            raise BadInput(f"{error} (worker {index}'s own port: --workers N listens on --port and on the "
+                           f"N ports after it, {config.port + 1}..{config.port + config.workers}; pick another "
+                           "--port, or fewer --workers)") from None
+    earlier = Path(config.data_dir) / "worker-0"
+    if any(earlier.glob("tables/*.log")) or any(earlier.glob("tournaments/*.log")):
+        raise BadInput(f"{earlier} holds worker 0's tables as an earlier version kept them; worker 0 now keeps "
+                       f"them in {config.data_dir} itself: with no server running, move what is in {earlier} "
+                       f"into {config.data_dir}")
+
+
+def workers_left(data_dir: Path) -> list[str]:
+    """What one process says of the tables that workers of an earlier `serve --workers N` keep in
+    ``DATA/worker-<i>/``: it does not open them (their worker does)."""
+    lines = []
+    for folder in sorted(Path(data_dir).glob("worker-*")):
+        logs = len(list(folder.glob("tables/*.log")))
+        if logs and folder.name.removeprefix("worker-").isdigit():
+            index = int(folder.name.removeprefix("worker-"))
+            lines.append(f"{folder} holds {logs} table log(s) of worker {index} of `serve --workers`; this one "
+                         f"process does not open them: start with --workers {index + 1} or more to open them")
+    return lines
 
 
 def _single(error: BaseException) -> BaseException:

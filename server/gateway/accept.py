@@ -22,6 +22,7 @@ from ..limits import Admission, file_limit
 from ..lobby import Lobby
 from ..protocol import CODECS, Closing
 from ..sendpath import send_promptly
+from ..spread import Spread
 from ..table import intents
 from .config import Limits
 from .connection import Connection
@@ -41,6 +42,14 @@ def peer_of(stream: trio.abc.Stream) -> str:
     """The remote IP address of a connection ("" where there is none: a stream that is no socket)."""
     try:
         return str(stream.socket.getpeername()[0])
+    except (AttributeError, OSError, IndexError, TypeError):
+        return ""
+
+
+def local_of(stream: trio.abc.Stream) -> str:
+    """The local IP address a connection reached this server at ("" where there is none)."""
+    try:
+        return str(stream.socket.getsockname()[0])
     except (AttributeError, OSError, IndexError, TypeError):
         return ""
 
@@ -84,18 +93,22 @@ class Gateway:
         self.quotas = Quotas(limits)
         self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
         self.refusing = 0  # refused connections still being told why
+        self.spread = Spread()  # writes the spectators' shared frames, players first (``server/spread.py``)
 
-    async def serve(self, host: str, port: int, shared: bool = False, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(self, host: str, port: int, shared: bool = False, own_port: int = 0,
+                    task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Listen on ``host:port``; started with the port bound. Each connection is plain HTTP (``self.site``)
         until it asks for a websocket upgrade, which goes to ``handle``. ``shared``: ``port`` is shared with the
         other workers of `serve --workers` (the kernel spreads new connections among them), and this one listens
-        on a free port of its own too, which it is started with (where the others send clients of its tables)."""
+        on ``own_port`` too (0: a free one), which it is started with (where the others send clients of its
+        tables)."""
         if shared:
-            listeners = await trio.open_tcp_listeners(0, host=host) + [shared_listener(host, port)]
+            listeners = await trio.open_tcp_listeners(own_port, host=host) + [shared_listener(host, port)]
         else:
             listeners = await trio.open_tcp_listeners(port, host=host)
         try:
             async with trio.open_nursery() as nursery:
+                await nursery.start(self.spread.run)
                 await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
                 task_status.started(listeners[0].socket.getsockname()[1])
         finally:
@@ -150,7 +163,7 @@ class Gateway:
                     request = await wrap_server_stream(nursery, upgrade, max_message_size=self.limits.max_frame)
                 if request is not None:
                     try:
-                        await self.handle(request, peer)
+                        await self.handle(request, peer, local_of(stream))
                     except ConnectionClosed:
                         pass  # the client left during the handshake
                     except Exception:  # a bug on one connection shows on stderr and stops only that one
@@ -160,10 +173,11 @@ class Gateway:
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
 
-    async def handle(self, request: WebSocketRequest, peer: str = "") -> None:
+    async def handle(self, request: WebSocketRequest, peer: str = "", local: str = "") -> None:
         ws = await request.accept()
         send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
-        conn = Connection(ws, self.limits, peer, self.quotas)
+        conn = Connection(ws, self.limits, peer, self.quotas, self.spread)
+        conn.local = local
         self.connections.add(conn)
         try:
             async with trio.open_nursery() as nursery:
@@ -175,6 +189,7 @@ class Gateway:
                     except ConnectionClosed:
                         pass
                 conn.ping_scope.cancel()
+                conn.spill()  # what waits for ``spread`` goes out first, through the writer
                 conn.outbox.close()  # the writer sends what is queued (nothing after close()), then ends...
                 nursery.cancel_scope.deadline = trio.current_time() + self.limits.close_timeout  # ... in time
         except ConnectionClosed:

@@ -20,6 +20,7 @@ class Limits:
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
     kernel_rtt: str = "direct"  # read the kernel's round trip: "direct" (not from loopback), "always", "never"
+    unverified_credit_ms: int = 0  # fair ordering's credit for a seat whose round trip the kernel did not measure
     address_rate: float = 500.0  # messages a second the connections of one IP address are read at, together
     address_burst: int = 1000  # ... and at once
     max_conns_per_address: int = 64  # connections open at once from one IP address (a LAN behind one NAT)

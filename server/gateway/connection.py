@@ -23,7 +23,8 @@ from ..lobby import Lobby
 from ..outbox import Outbox
 from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, decode_client, id_of)
 from ..quotas import new_owner, peer_address
-from ..sendpath import plain_frames, send_frame, stream_socket
+from ..sendpath import frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
+from ..spread import Spread
 from ..table import Receiver, Table
 from . import requests
 from .config import Limits
@@ -58,18 +59,31 @@ def kernel_reader(ws: WebSocketConnection, policy: str):
     return partial(kernel_min_rtt, sock)
 
 
+class _Rest:
+    """Bytes of frames ``spread`` began writing that the socket did not take: the writer sends them first."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
 class Connection(Receiver):
     """One client: a table ``Receiver`` whose messages go out through a bounded outbox."""
 
-    def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None) -> None:
+    def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None,
+                 spread: Spread | None = None) -> None:
         self.ws = ws
         self.limits = limits
         self.peer = peer  # the remote IP address: the key of every per-address limit
+        self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
         self.quotas = quotas if quotas is not None else Quotas(limits)
         self.heard_at = trio.current_time()  # when the client's last whole frame arrived
         self.codec = CODECS["json"]
         self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
         self.outbox = Outbox(limits.outbox)
+        self.spread = spread  # writes shared frames straight to the socket while the outbox is empty, or None
+        self.direct: list[Any] | None = None  # messages waiting for ``spread`` (it holds this connection), in order
         self.tables: set[Table] = set()
         self.tournaments: set = set()  # the directors this connection watches
         self.closing: tuple[str, str] | None = None
@@ -91,7 +105,72 @@ class Connection(Receiver):
         self.owner = new_owner(peer or peer_address(ws))  # what it creates is counted against it and its address
 
     def deliver(self, message: Any) -> bool:
+        """Queue a message; False when too many wait. A shared message (a spectator's update) to a connection
+        with nothing queued goes to ``spread``, and so does everything after it until ``spread`` writes them."""
+        direct = self.direct
+        if direct is not None:
+            if len(direct) >= self.limits.outbox:
+                return False
+            direct.append(message)
+            self.spread.fresh = True
+            return True
+        spread = self.spread
+        if (spread is not None and spread.running and self.frames is not None and encodeonce.shared(message)
+                and self.outbox.idle()):
+            self.direct = [message]
+            spread.add(self)
+            return True
         return self.outbox.put(message)
+
+    def write_direct(self) -> None:
+        """``spread``'s turn for this connection: its waiting messages written to the socket at once, as the
+        writer would frame them; what the socket does not take (or all, where nothing may be written straight
+        now) goes to the writer, first in the outbox."""
+        queued, self.direct = self.direct, None
+        if not queued or self.outbox.closed:
+            return
+        if not self.outbox.idle():
+            return self.spill(queued)
+        self._write_now(queued)
+
+    def push(self) -> None:
+        """Write what is queued now, from the table that queued it, when the writer holds nothing (a player's
+        ``accepted`` and update, before the table goes on to its spectators: ``table/fanout.py``); otherwise
+        the writer sends it as usual."""
+        if (self.frames is None or self.direct is not None or self.outbox.closed
+                or not self.outbox.writer_holds_nothing()):
+            return
+        queued = self.outbox.drain()
+        if queued:
+            self._write_now(queued)
+
+    def _write_now(self, queued: list[Any]) -> None:
+        """``queued`` written to the socket at once, as the writer would frame them (nothing queued before
+        them is unsent); what the socket does not take, or all where nothing may be written straight now,
+        goes to the writer, first in the outbox."""
+        data = encodeonce.whole_frame(queued[0], self.codec) if len(queued) == 1 else None  # the usual case
+        if data is None:
+            step, text = MAX_BATCH if self.batch else 1, self.codec.encoding == "json"
+            parts = []
+            for start in range(0, len(queued), step):
+                payload = encodeonce.frame(self.codec, queued[start:start + step])
+                parts += (frame_header(len(payload), text), payload)
+            data = b"".join(parts)
+        sent = write_now(self.ws, self.frames, data)
+        if sent is None:
+            return self.spill(queued)
+        if self._pings_queued:
+            self._stamp_pings(queued)
+        if sent < len(data):  # a frame begun on the wire: the writer sends its rest before anything else
+            self.sending = True
+            self.outbox.put(_Rest(data[sent:]))
+
+    def spill(self, queued: list[Any] | None = None) -> None:
+        """Hand messages waiting for ``spread`` to this connection's own writer, in order."""
+        queued = self.direct if queued is None else queued
+        self.direct = None
+        for message in queued or ():
+            self.outbox.put(message)
 
     def close(self, code: str, message: str) -> None:
         """Close with a reason (without blocking): the reader stops, the frame being sent is finished, what is
@@ -99,6 +178,7 @@ class Connection(Receiver):
         if self.closing is None:
             self.closing = (code, message)
         self.dropped.set()
+        self.direct = None  # nor what waits for ``spread``
         self.outbox.close(drop=True)
         self.scope.cancel()
 
@@ -148,6 +228,13 @@ class Connection(Receiver):
         unyielded = 0
         try:
             while queued := await self.outbox.take(MAX_BATCH if self.batch else 1):  # [] once closed and sent
+                if type(queued[0]) is _Rest:  # the rest of frames ``spread`` began (``write_direct``)
+                    await send_rest(self.ws, queued.pop(0).data)
+                    self.sending = False
+                    if not queued:
+                        continue
+                if encodeonce.shared(queued[0]):  # a spectator's copy: a player's writer woken with this one first
+                    await trio.lowlevel.checkpoint()
                 payload = encodeonce.frame(self.codec, queued)  # bytes: text (UTF-8 JSON) or binary (msgpack)
                 if self._pings_queued:
                     self._stamp_pings(queued)

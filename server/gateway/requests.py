@@ -21,6 +21,7 @@ from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTo
                         SetReportedTables, SettleResult, StartTournament, TableCreated, Tables,
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         Watch, WatchTournament)
+from ..lan import WILDCARDS
 from ..limits import check_ids
 from ..protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
                         UndoDrop)
@@ -104,12 +105,24 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
         url = await directory.locate("table", message.table)
         if url is None:
             raise
-        return conn.deliver(Redirect(ref=message.id, url=url, table=message.table))
+        return conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local), table=message.table))
     if kind is not Act:
         conn.tables.add(table)
     if kind is TakeSeat or kind is Resume:
         conn.ping_now.set()  # the seat's round trip, measured as soon as it plays
     await table.submit(intents.FOR_MESSAGE[kind](conn, message, now))
+
+
+def reachable(url: str, local: str) -> str:
+    """A node's URL as a client can reach it: a node listening on every address (``--host 0.0.0.0``, as the
+    workers of one machine do on a LAN) names its host by the address the client reached this one at."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.hostname not in WILDCARDS or not local:
+        return url
+    host = f"[{local}]" if ":" in local else local
+    return parts._replace(netloc=f"{host}:{parts.port}" if parts.port else host).geturl()
 
 
 async def list_tables(conn, lobby: Lobby, directory: Directory, message: ListTables, now: float) -> None:
@@ -129,7 +142,7 @@ async def create_table(conn, lobby: Lobby, directory: Directory, message: Create
     """Send the create to a less loaded node (``redirect``, answered here; None), or claim the new table's id
     for this server and open it, listed everywhere before it is answered."""
     if not message.placed and (url := directory.placement()) is not None:
-        conn.deliver(Redirect(ref=message.id, url=url))
+        conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local)))
         return None
     lobby.check(message, conn.owner)  # a bad request claims nothing
     table_id = lobby.new_table_id()
@@ -152,7 +165,7 @@ async def rematch(conn, lobby: Lobby, directory: Directory, message: Rematch) ->
         url = await directory.locate("table", message.table) if error.code == Code.NO_TABLE else None
         if url is None:
             raise
-        return conn.deliver(Redirect(ref=message.id, url=url, table=message.table))
+        return conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local), table=message.table))
     table = await open_rematch(conn, lobby, directory, message, create_table)
     conn.deliver(TableCreated(ref=message.id, table=table.info()))
 
@@ -183,7 +196,7 @@ async def tournament_call(conn, hub, directory: Directory, message) -> None:
         url = await directory.locate("tournament", message.tournament)
         if url is None:
             raise
-        return conn.deliver(Redirect(ref=message.id, url=url, tournament=message.tournament))
+        return conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local), tournament=message.tournament))
     if kind is Register:
         player, token = await director.register(message.name, conn.owner)
         waitlist = director.state.waitlist

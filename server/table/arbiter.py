@@ -103,6 +103,8 @@ class Table:
         self.fair_ms = settings.fair_ms
         self.fair = self.ordering == "fair"
         self.cap = settings.fair_ms / 1000
+        self.unverified = (None if settings.unverified_credit_ms is None
+                           else settings.unverified_credit_ms / 1000)  # a seat's credit without the kernel's measure
         self.held: list[fair.Held] = []  # contested actions waiting, in arrival order
         self.groups = 0  # releases of held actions so far (numbers them in the log)
         self.draw = draw_from(lot_rng(seed))
@@ -316,12 +318,14 @@ class Table:
         if holding:
             self.store.begin_group()  # the batch's lines go to the journal's next round together
         try:
-            for _ in range(MAX_BATCH):
+            for taken in range(1, MAX_BATCH + 1):
                 if type(intent) is intents.Stop:
                     stopping = True
                     fair.release_held(self)  # held actions arrived before the stop: apply and answer them
                     break
                 self._handle(intent)
+                if taken == MAX_BATCH:  # the rest waits in the inbox for the next batch (taken now, it was lost)
+                    break
                 try:
                     intent = self._inbox.receive_nowait()
                 except trio.WouldBlock:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+import trio
 
 from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair_order, held_back, hold_bound
 from ..fairness import QUICKEST_REACTION
@@ -155,17 +156,20 @@ def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] 
     read = meter.kernel if meter is not None else None
     kernel = read() if read is not None else None
     kernel = round(kernel, 6) if kernel is not None else None
-    return credited(pings, path, kernel), pings, path, kernel
+    return credited(pings, path, kernel, unverified=table.unverified), pings, path, kernel
 
 
 def release_due(table: Table) -> None:
-    """Release every item whose first held action is due (its group decided: see ``hold_until``)."""
+    """Release every item whose first held action is due (its group decided: see ``hold_until``). Due is
+    judged on the trio clock as the table's timer is set (``t0 + until``, ``timers.next_deadline``): in table
+    time (``now() = clock - t0``) rounding can leave it a hair short at its own deadline, and the timer would
+    fire again at once, for ever under a clock that only moves when every task waits."""
     if not table.held:
         return
-    now = table.now()
+    now = trio.current_time()
     due = {}
     for held in table.held:
-        if held.fair.until <= now:
+        if table.t0 + held.fair.until <= now:
             due[held.key] = None
     for key in due:
         release_held(table, key=key)

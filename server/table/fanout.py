@@ -16,6 +16,7 @@ from rules import ToAct
 from ..protocol import BroadcastView, Error, MessageId, Presence, Snapshot, Update
 from . import apply, fair, patching, seating, spectating
 from .receiver import Receiver
+from .spectating import Crowd
 from .seats import FREE, TAKEN
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def deliver(table: Table, receiver: Receiver, message: Any) -> None:
     line it follows is on disk (messages keep their order). At a timed table, a seat's view says the time left
     (a spectator's may be shown late: it is not told)."""
     if table.turn_deadline is not None and (type(message) is Update or type(message) is Snapshot) \
-            and message.view is not None and receiver not in table.spectators:
+            and message.view is not None and receiver not in table.spectators and type(receiver) is not Crowd:
         message = msgspec.structs.replace(message, time_left_ms=time_left_ms(table))
     if table.batch is not None:  # inside a batch: keep the order, send at the flush
         table.batch.append(("message", receiver, message))
@@ -42,6 +43,8 @@ def release_durable(table: Table) -> None:
 
 
 def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
+    if type(receiver) is Crowd:
+        return hand_over_crowd(table, receiver, message)
     if spectating.skip(table, receiver):  # a spectator out of the live stream until it has room again
         return
     if table.fair and (type(message) is Update or type(message) is Snapshot):
@@ -57,6 +60,22 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
     else:
         receiver.close("too_slow", "you fell too far behind; reconnect to catch up")
         seating.disconnect(table, receiver)
+
+
+def hand_over_crowd(table: Table, crowd: Crowd, message: Any) -> None:
+    """One message to many spectators at once, as ``hand_over`` to each (no seat among them: nothing to stamp
+    for fair ordering), to those who still watch."""
+    spectators, lagging = table.spectators, table.stream.lagging
+    patches = patching.wants
+    for receiver in crowd.members:
+        if receiver not in spectators:
+            continue
+        if lagging and spectating.skip(table, receiver):
+            continue
+        shaped = patching.outgoing(table, receiver, message) if patches(receiver) else message
+        if shaped is None or receiver.deliver(shaped):  # (None: nothing it wants)
+            continue
+        spectating.fell_behind(table, receiver)
 
 
 def error(table: Table, receiver: Receiver, ref: MessageId, code: str, text: str) -> None:
@@ -113,8 +132,10 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
 
 def send_updates(table: Table, group, final_group: bool) -> None:
     """The last update of the last group carries each receiver's view, legal actions and the result. The
-    players' updates are handed over first; the spectators' are built once for all (``spectating``). A
-    connection that asked for patches gets the group as one update (``grouped``); the others one per entry."""
+    players' updates are handed over first, and where there are spectators written at once (a ``Receiver``'s
+    optional ``push``: a player's ``accepted`` and update leave before the table turns to a thousand
+    spectators); the spectators' are built once for all (``spectating``). A connection that asked for patches
+    gets the group as one update (``grouped``); the others one per entry."""
     entries, to_act, players, watchers = group
     game, state = table.game, table.session.state
     table_id, redact = table.id, game.redact
@@ -147,6 +168,10 @@ def send_updates(table: Table, group, final_group: bool) -> None:
                               patching.wants(receiver)):
             deliver(table, receiver, update)
     if spectators:
+        for receiver, _ in players:  # on the wire now, before the spectators' share is even built
+            push = getattr(receiver, "push", None)
+            if push is not None:
+                push()
         view = views[-1] if final_group else None
         watched = updates(None, view, None, False)
         together = watched if len(entries) == 1 else updates(None, view, None, True)

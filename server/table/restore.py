@@ -27,6 +27,7 @@ def settings_of(name: str, options: dict[str, Any], expire_after: float | None) 
         turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
         bot_delay_ms=options.get("bot_delay_ms", 0), stand_in=options.get("stand_in"),
         ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50),
+        unverified_credit_ms=options.get("unverified_credit_ms"),
         expire_after=expire_after, chosen_seed=options.get("chosen_seed"),
         practice=options.get("practice", False), spectator_delay_ms=options.get("spectator_delay_ms", 0),
         broadcast_key_hash=options.get("broadcast_key_hash"))

@@ -22,6 +22,8 @@ class TableSettings:
     stand_in: str | None = None  # a policy: an away seat's player is replaced by this bot after grace_ms
     ordering: str | None = None  # "fair" or "arrival"; None: fair in Challenge Mode, else arrival
     fair_ms: int = 50  # fair ordering's longest hold
+    unverified_credit_ms: int | None = None  # the most round trip credited where the kernel did not measure it
+    # (`serve --unverified-credit-ms`, default 0; None: no such bound, as in logs before 2026-11-29)
     expire_after: float | None = None  # seconds a table nobody sat at may wait before it is ended (None: ever)
     chosen_seed: int | None = None  # the creator chose the seed (a practice table): shown to everyone
     practice: bool = False

@@ -51,6 +51,14 @@ class Stream:
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
 
 
+@dataclass(frozen=True, eq=False)
+class Crowd:
+    """Many spectators sent the same message: one entry through the batch and the durability gate instead of
+    one per spectator (``fanout.hand_over_crowd`` hands it to each, in the gate's order with everything else)."""
+
+    members: tuple
+
+
 def new_stream(delay_ms: int, key_hash: str | None = None) -> Stream:
     return Stream(delay=delay_ms / 1000, key_hash=key_hash)
 
@@ -181,9 +189,20 @@ def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: l
     if table.stream.lagging:
         _offer_snapshots(table)
     broadcasters, spectators = table.stream.broadcasters, table.spectators
-    for receiver in list(spectators) if watchers is None else [r for r in watchers if r in spectators]:
-        for message in patching.form(receiver, broadcast if receiver in broadcasters else messages):
-            deliver(table, receiver, message)
+    members = tuple(spectators) if watchers is None else tuple(r for r in watchers if r in spectators)
+    if broadcasters:
+        for receiver in members:  # few: a commentator's screen, a stream
+            if receiver in broadcasters:
+                for message in patching.form(receiver, broadcast):
+                    deliver(table, receiver, message)
+        members = tuple(r for r in members if r not in broadcasters)
+    patched = tuple(r for r in members if patching.wants(r))  # the group as one update; the others one an entry
+    plain = tuple(r for r in members if not patching.wants(r)) if patched else members
+    for group in (plain, patched):
+        if group:
+            to = group[0] if len(group) == 1 else Crowd(group)
+            for message in patching.form(group[0], messages):
+                deliver(table, to, message)
 
 
 def next_offer(table: Table) -> float:

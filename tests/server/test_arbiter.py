@@ -255,3 +255,19 @@ async def test_no_message_to_a_seat_or_spectator_holds_a_card_hidden_from_it(nur
                 assert not hasattr(message.view, "draw")
             if seat is None:
                 assert message.legal is None
+
+
+async def test_every_intent_of_a_burst_longer_than_a_batch_is_handled(nursery):
+    """More intents queued at once than one batch takes (a crowd watching at once): each is answered; the
+    intent after a full batch was taken from the inbox and dropped (4 of 300 watches sent at once)."""
+    from server.protocol import Watching
+    from server.table.arbiter import MAX_BATCH
+
+    table = new_table(seats=2)
+    watchers = [Sink() for _ in range(3 * MAX_BATCH + 5)]
+    for sink in watchers:  # queued before the arbiter runs: it finds them all waiting
+        table.submit_nowait(intents.Watch(sink, Watch(table="t1", id=1)))
+    await nursery.start(table.run)
+    await settle()
+    assert [sink for sink in watchers if len(sink.of(Watching)) != 1] == []
+    assert len(table.spectators) == len(watchers)

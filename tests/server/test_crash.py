@@ -15,7 +15,7 @@ from tests.server.bot_watch import BotWatch
 
 
 async def start_server(port: int, data) -> trio.Process:
-    return await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", str(data)])
+    return await start_process([sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--port", str(port), "--data", str(data)])
 
 
 async def stop_server(server: trio.Process) -> None:

@@ -323,3 +323,15 @@ def test_replay_restores_exactly_the_whole_records_of_a_torn_journal(count, data
         covered = max((r.offset + len(r.line) for r in kept), default=0)
         replay(data_dir)
         assert log.read_bytes() == whole[:max(cut_log, covered)]
+
+
+async def test_the_journals_count_of_runnable_tasks_is_trios_own():
+    """The journal reads trio's run queue (the public statistics also walk every file descriptor, a cost
+    that grows with the connections): the two counts agree, with none ready and with three ready."""
+    from server.journal import tasks_runnable
+
+    assert tasks_runnable() == trio.lowlevel.current_statistics().tasks_runnable == 0
+    async with trio.open_nursery() as nursery:
+        for _ in range(3):
+            nursery.start_soon(trio.sleep, 0)
+        assert tasks_runnable() == trio.lowlevel.current_statistics().tasks_runnable == 3

@@ -94,3 +94,19 @@ async def test_only_one_writer_may_wait(nursery):
     with pytest.raises(RuntimeError, match="already taking"):
         await outbox.take(10)
     outbox.close()
+
+
+async def test_what_a_table_drains_before_the_woken_writer_runs_is_not_the_end_of_the_outbox(nursery):
+    """A table writes a player's messages itself (``Connection.push``) once the writer holds nothing: the
+    writer, woken by the put and finding the outbox drained, waits on instead of ending as if it were closed."""
+    outbox = Outbox(limit=10)
+    taken = await waiting_writer(nursery, outbox)
+    assert outbox.writer_holds_nothing()
+    outbox.put("accepted")
+    assert outbox.writer_holds_nothing()  # woken, not yet run: it holds nothing
+    assert outbox.drain() == ["accepted"]
+    await trio.testing.wait_all_tasks_blocked()
+    assert taken == [] and outbox.writer_holds_nothing()  # still waiting, not given [] (the end)
+    outbox.put("next")
+    await trio.testing.wait_all_tasks_blocked()
+    assert taken == [["next"]]

@@ -7,6 +7,7 @@ SIGTERM stops everything cleanly."""
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 
 import trio
@@ -33,9 +34,9 @@ async def test_two_workers_share_one_port_one_lobby_and_send_each_client_to_its_
                         info = await client.create_table(game="flag_finish", mode="challenge", seats=2,
                                                          options={"races": 1}, bots=[BotSeat(1)], name=f"w{n}")
                         created.append(info.table)
-                kept = {folder.name: {p.stem for p in (folder / "tables").glob("*.log")}
-                        for folder in tmp_path.glob("worker-*")}
-                assert sorted(kept) == ["worker-0", "worker-1"]
+                kept = {worker: {p.stem for p in (folder / "tables").glob("*.log")}  # worker 0: DATA itself
+                        for worker, folder in (("worker-0", tmp_path), ("worker-1", tmp_path / "worker-1"))}
+                assert not (tmp_path / "worker-0").exists()
                 assert all(kept[worker] & set(created) for worker in kept), f"one worker took every table: {kept}"
                 for _ in range(4):  # wherever a connection lands, it lists every table (a heartbeat later)
                     async with open_client(url, reconnect=False) as client:
@@ -55,10 +56,75 @@ async def test_two_workers_share_one_port_one_lobby_and_send_each_client_to_its_
                                 assert error.code == "no_table"  # not yet known on this worker
                                 await trio.sleep(0.1)
                         assert watching.game == "flag_finish"
-            process.send_signal(signal.SIGTERM)
-            with trio.fail_after(60):
-                await process.wait()
-            assert process.returncode == 0
+            await stops_cleanly(process)
         finally:
             await stop(process)
             nursery.cancel_scope.cancel()
+
+
+async def test_a_worker_killed_mid_evening_is_started_again_with_its_tables(tmp_path):
+    """kill -9 of one worker (the kernel's out-of-memory killer does the same): the server goes on, starts
+    that worker again, says where it is back, and the tables it held are there again from their logs."""
+    import os
+    import re
+
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    process = await trio.lowlevel.open_process(  # its errors too: the restart is said there
+        [sys.executable, "-m", "clients.cli", "serve", "--workers", "2", "--port", str(port), "--data",
+         str(tmp_path), "--no-web", "--heartbeat", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    send, lines = trio.open_memory_channel(1000)
+
+    async def read() -> None:
+        buffer = b""
+        while chunk := await process.stdout.receive_some():
+            buffer += chunk
+            *whole, buffer = buffer.split(b"\n")
+            for line in whole:
+                print(f"[serve] {line.decode(errors='replace')}")
+                await send.send(line.decode(errors="replace"))
+
+    async def line_with(text: str) -> str:
+        async for line in lines:
+            if text in line:
+                return line
+        raise AssertionError(f"serve ended before saying {text!r}")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read)
+        try:
+            with trio.fail_after(90):
+                await line_with("listening on")
+                created = []
+                for _ in range(40):  # the least loaded worker takes each new table: soon one is worker 1's
+                    async with open_client(url, reconnect=False) as client:
+                        info = await client.create_table(game="flag_finish", mode="challenge", seats=2,
+                                                         options={"races": 1}, bots=[BotSeat(1)])
+                        created.append(info.table)
+                    held = {p.stem for p in (tmp_path / "worker-1" / "tables").glob("*.log")} & set(created)
+                    if held:
+                        break
+                table = sorted(held)[0]
+                async with open_client(url, reconnect=False) as player:  # a game under way (sent to worker 1)
+                    await player.take_seat(table)
+                pid = int((tmp_path / "worker-1" / "server.lock").read_text().split()[0])
+                os.kill(pid, signal.SIGKILL)
+                back = await line_with("worker 1 is back")
+                again = re.search(r"also at (ws://\S+)", back).group(1)
+                assert again == f"ws://127.0.0.1:{port + 2}", "back on its own port, the one a firewall opened"
+                async with open_client(again, reconnect=False) as client:
+                    watching = await client.watch(table)
+                    assert watching.table == table and watching.seq > 0, "its game reopened from its log"
+                assert process.returncode is None, "the server went on"
+            await stops_cleanly(process)
+        finally:
+            await stop(process)
+            nursery.cancel_scope.cancel()
+
+
+async def stops_cleanly(process) -> None:
+    """SIGTERM stops every worker and the server with exit code 0."""
+    process.send_signal(signal.SIGTERM)
+    with trio.fail_after(60):
+        await process.wait()
+    assert process.returncode == 0

@@ -1,12 +1,15 @@
 """The web client in a real browser (Debian's Chromium driven by Playwright) against a real server.
 
 A person's whole Flag Finish game by clicking what the page offers, in both modes; a reload mid-game that
-resumes the seat with no event lost or doubled; a spectator's page scanned for hidden cards; the lobby's
-weight; and a screenshot of every game's table (saved under pytest's tmp dir). Every wait is for a page
-element, with a timeout; nothing sleeps.
+resumes the seat with no event lost or doubled; the page the address named last shown, though an earlier one's
+code came later, and a table page left before the server answered it drawing nothing and watching nothing; a
+spectator's page scanned for hidden cards; the lobby's weight; and a screenshot of every game's table (saved
+under pytest's tmp dir). Every wait is for a page element, with a timeout; nothing sleeps.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 import trio
@@ -143,6 +146,80 @@ def test_a_reload_mid_game_resumes_the_seat_with_no_event_lost_or_doubled(page, 
     after = feed(page)
     assert after == before  # the same events, once each, in order
     assert page.locator(".hand .card").all_text_contents() == hand
+
+
+def test_the_page_shown_is_the_one_the_address_named_last_though_an_earlier_one_loaded_slower(page, live_server):
+    """A player taken to their seat went back to the tournament page at once: the seat's page, whose code was
+    still on its way (a table's page is loaded when first shown), was drawn over it when it came, and stayed
+    (test_an_evening_with_pairings_first's phone, 2 runs in 5). Here the table page's code is held until the
+    person has gone on to the tournaments."""
+    lobby(page, live_server)
+    held = []
+    page.route("**/js/table.js", lambda route: held.append(route))
+    with page.expect_request("**/js/table.js"):
+        page.evaluate("location.hash = '#/watch/t1'")
+    page.evaluate("location.hash = '#/tournaments'")
+    page.wait_for_selector("section.tournaments")
+    assert len(held) == 1
+    held[0].continue_()
+    # the table page's code has run, and everything waiting on it too (a task later)
+    page.evaluate("""() => Promise.all([import("./js/table.js"), import("./js/sentences.js").then((w) => w.loadWords())])
+      .then(() => new Promise((done) => setTimeout(done)))""")
+    assert page.locator(".table-page").count() == 0
+    assert page.locator("section.tournaments h1").text_content() == "Tournaments"
+    assert page.evaluate("location.hash") == "#/tournaments"
+
+
+def test_a_table_page_left_before_the_server_answered_it_neither_watches_nor_draws_over_the_next(page, live_server):
+    """The table page asks for the table list before it watches: left while that answer was on its way, it went on,
+    watched the table (one more spectator, that nobody is) and drew itself over the page the person had gone on
+    to. Here the answer is held, between the page and the server, until the person is on the tournaments page."""
+    from server.protocol import BotSeat, CreateTable
+
+    table = trio.from_thread.run(lambda: live_server.running.lobby.create(
+        CreateTable(game="flag_finish", seats=2, bots=[BotSeat(1)])), trio_token=live_server.token).id  # seat 0 free
+    held = {}  # "hold": the next list_tables is held; its "id", its "answer" until "released"
+
+    def between(ws):  # every frame passed on, but the held answer
+        server = ws.connect_to_server()
+
+        def up(frame):
+            message = json.loads(frame)
+            if held.get("hold") and message["type"] == "list_tables":
+                held["id"] = message["id"]
+                del held["hold"]
+            server.send(frame)
+
+        def down(frame):
+            message = json.loads(frame)
+            refs = [m.get("ref") for m in message["messages"]] if message["type"] == "batch" else [message.get("ref")]
+            if "id" in held and held["id"] in refs and not held.get("released"):
+                held["answer"] = frame
+            else:
+                ws.send(frame)
+
+        held["ws"] = ws
+        ws.on_message(up)
+        server.on_message(down)
+
+    page.route_web_socket(f"{live_server.ws_url}/", between)
+    page.goto(f"{live_server.url}#/tournaments")
+    page.wait_for_selector("section.tournaments h1")
+    held["hold"] = True
+    page.evaluate(f"location.hash = '#/watch/{table}'")
+    page.wait_for_selector(".table-page")  # drawn, and asking for the list
+    page.evaluate("location.hash = '#/tournaments'")
+    page.wait_for_selector("section.tournaments h1")
+    held["released"] = True
+    if "answer" in held:
+        held["ws"].send(held.pop("answer"))
+    page.wait_for_function("() => window.photofinish.client.pending.size === 0")  # answered, and all it led to
+    assert "id" in held  # (the table page's list_tables was the one held)
+    assert page.locator(".table-page").count() == 0
+    assert page.text_content("section.tournaments h1") == "Tournaments"
+    spectators = trio.from_thread.run_sync(lambda: live_server.running.lobby.find(table).info().spectators,
+                                           trio_token=live_server.token)
+    assert spectators == 0
 
 
 def test_a_spectator_never_sees_a_hidden_card(browser, page, live_server, shots):

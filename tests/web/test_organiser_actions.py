@@ -11,9 +11,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
-
 from clients.tournament_text import points_text
 from server.tournament.verify import verify_tournament
 
@@ -60,8 +57,6 @@ def decisions(page, scope: str = "") -> list[str]:
     return page.locator(f"{scope} .decisions li".strip()).all_text_contents()
 
 
-@pytest.mark.xfail(strict=False, reason="the phone's standings missed the penalty in 2 of 5 quick runs (passes alone); "
-                                        "not yet traced: see the session note")
 def test_an_evening_with_pairings_first(browser, logged, shots):
     tournament, secret = create(logged.ws_url, pairings_first=True)
     phone = pages(browser, 1, PHONE)[0]

@@ -17,6 +17,7 @@ class App {
     this.gamesByName = new Map();
     this.humanPace = {};
     this.backlog = new Map(); // table -> messages that came while no page showed it (a seat's first snapshot)
+    this.routes = 0; // hash changes routed so far: only the latest one's page is shown
     this.client = new Client(serverUrl(location), {
       onMessage: (message) => this.receive(message),
       onStatus: (status) => this.showStatus(status),
@@ -64,7 +65,11 @@ class App {
     return queued;
   }
 
+  // The page the hash names now. A page's modules load first (a table's page, the first time: a fetch); a hash
+  // changed again meanwhile is routed by its own call, and this one, then out of date, shows nothing (it drew the
+  // seat page over the tournament page a player had gone back to).
   async route() {
+    const routed = ++this.routes;
     if (this.page) this.page.destroy();
     const [, kind, table] = location.hash.match(/^#\/(play|watch)\/([^/]+)$/) || [];
     const replay = location.hash.match(/^#\/replay(?:\/([^/]+))?$/);
@@ -73,6 +78,7 @@ class App {
       kind ? import("./table.js") : replay ? import("./replay.js") : null,
       (kind || replay) && import("./sentences.js").then((words) => words.loadWords()),
     ]);
+    if (routed !== this.routes) return;
     this.page = kind ? new module.TablePage(this, decodeURIComponent(table), kind)
       : replay ? new module.ReplayPage(this, replay[1] && decodeURIComponent(replay[1]))
       : tournamentPage(this, location.hash) || new LobbyPage(this);

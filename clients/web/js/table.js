@@ -38,11 +38,13 @@ export class TablePage {
     this.resized = () => this.renderSoon(); // a screen's view may depend on the width (a wide track's scroll)
     window.addEventListener("resize", this.resized);
     this.ticks = 0;
+    this.gone = false;
   }
 
   shows(table) { return table === this.state.table; }
 
   destroy() {
+    this.gone = true; // an answer still on its way draws nothing over the next page, nor seats or watches
     clearInterval(this.clock);
     window.removeEventListener("resize", this.resized);
     if (this.state.role === "watch") this.client.leave(this.state.table).catch(() => {}); // a seat is kept
@@ -61,6 +63,7 @@ export class TablePage {
     this.render();
     try {
       await this.refreshInfo();
+      if (this.gone) return;
       const held = seatStore.get(table);
       const here = this.client.seats.get(table);
       if (role === "play" && here) { // seated on this connection already (just now, from the lobby)
@@ -276,6 +279,7 @@ export class TablePage {
   }
 
   render() {
+    if (this.gone) return;
     const board = this.app.root.querySelector(".board");
     if (board && board.contains(document.activeElement)) this.boardFocus = true;
     morph(this.app.root, this.tree()); // in place: only what changed is touched, and the focus stays where it was

@@ -9,14 +9,11 @@ stands (the actions already logged) and does only what is missing."""
 from __future__ import annotations
 
 import pytest
-import trio
 
-from bench.server_bench import free_port
 from clients.client import open_client
 from server.protocol import TournamentState
-from server.tournament.verify import verify_tournament
 
-from .test_crash_windows import Script, assert_store_says_what_the_log_says, race_to_the_crash, start
+from .test_crash_windows import Script, crash_then_finish
 
 POINTS = ["tournament:undropped", "tournament:swapped", "tournament:round_begun", "tournament:round_begun@2",
           "tournament:penalised"]
@@ -69,32 +66,6 @@ async def organise(url: str, script: Script) -> None:
 
 @pytest.mark.parametrize("crash_at", POINTS)
 async def test_kill_9_at_each_organiser_record_then_the_event_resumes_and_verifies(tmp_path, crash_at):
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}"
-    script = Script()
-    server = await start(port, tmp_path, crash_at)
-    try:
-        with trio.fail_after(120):
-            await race_to_the_crash(server, organise, url, script)
-            assert server.returncode == -9, f"the server did not reach {crash_at} (exit {server.returncode})"
-            server = await start(port, tmp_path)
-            await organise(url, script)
-        output = server.said
-    finally:
-        server.kill()
-        await server.wait()
-    assert b"Traceback" not in output
-    # the store is derived: it may lag the log at a kill (its writes go through a thread), and every start makes
-    # it say what the logs say; a start and a clean stop, then the store is compared with the log
-    server = await start(port, tmp_path)
-    server.terminate()
-    with trio.fail_after(60):
-        await server.wait()
-    path = tmp_path / "tournaments" / f"{script.tid}.log"
-    report = verify_tournament(path, tmp_path / "tables")
-    assert report.ok, report.problem
-    assert report.rounds == 2
-    log = path.read_text()
+    log = (await crash_then_finish(tmp_path, crash_at, organise)).read_text()
     for kind in ("undropped", "swapped", "round_begun", "penalised"):
         assert f'"kind":"{kind}"' in log
-    assert_store_says_what_the_log_says(tmp_path, path, script.tid)

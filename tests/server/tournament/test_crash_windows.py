@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import trio
@@ -44,9 +45,47 @@ async def race_to_the_crash(server, organise, *args) -> None:
         racing.cancel_scope.cancel()
 
 
+async def crash_then_finish(data, crash_at: str, organise) -> Path:
+    """The end every kill -9 test shares: a server that kills itself at ``crash_at`` under ``organise(url,
+    script)``, started again on ``data`` (a tournament created before the kill still listed), and the event
+    organised to its end with no traceback; then a start and a clean stop, the log verified (two rounds) and the
+    store compared with it. Returns the tournament's log."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    script = Script()
+    server = await start(port, data, crash_at)
+    try:
+        with trio.fail_after(120):
+            await race_to_the_crash(server, organise, url, script)
+            assert server.returncode == -9, f"the server did not reach {crash_at} (exit {server.returncode})"
+            server = await start(port, data)
+            if script.tid is None:
+                async with open_client(url) as look:
+                    listed = await look.list_tournaments()
+                assert [t.status for t in listed] == ["registration"], "the created tournament was lost"
+            await organise(url, script)
+        output = server.said
+    finally:
+        server.kill()
+        await server.wait()
+    assert b"Traceback" not in output
+    # the store is derived: it may lag the log at a kill (its writes go through a thread), and every start makes
+    # it say what the logs say; a start and a clean stop, then the store is compared with the log
+    server = await start(port, data)
+    server.terminate()
+    with trio.fail_after(60):
+        await server.wait()
+    path = data / "tournaments" / f"{script.tid}.log"
+    report = verify_tournament(path, data / "tables")
+    assert report.ok, report.problem
+    assert report.rounds == 2
+    assert_store_says_what_the_log_says(data, path, script.tid)
+    return path
+
+
 async def start(port: int, data, crash_at: str | None = None) -> trio.Process:
     env = {**os.environ, "PHOTOFINISH_CRASH_AT": crash_at or ""}
-    process = await trio.lowlevel.open_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
+    process = await trio.lowlevel.open_process([sys.executable, "-m", "clients.cli", "serve", "--workers", "1", "--port", str(port),
                                                 "--data", str(data)], stdout=subprocess.PIPE,
                                                stderr=subprocess.STDOUT, env=env)
     seen = b""
@@ -90,36 +129,7 @@ async def organise(url: str, script: Script) -> None:
 
 @pytest.mark.parametrize("crash_at", POINTS)
 async def test_kill_9_at_each_kind_of_record_then_the_event_resumes_and_verifies(tmp_path, crash_at):
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}"
-    script = Script()
-    server = await start(port, tmp_path, crash_at)
-    try:
-        with trio.fail_after(120):
-            await race_to_the_crash(server, organise, url, script)
-            assert server.returncode == -9, f"the server did not reach {crash_at} (exit {server.returncode})"
-            server = await start(port, tmp_path)
-            if script.tid is None:
-                async with open_client(url) as look:
-                    listed = await look.list_tournaments()
-                assert [t.status for t in listed] == ["registration"], "the created tournament was lost"
-            await organise(url, script)
-        output = server.said
-    finally:
-        server.kill()
-        await server.wait()
-    assert b"Traceback" not in output
-    # the store is derived: it may lag the log at a kill (its writes go through a thread), and every start makes
-    # it say what the logs say; a start and a clean stop, then the store is compared with the log
-    server = await start(port, tmp_path)
-    server.terminate()
-    with trio.fail_after(60):
-        await server.wait()
-    path = tmp_path / "tournaments" / f"{script.tid}.log"
-    report = verify_tournament(path, tmp_path / "tables")
-    assert report.ok, report.problem
-    assert report.rounds == 2
-    assert_store_says_what_the_log_says(tmp_path, path, script.tid)
+    await crash_then_finish(tmp_path, crash_at, organise)
 
 
 def assert_store_says_what_the_log_says(data, path, tid: str) -> None:
