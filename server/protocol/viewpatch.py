@@ -5,27 +5,35 @@ view is on the wire. A patch is a list of operations, applied in order:
 
 - ``[path, value]``: set the value at ``path``: a dict's key (new or not), a list's index, or the index just
   past a list's end (appends);
+- ``[path, value, 1]``: insert the value into a list at ``path``'s index (those from it move down one);
 - ``[path]``: remove what is at ``path``: a dict's key, or a list's item (those after it move up one).
 
 A ``path`` is a list of steps from the view's top: a string steps into a dict by key, an integer into a list by
 index; the empty path is the whole view. ``diff`` recurses into dicts by key and into lists by index where the
-shorter is the start of the longer (a list of equal length, a pile that grew, a hand that lost its last card),
-then appends or removes the tail; a list that lost one item anywhere (a card played from a hand) is patched by
-removing it; anything else that differs is replaced (a list that changed in the middle and in length, a value of
-another type). The empty patch ``[]`` says nothing changed. ``apply`` never changes the view it is given: it
-copies the dicts and lists on each path it writes, and shares the rest. ``Views`` is a client's side: it keeps
-the last view (and legal list, ``to_act``, ``pings``) of each table and makes every patched update whole again;
-``split`` makes an update for a group of entries (``entries``) the updates of each entry again.
+shorter is the start of the longer (a pile that grew, a hand that lost its last card) or at most one item of
+equal-length lists changed, then appends or removes the tail; lists whose items moved (a card played from a hand,
+moves no longer legal and new ones) keep the items that stayed in order and have the others removed, inserted or
+patched in place (``difflib``), unless replacing the list takes fewer operations; anything else that differs
+is replaced (a value of another type, a list emptied). The empty patch ``[]`` says nothing changed. ``apply``
+never changes the view it is given: it copies the dicts and lists on each path it writes, and shares the rest.
+``Views`` is a client's side: it keeps the last view (and legal list, ``to_act``, ``pings``) of each table and
+makes every patched update whole again; ``split`` makes an update for a group of entries (``entries``) the
+updates of each entry again.
 """
 
 from __future__ import annotations
 
 import math
+from difflib import SequenceMatcher
 from typing import Any
 
 import msgspec
 
 from .table import Snapshot, Update
+
+
+INSERT = 1  # an operation's third part: insert its value at its path's index (a list's items from there move down)
+_encode = msgspec.json.Encoder().encode
 
 
 class PatchError(ValueError):
@@ -52,7 +60,7 @@ def _diff(old: Any, new: Any, path: list, ops: list) -> None:
         for key in old:
             if key not in new:
                 ops.append([[*path, key]])
-    elif kind is list and type(old) is list and _extends(old, new):
+    elif kind is list and type(old) is list and (new or len(old) < 2) and _by_index(old, new):
         common = min(len(old), len(new))
         for index in range(common):
             path.append(index)
@@ -62,23 +70,52 @@ def _diff(old: Any, new: Any, path: list, ops: list) -> None:
             ops.append([[*path, index], new[index]])
         for index in range(len(old) - 1, common - 1, -1):  # shrank: remove the tail, last first
             ops.append([[*path, index]])
-    elif kind is list and type(old) is list and len(old) == len(new) + 1 and (at := _dropped(old, new)) is not None:
-        ops.append([[*path, at]])
-        rest = old[:at] + old[at + 1:]
-        for index in range(len(new)):  # (equal by ==; exact types checked all the same)
-            path.append(index)
-            _diff(rest[index], new[index], path, ops)
-            path.pop()
+    elif kind is list and type(old) is list and old and new:
+        _diff_moved(old, new, path, ops)
     elif not _same(old, new):
         ops.append([list(path), new])
 
 
-def _dropped(old: list, new: list) -> int | None:
-    """The index of the one item ``old`` lost to become ``new``, if that is all that changed."""
-    for index in range(len(new)):
-        if old[index] != new[index]:
-            return index if old[index + 1:] == new[index:] else None
-    return None
+def _diff_moved(old: list, new: list, path: list, ops: list) -> None:
+    """Two lists whose items moved (some lost, some new, in several places): the items kept in order stay, those
+    lost are removed, those new inserted, and a lost and a new one in the same place patched from one another
+    (``difflib``'s matching, items compared by their JSON); replaced whole if that takes fewer operations."""
+    mine: list = []
+    blocks = SequenceMatcher(None, [_key(item) for item in old], [_key(item) for item in new], autojunk=False)
+    for tag, i1, i2, j1, j2 in reversed(blocks.get_opcodes()):  # from the end: the indices before stay valid
+        if tag == "equal":
+            continue
+        paired = min(i2 - i1, j2 - j1)
+        for step in range(paired):
+            path.append(i1 + step)
+            _diff(old[i1 + step], new[j1 + step], path, mine)
+            path.pop()
+        for index in range(i2 - 1, i1 + paired - 1, -1):  # lost: removed, last first
+            mine.append([[*path, index]])
+        tail = i1 + paired == i2 == len(old)  # new items at the end: appended (set one past the end)
+        for step in range(paired, j2 - j1):  # new: inserted
+            mine.append([[*path, i1 + step], new[j1 + step]] if tail else [[*path, i1 + step], new[j1 + step], INSERT])
+    if len(mine) >= len(new):
+        ops.append([list(path), new])
+    else:
+        ops.extend(mine)
+
+
+def _key(item: Any) -> bytes:
+    return _encode(item)
+
+
+def _by_index(old: list, new: list) -> bool:
+    """Patched index by index: of equal length with at most one item changed, or the start of one is the other."""
+    if len(old) != len(new):
+        return _extends(old, new)
+    changed = 0
+    for a, b in zip(old, new):
+        if a != b:
+            changed += 1
+            if changed > 1:
+                return False
+    return True
 
 
 def _extends(old: list, new: list) -> bool:
@@ -129,8 +166,11 @@ def apply(old: Any, patch: list[list[Any]]) -> Any:
                     parent.append(op[1])
                 else:
                     parent[step] = op[1]
+            elif len(op) == 3 and op[2] == INSERT and type(parent) is list:
+                parent.insert(step, op[1])
             else:
-                raise PatchError(f"an operation has 1 or 2 parts, not {len(op)}")
+                raise PatchError(f"an operation is [path], [path, value] or [path, value, {INSERT}] (into a list), "
+                                 f"not {op!r}")
     except (KeyError, IndexError, TypeError) as error:
         raise PatchError(f"the patch does not fit the view: {error!r}") from None
     return root[0]

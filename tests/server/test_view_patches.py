@@ -57,7 +57,27 @@ def test_nothing_changed_is_the_empty_patch_a_grown_list_is_appended_to_and_a_lo
     assert apply({"hand": ["a", "b", "c"]}, [[["hand", 1]]]) == {"hand": ["a", "c"]}
 
 
-@pytest.mark.parametrize("patch", [[[["nope", 0], 1]], [[["pile", 5], 1]], [[[]]], [[["turn", 0], 1]], [[1, 2, 3]]])
+moved = st.lists(st.sampled_from("abcdef") | st.integers(0, 3), max_size=12)  # lists whose items move about
+
+
+@settings(max_examples=300, deadline=None)
+@given(moved, moved)
+def test_lists_whose_items_moved_are_patched_by_removing_and_inserting(old, new):
+    patch = diff({"legal": old}, {"legal": new})
+    assert exact(apply({"legal": old}, patch)) == exact({"legal": new})
+    assert len(patch) <= max(1, len(old), len(new))  # never an operation more than an item gone or come
+
+
+def test_an_item_new_in_the_middle_is_inserted_and_one_at_the_end_appended():
+    hand = {"hand": ["a", "b", "c", "d", "e", "f"]}
+    assert diff(hand, {"hand": ["a", "b", "x", "c", "d", "e", "f", "y"]}) == [[["hand", 6], "y"],
+                                                                           [["hand", 2], "x", 1]]
+    assert diff(hand, {"hand": ["b", "c", "d", "x", "e", "f"]}) == [[["hand", 4], "x", 1], [["hand", 0]]]
+    assert apply(hand, [[["hand", 4], "x", 1], [["hand", 0]]]) == {"hand": ["b", "c", "d", "x", "e", "f"]}
+
+
+@pytest.mark.parametrize("patch", [[[["nope", 0], 1]], [[["turn"], 1, 1]], [[["pile", 0], 1, 2]], [[["pile", 5], 1]],
+                                   [[[]]], [[["turn", 0], 1]], [[1, 2, 3]]])
 def test_a_patch_that_does_not_fit_is_a_patch_error(patch):
     with pytest.raises(PatchError):
         apply({"pile": [1, 2], "turn": 0}, patch)

@@ -36,9 +36,6 @@ export const seatStore = {
   drop(table) { const all = this.all(); delete all[table]; localStorage.setItem(STORE, JSON.stringify(all)); },
 };
 
-// A view patch applied to a view (server/protocol/viewpatch.py): [path, value] sets (an index one past a list's
-// end appends), [path] removes (a key, or a list's item); the paths copy what they write, so the view given is
-// left as it was.
 // An update for a group of entries (`entries`: each one's [seq, actor, number of events]) as one update per
 // entry, as a connection without patches gets them: the last carries the rest (view, legal, result, receipt).
 // Any other message as itself; an update's events left out (none) are an empty list.
@@ -62,6 +59,9 @@ export function split(message) {
   return parts;
 }
 
+// A view patch applied to a view (server/protocol/viewpatch.py): [path, value] sets (an index one past a list's
+// end appends), [path, value, 1] inserts into a list, [path] removes (a key, or a list's item); the paths copy
+// what they write, so the view given is left as it was.
 export function applyPatch(view, patch) {
   const root = [view];
   const copied = new Set();
@@ -84,8 +84,12 @@ export function applyPatch(view, patch) {
     }
     if (value.length === 0) {
       if (Array.isArray(parent)) parent.splice(step, 1); else delete parent[step];
-    } else {
+    } else if (value.length === 1) {
       parent[step] = value[0];
+    } else if (value.length === 2 && value[1] === 1 && Array.isArray(parent)) {
+      parent.splice(step, 0, value[0]);
+    } else {
+      throw new Error(`a view patch's operation ${JSON.stringify([path, ...value])} is none of set, insert, remove`);
     }
   }
   return root[0];
