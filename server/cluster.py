@@ -137,12 +137,13 @@ class Cluster:
 
     async def beat(self) -> None:
         """One heartbeat: register again if the store was away, claim and publish, read the other nodes."""
-        was = self.online
+        was, rejoined = self.online, False
         try:
             with trio.fail_after(max(self.heartbeat, 1.0) * 2):
                 if not was or not await self._read_peers():  # away, or a Redis restarted empty forgot us
                     await self._join()
                     await self._read_peers()
+                    rejoined = was
                 await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
                 await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
@@ -153,6 +154,9 @@ class Cluster:
                     await self.holds("table", alias)
                 await self.relay.publisher.refresh(self.lobby)
             self.online = True
+            if rejoined:
+                logger.info(f"in the cluster again as node {self.node}: its store had forgotten this node (a "
+                            "Redis restarted empty); its tables and tournaments are published anew")
             if not was:
                 logger.info(f"in the cluster as node {self.node} ({self.url}); "
                             f"{len(self.peers)} other node(s) alive")
@@ -251,7 +255,14 @@ class Cluster:
         nodes = await self.presence.hgetall(NODES)
         others = sorted(node for node in nodes if node != self.node)
         loads = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in others])
-        self.peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
+        peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
+        if self.online:  # what changed since the last heartbeat (the first one says how many are alive)
+            for node in sorted(self.peers.keys() - peers.keys()):
+                logger.info(f"node {node} is down (no heartbeat for {self.expiry:g} s): its tables are listed "
+                            "unavailable until it is back")
+            for node in sorted(peers.keys() - self.peers.keys()):
+                logger.info(f"node {node} is up ({peers[node].url})")
+        self.peers = peers
         return self.node in nodes
 
     async def leave(self) -> None:
