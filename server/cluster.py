@@ -40,18 +40,17 @@ from __future__ import annotations
 
 import logging
 from typing import Callable
-
 import msgspec
 import trio
 
 
 from .nodeid import ID_SPACE, node_mark
+from .notices import say_peer_changes
 from .presence import Presence, PresenceError
 from .relay import Relay
 from .protocol import Code, Refusal, TableInfo, TournamentInfo
 
 logger = logging.getLogger(__name__)
-
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
 SEATS_PER_TABLE = 3  # connections that count as one table's load
@@ -155,8 +154,7 @@ class Cluster:
                 await self.relay.publisher.refresh(self.lobby)
             self.online = True
             if rejoined:
-                logger.info(f"in the cluster again as node {self.node}: its store had forgotten this node (a "
-                            "Redis restarted empty); its tables and tournaments are published anew")
+                logger.info(f"in the cluster again as node {self.node}: its store had forgotten it; all republished")
             if not was:
                 logger.info(f"in the cluster as node {self.node} ({self.url}); "
                             f"{len(self.peers)} other node(s) alive")
@@ -257,11 +255,7 @@ class Cluster:
         loads = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in others])
         peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
         if self.online:  # what changed since the last heartbeat (the first one says how many are alive)
-            for node in sorted(self.peers.keys() - peers.keys()):
-                logger.info(f"node {node} is down (no heartbeat for {self.expiry:g} s): its tables are listed "
-                            "unavailable until it is back")
-            for node in sorted(peers.keys() - self.peers.keys()):
-                logger.info(f"node {node} is up ({peers[node].url})")
+            say_peer_changes(self.peers, peers, self.expiry)
         self.peers = peers
         return self.node in nodes
 
@@ -403,3 +397,4 @@ class Cluster:
                 info = _decode_tournament(raw)
                 tournaments.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
         return tournaments
+
