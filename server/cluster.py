@@ -40,18 +40,17 @@ from __future__ import annotations
 
 import logging
 from typing import Callable
-
 import msgspec
 import trio
 
 
 from .nodeid import ID_SPACE, node_mark
+from .notices import say_peer_changes
 from .presence import Presence, PresenceError
 from .relay import Relay
 from .protocol import Code, Refusal, TableInfo, TournamentInfo
 
 logger = logging.getLogger(__name__)
-
 PREFIX = "photofinish:"
 NODES = PREFIX + "nodes"
 SEATS_PER_TABLE = 3  # connections that count as one table's load
@@ -137,12 +136,13 @@ class Cluster:
 
     async def beat(self) -> None:
         """One heartbeat: register again if the store was away, claim and publish, read the other nodes."""
-        was = self.online
+        was, rejoined = self.online, False
         try:
             with trio.fail_after(max(self.heartbeat, 1.0) * 2):
                 if not was or not await self._read_peers():  # away, or a Redis restarted empty forgot us
                     await self._join()
                     await self._read_peers()
+                    rejoined = was
                 await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
                 await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
@@ -153,6 +153,8 @@ class Cluster:
                     await self.holds("table", alias)
                 await self.relay.publisher.refresh(self.lobby)
             self.online = True
+            if rejoined:
+                logger.info(f"in the cluster again as node {self.node}: its store had forgotten it; all republished")
             if not was:
                 logger.info(f"in the cluster as node {self.node} ({self.url}); "
                             f"{len(self.peers)} other node(s) alive")
@@ -251,7 +253,10 @@ class Cluster:
         nodes = await self.presence.hgetall(NODES)
         others = sorted(node for node in nodes if node != self.node)
         loads = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in others])
-        self.peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
+        peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
+        if self.online:  # what changed since the last heartbeat (the first one says how many are alive)
+            say_peer_changes(self.peers, peers, self.expiry)
+        self.peers = peers
         return self.node in nodes
 
     async def leave(self) -> None:
@@ -392,3 +397,4 @@ class Cluster:
                 info = _decode_tournament(raw)
                 tournaments.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
         return tournaments
+

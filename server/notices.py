@@ -37,3 +37,11 @@ def configure() -> None:
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     root.propagate = False  # the console handler says them; an application's root handler would say them twice
+
+
+def say_peer_changes(before: dict, now: dict, expiry: float) -> None:
+    """The nodes that went down or came up since the last heartbeat, said on the console."""
+    for node in sorted(before.keys() - now.keys()):
+        logging.getLogger("server.cluster").info(f"node {node} is down (no heartbeat for {expiry:g} s): its tables are listed unavailable")
+    for node in sorted(now.keys() - before.keys()):
+        logging.getLogger("server.cluster").info(f"node {node} is up ({now[node].url})")

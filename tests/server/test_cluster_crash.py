@@ -6,6 +6,7 @@ in the log."""
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 
@@ -20,17 +21,30 @@ from tests.server.redis_server import redis_server
 HEARTBEAT = 0.1  # expiry: 5 heartbeats
 
 
-async def start_node(port: int, data, redis_url: str, nursery) -> trio.Process:
+async def start_node(port: int, data, redis_url: str, nursery, lines=None) -> trio.Process:
+    """A `serve --cluster` node, once it listens; ``lines``: a channel that gets every line it says after."""
     process = await start_process([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data",
                                    str(data), "--no-web", "--cluster", redis_url, "--heartbeat", str(HEARTBEAT)])
-    nursery.start_soon(echo, process, port)  # what it prints, read on so that a full pipe never stops it
+    nursery.start_soon(echo, process, port, lines)  # what it prints, read on so that a full pipe never stops it
     return process
 
 
-async def echo(process: trio.Process, port: int) -> None:
+async def echo(process: trio.Process, port: int, lines=None) -> None:
+    buffer = b""
     while chunk := await process.stdout.receive_some():
-        for line in chunk.decode(errors="replace").splitlines():
-            print(f"[node {port}] {line}")
+        buffer += chunk
+        *whole, buffer = buffer.split(b"\n")
+        for line in whole:
+            print(f"[node {port}] {line.decode(errors='replace')}")
+            if lines is not None:
+                lines.send_nowait(line.decode(errors="replace"))
+
+
+async def said(lines, text: str) -> None:
+    """Until a node says a line with ``text`` in it."""
+    async for line in lines:
+        if text in line:
+            return
 
 
 async def stop(process: trio.Process) -> None:
@@ -52,8 +66,10 @@ async def test_kill_9_a_node_mid_game_its_table_goes_unavailable_comes_back_and_
     async with redis_server(tmp_path) as redis, trio.open_nursery() as output:
         ports = free_port(), free_port()
         owner_url, other_url = (f"ws://127.0.0.1:{port}" for port in ports)
+        to_other, other_said = trio.open_memory_channel(math.inf)
         owner = await start_node(ports[0], tmp_path / "a", redis.url, output)
-        other = await start_node(ports[1], tmp_path / "b", redis.url, output)
+        other = await start_node(ports[1], tmp_path / "b", redis.url, output, to_other)
+        owner_node = (tmp_path / "a" / "node.id").read_text().split()[0]
         try:
             async with open_client(owner_url) as admin:
                 info = await admin.create_table(game="flag_finish", mode="challenge", seats=3, options={"races": 2},
@@ -68,11 +84,10 @@ async def test_kill_9_a_node_mid_game_its_table_goes_unavailable_comes_back_and_
                     await owner.wait()
                     before_restart = set(watch.acknowledged)
                     with trio.fail_after(5 * HEARTBEAT + 3):  # the expiry, and some slack
-                        while await status_at(other_url, info.table) != "unavailable":
-                            await trio.sleep(HEARTBEAT)  # reading another process's directory: a beat apart
+                        await said(other_said, f"node {owner_node} is down")  # the other node noticed
+                    assert await status_at(other_url, info.table) == "unavailable"
                     owner = await start_node(ports[0], tmp_path / "a", redis.url, output)
-                    while await status_at(other_url, info.table) in ("unavailable", None):
-                        await trio.sleep(HEARTBEAT)
+                    await said(other_said, f"node {owner_node} is up")
         finally:
             await stop(owner)
             await stop(other)

@@ -6,12 +6,15 @@ creates tables and a tournament; the paused node resumes (SIGCONT) and creates m
 create is refused with ``table_exists``, and a watch of each table (or tournament) asked of another node is
 redirected to the node that holds it.
 
-Servers are waited for by what they print (``listening on``); a node's return to the directory, which comes
-with its heartbeats, is polled for with a bounded timeout, a heartbeat apart.
+Servers are waited for by what they print: ``listening on``, and a node's return to the emptied Redis by its
+line saying it is in the cluster (again), printed once all it holds is published; a listing is then read to
+check it (``until_listed`` reads again a heartbeat apart, bounded, where a create's announcement is still on
+its way).
 """
 
 from __future__ import annotations
 
+import math
 import signal
 
 import trio
@@ -19,7 +22,7 @@ import trio
 from bench.server_bench import free_port
 from clients.client import open_client
 from tests.server.redis_server import redis_server
-from tests.server.test_cluster_crash import HEARTBEAT, start_node, stop
+from tests.server.test_cluster_crash import HEARTBEAT, said, start_node, stop
 
 GAME = dict(game="flag_finish", mode="challenge", seats=2, options={"races": 1}, placed=True)
 CUP = dict(game="flag_finish", mode="challenge", seats=2)
@@ -79,8 +82,10 @@ async def test_a_node_paused_while_redis_restarts_empty_keeps_ids_no_new_node_re
         ports = free_port(), free_port(), free_port()
         steady_url, paused_url, new_url = (f"ws://127.0.0.1:{port}" for port in ports)
         print(f"steady {steady_url}, paused {paused_url}, new {new_url}")  # shown with a failure
-        steady = await start_node(ports[0], tmp_path / "steady", redis.url, output)
-        paused = await start_node(ports[1], tmp_path / "paused", redis.url, output)
+        to_steady, steady_said = trio.open_memory_channel(math.inf)
+        to_paused, paused_said = trio.open_memory_channel(math.inf)
+        steady = await start_node(ports[0], tmp_path / "steady", redis.url, output, to_steady)
+        paused = await start_node(ports[1], tmp_path / "paused", redis.url, output, to_paused)
         new = None
         holders: dict[str, str] = {}
         cups: dict[str, str] = {}
@@ -94,6 +99,8 @@ async def test_a_node_paused_while_redis_restarts_empty_keeps_ids_no_new_node_re
                 new = await start_node(ports[2], tmp_path / "new", redis.url, output)  # joins the empty Redis
                 await create(new_url, 3, holders, cups)
                 paused.send_signal(signal.SIGCONT)
+                for node_said in (steady_said, paused_said):  # each in the empty Redis again, all it holds published
+                    await said(node_said, "in the cluster")
                 await until_listed(new_url, holders)  # the paused node is back, with every table it held
                 await create(paused_url, 2, holders, cups)  # no table_exists: its ids are its own
                 await create(steady_url, 1, holders, cups)

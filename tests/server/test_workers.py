@@ -7,20 +7,20 @@ SIGTERM stops everything cleanly."""
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 
 import trio
 
-from bench.server_bench import free_port, start_process
+from bench.server_bench import start_process
 from clients.client import ServerError, open_client
 from server.protocol import BotSeat
 
 from .test_cluster_crash import echo, stop
+from .test_workers_default import free_ports, line_with, serve_lines
 
 
 async def test_two_workers_share_one_port_one_lobby_and_send_each_client_to_its_table(tmp_path):
-    port = free_port()
+    port = free_ports()
     url = f"ws://127.0.0.1:{port}"
     process = await start_process([sys.executable, "-m", "clients.cli", "serve", "--workers", "2", "--port",
                                    str(port), "--data", str(tmp_path), "--no-web", "--demo", "--heartbeat", "0.1"])
@@ -68,33 +68,16 @@ async def test_a_worker_killed_mid_evening_is_started_again_with_its_tables(tmp_
     import os
     import re
 
-    port = free_port()
+    port = free_ports()
     url = f"ws://127.0.0.1:{port}"
-    process = await trio.lowlevel.open_process(  # its errors too: the restart is said there
-        [sys.executable, "-m", "clients.cli", "serve", "--workers", "2", "--port", str(port), "--data",
-         str(tmp_path), "--no-web", "--heartbeat", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    send, lines = trio.open_memory_channel(1000)
-
-    async def read() -> None:
-        buffer = b""
-        while chunk := await process.stdout.receive_some():
-            buffer += chunk
-            *whole, buffer = buffer.split(b"\n")
-            for line in whole:
-                print(f"[serve] {line.decode(errors='replace')}")
-                await send.send(line.decode(errors="replace"))
-
-    async def line_with(text: str) -> str:
-        async for line in lines:
-            if text in line:
-                return line
-        raise AssertionError(f"serve ended before saying {text!r}")
+    process, lines, read = await serve_lines(  # its errors too: the restart is said there
+        ["--workers", "2", "--port", str(port), "--data", str(tmp_path), "--no-web", "--heartbeat", "0.1"])
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read)
         try:
             with trio.fail_after(90):
-                await line_with("listening on")
+                await line_with(lines, "listening on")
                 created = []
                 for _ in range(40):  # the least loaded worker takes each new table: soon one is worker 1's
                     async with open_client(url, reconnect=False) as client:
@@ -109,7 +92,7 @@ async def test_a_worker_killed_mid_evening_is_started_again_with_its_tables(tmp_
                     await player.take_seat(table)
                 pid = int((tmp_path / "worker-1" / "server.lock").read_text().split()[0])
                 os.kill(pid, signal.SIGKILL)
-                back = await line_with("worker 1 is back")
+                back = await line_with(lines, "worker 1 is back")
                 again = re.search(r"also at (ws://\S+)", back).group(1)
                 assert again == f"ws://127.0.0.1:{port + 2}", "back on its own port, the one a firewall opened"
                 async with open_client(again, reconnect=False) as client:

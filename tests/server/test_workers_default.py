@@ -17,11 +17,28 @@ import trio
 from bench.server_bench import free_port
 from clients.client import open_client
 from server.commands.serve import workers_left
-from server.protocol import BotSeat
 from server.workers import default_workers
 
 from ..test_cli_errors import run
 from .test_cluster_crash import stop
+
+
+def free_ports(count: int = 3) -> int:
+    """A port P with P..P+count-1 all free now (`serve --workers 2` listens on P and on P+1, P+2)."""
+    while True:
+        port = free_port()
+        probes = []
+        try:
+            for extra in range(1, count):
+                probe = socket.socket()
+                probes.append(probe)
+                probe.bind(("127.0.0.1", port + extra))
+            return port
+        except OSError:
+            continue
+        finally:
+            for probe in probes:
+                probe.close()
 
 
 def test_the_default_is_a_worker_a_core_where_workers_can_share_the_port():
@@ -32,7 +49,7 @@ def test_the_default_is_a_worker_a_core_where_workers_can_share_the_port():
 
 
 def test_a_busy_own_port_is_refused_before_any_worker_starts(tmp_path):
-    port = free_port()
+    port = free_ports()
     with socket.socket() as squatter:
         squatter.bind(("127.0.0.1", port + 2))  # worker 1's own port
         squatter.listen()
@@ -82,7 +99,7 @@ async def test_a_table_of_one_process_is_reopened_by_worker_0_and_kill_9_of_serv
     """One process opens a table and stops; `serve --workers 2` on the same data reopens it on worker 0 (the
     data directory itself). Then `serve` itself is killed with -9: its workers stop with it (they would hold
     the ports and the data lock), so the same command starts again at once and the table is there again."""
-    port = free_port()
+    port = free_ports()
     data = ["--port", str(port), "--data", str(tmp_path), "--no-web", "--heartbeat", "0.1"]
     async with trio.open_nursery() as nursery:
         process, lines, read = await serve_lines(["--workers", "1", *data])
@@ -92,8 +109,9 @@ async def test_a_table_of_one_process_is_reopened_by_worker_0_and_kill_9_of_serv
                 await line_with(lines, "listening on")
                 async with open_client(f"ws://127.0.0.1:{port}", reconnect=False) as client:
                     table = (await client.create_table(game="flag_finish", mode="challenge", seats=2,
-                                                       options={"races": 1}, bots=[BotSeat(1)])).table
-                    await client.take_seat(table)  # a table somebody sat at: reopened after a restart
+                                                       options={"races": 1})).table
+                    await client.take_seat(table, seat=0)  # somebody sat at it (reopened after a restart); it
+                    # waits for its second player, so it is still there however long the restarts take
         finally:
             await stop(process)
         for attempt in range(2):

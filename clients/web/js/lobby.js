@@ -36,9 +36,16 @@ export class LobbyPage {
     // delay null: the server bots' human pace for the mode (as `games` says it) until one is typed
     this.form = { game: "flag_finish", mode: null, seats: 2, bots: {}, options: {}, delay: null, turn: 0, sit: true };
     this.timer = setInterval(() => this.refresh(), 2000);
+    this.gone = false; // left: an answer still on its way draws nothing over the next page, nor moves the person
   }
 
-  destroy() { clearInterval(this.timer); }
+  destroy() {
+    this.gone = true;
+    clearInterval(this.timer);
+  }
+
+  // Go to another page, unless the person has already gone on from this one.
+  go(hash) { if (!this.gone) location.hash = hash; }
 
   async start() {
     this.render();
@@ -54,6 +61,7 @@ export class LobbyPage {
     try {
       this.tables = await this.client.listTables();
     } catch (error) { this.notice = error.reason || String(error); }
+    if (this.gone) return;
     const list = document.getElementById("tables");
     if (list) morph(list, this.tableList()); // only the list, in place: a form being filled in, a fold opened stay
     else this.render();
@@ -94,7 +102,7 @@ export class LobbyPage {
     if (!this.nameAccepted()) return;
     try {
       await this.client.takeSeat(table, seat, this.name);
-      location.hash = `#/play/${table}`;
+      this.go(`#/play/${table}`);
     } catch (error) {
       this.notice = `Could not take the seat: ${error.reason || error}`;
       this.render();
@@ -114,14 +122,14 @@ export class LobbyPage {
       const held = seatStore.all();
       const tables = await this.client.listTables();
       const mine = tables.find((t) => t.game === name && t.status === "waiting" && held[t.table]);
-      if (mine) { location.hash = `#/play/${mine.table}`; return; }
+      if (mine) { this.go(`#/play/${mine.table}`); return; }
       const open = tables.filter((t) => t.game === name && t.status === "waiting" && !t.practice && !held[t.table]
                                         && t.seats.some((seat) => seat.state === "free"))
         .sort((a, b) => free(a) - free(b) || number(a.table) - number(b.table));
       for (const t of open.slice(0, 3)) {
         try {
           await this.client.takeSeat(t.table, null, this.name);
-          location.hash = `#/play/${t.table}`;
+          this.go(`#/play/${t.table}`);
           return;
         } catch { /* taken meanwhile: the next one */ }
       }
@@ -130,7 +138,7 @@ export class LobbyPage {
       const table = await this.client.createTable({ game: name, mode, seats, options: {}, bots: [],
         bot_delay_ms: (this.app.humanPace || {})[mode] ?? 0 });
       await this.client.takeSeat(table.table, null, this.name);
-      location.hash = `#/play/${table.table}`;
+      this.go(`#/play/${table.table}`);
     } catch (error) {
       this.busy = null;
       this.notice = `Quick play found no seat: ${error.reason || error}`;
@@ -155,7 +163,7 @@ export class LobbyPage {
       });
       const free = table.seats.find((seat) => seat.state === "free");
       if (f.sit && free) return this.sit(table.table, free.seat);
-      location.hash = `#/watch/${table.table}`;
+      this.go(`#/watch/${table.table}`);
     } catch (error) {
       this.notice = `Could not create the table: ${error.reason || error}`;
       this.render();
@@ -172,6 +180,7 @@ export class LobbyPage {
   }
 
   render() {
+    if (this.gone) return;
     const problem = nameProblem(this.name, "your name");
     mount(this.app.root, h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),

@@ -23,6 +23,7 @@ export class ReplayPage {
     };
     this.timer = null;
     this.loads = 0; // a new load (another seat, another log) makes an older one stop
+    this.gone = false; // left: an answer or a file still on its way draws nothing over the next page
     this.keys = (event) => this.key(event);
     document.addEventListener("keydown", this.keys);
   }
@@ -30,6 +31,8 @@ export class ReplayPage {
   shows() { return false; } // no table's live messages belong here
 
   destroy() {
+    this.gone = true;
+    this.loads += 1; // a load under way stops asking for frames
     clearTimeout(this.timer);
     document.removeEventListener("keydown", this.keys);
   }
@@ -191,6 +194,7 @@ export class ReplayPage {
   }
 
   render() {
+    if (this.gone) return;
     const s = this.state;
     mount(this.app.root, h("section", { class: "replay-page" },
       h("div", { class: "table-head" }, h("a", { href: "#/", class: "back" }, "← Lobby"), h("h1", {}, "Replay"),
