@@ -10,7 +10,11 @@ each update arrives (`time.perf_counter`, the same monotonic clock in every proc
 Each row is read against the row with no spectators of the same run:
 
 - the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x), over the
-  measured seconds (once every spectator has its first snapshot); the answer p99 while they join apart;
+  measured seconds (once every spectator has its first snapshot); the answer p99 while they join apart. The
+  players' tables use arrival ordering unless `--ordering fair`: fair ordering (Challenge Mode's default) holds
+  each contested take until the other seats could have reacted as late, up to `fair_ms` (50 ms), which is every
+  take at a paced seat's reaction (as at a human's); those answers are then 50 ms with or without spectators,
+  and where the p50 falls among the others depends on how many takes the players drew, not on the spectators;
 - each spectator's lag behind the table: an update's arrival at a spectator less its first arrival at a seat
   of that table (the seats are sent first), p50/p99 (target p99 under 100 ms), and its p99 while they join;
 - server CPU per spectator update (its CPU over the run less the no-spectator row's, per update delivered);
@@ -61,6 +65,7 @@ JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's firs
 # then are counted as unserved (seen at 1,000 and 5,000 spectators on one node: bench/README.md)
 JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
 SERVER_TREE = [""]  # ``--server-tree``: the checkout whose server is run ("": this one)
+ORDERING = ["arrival"]  # ``--ordering``: the players' tables' (see the module's docstring)
 HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
 
 
@@ -122,7 +127,8 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
         async def players() -> None:
             stats_box["stats"] = await run_load(url, tables, seconds + 6 + spectators * JOIN_S,
                                                 rate=RATE_PER_TABLE * tables,
-                                                table=FLAG_FINISH_LOAD, prepare=send_promptly)
+                                                table=(*FLAG_FINISH_LOAD, {"ordering": ORDERING[0]}),
+                                                prepare=send_promptly)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(players)
@@ -201,7 +207,8 @@ def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 1, seconds: fl
 
 
 def print_table(results: list[dict]) -> None:
-    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table). "
+    print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table, "
+          f"Challenge Mode tables with {ORDERING[0]} ordering). "
           f"Answers, lags and CPU over the measured seconds, once every spectator has its first snapshot; 'join': "
           f"the seconds they took to join, and the answer and lag p99 meanwhile. CPU as % of one core: the "
           f"server's, the spectator clients' and the players'. load: the 1-minute load average at the row's end "
@@ -237,10 +244,13 @@ def main() -> None:
     parser.add_argument("--rows", help="rows as TABLES:SPECTATORS[:NODES],... (e.g. 1:0,1:100,1:1000:3)")
     parser.add_argument("--server-tree", default="", help="run the server of this checkout (an A/B against "
                         "another branch; the spectators and players stay this one's)")
+    parser.add_argument("--ordering", choices=("arrival", "fair"), default="arrival",
+                        help="the players' tables' ordering (default arrival: see the docstring)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     raise_file_limit()
     SERVER_TREE[0] = args.server_tree
+    ORDERING[0] = args.ordering
     rows = FULL_ROWS if args.full else ROWS
     if args.rows:
         rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in args.rows.split(",")]

@@ -44,6 +44,7 @@ class _Seen(msgspec.Struct):
     code: str | None = None
     message: str = ""
     url: str = ""  # a redirect's
+    ping: int = 0  # a ping's number (answered at once with a pong, as the client library does)
     messages: "list[_Seen] | None" = None  # a batch frame
 
 
@@ -134,10 +135,16 @@ class _Link:
         await self.ws.send_message(_encode(message).decode())
 
     async def receive(self) -> _Seen:
-        while not self.inbox:
-            frame = _decode_seen(await self.ws.get_message())
-            self.inbox.extend(frame.messages if frame.type == "batch" else [frame])
-        return self.inbox.pop(0)
+        """The next message; a ``ping`` is answered with its ``pong`` at once and not handed on (so the server
+        measures each seat's round trip, which fair ordering credits, as it does for any real client's)."""
+        while True:
+            while not self.inbox:
+                frame = _decode_seen(await self.ws.get_message())
+                self.inbox.extend(frame.messages if frame.type == "batch" else [frame])
+            message = self.inbox.pop(0)
+            if message.type != "ping":
+                return message
+            await self.send({"type": "pong", "ping": message.ping})
 
     async def request(self, message: dict) -> _Seen:
         await self.send(message)
@@ -154,9 +161,9 @@ async def _hello(ws: WebSocketConnection, batch: bool) -> _Link:
 
 
 async def _create(link: _Link, kind, n: int) -> str:
-    game, mode, seats, options = kind
+    game, mode, seats, options, *fields = kind
     request = {"type": "create_table", "id": f"create-{n}", "game": game, "mode": mode, "seats": seats,
-               "options": options}
+               "options": options, **(fields[0] if fields else {})}
     answer = await link.request(request)
     if answer.type == "redirect":  # a cluster node sends the table to a less loaded one
         async with open_websocket_url(answer.url) as ws:
@@ -167,11 +174,12 @@ async def _create(link: _Link, kind, n: int) -> str:
 
 
 async def create_tables(url: str, count: int, seats: int = 3, table=FLAG_FINISH_LOAD) -> list[str]:
-    """``count`` tables of ``table`` = (game, mode, options) with ``seats`` seats; returns their ids."""
-    game, mode, options = table
+    """``count`` tables of ``table`` = (game, mode, options), or (game, mode, options, fields): ``fields`` more of
+    the ``create_table``'s, such as ``{"ordering": "arrival"}``; with ``seats`` seats; returns their ids."""
+    game, mode, options, *fields = table
     async with open_websocket_url(url) as ws:
         link = await _hello(ws, batch=False)
-        return [await _create(link, (game, mode, seats, options), n) for n in range(count)]
+        return [await _create(link, (game, mode, seats, options, *fields), n) for n in range(count)]
 
 
 async def _sit(link: _Link, table: str, seat: int) -> str | None:
@@ -216,7 +224,11 @@ async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
         if kind in ("accepted", "rejected") and message.ref == ref and message.table == table.id:
             arrived = time.perf_counter()
             while link.inbox:
-                table.take(link.inbox.pop(0))
+                rest = link.inbox.pop(0)
+                if rest.type == "ping":
+                    await link.send({"type": "pong", "ping": rest.ping})
+                else:
+                    table.take(rest)
             return message, arrived
         table.take(message)
 
@@ -303,14 +315,14 @@ async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: 
     answers); ``rate`` > 0 paces all seats together to that many actions per second. ``prepare``: applied to
     each seat's connection once open (the bench gives the seats the server's own send path, so that its
     figures measure the server, as before the clients stopped importing it). Returns what was measured."""
-    game, mode, options = table
+    game, mode, options, *fields = table
     ids = await create_tables(url, tables, seats, table)
     run = _Run(seats=tables * seats, max_actions=max_actions, interval=tables * seats / rate if rate else 0.0,
                prepare=prepare)
     rng = Rng(seed)
     async with trio.open_nursery() as nursery:
         for index, table_id in enumerate(ids):
-            slot = _Slot(index, table_id, (game, mode, seats, options))
+            slot = _Slot(index, table_id, (game, mode, seats, options, *fields))
             for seat in range(seats):
                 nursery.start_soon(_seat, url, slot, seat, run, rng.fork())
         with trio.fail_after(60 + tables):

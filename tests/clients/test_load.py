@@ -98,3 +98,23 @@ async def test_after_its_answer_a_seat_holds_the_legal_list_that_came_with_the_a
     assert (answer.type, answer.seq) == ("accepted", 6)
     assert msgspec.json.decode(table.legal) == discard  # not the take list: that would be refused
     assert not link.inbox
+
+
+async def test_load_seats_answer_pings_so_fair_ordering_credits_their_round_trip(nursery):
+    """A seat that never answers a ping has no round trip measured: fair ordering then holds each of its takes
+    the whole window (50 ms), which a real client (it answers) never sees, and the bench would measure it."""
+    running = await start(nursery)
+    with trio.fail_after(60):
+        await run_load(running.url, tables=1, seconds=60, max_actions=200, table=SHORT_GAMES)
+    seats = [slot.receiver for table in running.lobby.tables.values() for slot in table.slots
+             if slot.receiver is not None]
+    assert seats
+    assert all(seat.latency.samples for seat in seats)  # each answered at least its first ping with a pong
+
+
+async def test_a_load_tables_fields_reach_the_create_so_a_bench_can_choose_their_ordering(nursery):
+    running = await start(nursery)
+    with trio.fail_after(60):
+        await run_load(running.url, tables=2, seconds=60, max_actions=20, table=(*SHORT_GAMES, {"ordering": "arrival"}))
+    assert running.lobby.tables
+    assert {table.ordering for table in running.lobby.tables.values()} == {"arrival"}  # Challenge's default: fair
