@@ -1,5 +1,10 @@
-"""The spectators' writer: one task of the gateway writes the tables' shared frames (``encodeonce``) straight to
-the sockets of connections that have nothing else to send, players first.
+"""The spectators' writer: one task of the gateway hands the tables' spectator jobs out and writes the tables'
+shared frames (``encodeonce``) straight to the sockets of connections that have nothing else to send, players
+first.
+
+A table's update to its spectators is one job (``table/crowdjobs.py``), handed out here ``JOB_CHUNK`` spectators
+at a time, one chunk a round, with every other task's turn between rounds: a table's step does not grow with its
+spectators, and a player's action never waits for a thousand of them. Jobs go out in the order they were made.
 
 A table's update goes to every spectator alike. Through each connection's outbox, that woke one writer task per
 spectator per update: at a table watched by a thousand, a thousand task steps per update, in a run queue where
@@ -18,11 +23,15 @@ snapshot (``table/spectating.py``), never slowing the others or the table.
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from typing import Any
 
 import trio
 
 YIELD_EVERY = 64  # connections written before the writer lets other tasks (a table, a player's writer) run
+JOB_CHUNK = 32  # receivers the jobs are handed to at a time; chunks follow in one round for up to ``JOB_SLICE_S``
+JOB_SLICE_S = 0.001  # seconds of handing out a round, before the writes and every other task (a player's answer)
 
 
 class Spread:
@@ -30,11 +39,20 @@ class Spread:
         self.running = False  # ``run`` is there to write (else connections use their own writers)
         self.fresh = False  # a message was handed over since ``run`` last let the players' writers go first
         self._waiting: list[Any] = []  # connections with ``direct`` messages, in the order they got them
-        self._task: trio.lowlevel.Task | None = None  # ``run``, parked while there is nothing to write
+        self._jobs: deque = deque()  # tables' jobs (``give(start, stop)``, ``size``, ``given``, ``done()``)
+        self._task: trio.lowlevel.Task | None = None  # ``run``, parked while there is nothing to do
 
     def add(self, conn: Any) -> None:
         """``conn`` has messages in ``direct`` (it had none): write them on the next round."""
         self._waiting.append(conn)
+        self._wake()
+
+    def add_job(self, job: Any) -> None:
+        """A table's job: handed out after those before it, a chunk a round."""
+        self._jobs.append(job)
+        self._wake()
+
+    def _wake(self) -> None:
         self.fresh = True
         if self._task is not None:
             task, self._task = self._task, None
@@ -50,14 +68,37 @@ class Spread:
             await trio.lowlevel.checkpoint()
             await trio.lowlevel.checkpoint()
 
+    def _give_slice(self) -> None:
+        """Hand the jobs out, ``JOB_CHUNK`` receivers at a time, for up to ``JOB_SLICE_S``."""
+        until = time.perf_counter() + JOB_SLICE_S
+        while self._jobs:
+            self._give_chunk(JOB_CHUNK)
+            if time.perf_counter() >= until:
+                return
+
+    def _give_chunk(self, most: int) -> None:
+        """Hand the jobs out to their next ``most`` receivers (a job is done once all of its have it)."""
+        while most > 0 and self._jobs:
+            job = self._jobs[0]
+            start = job.given
+            stop = job.given = min(job.size, start + most)
+            most -= stop - start
+            try:
+                job.give(start, stop)
+            finally:
+                if stop >= job.size:
+                    self._jobs.popleft()
+                    job.done()
+
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        """Write what connections are handed, until cancelled; then hand what is left to their own writers."""
+        """Hand out the jobs and write what connections are handed, until cancelled; then hand out the jobs left
+        at once and hand what is left to write to the connections' own writers."""
         self.running = True
         task_status.started()
         work: list[Any] = []
         try:
             while True:
-                if not self._waiting:
+                if not self._waiting and not self._jobs:
                     self._task = trio.lowlevel.current_task()
 
                     def abort(_: Any) -> trio.lowlevel.Abort:
@@ -65,6 +106,10 @@ class Spread:
                         return trio.lowlevel.Abort.SUCCEEDED
 
                     await trio.lowlevel.wait_task_rescheduled(abort)
+                if self._jobs:
+                    await self._players_first()
+                    self._give_slice()
+                    self.fresh = False  # (what it handed over was the spectators', not a player's)
                 work, self._waiting = self._waiting, []
                 while work:
                     await self._players_first()
@@ -75,8 +120,12 @@ class Spread:
                     del work[:YIELD_EVERY]
                     if work:
                         await trio.lowlevel.checkpoint()
+                if self._jobs:
+                    await trio.lowlevel.checkpoint()
         finally:
-            self.running = False
+            self.running = False  # from here on the tables hand over at once, connections queue in their outboxes
             for conn in work + self._waiting:
                 conn.spill()
             self._waiting = []
+            while self._jobs:
+                self._give_chunk(len(self._jobs[0].receivers))

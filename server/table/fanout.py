@@ -7,6 +7,7 @@ slow.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -14,7 +15,7 @@ import msgspec
 from rules import ToAct
 
 from ..protocol import BroadcastView, Error, MessageId, Presence, Snapshot, Update
-from . import apply, fair, patching, seating, spectating
+from . import apply, crowdjobs, fair, patching, seating, spectating
 from .receiver import Receiver
 from .spectating import Crowd
 from .seats import FREE, TAKEN
@@ -44,7 +45,11 @@ def release_durable(table: Table) -> None:
 
 def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
     if type(receiver) is Crowd:
-        return hand_over_crowd(table, receiver, message)
+        if crowdjobs.queue_crowd(table, receiver.members, message, hand_over_members):
+            return  # the gateway's ``Spread`` hands it out, in chunks
+        return hand_over_members(table, receiver.members, message)
+    if table.stream.jobs_made != table.stream.jobs_done and crowdjobs.queue_one(table, receiver, message, hand_over):
+        return  # behind the spectators' jobs still out: each spectator keeps its order
     if spectating.skip(table, receiver):  # a spectator out of the live stream until it has room again
         return
     if table.fair and (type(message) is Update or type(message) is Snapshot):
@@ -62,13 +67,15 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
         seating.disconnect(table, receiver)
 
 
-def hand_over_crowd(table: Table, crowd: Crowd, message: Any) -> None:
-    """One message to many spectators at once, as ``hand_over`` to each (no seat among them: nothing to stamp
-    for fair ordering), to those who still watch."""
-    spectators, lagging = table.spectators, table.stream.lagging
+def hand_over_members(table: Table, members: tuple, message: Any, number: float = math.inf) -> None:
+    """One message to many spectators at once (a ``Crowd``'s, or a chunk of its job ``number``), as ``hand_over``
+    to each (no seat among them: nothing to stamp for fair ordering), to those who still watch as they did then
+    (``Stream.joined``: one that left and came back since was shown the table then, not what came before)."""
+    joined, lagging = table.stream.joined, table.stream.lagging
     patches = patching.wants
-    for receiver in crowd.members:
-        if receiver not in spectators:
+    for receiver in members:
+        since = joined.get(receiver)
+        if since is None or since >= number:
             continue
         if lagging and spectating.skip(table, receiver):
             continue

@@ -88,13 +88,20 @@ class Offer(msgspec.Struct, frozen=True):
     received: float = 0.0
 
 
+class Lagged(msgspec.Struct, frozen=True):
+    """A spectator fell behind while the gateway's ``Spread`` handed it a job (``crowdjobs.py``), outside the
+    arbiter's task: the arbiter wakes to count its snapshot's offer among its clocks."""
+
+    received: float = 0.0
+
+
 class Stop(msgspec.Struct, frozen=True):
     """Stop the arbiter (held actions are applied and answered first)."""
 
     received: float = 0.0
 
 
-Intent = Union[Act, TakeSeat, Resume, Watch, Leave, Disconnect, Halt, Replay, LogFailed, Offer, Stop]
+Intent = Union[Act, TakeSeat, Resume, Watch, Leave, Disconnect, Halt, Replay, LogFailed, Offer, Lagged, Stop]
 FROM_CLIENT = (Act, TakeSeat, Resume, Watch, Leave)  # the intents that carry a client's message
 
 FOR_MESSAGE = {ActMessage: Act, TakeSeatMessage: TakeSeat, ResumeMessage: Resume, WatchMessage: Watch,

@@ -78,7 +78,7 @@ def watch(table: Table, receiver: Receiver, message: Watch) -> None:
         return spectating.watch_broadcast(table, receiver, message)
     if table.stream.delay > 0:  # kept behind the table: the snapshot last released, never the table now
         return spectating.watch(table, receiver, message.id, message.last_seq)
-    table.spectators.add(receiver)
+    spectating.join(table, receiver)
     fanout.deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name,
                                              seq=table.log.seq))
     catch_up(table, receiver, None, message.last_seq)

@@ -49,12 +49,18 @@ class Stream:
     relay: Any = None  # another node follows this table: called with what spectators are sent (server/relay.py)
     ended: bool = False  # with a delay: the table's end has been shown to spectators
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
+    spread: Any = None  # the gateway's ``Spread`` that hands out this table's jobs (``crowdjobs.py``), or None
+    jobs_made: int = 0  # jobs made for the spectators (numbered from 1), and of those
+    jobs_done: int = 0  # ... handed to all their receivers (they are done in order)
+    joined: dict = field(default_factory=dict)  # spectator -> ``jobs_made`` when it started watching
+    giving: bool = False  # a job is being handed out now (its messages go straight to their receivers)
 
 
 @dataclass(frozen=True, eq=False)
 class Crowd:
     """Many spectators sent the same message: one entry through the batch and the durability gate instead of
-    one per spectator (``fanout.hand_over_crowd`` hands it to each, in the gate's order with everything else)."""
+    one per spectator (``fanout.hand_over_members`` hands it to each, in the gate's order with everything else, or
+    the gateway's ``Spread`` does, in chunks: ``crowdjobs.py``)."""
 
     members: tuple
 
@@ -132,7 +138,7 @@ def hold_present(table: Table) -> None:
 def watch(table: Table, receiver: Receiver, ref: Any, last_seq: int) -> None:
     """A spectator of a delayed table starts (or resumes) watching: the snapshot last released."""
     from .fanout import deliver
-    table.spectators.add(receiver)
+    join(table, receiver)
     shown = _shown(table)
     deliver(table, receiver, Watching(ref=ref, table=table.id, game=table.game.info.name, seq=shown.seq))
     deliver(table, receiver, _skipping(shown, max(0, shown.seq - last_seq)))
@@ -149,7 +155,7 @@ def watch_broadcast(table: Table, receiver: Receiver, message: Watch) -> None:
     if slot_of(table, receiver) is not None:
         return error(table, receiver, message.id, Code.BAD_TOKEN,
                      "a seat never gets the broadcast view (every hand): watch it from another connection")
-    table.spectators.add(receiver)
+    join(table, receiver)
     stream.broadcasters.add(receiver)
     shown = _shown_broadcast(table)
     deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name, seq=shown.seq))
@@ -157,8 +163,13 @@ def watch_broadcast(table: Table, receiver: Receiver, message: Watch) -> None:
 
 
 def fell_behind(table: Table, receiver: Receiver) -> None:
-    """A spectator's outbox is full: it leaves the live stream until it has room for a snapshot."""
+    """A spectator's outbox is full: it leaves the live stream until it has room for a snapshot (the table's
+    clocks offer it: told so when this happens outside its task, handing out a job)."""
+    first = not table.stream.lagging
     table.stream.lagging[receiver] = [1, trio.current_time()]
+    if first and table.stream.giving:
+        from .intents import Lagged
+        table.submit_nowait(Lagged())
 
 
 def skip(table: Table, receiver: Receiver) -> bool:
@@ -170,7 +181,15 @@ def skip(table: Table, receiver: Receiver) -> bool:
     return True
 
 
+def join(table: Table, receiver: Receiver) -> None:
+    """``receiver`` watches the table from now on (again: it is in no job made before, ``crowdjobs.py``)."""
+    if receiver not in table.spectators:
+        table.spectators.add(receiver)
+        table.stream.joined[receiver] = table.stream.jobs_made
+
+
 def forget(table: Table, receiver: Receiver) -> None:
+    table.stream.joined.pop(receiver, None)
     table.stream.lagging.pop(receiver, None)
     table.stream.broadcasters.discard(receiver)
 
