@@ -6,11 +6,17 @@ same message size: its round trip, its round trips per second, and its server CP
 server with `--durability never` runs the 1, 100 and 500 table rows just before the default's, and the fsync
 floor (one fdatasync of a small append in the same data folder, p50/p99) is measured in the same run: the
 durable rows are read against both.
-Server CPU comes from /proc (utime + stime of the server process), memory from its VmRSS.
+Server CPU comes from /proc (utime + stime of the server process), memory from its VmRSS. The BOT_ROWS run again
+just after the default's, on the same server, with seats that speak as a bot asking for the smallest updates
+(issue 35: `--patches --no-events --encoding msgpack`); every row also has the bytes the seats were sent per
+action (frame payloads over loopback).
+
+`python -m bench.server_bench [--quick] [--seconds S]`: this bench alone (``--quick``: 1 and 100 tables only).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import statistics
@@ -24,7 +30,7 @@ import msgspec
 import trio
 from trio_websocket import open_websocket_url
 
-from clients.load import FLAG_FINISH_LOAD, percentile, run_load, summarize
+from clients.load import FLAG_FINISH_LOAD, Speech, percentile, run_load, summarize
 from server.protocol.gctune import settle_gc
 from server.sendpath import send_promptly
 
@@ -118,6 +124,9 @@ SERVE = ["serve", "--workers", "1", "--rate", "1000000", *NO_ADDRESS_LIMITS]  # 
 # margin) and at 2,000/s, near where paced traffic saturates the server (it batches less than a closed loop).
 LOAD_ROWS = [(1, 0.0), (10, 0.0), (100, 0.0), (100, 1600.0), (100, 2000.0), (500, 0.0)]
 NEVER_ROWS = [(1, 0.0), (100, 0.0), (500, 0.0)]  # also run with `--durability never`, just before the default's
+BOT_ROWS = [(1, 0.0), (100, 0.0)]  # also run with BOT_SPEECH's seats, just after the default's
+BOT_SPEECH = Speech(patches=True, events=False, encoding="msgpack")
+QUICK_ROWS = [(1, 0.0), (100, 0.0)]
 DEFAULT_DURABILITY = "batch"
 FLUSH_SIX = ("flush", "lockstep", {"rounds": 50, "turn_limit": 100_000})
 
@@ -137,10 +146,12 @@ async def photofinish_server(durability: str = DEFAULT_DURABILITY, extra: tuple[
 
 
 async def measure(server: trio.Process, url: str, tables: int, seconds: float, rate: float = 0.0, seats: int = 3,
-                  table=FLAG_FINISH_LOAD) -> dict:
-    """One load run, with the server's CPU and memory and this (load) process's own share of the CPU."""
+                  table=FLAG_FINISH_LOAD, speech: Speech = Speech()) -> dict:
+    """One load run, with the server's CPU and memory and this (load) process's own share of the CPU; ``speech``:
+    what the seats ask for in their hello."""
     before_rss, cpu0, own0, wall0 = rss_kib(server.pid), cpu_seconds(server.pid), time.process_time(), time.perf_counter()
-    stats = await run_load(url, tables, seconds, seats=seats, table=table, rate=rate, prepare=send_promptly)
+    stats = await run_load(url, tables, seconds, seats=seats, table=table, rate=rate, prepare=send_promptly,
+                           speech=speech)
     wall = time.perf_counter() - wall0
     cpu = cpu_seconds(server.pid) - cpu0
     row = summarize(stats, tables, seats=seats, rate=rate)
@@ -148,7 +159,8 @@ async def measure(server: trio.Process, url: str, tables: int, seconds: float, r
     row.update(server_cpu_us_per_action=cpu / max(1, stats.accepted + stats.rejected) * 1e6,
                server_cpu_share=cpu / wall, load_cpu_share=(time.process_time() - own0) / wall,
                server_rss_kib_per_table=grown / tables, server_rss_kib_per_connection=grown / (tables * seats),
-               server_rss_mib=rss_kib(server.pid) / 1024)
+               server_rss_mib=rss_kib(server.pid) / 1024,
+               speech=dataclasses.asdict(speech))
     return row
 
 
@@ -165,16 +177,19 @@ def fsync_floor(samples: int = 300) -> dict:
     return {"p50_us": statistics.median(timings), "p99_us": percentile(timings, 0.99)}
 
 
-async def load(rows: list[tuple[int, float]], seconds: float) -> tuple[list[dict], list[dict]]:
-    """The rows with the default durability, and the NEVER_ROWS among them with `never`, each run just before
-    its default row (two servers up at once, one idle while the other is measured)."""
-    durable, never = [], []
+async def load(rows: list[tuple[int, float]], seconds: float) -> tuple[list[dict], list[dict], list[dict]]:
+    """The rows with the default durability, the NEVER_ROWS among them with `never`, each run just before its
+    default row (two servers up at once, one idle while the other is measured), and the BOT_ROWS among them
+    again with bot seats (BOT_SPEECH), each just after its default row on the same server."""
+    durable, never, bots = [], [], []
     async with photofinish_server() as (server, url), photofinish_server("never") as (plain, plain_url):
         for tables, rate in rows:
             if (tables, rate) in NEVER_ROWS:
                 never.append(await measure(plain, plain_url, tables, seconds, rate))
             durable.append(await measure(server, url, tables, seconds, rate))
-    return durable, never
+            if (tables, rate) in BOT_ROWS:
+                bots.append(await measure(server, url, tables, seconds, rate, speech=BOT_SPEECH))
+    return durable, never, bots
 
 
 async def fanout_six(seconds: float) -> dict:
@@ -187,7 +202,7 @@ def run(rows=LOAD_ROWS, seconds: float = 5.0) -> dict:
     settle_gc()  # as `photofinish load` does: the load's own pauses would show as the server's latency
     figures = {"floor": trio.run(floor, 1), "floor_three": trio.run(floor, 3),
                "floor_three_prompt": trio.run(floor, 3, 1.5, True), "fsync_floor": fsync_floor()}
-    figures["load"], figures["never"] = trio.run(load, list(rows), seconds)
+    figures["load"], figures["never"], figures["bots"] = trio.run(load, list(rows), seconds)
     figures["fsync_floor_after"] = fsync_floor()  # the disk may have changed during the run
     figures["fanout_six"] = trio.run(fanout_six, seconds)
     return figures
@@ -225,6 +240,9 @@ def print_table(figures: dict) -> None:
               f"{r['server_cpu_us_per_action'] / f['server_cpu_us_per_rt']:>12.2f}{r['server_cpu_share']:>12.0%}"
               f"{r['load_cpu_share']:>10.0%}{r['server_rss_mib']:>9.1f}"
               f"{r['server_rss_kib_per_table']:>11.0f}{r['server_rss_kib_per_connection']:>10.0f}")
+    bots = figures.get("bots")
+    if bots:
+        print_bots(figures)
     six = figures.get("fanout_six")
     if six:
         print("\nFan-out: one lockstep Flush table of 6 seats (each update goes to all six)")
@@ -235,6 +253,30 @@ def print_table(figures: dict) -> None:
     print("\nTargets (ratios in this run):")
     for line in target_lines(figures):
         print(f"  {line}")
+
+
+def print_bots(figures: dict) -> None:
+    """Each BOT_ROWS row beside the default's of the same run: seats as the browser's default (JSON, whole views
+    and events) against seats as a bot asking for the smallest updates (BOT_SPEECH)."""
+    f = figures["floor"]
+    default = {(r["tables"], r["rate"]): r for r in figures["load"]}
+    said = ", ".join(f"{key} {value}" for key, value in figures["bots"][0]["speech"].items())
+    print(f"\nSeats as a bot asking for the smallest updates ({said}), each row just after the default's, "
+          "same server")
+    print(f"{'tables':>6}{'offered':>9}{'seats':>9}{'accepted/s':>12}{'rt p50 us':>11}{'p99 us':>9}"
+          f"{'cpu us/action':>15}{'x echo cpu':>12}{'bytes/action':>14}")
+    for bot in figures["bots"]:
+        offered = f"{bot['rate']:.0f}/s" if bot["rate"] else "max"
+        for name, r in (("default", default.get((bot["tables"], bot["rate"]))), ("bot", bot)):
+            if r is None:
+                continue
+            print(f"{r['tables']:>6}{offered:>9}{name:>9}{r['accepted_per_s']:>12.0f}{r['rt_p50_us']:>11.0f}"
+                  f"{r['rt_p99_us']:>9.0f}{r['server_cpu_us_per_action']:>15.0f}"
+                  f"{r['server_cpu_us_per_action'] / f['server_cpu_us_per_rt']:>12.2f}"
+                  f"{r.get('received_bytes_per_action', 0):>14.0f}")
+    for bot in figures["bots"]:
+        if bot["unanswered"]:
+            print(f"  {bot['tables']} tables, bot seats: {bot['unanswered']} actions were never answered")
 
 
 def target_lines(figures: dict) -> list[str]:
@@ -298,3 +340,14 @@ def durable_lines(figures: dict) -> list[str]:
                          f"{'' if tables == 100 else ' (never: ' + format(never[tables]['rt_p99_us'] / 1000, '.0f') + ' ms)'}"
                          f"  {'MET' if ok else 'NOT MET'}")
     return lines
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="the server under load (this bench alone)")
+    parser.add_argument("--quick", action="store_true", help="1 and 100 tables only")
+    parser.add_argument("--seconds", type=float, default=5.0, help="each row's length")
+    options = parser.parse_args()
+    result = run(QUICK_ROWS if options.quick else LOAD_ROWS, options.seconds)
+    print_table(result)

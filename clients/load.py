@@ -10,6 +10,12 @@ seat's update) can be measured. Used by `photofinish load URL --tables N` and by
   trip counts from when the action was due (or, if later, from when the seat had a legal list), so a
   server that falls behind its schedule shows it in the latency instead of hiding it.
 
+A seat may speak as a bot that asks for the smallest updates: ``patches`` (updates carry what changed; a legal
+list left out is the one last sent, a ``legal_patch`` is applied to the last non-empty one, as
+``viewpatch.Views`` does for the client library), ``events`` False (with patches: no events, only updates with
+a view or a result) and ``encoding`` ``msgpack`` (binary frames). ``Stats.received_bytes`` counts what the seats
+were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
+
 A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
 long as asked. Against a cluster, a create or a seat answered with a ``redirect`` is sent again to the node
 named (a seat moves its connection there), as the client library does. Bounded: a run stops after ``seconds`` or after ``max_actions`` answers, whichever is first,
@@ -30,6 +36,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket
 from clients.client import ServerError
 from rules import Rng
 from server.protocol import Code
+from server.protocol.viewpatch import PatchError, apply
 
 
 class _Seen(msgspec.Struct):
@@ -39,6 +46,8 @@ class _Seen(msgspec.Struct):
     ref: Any = None
     seq: int = 0
     legal: msgspec.Raw = msgspec.Raw(b"null")  # decoded only when the seat acts on it
+    view_patch: msgspec.Raw = msgspec.Raw(b"null")  # with patches: there on an update that has a view (not read)
+    legal_patch: Any = None  # with patches: the legal list as a patch of the last non-empty one sent
     result: Any = None
     table: Any = None
     code: str | None = None
@@ -51,12 +60,45 @@ class _Seen(msgspec.Struct):
 class _ActOut(msgspec.Struct, tag="act", tag_field="type"):
     id: int
     table: str
-    action: msgspec.Raw  # one element of the legal list, sent on as the server wrote it
+    action: Any  # one element of the legal list: sent on as the server wrote it (msgspec.Raw) or as patched
 
 
-_decode_seen = msgspec.json.Decoder(_Seen).decode
-_decode_legal = msgspec.json.Decoder(list[msgspec.Raw]).decode
-_encode = msgspec.json.Encoder().encode
+NULLS = (b"null", b"\xc0")  # an absent or null field, in JSON or msgpack (msgspec.Raw keeps the bytes)
+EMPTIES = (b"[]", b"\x90")  # an empty list, in either
+
+
+class _Codec:
+    """A seat's frames in one encoding: ``json`` (text frames) or ``msgpack`` (binary frames)."""
+
+    def __init__(self, encoding: str) -> None:
+        module = msgspec.msgpack if encoding == "msgpack" else msgspec.json
+        self.encoding = encoding
+        self.text = encoding != "msgpack"
+        self.decode_seen = module.Decoder(_Seen).decode
+        self.decode_legal = module.Decoder(list[msgspec.Raw]).decode
+        self.decode_any = module.Decoder().decode
+        self.encode = module.Encoder().encode
+
+
+CODECS = {name: _Codec(name) for name in ("json", "msgpack")}
+JSON = CODECS["json"]
+ENCODINGS = tuple(CODECS)
+
+
+@dataclass(frozen=True)
+class Speech:
+    """What a seat says in its hello: the updates it asks for and its frames' encoding (the defaults: as
+    before patches, JSON)."""
+
+    patches: bool = False
+    events: bool = True  # False needs patches (the server sends no events only to a connection with patches)
+    encoding: str = "json"
+
+    def __post_init__(self) -> None:
+        if not self.events and not self.patches:
+            raise ValueError("events off needs patches: a connection without patches is always sent events")
+        if self.encoding not in CODECS:
+            raise ValueError(f"no encoding {self.encoding!r} ({' or '.join(ENCODINGS)})")
 
 DRAIN_SECONDS = 10.0  # how long a run waits, after its end, for the answers to actions already sent
 LIMITED_PAUSE = 0.01  # seconds a seat waits after the server's rate limit dropped its action
@@ -76,6 +118,8 @@ class Stats:
     elapsed: float = 0.0  # seconds from the start signal to the stop
     update_seen: dict[tuple[str, int], list[float]] = field(default_factory=dict)  # (table, seq) -> arrivals
     sent_at: dict[tuple[str, int], float] = field(default_factory=dict)  # (table, seq) -> when its action left
+    received_bytes: int = 0  # what the seats were sent once the run started: frame payloads (text as UTF-8)
+    counting: bool = False  # received_bytes counts (from the start signal on; the seating is not counted)
 
     @property
     def unanswered(self) -> int:
@@ -91,6 +135,7 @@ class _Run:
     max_actions: float
     interval: float  # seconds between one seat's actions when paced; 0 for a closed loop
     prepare: Callable[[WebSocketConnection], None] | None = None  # applied to each seat's connection once open
+    speech: Speech = Speech()
     stats: Stats = field(default_factory=Stats)
     seated: int = 0
     all_seated: trio.Event = field(default_factory=trio.Event)
@@ -125,21 +170,27 @@ class _Slot:
 
 
 class _Link:
-    """A seat's connection: frames in (batches unpacked), frames out."""
+    """A seat's connection: frames in (batches unpacked), frames out, in the encoding of its hello."""
 
-    def __init__(self, ws: WebSocketConnection) -> None:
+    def __init__(self, ws: WebSocketConnection, codec: _Codec = JSON, stats: Stats | None = None) -> None:
         self.ws = ws
+        self.codec = codec
+        self.stats = stats  # counts the bytes received, when given
         self.inbox: list[_Seen] = []
 
     async def send(self, message: dict | _ActOut) -> None:
-        await self.ws.send_message(_encode(message).decode())
+        frame = self.codec.encode(message)
+        await self.ws.send_message(frame.decode() if self.codec.text else frame)
 
     async def receive(self) -> _Seen:
         """The next message; a ``ping`` is answered with its ``pong`` at once and not handed on (so the server
         measures each seat's round trip, which fair ordering credits, as it does for any real client's)."""
         while True:
             while not self.inbox:
-                frame = _decode_seen(await self.ws.get_message())
+                data = await self.ws.get_message()
+                if self.stats is not None and self.stats.counting:
+                    self.stats.received_bytes += len(data.encode() if type(data) is str else data)
+                frame = self.codec.decode_seen(data)
                 self.inbox.extend(frame.messages if frame.type == "batch" else [frame])
             message = self.inbox.pop(0)
             if message.type != "ping":
@@ -154,9 +205,12 @@ class _Link:
                 return answer
 
 
-async def _hello(ws: WebSocketConnection, batch: bool) -> _Link:
-    link = _Link(ws)
-    await link.request({"type": "hello", "protocol": 1, "id": "hello", "batch": batch})
+async def _hello(ws: WebSocketConnection, batch: bool, speech: Speech = Speech(), stats: Stats | None = None) -> _Link:
+    link = _Link(ws, CODECS[speech.encoding], stats)
+    hello = {"type": "hello", "protocol": 1, "id": "hello", "batch": batch}
+    if speech != Speech():  # the defaults are not said, as before
+        hello.update(patches=speech.patches, events=speech.events, encoding=speech.encoding)
+    await link.request(hello)
     return link
 
 
@@ -192,13 +246,18 @@ async def _sit(link: _Link, table: str, seat: int) -> str | None:
 
 
 class _Table:
-    """A seat's picture of its table: the newest legal list (still encoded) and whether the game is over."""
+    """A seat's picture of its table: the newest legal list (still encoded, or decoded once patched) and whether
+    the game is over. With patches it also keeps what ``viewpatch.Views`` keeps of a legal list: the last one
+    sent (what a list left out stands for) and the last non-empty one (what a ``legal_patch`` applies to)."""
 
-    def __init__(self, table: str, stats: Stats) -> None:
+    def __init__(self, table: str, stats: Stats, codec: _Codec = JSON) -> None:
         self.id = table
         self.stats = stats
-        self.legal: msgspec.Raw | None = None  # None: nothing this seat may do now
+        self.codec = codec
+        self.legal: msgspec.Raw | list | None = None  # None: nothing this seat may do now
         self.over = False
+        self.sent: msgspec.Raw | list | None = None  # the last legal list sent (patches)
+        self.base: msgspec.Raw | list | None = None  # the last non-empty one (patches)
 
     def take(self, message: _Seen) -> None:
         if message.type not in ("update", "snapshot") or message.table != self.id:
@@ -207,8 +266,32 @@ class _Table:
             self.stats.update_seen.setdefault((self.id, message.seq), []).append(time.perf_counter())
         if message.result is not None:
             self.legal, self.over = None, True
-        elif bytes(message.legal) != b"null":  # an update without a list leaves the last one standing
-            self.legal = message.legal if bytes(message.legal) != b"[]" else None
+            return
+        if message.legal_patch is not None:
+            if self.base is None:
+                raise ConnectionError(f"the server sent a patch of a legal list at {self.id}, but no list before")
+            base = self.base if type(self.base) is list else self.codec.decode_any(self.base)
+            try:
+                listed = self.base = apply(base, message.legal_patch)
+            except PatchError as error:
+                raise ConnectionError(f"the server sent a legal list's patch that does not fit: {error}") from None
+        elif bytes(message.legal) not in NULLS:
+            listed = message.legal
+            if bytes(listed) not in EMPTIES:
+                self.base = listed
+        elif bytes(message.view_patch) not in NULLS:  # patched, its list left out: the one last sent
+            listed = self.sent
+        else:  # an update without a list leaves the last one standing
+            return
+        self.sent = listed
+        self.legal = None if listed is None or _empty(listed) else listed
+
+    def choices(self, legal: msgspec.Raw | list) -> list:
+        return legal if type(legal) is list else self.codec.decode_legal(legal)
+
+
+def _empty(legal: msgspec.Raw | list) -> bool:
+    return not legal if type(legal) is list else bytes(legal) in EMPTIES
 
 
 async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
@@ -246,8 +329,8 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
     async with open_websocket_url(url) as ws:
         if run.prepare is not None:
             run.prepare(ws)
-        link = await _hello(ws, batch=True)
-        table = _Table(slot.tables[game], stats)
+        link = await _hello(ws, batch=True, speech=run.speech, stats=stats)
+        table = _Table(slot.tables[game], stats, link.codec)
         if (elsewhere := await _sit(link, table.id, seat)) is not None:
             return elsewhere, game
         if game == 0:
@@ -264,7 +347,7 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
                     if seat == 0:
                         stats.games += 1
                     game += 1
-                    table = _Table(await slot.table(game, link), stats)
+                    table = _Table(await slot.table(game, link), stats, link.codec)
                     if (elsewhere := await _sit(link, table.id, seat)) is not None:
                         return elsewhere, game
                     continue
@@ -281,7 +364,7 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
                     await trio.sleep_forever()  # the run is over: wait to be cancelled
                 counter += 1
                 choices, table.legal = table.legal, None
-                action = _ActOut(id=counter, table=table.id, action=rng.choice(_decode_legal(choices)))
+                action = _ActOut(id=counter, table=table.id, action=rng.choice(table.choices(choices)))
                 sent = time.perf_counter()  # the seat's own choice is not part of the round trip
                 since = max(due, ready) if run.interval else sent  # paced: late sends count against the server
                 due += run.interval
@@ -310,15 +393,16 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
 
 async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: int = 1,
                    table=FLAG_FINISH_LOAD, rate: float = 0.0, max_actions: float = float("inf"),
-                   prepare: Callable[[WebSocketConnection], None] | None = None) -> Stats:
+                   prepare: Callable[[WebSocketConnection], None] | None = None, speech: Speech = Speech()) -> Stats:
     """Create ``tables`` tables, seat every seat, let them act for ``seconds`` (or until ``max_actions``
     answers); ``rate`` > 0 paces all seats together to that many actions per second. ``prepare``: applied to
     each seat's connection once open (the bench gives the seats the server's own send path, so that its
-    figures measure the server, as before the clients stopped importing it). Returns what was measured."""
+    figures measure the server, as before the clients stopped importing it). ``speech``: what each seat asks
+    for in its hello (patches, events, encoding). Returns what was measured."""
     game, mode, options, *fields = table
     ids = await create_tables(url, tables, seats, table)
     run = _Run(seats=tables * seats, max_actions=max_actions, interval=tables * seats / rate if rate else 0.0,
-               prepare=prepare)
+               prepare=prepare, speech=speech)
     rng = Rng(seed)
     async with trio.open_nursery() as nursery:
         for index, table_id in enumerate(ids):
@@ -327,6 +411,7 @@ async def run_load(url: str, tables: int, seconds: float, seats: int = 3, seed: 
                 nursery.start_soon(_seat, url, slot, seat, run, rng.fork())
         with trio.fail_after(60 + tables):
             await run.all_seated.wait()
+        run.stats.counting = True
         run.start.set()
         began = trio.current_time()
         with trio.move_on_after(seconds):
@@ -370,6 +455,7 @@ def summarize(stats: Stats, tables: int, seats: int = 3, rate: float = 0.0) -> d
         "table_rate_median": statistics.median(rates) / seconds if rates else 0,
         "answered": len(rts), "unanswered": stats.unanswered,
         "games_ended": stats.games, "rate_limited_per_s": stats.limited / seconds,
+        "received_bytes_per_action": stats.received_bytes / max(1, stats.accepted + stats.rejected),
     }
 
 

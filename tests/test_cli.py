@@ -168,6 +168,20 @@ async def test_load_stops_at_its_count_and_prints_the_table(nursery, capsys, pro
     assert main(["load", running.url, "--tables", "0"]) == 2
 
 
+async def test_load_can_speak_as_a_bot_asking_for_the_smallest_updates(nursery, capsys, process_gc):
+    import trio
+
+    from server.app import run_server
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    code = await trio.to_thread.run_sync(main, ["load", running.url, "--tables", "2", "--actions", "100",
+                                                "--seconds", "60", "--patches", "--no-events",
+                                                "--encoding", "msgpack"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "patches True, events False, msgpack" in out and "accepted/s" in out and "bytes per action" in out
+
+
 def test_serve_refuses_a_rate_limit_that_would_drop_everything(capsys):
     assert main(["serve", "--rate", "0"]) == 2
     assert "--rate" in capsys.readouterr().err

@@ -144,6 +144,8 @@ CASES = [
     (["load", "{closed}", "--rate", "nan"], "--rate"),
     (["load", "{closed}", "--seconds", "1"], "cannot connect"),
     (["load", "127.0.0.1:1"], "did you mean"),
+    (["load", "{closed}", "--no-events"], "--no-events needs --patches"),
+    (["load", "{closed}", "--encoding", "cbor"], "invalid choice"),
     # replay
     (["replay", "{missing}"], "no such file"),
     (["replay", "{empty}"], "empty"),

@@ -92,6 +92,11 @@ def add_load(sub) -> None:
     load.add_argument("--actions", type=int, default=1_000_000, help="... or after this many answers")
     load.add_argument("--rate", type=float, default=0.0,
                       help="offer this many actions a second in all, on a schedule (0: as fast as they can)")
+    load.add_argument("--patches", action="store_true",
+                      help="seats ask for updates that carry only what changed (hello patches: true), as a bot may")
+    load.add_argument("--no-events", dest="events", action="store_false",
+                      help="with --patches: seats ask for updates without events (hello events: false)")
+    load.add_argument("--encoding", choices=("json", "msgpack"), default="json", help="the seats' frames")
     load.set_defaults(run=cmd_load)
 
 
@@ -196,7 +201,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from ..load import print_load, run_load, summarize
+    from ..load import Speech, print_load, run_load, summarize
 
     if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 600 or args.rate < 0 or args.actions < 1:
         print("photofinish load: --tables is 1..2000, --seconds 0..600, --rate >= 0 and --actions >= 1",
@@ -208,6 +213,11 @@ def cmd_load(args: argparse.Namespace) -> int:
     if not math.isfinite(args.rate) or not math.isfinite(args.seconds):
         print("photofinish load: --seconds and --rate are numbers", file=sys.stderr)
         return 2
+    if not args.events and not args.patches:
+        print("photofinish load: --no-events needs --patches (a connection without patches is always sent events)",
+              file=sys.stderr)
+        return 2
+    speech = Speech(patches=args.patches, events=args.events, encoding=args.encoding)
     settle_gc()  # the load's own pauses would show as the server's latency
 
     async def run() -> int:
@@ -215,11 +225,16 @@ def cmd_load(args: argparse.Namespace) -> int:
 
         async with open_client(args.url, name="photofinish load", reconnect=False):
             pass  # is a server there? One clear line now rather than a failure per table later
-        stats = await run_load(args.url, args.tables, args.seconds, rate=args.rate, max_actions=args.actions)
+        stats = await run_load(args.url, args.tables, args.seconds, rate=args.rate, max_actions=args.actions,
+                               speech=speech)
         pace = f"paced to {args.rate:g} actions/s" if args.rate else "each seat acting as fast as it can"
+        said = f"; seats say patches {speech.patches}, events {speech.events}, {speech.encoding}" \
+            if speech != Speech() else ""
         print(f"{args.tables} Flag Finish Challenge tables x 3 seats against {args.url}, {pace}, "
-              f"{stats.elapsed:.1f} s; {stats.games} games ran to their end and were replaced")
-        print_load([summarize(stats, args.tables, rate=args.rate)])
+              f"{stats.elapsed:.1f} s; {stats.games} games ran to their end and were replaced{said}")
+        row = summarize(stats, args.tables, rate=args.rate)
+        print_load([row])
+        print(f"the seats were sent {row['received_bytes_per_action']:.0f} bytes per action (frame payloads)")
         return 0
 
     return run_client(run)

@@ -9,12 +9,15 @@ from __future__ import annotations
 import msgspec
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import clients.load
 from clients.client import ServerError
 from clients.load import run_load, summarize
 from server.app import run_server
 from server.gateway import Limits
+from server.protocol import viewpatch
 
 SHORT_GAMES = ("flag_finish", "challenge", {"races": 1, "window_ms": 0, "extra_races": 0, "action_limit": 40})
 
@@ -118,3 +121,89 @@ async def test_a_load_tables_fields_reach_the_create_so_a_bench_can_choose_their
         await run_load(running.url, tables=2, seconds=60, max_actions=20, table=(*SHORT_GAMES, {"ordering": "arrival"}))
     assert running.lobby.tables
     assert {table.ordering for table in running.lobby.tables.values()} == {"arrival"}  # Challenge's default: fair
+
+
+BOT_SPEECH = clients.load.Speech(patches=True, events=False, encoding="msgpack")
+
+
+async def test_seats_that_speak_as_a_bot_with_the_smallest_updates_play_on_and_the_server_hears_them(nursery):
+    """`photofinish load --patches --no-events --encoding msgpack`: each seat's hello asks for patches, no events
+    and msgpack; the seats keep their legal lists whole from patches, so the run plays games to their end."""
+    running = await start(nursery)
+    with trio.fail_after(60):
+        stats = await run_load(running.url, tables=2, seconds=60, max_actions=300, table=SHORT_GAMES,
+                               speech=BOT_SPEECH)
+    row = summarize(stats, tables=2)
+    assert stats.accepted > 0 and row["unanswered"] == 0 and stats.limited == 0
+    assert stats.accepted + stats.rejected >= 300
+    assert stats.games >= 2  # the game's last update (its result) reached the seats: they moved on
+    seats = [slot.receiver for table in running.lobby.tables.values() for slot in table.slots
+             if slot.receiver is not None]
+    assert seats
+    assert all(seat.patches and not seat.events and seat.codec.encoding == "msgpack" for seat in seats)
+    assert row["received_bytes_per_action"] > 0
+
+
+async def test_the_default_seats_say_nothing_new_in_their_hello(nursery):
+    running = await start(nursery)
+    with trio.fail_after(60):
+        stats = await run_load(running.url, tables=1, seconds=60, max_actions=30, table=SHORT_GAMES)
+    seats = [slot.receiver for table in running.lobby.tables.values() for slot in table.slots
+             if slot.receiver is not None]
+    assert stats.accepted > 0 and seats
+    assert all(not seat.patches and seat.events and seat.codec.encoding == "json" for seat in seats)
+
+
+def test_events_off_without_patches_is_refused():
+    with pytest.raises(ValueError, match="needs patches"):
+        clients.load.Speech(patches=False, events=False)
+
+
+def patched_updates(lists: list[list]) -> list[dict]:
+    """The updates a seat with patches is sent for these legal lists, one after another, as the server trims them
+    (server/table/patching.py): a list equal to the last sent is left out, a changed non-empty one comes as a patch
+    of the last non-empty one sent (unless the patch is the whole list), the rest whole."""
+    sent, base, out = None, None, []
+    for seq, legal in enumerate(lists, start=1):
+        update = {"type": "update", "table": "t", "seq": seq, "actor": 0, "view_patch": []}
+        if legal == sent:
+            pass
+        elif legal and base:
+            patch = viewpatch.diff(base, legal)
+            update.update({"legal": legal} if len(patch) == 1 and not patch[0][0] else {"legal_patch": patch})
+        else:
+            update["legal"] = legal
+        if legal:
+            base = legal
+        sent = legal
+        out.append(update)
+    return out
+
+
+ACTIONS = st.fixed_dictionaries({"type": st.sampled_from(["take", "discard", "pass"]),
+                                 "card": st.sampled_from(["R1", "R2", "G3", "B4", "Y5"])})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(ACTIONS, max_size=6), min_size=1, max_size=8), st.sampled_from(["json", "msgpack"]))
+def test_a_seat_with_patches_holds_every_legal_list_whole_again(lists, encoding):
+    """Whatever the lists, after each update the seat may act on exactly the list the server meant (nothing when
+    it is empty), though the seat used up the list it acted on (a list left out is the one last sent)."""
+    codec = clients.load.CODECS[encoding]
+    table = clients.load._Table("t", clients.load.Stats(), codec)
+    snapshot = {"type": "snapshot", "table": "t", "seq": 0, "view": {}, "to_act": [0], "legal": [{"type": "pass"}]}
+    table.take(codec.decode_seen(codec.encode(snapshot)))
+    for legal, update in zip(lists, patched_updates([[{"type": "pass"}], *lists])[1:]):
+        table.legal = None  # the seat acted on what it had: only the update may give it a list again
+        table.take(codec.decode_seen(codec.encode(update)))
+        held = None if table.legal is None else [msgspec.convert(codec.decode_any(item) if type(item) is
+                                                                 msgspec.Raw else item, dict)
+                                                 for item in table.choices(table.legal)]
+        assert held == (legal or None)
+
+
+def test_a_patch_of_a_legal_list_the_seat_never_had_is_a_connection_failure_not_a_crash():
+    table = clients.load._Table("t", clients.load.Stats())
+    update = {"type": "update", "table": "t", "seq": 1, "actor": 0, "view_patch": [], "legal_patch": [[[0]]]}
+    with pytest.raises(ConnectionError, match="no list before"):
+        table.take(clients.load.JSON.decode_seen(msgspec.json.encode(update)))
