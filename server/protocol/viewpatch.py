@@ -32,6 +32,7 @@ import msgspec
 from .table import Snapshot, Update
 
 
+_PLAIN = frozenset((str, int, bool, type(None)))  # values equal on the wire when equal and of one type
 INSERT = 1  # an operation's third part: insert its value at its path's index (a list's items from there move down)
 _encode = msgspec.json.Encoder().encode
 
@@ -49,11 +50,16 @@ def diff(old: Any, new: Any) -> list[list[Any]]:
 
 def _diff(old: Any, new: Any, path: list, ops: list) -> None:
     kind = type(new)
+    if (kind is dict or kind is list) and _equal(old, new):  # (most of a view is as it was: not walked)
+        return
     if kind is dict and type(old) is dict:
         for key, value in new.items():
             if key in old:
+                was = old[key]
+                if type(was) is type(value) and type(value) in _PLAIN and was == value:
+                    continue  # (the usual case, without a call)
                 path.append(key)
-                _diff(old[key], value, path, ops)
+                _diff(was, value, path, ops)
                 path.pop()
             else:
                 ops.append([[*path, key], value])
@@ -63,8 +69,11 @@ def _diff(old: Any, new: Any, path: list, ops: list) -> None:
     elif kind is list and type(old) is list and (new or len(old) < 2) and _by_index(old, new):
         common = min(len(old), len(new))
         for index in range(common):
+            was, value = old[index], new[index]
+            if type(was) is type(value) and type(value) in _PLAIN and was == value:
+                continue
             path.append(index)
-            _diff(old[index], new[index], path, ops)
+            _diff(was, value, path, ops)
             path.pop()
         for index in range(common, len(new)):  # grew: append
             ops.append([[*path, index], new[index]])
@@ -79,10 +88,25 @@ def _diff(old: Any, new: Any, path: list, ops: list) -> None:
 def _diff_moved(old: list, new: list, path: list, ops: list) -> None:
     """Two lists whose items moved (some lost, some new, in several places): the items kept in order stay, those
     lost are removed, those new inserted, and a lost and a new one in the same place patched from one another
-    (``difflib``'s matching, items compared by their JSON); replaced whole if that takes fewer operations."""
+    (``difflib``'s matching, items compared by their JSON, on the part between what is the same at both ends;
+    one pass where items are distinct and keep their order: ``_in_order``; index by index where they are not and
+    the lists are as long); replaced whole if that takes fewer operations."""
     mine: list = []
-    blocks = SequenceMatcher(None, [_key(item) for item in old], [_key(item) for item in new], autojunk=False)
-    for tag, i1, i2, j1, j2 in reversed(blocks.get_opcodes()):  # from the end: the indices before stay valid
+    start, old_end, new_end = _trimmed(old, new)
+    if old_end - start == 1 and new_end - start == 1:  # one item changed in place: patched from the old one
+        codes = [("replace", start, start + 1, start, start + 1)]
+    elif old_end == start or new_end == start:  # items only lost, or only new, in one place
+        codes = [("delete" if new_end == start else "insert", start, old_end, start, new_end)]
+    else:  # several places: the part that differs matched (where items repeat or change order: index by index
+        # if the lists are as long, such as counts a seat each; else difflib's)
+        was, now = [_key(item) for item in old[start:old_end]], [_key(item) for item in new[start:new_end]]
+        found = _in_order(was, now)
+        if found is None and len(was) == len(now):
+            found = [("replace", i, i + 1, i, i + 1) for i in range(len(was)) if was[i] != now[i]]
+        elif found is None:
+            found = SequenceMatcher(None, was, now, autojunk=False).get_opcodes()
+        codes = [(tag, i1 + start, i2 + start, j1 + start, j2 + start) for tag, i1, i2, j1, j2 in found]
+    for tag, i1, i2, j1, j2 in reversed(codes):  # from the end: the indices before stay valid
         if tag == "equal":
             continue
         paired = min(i2 - i1, j2 - j1)
@@ -101,8 +125,58 @@ def _diff_moved(old: list, new: list, path: list, ops: list) -> None:
         ops.extend(mine)
 
 
-def _key(item: Any) -> bytes:
-    return _encode(item)
+def _trimmed(old: list, new: list) -> tuple[int, int, int]:
+    """Where ``old`` and ``new`` differ: the items before ``start`` and those after ``old_end`` (in ``old``) and
+    ``new_end`` (in ``new``) are the same in both."""
+    most = min(len(old), len(new))
+    start = 0
+    while start < most and _equal(old[start], new[start]):
+        start += 1
+    old_end, new_end = len(old), len(new)
+    while old_end > start and new_end > start and _equal(old[old_end - 1], new[new_end - 1]):
+        old_end -= 1
+        new_end -= 1
+    return start, old_end, new_end
+
+
+def _in_order(was: list, now: list) -> list | None:
+    """difflib's opcodes from ``was`` to ``now``, but for its "equal" ones, when each holds distinct items and the
+    items in both keep their order (a hand or a legal list that lost some and gained others: the usual case),
+    found in one pass; None otherwise. A run of lost items next to a run of new ones is a "replace"."""
+    both = set(was)
+    if len(both) != len(was) or len(set(now)) != len(now):
+        return None
+    both &= set(now)
+    if [k for k in was if k in both] != [k for k in now if k in both]:
+        return None
+    codes: list = []
+    i = j = 0
+    while i < len(was) or j < len(now):
+        if i < len(was) and j < len(now) and was[i] == now[j]:
+            i, j = i + 1, j + 1
+            continue
+        i0, j0 = i, j
+        while i < len(was) and was[i] not in both:
+            i += 1
+        while j < len(now) and now[j] not in both:
+            j += 1
+        codes.append(("replace" if i > i0 and j > j0 else "delete" if i > i0 else "insert", i0, i, j0, j))
+    return codes
+
+
+def _key(item: Any) -> Any:
+    """An item as difflib compares it: a string as itself, anything else by its JSON (1, 1.0 and True differ)."""
+    return item if type(item) is str else _encode(item)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """The same on the wire: equal, of one type, and containers with the same JSON (``_same`` for a value)."""
+    if type(a) is not type(b) or a != b:
+        return False
+    kind = type(a)
+    if kind is list or kind is dict:
+        return _encode(a) == _encode(b)
+    return kind is not float or math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
 def _by_index(old: list, new: list) -> bool:

@@ -38,7 +38,7 @@ def test_the_browser_applies_each_patch_to_give_the_new_view(tmp_path_factory, p
     (folder / "protocol.js").write_text(JS.read_text())
     (folder / "codes.js").write_text(codes_js())
     (folder / "run.mjs").write_text(RUN)
-    moved = [({"legal": list("abcdef")}, {"legal": list("bcxdefy")}), (list("abc"), list("cab"))]  # inserts
+    moved = [({"legal": list("abcdef")}, {"legal": list("bcxdefy")}), (list("abcdefg"), list("gabcdefx"))]  # inserts
     cases = [[old, diff(old, new), new] for old, new in [*pairs, *moved]]
     assert sum(len(op) == 3 for _, patch, _ in cases for op in patch) >= 2
     done = subprocess.run([NODE, "run.mjs"], cwd=folder, input=json.dumps(cases), capture_output=True, text=True,
