@@ -66,6 +66,14 @@ JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's firs
 JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
 SERVER_TREE = [""]  # ``--server-tree``: the checkout whose server is run ("": this one)
 ORDERING = ["arrival"]  # ``--ordering``: the players' tables' (see the module's docstring)
+PIN = [False]  # ``--pin``: the servers on the first core, the players and the spectators' clients on the others
+CORES = sorted(os.sched_getaffinity(0))  # the cores this bench may use, as it started
+
+
+def pin_clients() -> None:
+    """A client process of this bench (``--pin``): off the first core, the servers', and a spectators' client
+    after the players (niced), as Colyseus's harness pins its server and its load apart."""
+    os.sched_setaffinity(0, set(CORES[1:]) or set(CORES))
 HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
 
 
@@ -100,6 +108,8 @@ async def start_nodes(nodes: int, data: str) -> list[tuple[trio.Process, str, pa
                    "--durability", "never", "--no-web", *cluster]
         if SERVER_TREE[0]:  # the server of another checkout (an A/B): ``exec`` keeps the pid measured
             command = ["sh", "-c", f"cd {shlex.quote(SERVER_TREE[0])} && exec {shlex.join(command)}"]
+        if PIN[0]:  # (``taskset`` execs the command: the pid stays the server's)
+            command = ["taskset", "-c", str(CORES[0]), *command]
         started.append((await start_process(command), f"ws://127.0.0.1:{port}", folder))
     return started
 
@@ -140,7 +150,8 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
                 if count:
                     watchers.append(subprocess.Popen(
                         [sys.executable, "-m", "bench.spectator_bench", "--watch", urls[index % len(urls)],
-                         str(count), str(seconds), *ids], stdout=subprocess.PIPE, text=True))
+                         str(count), str(seconds), *ids], stdout=subprocess.PIPE, text=True,
+                        preexec_fn=(lambda: (pin_clients(), os.nice(10))) if PIN[0] else None))
             for watcher in watchers:  # each says "joined" once all its spectators watch
                 line = await trio.to_thread.run_sync(watcher.stdout.readline)
                 if line.strip() != "joined":
@@ -246,11 +257,18 @@ def main() -> None:
                         "another branch; the spectators and players stay this one's)")
     parser.add_argument("--ordering", choices=("arrival", "fair"), default="arrival",
                         help="the players' tables' ordering (default arrival: see the docstring)")
+    parser.add_argument("--pin", action="store_true", help="the server(s) on the first core, the players and the "
+                        "spectators' clients (niced) on the others, as Colyseus's harness runs")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     raise_file_limit()
     SERVER_TREE[0] = args.server_tree
     ORDERING[0] = args.ordering
+    if args.pin:
+        PIN[0] = True
+        pin_clients()  # the players: this process (the servers it starts are put on the first core)
+        if len(CORES) < 2:
+            print("--pin needs two cores: nothing pinned apart", file=sys.stderr)
     rows = FULL_ROWS if args.full else ROWS
     if args.rows:
         rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in args.rows.split(",")]

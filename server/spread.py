@@ -29,9 +29,9 @@ from typing import Any
 
 import trio
 
-YIELD_EVERY = 64  # connections written before the writer lets other tasks (a table, a player's writer) run
+YIELD_EVERY = 24  # connections written before the writer lets other tasks (a table, a player's writer) run
 JOB_CHUNK = 32  # receivers the jobs are handed to at a time; chunks follow in one round for up to ``JOB_SLICE_S``
-JOB_SLICE_S = 0.001  # seconds of handing out a round, before the writes and every other task (a player's answer)
+JOB_SLICE_S = 0.0003  # seconds of handing out a round, before the writes and every other task (a player's answer)
 
 
 class Spread:
