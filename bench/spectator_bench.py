@@ -30,6 +30,10 @@ follows it through the relay (`server/relay.py`); CPU and RSS are the three proc
 against the three-node row with no spectators, and its lag against the one-node row (the issue's target: with
 three nodes, 3x the spectators at the same lag).
 
+`--pin` puts the server(s) on the first core and the players and the spectators' clients (niced) on the others,
+as Colyseus's harness pins its server and load apart: on a 2-core machine the clients otherwise take the server's
+core from it. At one table a 5 s row has ~100 answers (its p99 is nearly its slowest): use `--seconds 15`.
+
 `python -m bench.spectator_bench` runs 1 table with 0 / 100 / 1,000 spectators, 0 / 1,000 spectators over three
 nodes, and 10 tables with 0 / 1,000; `--full` adds 5,000 on one table and 3,000 over three nodes. Bounded: every
 row lasts `--seconds` of play (joining is bounded too) and talks only to 127.0.0.1.
