@@ -195,7 +195,21 @@ class _Link:
             message = self.inbox.pop(0)
             if message.type != "ping":
                 return message
-            await self.send({"type": "pong", "ping": message.ping})
+            await self._pong(message)
+
+    async def drain(self) -> list[_Seen]:
+        """What was already read (the rest of the last frame), its pings answered as ``receive`` does."""
+        rest = []
+        while self.inbox:
+            message = self.inbox.pop(0)
+            if message.type == "ping":
+                await self._pong(message)
+            else:
+                rest.append(message)
+        return rest
+
+    async def _pong(self, ping: _Seen) -> None:
+        await self.send({"type": "pong", "ping": ping.ping})
 
     async def request(self, message: dict) -> _Seen:
         await self.send(message)
@@ -306,12 +320,8 @@ async def _answer(link: _Link, table: _Table, ref: int) -> tuple[_Seen, float]:
             return message, time.perf_counter()
         if kind in ("accepted", "rejected") and message.ref == ref and message.table == table.id:
             arrived = time.perf_counter()
-            while link.inbox:
-                rest = link.inbox.pop(0)
-                if rest.type == "ping":
-                    await link.send({"type": "pong", "ping": rest.ping})
-                else:
-                    table.take(rest)
+            for rest in await link.drain():
+                table.take(rest)
             return message, arrived
         table.take(message)
 

@@ -128,4 +128,4 @@ class Spread:
                 conn.spill()
             self._waiting = []
             while self._jobs:
-                self._give_chunk(len(self._jobs[0].receivers))
+                self._give_chunk(self._jobs[0].size)

@@ -92,7 +92,7 @@ def _diff_moved(old: list, new: list, path: list, ops: list) -> None:
     one pass where items are distinct and keep their order: ``_in_order``; index by index where they are not and
     the lists are as long); replaced whole if that takes fewer operations."""
     mine: list = []
-    start, old_end, new_end = _trimmed(old, new)
+    start, old_end, new_end = _differing(old, new)
     if old_end - start == 1 and new_end - start == 1:  # one item changed in place: patched from the old one
         codes = [("replace", start, start + 1, start, start + 1)]
     elif old_end == start or new_end == start:  # items only lost, or only new, in one place
@@ -125,7 +125,7 @@ def _diff_moved(old: list, new: list, path: list, ops: list) -> None:
         ops.extend(mine)
 
 
-def _trimmed(old: list, new: list) -> tuple[int, int, int]:
+def _differing(old: list, new: list) -> tuple[int, int, int]:
     """Where ``old`` and ``new`` differ: the items before ``start`` and those after ``old_end`` (in ``old``) and
     ``new_end`` (in ``new``) are the same in both."""
     most = min(len(old), len(new))

@@ -86,7 +86,7 @@ class Table:
         self.end_hash: str | None = None  # the hash of the log's end line, once written
         self.end_line = 0
         self.nursery: trio.Nursery | None = None
-        self.spectators: set = set()
+        self.spectators: dict = {}  # spectator -> the table's spectator jobs made when it came (``crowdjobs.py``)
         self.stream = spectating.new_stream(settings.spectator_delay_ms, settings.broadcast_key_hash)  # what
         # spectators are sent, and when
         self.patching = patching.Patching()  # what each receiver that asked for patches was last sent

@@ -11,7 +11,7 @@ of it (answers' p99 2.8x and up to 12x of no spectators, ``bench/spectator_bench
 **Order.** While a table has jobs out that a spectator is in, whatever else the table hands that spectator (a
 catch-up snapshot, a presence) is a job too, queued behind them: jobs are handed out in the order they were
 made, so each spectator gets its messages in the table's order. A seat's messages never wait behind the
-spectators', nor do a spectator's who just came (no job before has it: ``Stream.joined``), so a thousand joining
+spectators', nor do a spectator's who just came (no job before has it: ``table.spectators`` keeps when each came), so a thousand joining
 do not queue their catch-ups behind each other. Without a running ``Spread`` (bots, tests' receivers, a gateway
 stopping: ``Spread.run`` hands out what is left at once) everything is handed over at once, as before.
 """
@@ -77,7 +77,7 @@ def queue_one(table: Table, receiver: Receiver, message: Any, hand_one: Callable
     stream = table.stream
     if stream.jobs_made == stream.jobs_done or stream.giving:
         return False
-    joined = stream.joined.get(receiver)
+    joined = table.spectators.get(receiver)
     if joined is None or stream.jobs_made <= max(joined, stream.jobs_done):
         return False
     spread = stream.spread

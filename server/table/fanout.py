@@ -70,8 +70,8 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
 def hand_over_members(table: Table, members: tuple, message: Any, number: float = math.inf) -> None:
     """One message to many spectators at once (a ``Crowd``'s, or a chunk of its job ``number``), as ``hand_over``
     to each (no seat among them: nothing to stamp for fair ordering), to those who still watch as they did then
-    (``Stream.joined``: one that left and came back since was shown the table then, not what came before)."""
-    joined, lagging = table.stream.joined, table.stream.lagging
+    (one that left and came back since was shown the table then, not what came before)."""
+    joined, lagging = table.spectators, table.stream.lagging
     patches = patching.wants
     for receiver in members:
         since = joined.get(receiver)

@@ -52,7 +52,6 @@ class Stream:
     spread: Any = None  # the gateway's ``Spread`` that hands out this table's jobs (``crowdjobs.py``), or None
     jobs_made: int = 0  # jobs made for the spectators (numbered from 1), and of those
     jobs_done: int = 0  # ... handed to all their receivers (they are done in order)
-    joined: dict = field(default_factory=dict)  # spectator -> ``jobs_made`` when it started watching
     giving: bool = False  # a job is being handed out now (its messages go straight to their receivers)
 
 
@@ -184,12 +183,10 @@ def skip(table: Table, receiver: Receiver) -> bool:
 def join(table: Table, receiver: Receiver) -> None:
     """``receiver`` watches the table from now on (again: it is in no job made before, ``crowdjobs.py``)."""
     if receiver not in table.spectators:
-        table.spectators.add(receiver)
-        table.stream.joined[receiver] = table.stream.jobs_made
+        table.spectators[receiver] = table.stream.jobs_made
 
 
 def forget(table: Table, receiver: Receiver) -> None:
-    table.stream.joined.pop(receiver, None)
     table.stream.lagging.pop(receiver, None)
     table.stream.broadcasters.discard(receiver)
 
