@@ -14,6 +14,7 @@ import os
 import shutil
 import stat
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,7 @@ from server.table import intents
 from tests.server.helpers import Sink
 
 STEPS = 12  # rounds of play: each seat that may act does, every round
+RUN_BOUND_S = 120  # real seconds a ``run_with_fault`` run may take (about 0.15 s as a rule) before it fails
 
 
 def legal_now(sink: Sink):
@@ -50,10 +52,12 @@ async def settle(lobby: Lobby | None = None) -> None:
     for _ in range(100_000):
         await trio.testing.wait_all_tasks_blocked()
         tables = list(lobby.tables.values()) if lobby is not None else []
-        if not any(t.store is not None and not t.stopped.is_set() and t.store.error is None
-                   and t.store.durable < t.store.written for t in tables):
+        behind = [(t.id, t.store.durable, t.store.written) for t in tables if t.store is not None
+                  and not t.stopped.is_set() and t.store.error is None and t.store.durable < t.store.written]
+        if not behind:
             return
         await trio.sleep(0.0005)
+    raise AssertionError(f"a disk round never ended: (table, durable, written) {behind}")
 
 
 async def open_tables(lobby: Lobby, count: int) -> list[tuple]:
@@ -136,22 +140,43 @@ def run_with_fault(base: Path, durability: str, at: int, kind: str) -> None:
     acked: dict = {}
     acked_at_crash: dict = {}
 
+    phase = ["start"]
+
     async def main() -> None:
         nonlocal acked, acked_at_crash
         async with trio.open_nursery() as nursery:
             lobby = Lobby(nursery, data, durability, journal_limit=4096)
             with disk.using(faulty):
+                phase[0] = "open_tables"
                 tables = await open_tables(lobby, 2)
+                phase[0] = "play"
                 await play(lobby, tables, STEPS)
                 acked_at_crash = acknowledged(tables)
                 shutil.copytree(data, crashed)  # what a kill -9 now would leave: the files as the OS has them
+                phase[0] = "stop_all"
                 await lobby.stop_all()
             acked = acknowledged(tables)  # answers released by the last round of the stop count too
             nursery.cancel_scope.cancel()
         for folder in (data, crashed):
+            phase[0] = f"restart {folder.name}"
             await restart(folder, durability)
 
-    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    async def bounded() -> None:
+        """``main`` within ``RUN_BOUND_S`` real seconds: under the autojump clock a run that waits for what never
+        comes can spin for ever (a timer's loop keeps virtual time going), so a watchdog thread cancels it."""
+        token, scope = trio.lowlevel.current_trio_token(), trio.CancelScope()
+        watchdog = threading.Timer(RUN_BOUND_S, lambda: token.run_sync_soon(scope.cancel))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            with scope:
+                await main()
+        finally:
+            watchdog.cancel()
+        assert not scope.cancelled_caught, (
+            f"the run with the fault at call {at} ({kind}, {durability}) took over {RUN_BOUND_S} s in {phase[0]}")
+
+    trio.run(bounded, clock=trio.testing.MockClock(autojump_threshold=0))
     if faulty.failures == 0:  # the control: the run must have played for the checks to mean anything
         assert sum(len(entries) for entries in acked.values()) >= 2 * STEPS, acked
     check_data_dir(data, acked)
