@@ -120,10 +120,16 @@ def convert_server(value: Any) -> ServerMessageType:
     return msgspec.convert(value, ServerMessageType)
 
 
+def row_places() -> dict:
+    """Each message sent as a row (hello ``rows``): its tag and its fields in their places after the tag."""
+    return {kind.__struct_config__.tag: {"tag": row.__struct_config__.tag, "fields": list(row.__struct_fields__)}
+            for kind, row in ROW_TYPES.items()}
+
+
 def json_schema() -> dict:
     """The JSON Schema of the protocol, generated from its types (``photofinish schema``): every client and
-    server message (a tagged union on ``type``), and each game's actions and a seat's view, each game's fields
-    with their meanings (``gamedoc.py``)."""
+    server message (a tagged union on ``type``), the places of the rows' fields (``rows``), and each game's
+    actions and a seat's view, each game's fields with their meanings (``gamedoc.py``)."""
     from rules import GAMES
 
     from .gamedoc import describe
@@ -138,7 +144,7 @@ def json_schema() -> dict:
         return {**schema, "$defs": components}
 
     return {"protocol": PROTOCOL_VERSION, "client_messages": union(ClientMessageType),
-            "server_messages": union(ServerMessageType),
+            "server_messages": union(ServerMessageType), "rows": row_places(),
             "games": {name: {"actions": describe(game.action_type, one(game.action_type)),
                              "view": describe(game.view_type, one(game.view_type))}
                       for name, game in sorted(GAMES.items())}}

@@ -1,4 +1,4 @@
-"""Rows: the per-move messages as msgpack arrays instead of maps, for a connection that said ``rows`` in its hello.
+"""Rows: update, snapshot and accepted as msgpack arrays instead of maps (hello ``rows``), and back.
 
 A row is ``[tag, field, field, ...]``: a small integer tag (``ROW_TAGS``), then every field of the message's
 Struct in its declared order, none left out (a default travels as its value: ``nil``, ``false``, ``[]``; msgspec
