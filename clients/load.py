@@ -14,8 +14,8 @@ A seat may speak as a bot that asks for the smallest updates: ``patches`` (updat
 list left out is the one last sent, a ``legal_patch`` is applied to the last non-empty one, as
 ``viewpatch.Views`` does for the client library), ``events`` False (with patches: no events, only updates with
 a view or a result), ``encoding`` ``msgpack`` (binary frames) and ``rows`` (with both: ``update``, ``snapshot``
-and ``accepted`` as arrays, read at the places ``server.protocol.rows`` gives). ``Stats.received_bytes`` counts what the seats
-were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
+and ``accepted`` as arrays, read at the places ``server.protocol.rows`` gives). ``Stats.received_bytes`` counts
+what the seats were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
 
 A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
 long as asked. Against a cluster, a create or a seat answered with a ``redirect`` is sent again to the node
@@ -101,8 +101,8 @@ class _RowsCodec(_Codec):
         self._places = {}  # a row's tag -> its message's type, and (place, name, kept as bytes) of each field read
         for kind, tag in ROW_TAGS.items():
             fields = enumerate(ROW_TYPES[kind].__struct_fields__, 1)
-            self._places[tag] = (kind.__struct_config__.tag,
-                                 [(place, name, name in raw) for place, name in fields if name in _Seen.__struct_fields__])
+            read = [(place, name, name in raw) for place, name in fields if name in _Seen.__struct_fields__]
+            self._places[tag] = (kind.__struct_config__.tag, read)
         self.decode_seen = self._seen
 
     def _seen(self, data: bytes | msgspec.Raw) -> _Seen:

@@ -38,7 +38,8 @@ from .tournament_actions import (ActionInfo, CancelTournament, Disqualify, EndRo
                                  RoundHistory, SwapPlayers, TableHistory, UndoDrop)
 
 __all__ = [
-    "BotDriver", "CODECS", "ROWS", "codec_for", "convert_server", "ClientMessageType", "Codec", "IdOnly", "ServerMessageType", "decode_client",
+    "BotDriver", "CODECS", "ROWS", "codec_for", "convert_server", "ClientMessageType", "Codec", "IdOnly",
+    "ServerMessageType", "decode_client",
     "decode_server", "id_of", "json_schema", "NO_RECONNECT", "Code", "Refusal", "PROTOCOL_VERSION", "Batch",
     "ClientMessage", "Closing", "Error", "Hello", "JoinInfo", "MessageId", "Ping", "Pong", "Redirect", "ServerMessage",
     "Welcome", "BotSeat", "CreateTable", "Frame", "FrameContest", "Games", "GameSummary", "ListGames", "ListTables",
