@@ -79,11 +79,17 @@ def test_a_batch_of_rows_gives_the_messages_its_maps_give(batch):
         same(convert_server(row), convert_server(inner))
 
 
-def test_a_row_starts_with_its_tag_and_holds_every_field_in_the_structs_order():
+def test_a_row_is_its_tag_then_the_fields_in_order_up_to_the_last_not_at_its_default():
     update = Update(table="t1", seq=35, actor=0, view_patch=[[["turn"], 1]])
-    row = msgspec.msgpack.decode(ROWS.bytes_of(update))
-    assert row == [1, "t1", 35, 0, [], None, None, None, None, None, None, None, [[["turn"], 1]], False, None, None]
-    assert (len(ROWS.bytes_of(update)), len(MSGPACK.bytes_of(update))) == (29, 56)  # the keys were half of it
+    assert msgspec.msgpack.decode(ROWS.bytes_of(update)) == [1, "t1", 35, 0, [], None, None, None, None, None, None,
+                                                             None, [[["turn"], 1]]]
+    assert (len(ROWS.bytes_of(update)), len(MSGPACK.bytes_of(update))) == (24, 56)  # the keys were half of it
+    late = Update(table="t1", seq=35, actor=0, legal_same=True)  # a field near the end: the defaults before it stay
+    assert msgspec.msgpack.decode(ROWS.bytes_of(late))[-2:] == [None, True]
+    assert msgspec.msgpack.decode(ROWS.bytes_of(Accepted(ref=7, table="t1", seq=35))) == [3, 7, "t1", 35]
+    nothing = Snapshot(table="t1", seq=0, view=None, to_act=[])  # its required fields stay, at any value
+    assert msgspec.msgpack.decode(ROWS.bytes_of(nothing)) == [2, "t1", 0, None, []]
+    assert msgspec.msgpack.decode(ROWS.bytes_of(Snapshot(table="t1", seq=0, view=None, to_act=[], skipped=1)))[-1] == 1
 
 
 def test_the_row_structs_have_the_map_structs_fields_types_and_defaults():

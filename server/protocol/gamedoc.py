@@ -44,8 +44,9 @@ field, and nothing changes. `id` (an integer or a string, default null) may go o
 ROWS = """## Rows: the places of each field
 
 To a connection that said `rows` in its hello (with `encoding` `msgpack` and `patches`), these messages come as
-msgpack arrays: the tag, then every field in this order, a field at its default as its value (`nil`, `false`,
-`[]`, `0`); fields are only ever added at the end. See [`PROTOCOL.md`](PROTOCOL.md#rows).
+msgpack arrays: the tag, then the fields in this order up to the last one not at its default (those before it at
+their defaults as their values: `nil`, `false`, `[]`, `0`); fields are only ever added at the end. See
+[`PROTOCOL.md`](PROTOCOL.md#rows).
 
 | message | tag | fields after the tag, in order |
 | --- | --- | --- |
