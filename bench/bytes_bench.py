@@ -11,6 +11,9 @@ the table built it (what a connection without patches gets, but in one update pe
 ``sent``, what the server sends (``patching.py``). A move is an accepted action of a seat (a system's deal or
 window close is not one, though its updates are counted).
 
+Every way is counted in three forms: ``json``, ``msgpack`` (maps, as the message's Struct encodes) and ``msgpack
+rows`` (hello ``rows``: ``update``, ``snapshot`` and ``accepted`` as arrays, ``server/protocol/rows.py``).
+
 Besides the whole frames, ``view B`` is the view alone against the patch alone: the figure Colyseus's 33 bytes
 of binary schema patch per move stands for (its envelope and headers are not in it either).
 """
@@ -28,7 +31,7 @@ import trio.testing
 
 from rules import GAMES, make_setup
 from server import encodeonce
-from server.protocol import CODECS, BotSeat, Snapshot, Update, Watch
+from server.protocol import CODECS, ROWS, BotSeat, Snapshot, Update, Watch
 from server.protocol.viewpatch import Views
 from server.table import apply, arbiter, intents, patching
 from server.table.arbiter import Table
@@ -40,7 +43,8 @@ COLYSEUS_PATCH_B = 33  # Colyseus 0.18's binary schema patch per move (issue 35,
 SPECTATORS = 3
 SEATS = 3
 OPTIONS = {"flag_finish": {"races": 2}, "flush": {"rounds": 2}}
-ROWS = [("checkered_flag", "lockstep"), ("finish_line", "lockstep"), ("flag_finish", "lockstep"),
+FORMS = {**CODECS, ROWS.name: ROWS}  # json, msgpack, msgpack rows
+PLAYS = [("checkered_flag", "lockstep"), ("finish_line", "lockstep"), ("flag_finish", "lockstep"),
         ("flag_finish", "challenge"), ("flush", "lockstep"), ("race_to_the_finish", "lockstep")]
 
 
@@ -53,11 +57,11 @@ class Counter:
 
     def __init__(self) -> None:
         self.views = Views()
-        self.bytes = {(way, name): 0 for way in WAYS for name in CODECS}
+        self.bytes = {(way, name): 0 for way in WAYS for name in FORMS}
 
     def count(self, message: Any) -> Any:
         built, mended = self.built, self.views.whole(message)
-        for name, codec in CODECS.items():
+        for name, codec in FORMS.items():
             for way, what in (("whole", built), ("sent", message)):
                 self.bytes[way, name] += len(encodeonce.frame(codec, [what]))
             if type(message) is Update and message.view_patch is not None:
@@ -71,7 +75,7 @@ def _outgoing(real):
         receiver.built = message
         sent = real(table, receiver, message)
         if sent is None:  # nothing sent: only what a connection without patches would have got is counted
-            for name, codec in CODECS.items():
+            for name, codec in FORMS.items():
                 receiver.bytes["whole", name] += len(encodeonce.frame(codec, [message]))
         return sent
     return outgoing
@@ -142,28 +146,29 @@ def play(name: str, mode: str, seed: int = 7, events: bool = False) -> dict:
     for who, receivers in (("seat", bots), ("spectator", spectators)):
         per = len(receivers) * moves
         for way in WAYS:
-            for name_ in CODECS:
+            for name_ in FORMS:
                 row[f"{who} {name_} {way} B"] = round(sum(r.bytes[way, name_] for r in receivers) / per, 1)
     return row
 
 
 def run() -> list[dict]:
-    return [play(name, mode, events=events) for events in (False, True) for name, mode in ROWS]
+    return [play(name, mode, events=events) for events in (False, True) for name, mode in PLAYS]
 
 
 def print_table(rows: list[dict]) -> None:
     print(f"Bytes per move per receiver, one table of {SEATS} bot seats and {SPECTATORS} spectators "
           f"(frames' payload; Colyseus: {COLYSEUS_PATCH_B} B of patch per move)")
     print("\n| receiver | events | game | mode | moves | json whole B | json sent B | msgpack whole B | "
-          "msgpack sent B | patch B (msgpack) | msgpack sent / Colyseus 33 B |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "msgpack sent B | msgpack rows sent B | patch B (msgpack) | msgpack rows sent / Colyseus 33 B |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for who in ("seat", "spectator"):
         for row in rows:
-            w = {way: {name: row[f"{who} {name} {way} B"] for name in CODECS} for way in WAYS}
+            w = {way: {name: row[f"{who} {name} {way} B"] for name in FORMS} for way in WAYS}
+            rows_sent = w["sent"][ROWS.name]
             print(f"| {who} | {'shown' if row['events'] else 'none'} | {row['game']} | {row['mode']} | "
                   f"{row['moves']} | {w['whole']['json']:.0f} | {w['sent']['json']:.0f} | "
-                  f"{w['whole']['msgpack']:.0f} | {w['sent']['msgpack']:.0f} | {w['patch']['msgpack']:.0f} | "
-                  f"{w['sent']['msgpack'] / COLYSEUS_PATCH_B:.1f}x |")
+                  f"{w['whole']['msgpack']:.0f} | {w['sent']['msgpack']:.0f} | {rows_sent:.0f} | "
+                  f"{w['patch']['msgpack']:.0f} | {rows_sent / COLYSEUS_PATCH_B:.1f}x |")
 
 
 def main() -> None:

@@ -41,7 +41,8 @@ import trio
 from trio_websocket import ConnectionClosed, ConnectionTimeout, HandshakeError, open_websocket_url
 
 from rules import Game, get_game
-from server.protocol import (CODECS, Accepted, Act, Batch, Closing, ServerMessageType, CreateTable, Error, Hello, Leave,
+from server.protocol import (CODECS, Accepted, Act, Batch, Closing, CreateTable, Error, Hello, Leave, codec_for,
+                             convert_server,
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
 from server.protocol import RematchOffered
@@ -149,9 +150,11 @@ class _Seat:
 
 class Client:
     def __init__(self, url: str, *, encoding: str = "json", reconnect: bool = True, name: str = "",
-                 pong_delay: float = 0.0, patches: bool = True, events: bool = True) -> None:
+                 pong_delay: float = 0.0, patches: bool = True, events: bool = True, rows: bool = False) -> None:
         self.url = check_url(url)
-        self.codec = CODECS[encoding]
+        if rows and (encoding != "msgpack" or not patches):
+            raise ValueError("rows need encoding msgpack and patches")
+        self.codec = codec_for(encoding, rows)  # rows: updates, snapshots, accepted as arrays, read back alike
         self.patches = patches  # ask for updates that carry their view's patch; ``views`` makes them whole again
         self.events = events  # False (with patches): updates carry no events (a bot that reads only views)
         self.views = Views()
@@ -203,7 +206,7 @@ class Client:
         peer = self._peers.get(url)
         if peer is None:
             peer = Client(url, encoding=self.codec.encoding, reconnect=self.reconnect, name=self.name,
-                          patches=self.patches, events=self.events)
+                          patches=self.patches, events=self.events, rows=self.codec.rows)
             peer._share(self._home)
             self._peers[url] = peer
             try:
@@ -459,7 +462,8 @@ class Client:
 
     async def _hello(self, ws) -> None:
         await ws.send_message(CODECS["json"].encode(Hello(id=0, protocol=PROTOCOL_VERSION, encoding=self.codec.encoding, client=self.name,
-                                                          batch=True, patches=self.patches, events=self.events)))
+                                                          batch=True, patches=self.patches, events=self.events,
+                                                          rows=self.codec.rows)))
         frame = await ws.get_message()
         answer = decode_server(frame, CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"])
         if type(answer) is not Welcome:
@@ -521,7 +525,7 @@ class Client:
             return
         if kind is Batch:
             for inner in message.messages:
-                self._take(msgspec.convert(inner, ServerMessageType))
+                self._take(convert_server(inner))  # a map, or a row from a rows connection
             return
         if kind is Update or kind is Snapshot:
             table = message.table
@@ -586,12 +590,13 @@ class Client:
 @asynccontextmanager
 async def open_client(url: str, *, encoding: str = "json", reconnect: bool = True,
                       name: str = "", pong_delay: float = 0.0, patches: bool = True,
-                      events: bool = True) -> AsyncIterator[Client]:
+                      events: bool = True, rows: bool = False) -> AsyncIterator[Client]:
     """Connect and say hello; the client reconnects by itself until the block ends. ``patches`` (the default):
     the server sends each update's view as a patch of the last, and the client hands on whole views, one update
-    per entry; ``events`` False (with patches): updates without events, only those with a view."""
+    per entry; ``events`` False (with patches): updates without events, only those with a view; ``rows`` (with
+    msgpack and patches): updates, snapshots and ``accepted`` come as arrays, handed on as the same messages."""
     client = Client(url, encoding=encoding, reconnect=reconnect, name=name, pong_delay=pong_delay, patches=patches,
-                    events=events)
+                    events=events, rows=rows)
     try:
         async with trio.open_nursery() as nursery:
             client._nursery = nursery

@@ -13,8 +13,9 @@ seat's update) can be measured. Used by `photofinish load URL --tables N` and by
 A seat may speak as a bot that asks for the smallest updates: ``patches`` (updates carry what changed; a legal
 list left out is the one last sent, a ``legal_patch`` is applied to the last non-empty one, as
 ``viewpatch.Views`` does for the client library), ``events`` False (with patches: no events, only updates with
-a view or a result) and ``encoding`` ``msgpack`` (binary frames). ``Stats.received_bytes`` counts what the seats
-were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
+a view or a result), ``encoding`` ``msgpack`` (binary frames) and ``rows`` (with both: ``update``, ``snapshot``
+and ``accepted`` as arrays, read at the places ``server.protocol.rows`` gives). ``Stats.received_bytes`` counts
+what the seats were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
 
 A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
 long as asked. Against a cluster, a create or a seat answered with a ``redirect`` is sent again to the node
@@ -27,7 +28,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 import msgspec
 import trio
@@ -36,6 +37,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket
 from clients.client import ServerError
 from rules import Rng
 from server.protocol import Code
+from server.protocol.rows import ROW_TAGS, ROW_TYPES
 from server.protocol.viewpatch import PatchError, apply
 
 
@@ -80,7 +82,46 @@ class _Codec:
         self.encode = module.Encoder().encode
 
 
+class _SeenRows(_Seen):
+    """A frame of a rows connection read as far as a map: a batch's messages kept as bytes, each read in turn."""
+
+    messages: "list[msgspec.Raw] | None" = None
+
+
+class _RowsCodec(_Codec):
+    """msgpack with ``rows``: a row (``update``, ``snapshot``, ``accepted``) read into a ``_Seen`` from the places
+    of its fields in the protocol's row types, each field a seat reads decoded and the others skipped."""
+
+    def __init__(self) -> None:
+        super().__init__("msgpack")
+        self._frame = msgspec.msgpack.Decoder(Union[_SeenRows, list[msgspec.Raw]]).decode
+        self._int = msgspec.msgpack.Decoder(int).decode
+        self._any = msgspec.msgpack.Decoder().decode
+        raw = {info.name for info in msgspec.structs.fields(_Seen) if info.type is msgspec.Raw}
+        self._places = {}  # a row's tag -> its message's type, and (place, name, kept as bytes) of each field read
+        for kind, tag in ROW_TAGS.items():
+            fields = enumerate(ROW_TYPES[kind].__struct_fields__, 1)
+            read = [(place, name, name in raw) for place, name in fields if name in _Seen.__struct_fields__]
+            self._places[tag] = (kind.__struct_config__.tag, read)
+        self.decode_seen = self._seen
+
+    def _seen(self, data: bytes | msgspec.Raw) -> _Seen:
+        frame = self._frame(data)
+        if type(frame) is list:
+            return self._row(frame)
+        if frame.messages is not None:
+            frame.messages = [self._seen(part) for part in frame.messages]
+        return frame
+
+    def _row(self, parts: list[msgspec.Raw]) -> _Seen:
+        kind, places = self._places[self._int(parts[0])]
+        fields = {name: part if raw else self._any(part)
+                  for place, name, raw in places if place < len(parts) for part in (parts[place],)}
+        return _Seen(type=kind, **fields)
+
+
 CODECS = {name: _Codec(name) for name in ("json", "msgpack")}
+ROWS = _RowsCodec()
 JSON = CODECS["json"]
 ENCODINGS = tuple(CODECS)
 
@@ -93,12 +134,19 @@ class Speech:
     patches: bool = False
     events: bool = True  # False needs patches (the server sends no events only to a connection with patches)
     encoding: str = "json"
+    rows: bool = False  # True needs patches and msgpack: updates, snapshots and ``accepted`` as arrays
 
     def __post_init__(self) -> None:
         if not self.events and not self.patches:
             raise ValueError("events off needs patches: a connection without patches is always sent events")
         if self.encoding not in CODECS:
             raise ValueError(f"no encoding {self.encoding!r} ({' or '.join(ENCODINGS)})")
+        if self.rows and (self.encoding != "msgpack" or not self.patches):
+            raise ValueError("rows need patches and the msgpack encoding")
+
+    @property
+    def codec(self) -> _Codec:
+        return ROWS if self.rows else CODECS[self.encoding]
 
 DRAIN_SECONDS = 10.0  # how long a run waits, after its end, for the answers to actions already sent
 LIMITED_PAUSE = 0.01  # seconds a seat waits after the server's rate limit dropped its action
@@ -220,10 +268,12 @@ class _Link:
 
 
 async def _hello(ws: WebSocketConnection, batch: bool, speech: Speech = Speech(), stats: Stats | None = None) -> _Link:
-    link = _Link(ws, CODECS[speech.encoding], stats)
+    link = _Link(ws, speech.codec, stats)
     hello = {"type": "hello", "protocol": 1, "id": "hello", "batch": batch}
     if speech != Speech():  # the defaults are not said, as before
         hello.update(patches=speech.patches, events=speech.events, encoding=speech.encoding)
+    if speech.rows:
+        hello["rows"] = True
     await link.request(hello)
     return link
 

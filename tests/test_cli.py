@@ -176,10 +176,10 @@ async def test_load_can_speak_as_a_bot_asking_for_the_smallest_updates(nursery, 
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     code = await trio.to_thread.run_sync(main, ["load", running.url, "--tables", "2", "--actions", "100",
                                                 "--seconds", "60", "--patches", "--no-events",
-                                                "--encoding", "msgpack"])
+                                                "--encoding", "msgpack", "--rows"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "patches True, events False, msgpack" in out and "accepted/s" in out and "bytes per action" in out
+    assert "patches True, events False, msgpack rows" in out and "accepted/s" in out and "bytes per action" in out
 
 
 def test_serve_refuses_a_rate_limit_that_would_drop_everything(capsys):

@@ -145,6 +145,7 @@ CASES = [
     (["load", "{closed}", "--seconds", "1"], "cannot connect"),
     (["load", "127.0.0.1:1"], "did you mean"),
     (["load", "{closed}", "--no-events"], "--no-events needs --patches"),
+    (["load", "{closed}", "--rows", "--patches"], "--rows needs --patches and --encoding msgpack"),
     (["load", "{closed}", "--encoding", "cbor"], "invalid choice"),
     # replay
     (["replay", "{missing}"], "no such file"),

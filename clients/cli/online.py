@@ -97,6 +97,8 @@ def add_load(sub) -> None:
     load.add_argument("--no-events", dest="events", action="store_false",
                       help="with --patches: seats ask for updates without events (hello events: false)")
     load.add_argument("--encoding", choices=("json", "msgpack"), default="json", help="the seats' frames")
+    load.add_argument("--rows", action="store_true",
+                      help="with --patches --encoding msgpack: updates come as arrays, not maps (hello rows: true)")
     load.set_defaults(run=cmd_load)
 
 
@@ -217,7 +219,11 @@ def cmd_load(args: argparse.Namespace) -> int:
         print("photofinish load: --no-events needs --patches (a connection without patches is always sent events)",
               file=sys.stderr)
         return 2
-    speech = Speech(patches=args.patches, events=args.events, encoding=args.encoding)
+    if args.rows and (not args.patches or args.encoding != "msgpack"):
+        print("photofinish load: --rows needs --patches and --encoding msgpack (rows are msgpack arrays of the "
+              "patched updates)", file=sys.stderr)
+        return 2
+    speech = Speech(patches=args.patches, events=args.events, encoding=args.encoding, rows=args.rows)
     settle_gc()  # the load's own pauses would show as the server's latency
 
     async def run() -> int:
@@ -229,6 +235,7 @@ def cmd_load(args: argparse.Namespace) -> int:
                                speech=speech)
         pace = f"paced to {args.rate:g} actions/s" if args.rate else "each seat acting as fast as it can"
         said = f"; seats say patches {speech.patches}, events {speech.events}, {speech.encoding}" \
+            f"{' rows' if speech.rows else ''}" \
             if speech != Speech() else ""
         print(f"{args.tables} Flag Finish Challenge tables x 3 seats against {args.url}, {pace}, "
               f"{stats.elapsed:.1f} s; {stats.games} games ran to their end and were replaced{said}")

@@ -21,7 +21,7 @@ from ..latency import LatencyMeter, kernel_min_rtt
 from ..limits import shallow_json_id, shallow_msgpack_id, too_deep
 from ..lobby import Lobby
 from ..outbox import Outbox
-from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, decode_client, id_of)
+from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, codec_for, decode_client, id_of)
 from ..quotas import new_owner, peer_address
 from ..sendpath import frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
 from ..spread import Spread
@@ -329,7 +329,10 @@ class Connection(Receiver):
         if hello.protocol != PROTOCOL_VERSION:
             return self._finish("protocol_mismatch", f"this server speaks protocol {PROTOCOL_VERSION}, "
                                 f"not {hello.protocol}; update your client", ref=hello.id)
-        self.codec = CODECS[hello.encoding]
+        if hello.rows and (hello.encoding != "msgpack" or not hello.patches):
+            return self._finish("bad_hello", "rows need encoding msgpack and patches true in the hello (rows are "
+                                "msgpack arrays of the patched updates)", ref=hello.id)
+        self.codec = codec_for(hello.encoding, hello.rows)  # rows: update, snapshot, accepted as arrays
         self.batch = hello.batch
         self.patches = hello.patches  # updates carry their view's patch (server/table/patching.py)
         self.events = hello.events

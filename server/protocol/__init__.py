@@ -9,7 +9,8 @@ without the server. ``from server.protocol import X`` gives every message type, 
 
 - ``common.py``: the message bases, hello/welcome, error, ping/pong, batch, redirect, closing, join info
 - ``lobby.py``, ``table.py``, ``tournament.py``: each group's messages, both ways
-- ``codecs.py``: the two tagged unions, JSON and msgpack codecs, the JSON Schema
+- ``codecs.py``: the two tagged unions, JSON and msgpack codecs (and msgpack rows), the JSON Schema
+- ``rows.py``: ``update``, ``snapshot`` and ``accepted`` as arrays (hello ``rows``), and back
 - ``codes.py``: ``Code`` (every error code, once), ``Refusal``, ``NO_RECONNECT``, the browser's ``/js/codes.js``
 - ``botdriver.py``: one seat's messages in, that seat's actions out, for any policy
 - ``logformat.py``, ``names.py``, ``addresses.py``: the log's records and reader; names; a Redis URL
@@ -18,8 +19,8 @@ without the server. ``from server.protocol import X`` gives every message type, 
 from rules import tag_of
 
 from .botdriver import BotDriver
-from .codecs import (CODECS, ClientMessageType, Codec, IdOnly, ServerMessageType, decode_client, decode_server, id_of,
-                     json_schema)
+from .codecs import (CODECS, ROWS, ClientMessageType, Codec, IdOnly, ServerMessageType, codec_for, convert_server,
+                     decode_client, decode_server, id_of, json_schema)
 from .codes import NO_RECONNECT, Code, Refusal
 from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hello, JoinInfo, MessageId, Ping, Pong,
                      Redirect, ServerMessage, Welcome)
@@ -37,7 +38,8 @@ from .tournament_actions import (ActionInfo, CancelTournament, Disqualify, EndRo
                                  RoundHistory, SwapPlayers, TableHistory, UndoDrop)
 
 __all__ = [
-    "BotDriver", "CODECS", "ClientMessageType", "Codec", "IdOnly", "ServerMessageType", "decode_client",
+    "BotDriver", "CODECS", "ROWS", "codec_for", "convert_server", "ClientMessageType", "Codec", "IdOnly",
+    "ServerMessageType", "decode_client",
     "decode_server", "id_of", "json_schema", "NO_RECONNECT", "Code", "Refusal", "PROTOCOL_VERSION", "Batch",
     "ClientMessage", "Closing", "Error", "Hello", "JoinInfo", "MessageId", "Ping", "Pong", "Redirect", "ServerMessage",
     "Welcome", "BotSeat", "CreateTable", "Frame", "FrameContest", "Games", "GameSummary", "ListGames", "ListTables",

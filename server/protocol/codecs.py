@@ -1,7 +1,8 @@
 """The codecs: the two tagged unions of every message, their JSON and msgpack encoders and decoders, and the
 protocol's JSON Schema generated from the types (``photofinish schema``).
 
-Frames are JSON text by default; a client may ask for msgpack binary frames in its ``hello``.
+Frames are JSON text by default; a client may ask for msgpack binary frames in its ``hello``, and with them
+``rows``: the per-move messages as arrays (``rows.py``), a third codec whose bytes are its own (``Codec.name``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import msgspec
 from .common import (PROTOCOL_VERSION, Batch, Closing, Error, Hello, MessageId, Ping, Pong, Redirect, Welcome)
 from .lobby import (CreateTable, Games, ListGames, ListTables, OpenPlayback, Replay, ReplayFrames, TableCreated,
                     Tables)
+from .rows import ROW_TYPES, converted, to_row
 from .table import (Accepted, Act, Leave, Left, Presence, Rejected, Rematch, RematchOffered, Resume, Seated, Snapshot,
                     TableEnded, TakeSeat, Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Ratings,
@@ -45,10 +47,17 @@ class IdOnly(msgspec.Struct, frozen=True):
 
 
 class Codec:
-    """Encodes and decodes frames in one encoding (``json``: text frames; ``msgpack``: binary frames)."""
+    """Encodes and decodes frames in one encoding (``json``: text frames; ``msgpack``: binary frames); with
+    ``rows`` (msgpack only), ``update``, ``snapshot`` and ``accepted`` go as rows (``rows.py``) and are read
+    back as the same messages. ``name`` tells the forms apart (``json``, ``msgpack``, ``msgpack rows``): bytes
+    encoded once are kept per name (``server/encodeonce.py``)."""
 
-    def __init__(self, encoding: str) -> None:
+    def __init__(self, encoding: str, rows: bool = False) -> None:
         self.encoding = encoding
+        self.rows = rows
+        self.name = encoding + " rows" if rows else encoding
+        if rows and encoding != "msgpack":
+            raise ValueError("rows are msgpack only")
         if encoding == "json":
             self.encoder = msgspec.json.Encoder()
             self.client_decoder = msgspec.json.Decoder(ClientMessageType)
@@ -57,17 +66,31 @@ class Codec:
         elif encoding == "msgpack":
             self.encoder = msgspec.msgpack.Encoder()
             self.client_decoder = msgspec.msgpack.Decoder(ClientMessageType)
-            self.server_decoder = msgspec.msgpack.Decoder(ServerMessageType)
+            self.server_decoder = msgspec.msgpack.Decoder(Union[ServerMessageType, list[Any]] if rows
+                                                          else ServerMessageType)
             self.id_decoder = msgspec.msgpack.Decoder(IdOnly)
         else:
             raise ValueError(f"no encoding {encoding!r} (json or msgpack)")
 
+    def wire(self, message: Any) -> Any:
+        """``message`` in the form this codec sends it: its row, for a rows codec and a message that has one."""
+        return to_row(message) if self.rows and type(message) in ROW_TYPES else message
+
+    def bytes_of(self, message: Any) -> bytes:
+        return self.encoder.encode(self.wire(message))
+
     def encode(self, message: Any) -> str | bytes:
-        data = self.encoder.encode(message)
+        data = self.bytes_of(message)
         return data.decode() if self.encoding == "json" else data
 
 
 CODECS = {name: Codec(name) for name in ("json", "msgpack")}
+ROWS = Codec("msgpack", rows=True)  # a connection that said ``rows`` (and msgpack and patches) in its hello
+
+
+def codec_for(encoding: str, rows: bool = False) -> Codec:
+    """The codec of a hello's ``encoding`` and ``rows``."""
+    return ROWS if rows else CODECS[encoding]
 
 
 def decode_client(frame: str | bytes, codec: Codec) -> ClientMessageType:
@@ -85,13 +108,28 @@ def id_of(frame: str | bytes, codec: Codec) -> MessageId:
 
 
 def decode_server(frame: str | bytes, codec: Codec) -> ServerMessageType:
-    return codec.server_decoder.decode(frame)
+    """A server frame as its message; a row (with a rows codec) as the same message a map frame gives."""
+    message = codec.server_decoder.decode(frame)
+    return converted(message) if type(message) is list else message
+
+
+def convert_server(value: Any) -> ServerMessageType:
+    """A message read as plain values (one of a ``batch``'s) as its message: a map or, from a rows codec, a row."""
+    if type(value) is list:
+        return converted(value)
+    return msgspec.convert(value, ServerMessageType)
+
+
+def row_places() -> dict:
+    """Each message sent as a row (hello ``rows``): its tag and its fields in their places after the tag."""
+    return {kind.__struct_config__.tag: {"tag": row.__struct_config__.tag, "fields": list(row.__struct_fields__)}
+            for kind, row in ROW_TYPES.items()}
 
 
 def json_schema() -> dict:
     """The JSON Schema of the protocol, generated from its types (``photofinish schema``): every client and
-    server message (a tagged union on ``type``), and each game's actions and a seat's view, each game's fields
-    with their meanings (``gamedoc.py``)."""
+    server message (a tagged union on ``type``), the places of the rows' fields (``rows``), and each game's
+    actions and a seat's view, each game's fields with their meanings (``gamedoc.py``)."""
     from rules import GAMES
 
     from .gamedoc import describe
@@ -106,7 +144,7 @@ def json_schema() -> dict:
         return {**schema, "$defs": components}
 
     return {"protocol": PROTOCOL_VERSION, "client_messages": union(ClientMessageType),
-            "server_messages": union(ServerMessageType),
+            "server_messages": union(ServerMessageType), "rows": row_places(),
             "games": {name: {"actions": describe(game.action_type, one(game.action_type)),
                              "view": describe(game.view_type, one(game.view_type))}
                       for name, game in sorted(GAMES.items())}}

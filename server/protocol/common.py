@@ -48,6 +48,7 @@ class Hello(ClientMessage, tag="hello"):
     patches: bool = False  # True: updates carry `view_patch` (what changed) instead of the whole `view`, one a group
     events: bool = True  # False (a receiver that shows no events: a bot, a compact spectator): with `patches`,
     # updates carry no `events`, only those with a view or a result are sent, and `accepted` has no `receipt`
+    rows: bool = False  # True (with msgpack and patches): `update`, `snapshot`, `accepted` as arrays, not maps
 
 
 class Welcome(ServerMessage, tag="welcome"):

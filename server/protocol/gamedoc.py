@@ -1,7 +1,8 @@
 """The protocol's generated reference for a bot author (``server/PROTOCOL-REFERENCE.md``): every client
-message's fields, required or with their defaults, and each game's actions and view, field by field. The
-meaning of a field is the comment written beside it in its type's class (``hand: list[str] | None  # your
-cards``, going on on ``    # ...`` lines below it; a struct's and an action's meaning is its docstring): it is
+message's fields, required or with their defaults, the places of the rows' fields, and each game's actions and
+view, field by field. The meaning of a field is the comment written beside it in its type's class (``hand:
+list[str] | None  # your cards``, going on on ``    # ...`` lines below it; a struct's and an action's meaning is
+its docstring): it is
 put into the JSON Schema (``describe``, used by ``codecs.json_schema``), and that schema is rendered as Markdown
 (``reference_markdown``): `photofinish schema --markdown` prints it, the page is that output, and a test fails
 when they differ, so the page cannot drift from the types.
@@ -37,6 +38,17 @@ value of the wrong type or out of its bounds is refused with `error` `malformed`
 field, and nothing changes. `id` (an integer or a string, default null) may go on every message.
 
 | message | required | optional, with its default |
+| --- | --- | --- |
+"""
+
+ROWS = """## Rows: the places of each field
+
+To a connection that said `rows` in its hello (with `encoding` `msgpack` and `patches`), these messages come as
+msgpack arrays: the tag, then the fields in this order up to the last one not at its default (those before it at
+their defaults as their values: `nil`, `false`, `[]`, `0`); fields are only ever added at the end. See
+[`PROTOCOL.md`](PROTOCOL.md#rows).
+
+| message | tag | fields after the tag, in order |
 | --- | --- | --- |
 """
 
@@ -109,7 +121,15 @@ def describe(kind: Any, schema: dict) -> dict:
 
 def reference_markdown(schema: dict) -> str:
     """The whole page (``server/PROTOCOL-REFERENCE.md``) from ``json_schema()``."""
-    return HEAD + "\n" + messages_markdown(schema["client_messages"]) + "\n" + games_markdown(schema["games"])
+    return (HEAD + "\n" + messages_markdown(schema["client_messages"]) + "\n" + rows_markdown(schema["rows"]) + "\n"
+            + games_markdown(schema["games"]))
+
+
+def rows_markdown(rows: dict) -> str:
+    """The tag and the places of the fields of each message sent as a row."""
+    lines = [f"| `{name}` | {row['tag']} | {', '.join(f'`{field}`' for field in row['fields'])} |"
+             for name, row in rows.items()]
+    return ROWS + "\n".join(lines) + "\n"
 
 
 def messages_markdown(client: dict) -> str:

@@ -7,9 +7,10 @@ import msgspec
 import pytest
 import trio
 
-from clients.client import open_client
+from clients.client import ActionRejected, open_client
+from server import encodeonce
 from server.app import run_server
-from server.protocol import BotSeat, Update
+from server.protocol import BotSeat, Codec, Snapshot, Update, codecs, rows
 from server.table import patching
 
 sorted_json = msgspec.json.Encoder(order="sorted").encode
@@ -72,4 +73,67 @@ async def test_a_patch_that_does_not_fit_makes_the_client_resync_from_a_snapshot
         assert client.reconnects == 1 and broken
         table = running.lobby.find(info.table)
         assert sorted_json(got[-1].view) == sorted_json(table.game.view(table.session.state, None))
+    await running.shutdown()
+
+
+async def play(client, table: str, seat: int) -> list:
+    """Play ``seat`` with the first legal action each time it is to act, to the game's end; every update with
+    a view it was handed."""
+    seen = []
+    async for message in client.messages:
+        if type(message) not in (Update, Snapshot) or message.view is None:
+            continue
+        if type(message) is Update:
+            seen.append(message)
+        if message.result is not None:
+            return seen
+        if seat in (message.to_act or ()) and message.legal:
+            try:
+                await client.act(table, message.legal[0])
+            except ActionRejected:  # a list gone stale meanwhile: the next update brings the new one
+                pass
+    return seen
+
+
+async def test_a_rows_seat_and_rows_spectators_end_with_the_views_a_map_client_gets(nursery, monkeypatch):
+    """Hello ``rows``: a seat and two spectators that asked for arrays play and watch a game to its end and are
+    handed the same messages as a map client; the spectators' rows are encoded once per update for both."""
+    encoded: dict = {}
+    real = Codec.bytes_of
+
+    def bytes_of(codec, message):
+        if type(message) is Update and encodeonce.shared(message):  # a spectators' update (held while shared)
+            encoded.setdefault(codec.name, []).append(id(message))
+        return real(codec, message)
+
+    monkeypatch.setattr(Codec, "bytes_of", bytes_of)
+    read = []  # the rows the clients read
+    monkeypatch.setattr(codecs, "converted", lambda value: read.append(value[0]) or rows.converted(value))
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    url = f"ws://127.0.0.1:{running.port}"
+    async with (open_client(url, encoding="msgpack", rows=True, events=False) as bot,
+                open_client(url, encoding="msgpack", rows=True, events=False) as watcher,
+                open_client(url, encoding="msgpack", rows=True, events=False) as other,
+                open_client(url, encoding="msgpack", events=False) as mapped):
+        info = await mapped.create_table(game="flag_finish", mode="lockstep", seats=3, options={"races": 1},
+                                         bots=[BotSeat(1), BotSeat(2)], bot_delay_ms=20)
+        for client in (watcher, other, mapped):
+            await client.watch(info.table)
+        await bot.take_seat(info.table, 0)
+        with trio.fail_after(60):
+            played = await play(bot, info.table, 0)
+            got, also = await follow(watcher, info.table), await follow(other, info.table)
+            want = await follow(mapped, info.table)
+        table = running.lobby.find(info.table)
+        assert table.over.is_set()
+        assert sorted_json(played[-1].view) == sorted_json(table.game.view(table.session.state, 0))
+    assert len(got) > 10 and len(want) > 10
+    by_seq = {m.seq: m for m in want}
+    for message in got:
+        if message.seq in by_seq:
+            assert sorted_json(message) == sorted_json(by_seq[message.seq])
+    assert sorted_json(got[-1]) == sorted_json(want[-1]) == sorted_json(also[-1])
+    shared = encoded["msgpack rows"]
+    assert len(shared) > 10 and len(set(shared)) == len(shared)  # each update's row encoded once for both spectators
+    assert read.count(1) >= len(got) + len(also) + len(played) and 3 in read  # what they saw came as rows
     await running.shutdown()

@@ -17,7 +17,7 @@ from clients.client import ServerError
 from clients.load import run_load, summarize
 from server.app import run_server
 from server.gateway import Limits
-from server.protocol import viewpatch
+from server.protocol import ROWS, ServerMessageType, viewpatch
 
 SHORT_GAMES = ("flag_finish", "challenge", {"races": 1, "window_ms": 0, "extra_races": 0, "action_limit": 40})
 
@@ -124,6 +124,7 @@ async def test_a_load_tables_fields_reach_the_create_so_a_bench_can_choose_their
 
 
 BOT_SPEECH = clients.load.Speech(patches=True, events=False, encoding="msgpack")
+ROWS_SPEECH = clients.load.Speech(patches=True, events=False, encoding="msgpack", rows=True)
 
 
 async def test_seats_that_speak_as_a_bot_with_the_smallest_updates_play_on_and_the_server_hears_them(nursery):
@@ -144,6 +145,20 @@ async def test_seats_that_speak_as_a_bot_with_the_smallest_updates_play_on_and_t
     assert row["received_bytes_per_action"] > 0
 
 
+async def test_seats_that_ask_for_rows_play_on_and_are_sent_rows(nursery):
+    """`photofinish load --patches --no-events --encoding msgpack --rows`: updates come as arrays; the seats read
+    them at the protocol's places, so they still hold their legal lists and play games to their end."""
+    running = await start(nursery)
+    with trio.fail_after(60):
+        stats = await run_load(running.url, tables=2, seconds=60, max_actions=300, table=SHORT_GAMES,
+                               speech=ROWS_SPEECH)
+    row = summarize(stats, tables=2)
+    assert stats.accepted > 0 and row["unanswered"] == 0 and stats.games >= 2
+    seats = [slot.receiver for table in running.lobby.tables.values() for slot in table.slots
+             if slot.receiver is not None]
+    assert seats and all(seat.codec.name == "msgpack rows" for seat in seats)
+
+
 async def test_the_default_seats_say_nothing_new_in_their_hello(nursery):
     running = await start(nursery)
     with trio.fail_after(60):
@@ -157,6 +172,12 @@ async def test_the_default_seats_say_nothing_new_in_their_hello(nursery):
 def test_events_off_without_patches_is_refused():
     with pytest.raises(ValueError, match="needs patches"):
         clients.load.Speech(patches=False, events=False)
+
+
+@pytest.mark.parametrize("speech", [{"patches": True}, {"encoding": "msgpack"}])
+def test_rows_without_patches_and_msgpack_are_refused(speech):
+    with pytest.raises(ValueError, match="rows need patches and the msgpack encoding"):
+        clients.load.Speech(rows=True, **speech)
 
 
 def patched_updates(lists: list[list]) -> list[dict]:
@@ -185,17 +206,22 @@ ACTIONS = st.fixed_dictionaries({"type": st.sampled_from(["take", "discard", "pa
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(ACTIONS, max_size=6), min_size=1, max_size=8), st.sampled_from(["json", "msgpack"]))
+@given(st.lists(st.lists(ACTIONS, max_size=6), min_size=1, max_size=8), st.sampled_from(["json", "msgpack", "rows"]))
 def test_a_seat_with_patches_holds_every_legal_list_whole_again(lists, encoding):
     """Whatever the lists, after each update the seat may act on exactly the list the server meant (nothing when
-    it is empty), though the seat used up the list it acted on (a list left out is the one last sent)."""
-    codec = clients.load.CODECS[encoding]
+    it is empty), though the seat used up the list it acted on (a list left out is the one last sent); with rows,
+    the updates are the server's own messages encoded as rows."""
+    codec = clients.load.ROWS if encoding == "rows" else clients.load.CODECS[encoding]
+    if encoding == "rows":  # as the server encodes them
+        encode = lambda message: ROWS.bytes_of(msgspec.convert(message, ServerMessageType))  # noqa: E731
+    else:
+        encode = codec.encode
     table = clients.load._Table("t", clients.load.Stats(), codec)
     snapshot = {"type": "snapshot", "table": "t", "seq": 0, "view": {}, "to_act": [0], "legal": [{"type": "pass"}]}
-    table.take(codec.decode_seen(codec.encode(snapshot)))
+    table.take(codec.decode_seen(encode(snapshot)))
     for legal, update in zip(lists, patched_updates([[{"type": "pass"}], *lists])[1:]):
         table.legal = None  # the seat acted on what it had: only the update may give it a list again
-        table.take(codec.decode_seen(codec.encode(update)))
+        table.take(codec.decode_seen(encode(update)))
         held = None if table.legal is None else [msgspec.convert(codec.decode_any(item) if type(item) is
                                                                  msgspec.Raw else item, dict)
                                                  for item in table.choices(table.legal)]

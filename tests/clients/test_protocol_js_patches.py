@@ -12,7 +12,8 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from server.protocol import CODECS
+from server.protocol import CODECS, Batch
+from server.protocol.rows import ROW_TAGS, ROW_TYPES, to_row
 from server.protocol.codes import codes_js
 from server.protocol.viewpatch import diff, split
 
@@ -99,8 +100,16 @@ process.stdout.write(JSON.stringify(seen));
 SAME = ("type", "table", "seq", "actor", "events", "to_act", "legal", "result", "pings", "view")
 
 
+def rowed(message):
+    """A message as a rows connection is sent it (a batch's messages each in its row form)."""
+    if type(message) is Batch:
+        return Batch(messages=[to_row(inner) for inner in message.messages])
+    return to_row(message)
+
+
 @pytest.mark.skipif(NODE is None, reason="needs node")
-def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path, monkeypatch):
+@pytest.mark.parametrize("form", ["maps", "rows"])
+def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path, monkeypatch, form):
     import trio
     import trio.testing
 
@@ -114,7 +123,9 @@ def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path
     for pairs in played.values():
         parts = [(part, b is s) for b, s in pairs if b.type in ("update", "snapshot") for part in split(b)]
         built = [json.loads(encode(part)) for part, _ in parts]  # a group of entries: one update each
-        sent = [json.loads(encode(s)) for _, s in pairs]
+        sent = [json.loads(encode(s if form == "maps" else rowed(s))) for _, s in pairs]
+        if form == "rows":  # every update and snapshot went as a row
+            assert not [m for m in sent if type(m) is dict and m["type"] in ("update", "snapshot", "accepted")]
         done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, input=json.dumps(sent), capture_output=True,
                               text=True, check=True, timeout=60)
         seen = [m for m in json.loads(done.stdout) if m["type"] in ("update", "snapshot")]
@@ -124,3 +135,29 @@ def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path
             assert {k: got.get(k) for k in SAME} == {k: want.get(k) for k in SAME}
             kept = untouched or want.get("result") is not None
             assert got.get("receipt") == (want.get("receipt") if kept else None)
+
+
+ROWS_TABLE = """import { ROWS } from "./protocol.js";
+process.stdout.write(JSON.stringify(ROWS));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_browsers_table_of_rows_is_the_protocols(tmp_path):
+    """protocol.js reads a row by the places and defaults of its fields: those of server/protocol/rows.py."""
+    (tmp_path / "protocol.js").write_text(JS.read_text())
+    (tmp_path / "codes.js").write_text(codes_js())
+    (tmp_path / "run.mjs").write_text(ROWS_TABLE)
+    done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
+    want = {}
+    for kind, tag in ROW_TAGS.items():
+        fields = []
+        for info in msgspec.structs.fields(ROW_TYPES[kind]):
+            if info.default is not msgspec.NODEFAULT:
+                fields.append([info.name, info.default])
+            elif info.default_factory is not msgspec.NODEFAULT:
+                fields.append([info.name, info.default_factory()])
+            else:
+                fields.append([info.name])
+        want[str(tag)] = [kind.__struct_config__.tag, fields]
+    assert json.loads(done.stdout) == want

@@ -418,3 +418,30 @@ async def test_resume_from_a_negative_seq_is_refused_and_nothing_changes(nursery
     assert [(a["type"], a["code"]) for a in refusals] == [("error", "malformed")]
     assert "last_seq" in refusals[0]["message"] and ">= 0" in refusals[0]["message"]
     assert not any(a["type"] == "seated" for a in answers)
+
+
+@pytest.mark.parametrize("hello", [{"encoding": "json", "patches": True}, {"encoding": "msgpack", "patches": False},
+                                   {"encoding": "msgpack"}, {}])
+async def test_rows_without_msgpack_and_patches_are_refused_and_say_why(nursery, hello):
+    """Rows are msgpack arrays of the patched updates: asked for without either, the hello is refused typed."""
+    running = await start(nursery)
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message(msgspec.json.encode({"type": "hello", "protocol": 1, "id": 4, "rows": True,
+                                                   **hello}).decode())
+        error = msgspec.json.decode(await ws.get_message())
+        closing = msgspec.json.decode(await ws.get_message())
+        with pytest.raises(ConnectionClosed):
+            await ws.get_message()
+    assert error["type"] == "error" and error["code"] == "bad_hello" and error["ref"] == 4
+    assert "rows need encoding msgpack and patches" in error["message"]
+    assert closing["code"] == "bad_hello"
+    assert not running.lobby.tables
+
+
+async def test_a_rows_hello_with_msgpack_and_patches_is_welcomed_in_msgpack(nursery):
+    running = await start(nursery)
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message(msgspec.msgpack.encode({"type": "hello", "protocol": 1, "id": 5, "rows": True,
+                                                      "encoding": "msgpack", "patches": True}))
+        welcome = msgspec.msgpack.decode(await ws.get_message())
+    assert welcome["type"] == "welcome" and welcome["ref"] == 5
