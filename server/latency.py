@@ -35,6 +35,8 @@ class LatencyMeter:
         self._sent: dict[int, float] = {}
         self.kernel: Callable[[], float | None] | None = None  # the connection's kernel min round trip, if read
         self.on_sample: Callable[[], None] | None = None  # called after each new sample (tests wait on it)
+        self._sorted: tuple[int, list[float]] = (0, [])  # (samples taken then, them sorted and rounded)
+        self._taken = 0  # samples taken so far
 
     def ping(self) -> int:
         """A new ping's number, random so that no client can answer one it has not received (stamp it with
@@ -56,9 +58,17 @@ class LatencyMeter:
         if sent is None or now < sent:
             return False
         self.samples.append(now - sent)
+        self._taken += 1
         if self.on_sample is not None:
             self.on_sample()
         return True
+
+    def sorted_samples(self) -> list[float]:
+        """The recent samples sorted, each rounded to the microsecond (as fair ordering logs them), made once
+        per new sample: fair ordering reads them for every seat at every contested take. Never change it."""
+        if self._sorted[0] != self._taken:
+            self._sorted = (self._taken, sorted(round(x, 6) for x in self.samples))
+        return self._sorted[1]
 
     @property
     def rtt(self) -> float | None:

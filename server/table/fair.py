@@ -145,7 +145,7 @@ def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] 
     after its card was sent than its pongs allow: ``contest``) has its pings set aside for its next
     ``PATH_KEPT`` takes: no credit (arrival order for it), and none logged, so ``verify`` agrees."""
     meter = slot.receiver.latency if slot.receiver is not None else None
-    pings = sorted(round(x, 6) for x in meter.samples) if meter is not None and meter.samples else None
+    pings = meter.sorted_samples() if meter is not None and meter.samples else None
     if slot.distrust:
         pings = None
     path = min(slot.path) if slot.path else None
