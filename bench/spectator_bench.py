@@ -58,7 +58,7 @@ from trio_websocket import open_websocket_url
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load
 from server.sendpath import send_promptly
 
-from . import rawwatch
+from . import rawwatch, server_waits
 from .server_bench import SERVE, cpu_seconds, free_port, rss_kib, start_process, stop
 
 RATE_PER_TABLE = 20.0  # actions a second at each table: a brisk Challenge game, well within the server's reach
@@ -68,6 +68,9 @@ FULL_ROWS = ROWS + [(1, 5000, 1), (1, 3000, 3)]
 JOIN_WAIT_S = 10.0  # seconds (and 10 ms a spectator) for every spectator's first snapshot; those without one by
 # then are counted as unserved (seen at 1,000 and 5,000 spectators on one node: bench/README.md)
 JOIN_S = 0.02  # seconds of play added per spectator: the table plays on while they all join (a first snapshot each)
+LEAVE_MARGIN_S = 0.25  # the measured seconds end this long before the spectators leave (each process at its own
+# start + seconds: a thousand closes at once are a moment of their own, the 'leave' columns)
+LEAVE_S = 2.0  # the seconds after it read as the spectators' leaving
 SERVER_TREE = [""]  # ``--server-tree``: the checkout whose server is run ("": this one)
 ORDERING = ["arrival"]  # ``--ordering``: the players' tables' (see the module's docstring)
 PIN = [False]  # ``--pin``: the servers on the first core, the players and the spectators' clients on the others
@@ -108,8 +111,10 @@ async def start_nodes(nodes: int, data: str) -> list[tuple[trio.Process, str, pa
     cluster = ["--cluster", f"sqlite:{data}/cluster.sqlite", "--heartbeat", str(HEARTBEAT_S)] if nodes > 1 else []
     for index in range(nodes):
         port, folder = free_port(), pathlib.Path(data) / f"node-{index}"
-        command = [sys.executable, "-m", "clients.cli", *SERVE, "--port", str(port), "--data", str(folder),
-                   "--durability", "never", "--no-web", *cluster]
+        tree = pathlib.Path(SERVER_TREE[0] or pathlib.Path(__file__).parent.parent)
+        entry = ["bench.server_waits"] if (tree / "bench" / "server_waits.py").exists() else ["clients.cli"]
+        command = ["env", f"PF_SERVER_WAITS={data}/waits-{index}.txt", sys.executable, "-m", *entry, *SERVE,
+                   "--port", str(port), "--data", str(folder), "--durability", "never", "--no-web", *cluster]
         if SERVER_TREE[0]:  # the server of another checkout (an A/B): ``exec`` keeps the pid measured
             command = ["sh", "-c", f"cd {shlex.quote(SERVER_TREE[0])} && exec {shlex.join(command)}"]
         if PIN[0]:  # (``taskset`` execs the command: the pid stays the server's)
@@ -185,11 +190,21 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             for key, times in arrivals.items():
                 if key in first_at_seat:
                     into += [(t - first_at_seat[key]) * 1e3 for t in times]
-    answers = answers_between(stats, began, began + elapsed)
+    end = began + seconds - LEAVE_MARGIN_S  # the spectators leave at their own start + seconds, not much after ``began``
+    answers = answers_between(stats, began, end)
     joining = answers_between(stats, join_began, began)
+    leaving = answers_between(stats, end, end + LEAVE_S)
+    noted = pathlib.Path(data, "waits-0.txt")
+    lines = noted.read_text().splitlines() if noted.exists() else []
+    waits, leave_waits = (server_waits.percentiles(lines, began, end),
+                          server_waits.percentiles(lines, end, end + LEAVE_S))
     return {"tables": tables, "spectators": spectators, "nodes": nodes, "unserved": unserved,
             "answer_p50_us": percentile(answers, 0.5), "answer_p99_us": percentile(answers, 0.99),
-            "answers": len(answers), "join_s": began - join_began, "join_answer_p99_us": percentile(joining, 0.99),
+            "answers": len(answers), "wake_p99_us": percentile(waits["wake"], 0.99),
+            "leave_answer_p99_us": percentile(leaving, 0.99) if spectators else float("nan"),
+            "leave_wake_max_us": max(leave_waits["wake"], default=float("nan")) if spectators else float("nan"),
+            "queue_p50_us": percentile(waits["queue"], 0.5), "queue_p99_us": percentile(waits["queue"], 0.99),
+            "join_s": began - join_began, "join_answer_p99_us": percentile(joining, 0.99),
             "lag_p50_ms": percentile(lags, 0.5), "lag_p99_ms": percentile(lags, 0.99),
             "join_lag_p99_ms": percentile(join_lags, 0.99),
             "updates_delivered": delivered, "server_cpu_s": cpu, "seconds": elapsed,
@@ -227,11 +242,15 @@ def print_table(results: list[dict]) -> None:
           f"Answers, lags and CPU over the measured seconds, once every spectator has its first snapshot; 'join': "
           f"the seconds they took to join, and the answer and lag p99 meanwhile. CPU as % of one core: the "
           f"server's, the spectator clients' and the players'. load: the 1-minute load average at the row's end "
-          f"(over 2, the figures are the machine's more than the server's)")
+          f"(over 2, the figures are the machine's more than the server's). Inside the server (us, "
+          f"bench/server_waits.py): 'wake p99', how late a task woken there gets its turn (a player's action read "
+          f"from its socket waits as long); 'queue', how long an action waits at its table before its answer. "
+          f"'leave': the {LEAVE_S:g} s after the spectators all leave at once (the measured seconds end before): "
+          f"the answers' p99 and the server's latest wake")
     print(f"{'tables':>6} {'spect.':>6} {'nodes':>5} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
           f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14} {'unserved':>8} "
           f"{'server %':>8} {'spect. %':>8} {'players %':>9} {'join s':>6} {'answer p99':>10} {'lag p99':>8} "
-          f"{'load':>5}")
+          f"{'load':>5} {'wake p99':>8} {'queue p50':>9} {'queue p99':>9} {'leave: answer p99':>17} {'wake max':>8}")
     for r in results:
         print(f"{r['tables']:>6} {r['spectators']:>6} {r['nodes']:>5} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
               f"{r['answer_p99_us']:>8.0f} {r['answer_p99_x']:>7.2f} {r['lag_p50_ms']:>10.1f} {r['lag_p99_ms']:>8.1f} "
@@ -239,7 +258,8 @@ def print_table(results: list[dict]) -> None:
               f"{r['rss_per_spectator_kib']:>14.1f} {r['unserved']:>8} "
               f"{100 * r['server_cpu_s'] / r['seconds']:>8.0f} {100 * r['spectators_cpu_s'] / r['seconds']:>8.0f} "
               f"{100 * r['players_cpu_s'] / r['seconds']:>9.0f} {r['join_s']:>6.1f} {r['join_answer_p99_us']:>10.0f} "
-              f"{r['join_lag_p99_ms']:>8.1f} {r['load']:>5.1f}")
+              f"{r['join_lag_p99_ms']:>8.1f} {r['load']:>5.1f} {r['wake_p99_us']:>8.0f} {r['queue_p50_us']:>9.0f} "
+              f"{r['queue_p99_us']:>9.0f} {r['leave_answer_p99_us']:>17.0f} {r['leave_wake_max_us']:>8.0f}")
     print("targets: with 1,000 spectators answer p50 <= 1.2x and p99 <= 1.5x alone; lag p99 < 100 ms; "
           "RSS < 60 KiB per idle spectator; three nodes: 3x the spectators at the same lag")
 
