@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from .table import Snapshot, Update
+from .viewrows import ViewRowError, from_places
 
 
 _PLAIN = frozenset((str, int, bool, type(None)))  # values equal on the wire when equal and of one type
@@ -253,10 +254,12 @@ def apply(old: Any, patch: list[list[Any]]) -> Any:
 class Views:
     """A client's side of patches: the last whole view, legal list, ``to_act`` and ``pings`` it holds per table,
     and each update or snapshot made whole again (``whole``), so that what is above the client sees whole views.
-    (A ``receipt`` left out is not made up: ``accepted``, snapshots and the game's last update carry one.)"""
+    (A ``receipt`` left out is not made up: ``accepted``, snapshots and the game's last update carry one.) A row
+    view (hello ``rows``: ``viewrows.py``) is held as its row, which its patches apply to, and handed on as its map:
+    what is above sees the views a map connection gets."""
 
     def __init__(self) -> None:
-        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list, to_act, pings, the last
+        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins (or its row), legal list, to_act, pings, the last
         # non-empty legal list as builtins (what a ``legal_patch`` applies to)]
 
     def whole(self, message: Any) -> Any:
@@ -272,6 +275,7 @@ class Views:
             if message.view_patch is None:
                 return msgspec.structs.replace(message, to_act=to_act)
             view = apply(held[0], message.view_patch)
+            shown = _shown(view)
             base = held[4]
             if message.legal_patch is not None:
                 if base is None:
@@ -284,20 +288,33 @@ class Views:
                 base = msgspec.to_builtins(legal, str_keys=True) if legal else base
             pings = held[3] if message.pings is None else message.pings
             self.held[message.table] = [view, legal, to_act, pings, base]
-            return msgspec.structs.replace(message, view=view, view_patch=None, legal=legal, legal_same=False,
+            return msgspec.structs.replace(message, view=shown, view_patch=None, legal=legal, legal_same=False,
                                            legal_patch=None, to_act=to_act, pings=pings)
         if (kind is Update or kind is Snapshot) and message.view is not None:
             old = self.held.get(message.table)
             base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else \
                 (old[4] if old is not None else None)
-            self.held[message.table] = [msgspec.to_builtins(message.view, str_keys=True), message.legal,
-                                        message.to_act, message.pings, base]
+            view = msgspec.to_builtins(message.view, str_keys=True)
+            shown = _shown(view)
+            self.held[message.table] = [view, message.legal, message.to_act, message.pings, base]
+            if shown is not view:
+                return msgspec.structs.replace(message, view=shown)
         elif kind is Update and message.table in self.held:
             self.held[message.table][2] = message.to_act
         return message
 
     def forget(self, table: str) -> None:
         self.held.pop(table, None)
+
+
+def _shown(view: Any) -> Any:
+    """A view as a client sees it: a row view (``rows`` in the hello: ``viewrows.py``) as its map again."""
+    if type(view) is not list:
+        return view
+    try:
+        return from_places(view)
+    except ViewRowError as error:
+        raise PatchError(f"a view that is no view row: {error}") from None
 
 
 def split(message: Any) -> list[Any]:
