@@ -49,6 +49,38 @@ def diff(old: Any, new: Any) -> list[list[Any]]:
     return ops
 
 
+def diff_row(old: Any, new: Any) -> list[list[Any]]:
+    """The patch between two view rows (``viewrows.py``): place by place, as ``diff`` goes key by key through a
+    map (a row's places never move: its items are never matched as moved), a broadcast's public row and each
+    seat's alike; two rows of another game or length (or anything else), the whole new one."""
+    ops: list[list[Any]] = []
+    _diff_row(old, new, [], ops)
+    return ops
+
+
+def _diff_row(old: Any, new: Any, path: list, ops: list) -> None:
+    if type(old) is not list or type(new) is not list or len(old) != len(new) or not new or old[0] != new[0]:
+        ops.append([list(path), new])
+        return
+    broadcast = new[0] == "broadcast" and len(new) == 3 and type(new[2]) is list and type(old[2]) is list \
+        and len(new[2]) == len(old[2])
+    for place in range(1, len(new)):
+        was, value = old[place], new[place]
+        if type(was) is type(value) and type(value) in _PLAIN and was == value:
+            continue  # (a container as it was is left by ``_diff``)
+        path.append(place)
+        if broadcast and place == 1:
+            _diff_row(was, value, path, ops)
+        elif broadcast:
+            for seat, (one, other) in enumerate(zip(was, value)):
+                path.append(seat)
+                _diff_row(one, other, path, ops)
+                path.pop()
+        else:
+            _diff(was, value, path, ops)
+        path.pop()
+
+
 def _diff(old: Any, new: Any, path: list, ops: list) -> None:
     kind = type(new)
     if (kind is dict or kind is list) and _equal(old, new):  # (most of a view is as it was: not walked)

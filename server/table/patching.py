@@ -24,7 +24,7 @@ import msgspec
 
 from .. import encodeonce
 from ..protocol import Accepted, Snapshot, Update
-from ..protocol.viewpatch import diff
+from ..protocol.viewpatch import diff, diff_row
 from ..protocol.viewrows import to_places
 from .receiver import Receiver
 
@@ -148,7 +148,7 @@ def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same:
         return hit[2]
     changes: dict[str, Any] = {"to_act": None} if same[0] else {}
     if view is not None:
-        changes.update(view=None, view_patch=diff(base, view))
+        changes.update(view=None, view_patch=(diff_row if rows(receiver) else diff)(base, view))
         if same[1]:
             changes["pings"] = None
     if same[2]:
