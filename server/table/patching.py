@@ -8,11 +8,14 @@ what it would only repeat: ``to_act`` equal to the last sent, ``pings`` equal to
 ``receipt`` of every update but the one with the game's result (a receipt's hash covers every line before it:
 the seat keeps the one of its own ``accepted`` and the last, and a snapshot carries one). A snapshot stays whole and is where each receiver starts
 (or starts again: seating, resume, catch-up, a spectator taken back into the stream after falling behind).
+To a receiver that also asked for ``rows``, every view is a row (``protocol/viewrows.py``: the game's name, then
+its fields in order), in snapshots, whole updates and as the base of its patches (``diff_row``: by places).
 
 What each receiver was last sent lives in ``Patching.sent``, freed when it leaves or disconnects (``forget``).
 Spectators share their updates: the trimmed update is built once (``recent``, keyed by the message, the view it
 starts from and what it leaves out) and shared for encoding once (``encodeonce``); a spectator holding another
-view (one that just joined mid-batch) gets its own.
+view (one that just joined mid-batch) gets its own. A spectator's view is converted once per form (builtins,
+row) for all of them, so the rows spectators share one base and one patched update, as the map ones do.
 """
 
 from __future__ import annotations
