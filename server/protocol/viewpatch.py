@@ -291,8 +291,8 @@ class Views:
     what is above sees the views a map connection gets."""
 
     def __init__(self) -> None:
-        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins (or its row), legal list, to_act, pings, the last
-        # non-empty legal list as builtins (what a ``legal_patch`` applies to)]
+        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins (or its row), legal list, to_act, pings,
+        # the last non-empty legal list as builtins (what a ``legal_patch`` applies to)]
 
     def whole(self, message: Any) -> Any:
         """``message`` (any; an update or snapshot is kept) with its ``view``, ``legal``, ``to_act`` and ``pings``
