@@ -12,7 +12,10 @@ the table built it (what a connection without patches gets, but in one update pe
 window close is not one, though its updates are counted).
 
 Every way is counted in three forms: ``json``, ``msgpack`` (maps, as the message's Struct encodes) and ``msgpack
-rows`` (hello ``rows``: ``update``, ``snapshot`` and ``accepted`` as arrays, ``server/protocol/rows.py``).
+rows`` (hello ``rows``: ``update``, ``snapshot`` and ``accepted`` as arrays, ``server/protocol/rows.py``, and the
+views in them as rows too, ``server/protocol/viewrows.py``, so their patches step by places). A rows receiver is
+sent other views and patches than a map one, so the rows form is counted in a third play of the same game, alike,
+whose receivers all said ``rows`` (the plays must have as many moves: the bots see the same views).
 
 Besides the whole frames, ``view B`` is the view alone against the patch alone: the figure Colyseus's 33 bytes
 of binary schema patch per move stands for (its envelope and headers are not in it either).
@@ -53,15 +56,19 @@ class Counter:
 
     patches = True
     events = True  # set per play: the receiver shows events (the browser) or not (a bot, a compact spectator)
+    rows = False  # set per play: the receiver said ``rows`` (and is counted in that form alone)
     built: Any = None  # the message as the table built it, before ``patching.outgoing`` (set by ``_outgoing``)
 
     def __init__(self) -> None:
         self.views = Views()
         self.bytes = {(way, name): 0 for way in WAYS for name in FORMS}
 
+    def forms(self) -> dict:
+        return {ROWS.name: ROWS} if self.rows else CODECS
+
     def count(self, message: Any) -> Any:
         built, mended = self.built, self.views.whole(message)
-        for name, codec in FORMS.items():
+        for name, codec in self.forms().items():
             for way, what in (("whole", built), ("sent", message)):
                 self.bytes[way, name] += len(encodeonce.frame(codec, [what]))
             if type(message) is Update and message.view_patch is not None:
@@ -75,7 +82,7 @@ def _outgoing(real):
         receiver.built = message
         sent = real(table, receiver, message)
         if sent is None:  # nothing sent: only what a connection without patches would have got is counted
-            for name, codec in FORMS.items():
+            for name, codec in receiver.forms().items():
                 receiver.bytes["whole", name] += len(encodeonce.frame(codec, [message]))
         return sent
     return outgoing
@@ -111,17 +118,17 @@ class CountingSpectator(Counter):
         pass
 
 
-def play(name: str, mode: str, seed: int = 7, events: bool = False) -> dict:
+def play(name: str, mode: str, seed: int = 7, events: bool = False, rows: bool = False) -> dict:
     game = GAMES[name]
     setup = make_setup(game.info, SEATS, mode, OPTIONS.get(name, {}))
     bots: list[CountingBot] = []
     spectators = [CountingSpectator() for _ in range(SPECTATORS)]
     for spectator in spectators:
-        spectator.events = events
+        spectator.events, spectator.rows = events, rows
 
     def bot(*args, **kwargs):
         bots.append(CountingBot(*args, **kwargs))
-        bots[-1].events = events
+        bots[-1].events, bots[-1].rows = events, rows
         return bots[-1]
 
     async def main() -> Table:
@@ -146,21 +153,28 @@ def play(name: str, mode: str, seed: int = 7, events: bool = False) -> dict:
     for who, receivers in (("seat", bots), ("spectator", spectators)):
         per = len(receivers) * moves
         for way in WAYS:
-            for name_ in FORMS:
+            for name_ in receivers[0].forms():
                 row[f"{who} {name_} {way} B"] = round(sum(r.bytes[way, name_] for r in receivers) / per, 1)
     return row
 
 
 def run() -> list[dict]:
-    return [play(name, mode, events=events) for events in (False, True) for name, mode in PLAYS]
+    rows = []
+    for events in (False, True):
+        for name, mode in PLAYS:
+            maps, arrays = play(name, mode, events=events), play(name, mode, events=events, rows=True)
+            assert maps["moves"] == arrays["moves"], f"{name} {mode}: the rows play went otherwise"
+            rows.append({**arrays, **maps})
+    return rows
 
 
 def print_table(rows: list[dict]) -> None:
     print(f"Bytes per move per receiver, one table of {SEATS} bot seats and {SPECTATORS} spectators "
           f"(frames' payload; Colyseus: {COLYSEUS_PATCH_B} B of patch per move)")
     print("\n| receiver | events | game | mode | moves | json whole B | json sent B | msgpack whole B | "
-          "msgpack sent B | msgpack rows sent B | patch B (msgpack) | msgpack rows sent / Colyseus 33 B |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "msgpack sent B | msgpack rows sent B | patch B (msgpack) | rows patch B | "
+          "msgpack rows sent / Colyseus 33 B |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for who in ("seat", "spectator"):
         for row in rows:
             w = {way: {name: row[f"{who} {name} {way} B"] for name in FORMS} for way in WAYS}
@@ -168,7 +182,7 @@ def print_table(rows: list[dict]) -> None:
             print(f"| {who} | {'shown' if row['events'] else 'none'} | {row['game']} | {row['mode']} | "
                   f"{row['moves']} | {w['whole']['json']:.0f} | {w['sent']['json']:.0f} | "
                   f"{w['whole']['msgpack']:.0f} | {w['sent']['msgpack']:.0f} | {rows_sent:.0f} | "
-                  f"{w['patch']['msgpack']:.0f} | {rows_sent / COLYSEUS_PATCH_B:.1f}x |")
+                  f"{w['patch']['msgpack']:.0f} | {w['patch'][ROWS.name]:.0f} | {rows_sent / COLYSEUS_PATCH_B:.1f}x |")
 
 
 def main() -> None:

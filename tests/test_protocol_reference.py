@@ -5,6 +5,7 @@ types, so it cannot drift from them, and every field a bot reads or sends has it
 
 from __future__ import annotations
 
+import re
 import typing
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from clients.cli import main
 from rules import GAMES
 from server.protocol import json_schema
 from server.protocol.gamedoc import SERVER_ONLY, field_meanings, struct_types
+from server.protocol.viewrows import places
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "server" / "PROTOCOL-REFERENCE.md"
@@ -44,7 +46,7 @@ def test_the_page_names_each_field_of_the_flag_finish_view_with_its_meaning():
     flag_finish = page.split("### `flag_finish`", 1)[1].split("\n### ", 1)[0]
     for field in GAMES["flag_finish"].view_type.__struct_fields__:
         assert f"| `{field}` |" in flag_finish
-    assert "| `must_discard` | [boolean] | for each seat: it drew or took a card and must discard" in flag_finish
+    assert "| 12 | `must_discard` | [boolean] | for each seat: it drew or took a card and must discard" in flag_finish
     assert '`{"type":"take","card":…}`' in flag_finish and "`close_window`" in flag_finish
 
 
@@ -59,3 +61,13 @@ def test_the_page_states_the_required_fields_and_defaults_of_every_client_messag
     assert "| `hello` | `protocol` (integer) | `encoding` = `\"json\"`" in page
     assert "| `resume` | `table` (string), `token` (string) | `last_seq` = `0` (integer (≥ 0)) |" in page
     assert "`seats` = `2`" in page and "`mode` = `\"lockstep\"`" in page  # create_table's defaults
+
+
+def test_the_page_gives_each_view_field_the_place_it_has_in_a_view_row():
+    """A rows connection reads a view by places (``viewrows.py``): the page's places are the rows' own."""
+    page = PAGE.read_text()
+    for name in GAMES:
+        game = page.split(f"### `{name}`", 1)[1].split("\n### ", 1)[0]
+        view = game.split("#### The view", 1)[1].split("\n#####", 1)[0]
+        listed = re.findall(r"^\| (\d+) \| `(\w+)` \|", view, re.M)
+        assert [(int(place), field) for place, field in listed] == list(enumerate(places(name).names, 1))

@@ -1,15 +1,24 @@
 """Rows (hello ``rows``: ``update``, ``snapshot`` and ``accepted`` as msgpack arrays): every server message read
 from its row form is exactly the message its map form gives, alone or inside a batch; the rows keep the map
-Structs' fields, in their order, and today's places never move (a field is only ever appended); a row is smaller."""
+Structs' fields, in their order, and today's places never move (a field is only ever appended); a row is smaller.
+Views as rows (``viewrows.py``): every game's view of every seat, a spectator and a broadcast read back from its
+row is the view; their places never move either."""
 
 from __future__ import annotations
 
 import msgspec
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from server.protocol import (CODECS, ROWS, Accepted, Batch, Error, Ping, Snapshot, Update, Welcome, convert_server,
-                             decode_server)
+from rules import GAMES
+from rules.flush.game import Play, View as FlushView
+from server.protocol import (CODECS, ROWS, Accepted, Batch, BroadcastView, Error, Ping, Snapshot, Update, Welcome,
+                             convert_server, decode_server)
 from server.protocol.rows import MAP_TYPES, ROW_TAGS, ROW_TYPES, from_row, to_row
+from server.protocol.viewpatch import PatchError, Views, apply, diff, diff_row
+from server.protocol.viewrows import Each, Places, ViewRowError, from_places, places, to_places
+
+from .rules.test_contract_properties import random_playout, tables
 
 MSGPACK = CODECS["msgpack"]
 exact = msgspec.json.Encoder(order="sorted").encode  # equal and of the same types (1 is not True)
@@ -117,3 +126,115 @@ def test_a_shorter_row_an_older_server_sent_takes_the_defaults_of_the_fields_it_
     assert snapshot == Snapshot(table="t1", seq=4, view={"turn": 0}, to_act=[0])
     assert from_row(msgspec.msgpack.decode(msgspec.msgpack.encode(to_row(Accepted(ref=1, table="t", seq=2))),
                                            type=ROW_TYPES[Accepted])) == Accepted(ref=1, table="t", seq=2)
+
+
+# Views as rows (``viewrows.py``): each game's view fields in their places after the game's name, and the places of
+# the structs inside (by the view's place that holds them; "each": a list of them), as released. Append only.
+VIEW_PLACES = {
+    "checkered_flag": (("seat", "phase", "track", "order", "turn", "positions", "gears", "lost", "crashes", "plan",
+                        "checks", "turns", "turn_limit", "winner"),
+                       {2: (("name", "spaces", "laps", "danger", "narrow", "kinds", "zone", "curve"), {}),
+                        9: (("start", "move", "end", "stops", "forced"), {}),
+                        10: ("each", (("reason", "crash_on", "at"), {}))}),
+    "finish_line": (("seat", "phase", "board", "wings", "markers", "turn", "dice", "used", "stop", "moved", "choice",
+                     "finished", "turns", "turn_limit", "places"),
+                    {10: (("kind", "marker", "candidates"), {})}),
+    "flag_finish": (("seat", "mode", "phase", "race", "races", "hand", "drawn", "hand_counts", "rows", "discard",
+                     "draw_count", "must_discard", "turn", "to_act", "finishers", "actions", "action_limit",
+                     "race_scores", "totals", "winners"), {}),
+    "flush": (("seat", "phase", "format", "round", "rounds", "hand", "hand_counts", "tops", "blinds", "pile",
+               "top_value", "run", "flushed", "unused", "mimic_card", "mimic", "turn", "flipped", "pickup", "passing",
+               "previous", "turns", "turn_limit", "active", "round_scores", "totals", "winners"),
+              {9: ("each", (("seat", "value", "cards"), {}))}),
+    "race_to_the_finish": (("seat", "phase", "hand", "hand_counts", "trick", "trick_seats", "leader", "turn",
+                            "chooser", "mover", "dealer", "deals", "trump", "cuts", "pieces", "sidetracked", "track",
+                            "tricks_won", "sidetracked_played", "cards_played", "out_of_play", "winner"), {}),
+}
+
+
+def released(shape, pinned) -> None:
+    """``shape`` keeps ``pinned``'s places: its names start with the pinned ones, and so do its structs'."""
+    if pinned[0] == "each":
+        assert type(shape) is Each
+        return released(shape.item, pinned[1])
+    names, inner = pinned
+    assert type(shape) is Places and shape.names[:len(names)] == names, f"a view field moved: {shape.names}"
+    assert set(inner) <= set(shape.inner)
+    for place, below in inner.items():
+        released(shape.inner[place], below)
+
+
+def test_released_view_places_never_move_a_field_is_only_appended():
+    assert set(VIEW_PLACES) == set(GAMES)  # a new game's places are pinned here once released
+    for name, pinned in VIEW_PLACES.items():
+        released(places(name), pinned)
+
+
+@settings(max_examples=15, deadline=None)
+@given(tables())
+def test_every_view_of_every_seat_spectator_and_broadcast_made_a_row_and_read_back_is_the_view(table):
+    game, setup, seed = table
+    name = game.info.name
+    seen = []
+
+    def check(session, index):
+        if index % 7 == 0:
+            seen.append([game.view(session.state, seat) for seat in [None, *range(setup.seats)]])
+
+    random_playout(game, setup, seed, check)
+    for views in seen:
+        for view in views:
+            row = to_places(name, view)
+            assert row[0] == name and len(row) == 1 + len(view.__struct_fields__)
+            assert row == to_places(name, msgspec.to_builtins(view))  # a view's map makes the same row
+            read = from_places(msgspec.msgpack.decode(msgspec.msgpack.encode(row)))
+            assert exact(read) == exact(view)
+        broadcast = BroadcastView(public=views[0], seats=views[1:])
+        row = to_places(name, broadcast)
+        assert row[0] == "broadcast" and row[1][0] == name and len(row[2]) == setup.seats
+        assert exact(from_places(row)) == exact(broadcast)
+
+
+def test_a_view_row_s_places_are_the_fields_in_order_and_a_struct_inside_an_array():
+    view = FlushView(seat=None, phase="play", format="arena", round=1, rounds=3, hand=None, hand_counts=[5, 6],
+                     tops=[["3", None, "5"], ["F", "2", "8"]], blinds=[[True] * 3, [True, False, True]],
+                     pile=[Play(seat=0, value="4", cards=["4", "4"])], top_value="4", run=2, flushed=0, unused=20,
+                     mimic_card="9", mimic="9", turn=1, flipped=False, pickup=False, passing=False, previous=0,
+                     turns=1, turn_limit=200, active=[0, 1], round_scores=[], totals=[0, 0], winners=[])
+    row = to_places("flush", view)
+    assert row[:11] == ["flush", None, "play", "arena", 1, 3, None, [5, 6], [["3", None, "5"], ["F", "2", "8"]],
+                        [[True] * 3, [True, False, True]], [[0, "4", ["4", "4"]]]]
+    grown = msgspec.structs.replace(view, hand_counts=[4, 6], pile=[*view.pile, Play(seat=1, value="5", cards=["5"])])
+    assert diff_row(row, to_places("flush", grown)) == [[[7, 0], 4], [[10, 1], [1, "5", ["5"]]]]  # by places
+    assert diff(msgspec.to_builtins(view), msgspec.to_builtins(grown)) == [[["hand_counts", 0], 4],
+                                                                         [["pile", 1], {"seat": 1, "value": "5",
+                                                                                         "cards": ["5"]}]]
+    assert from_places([*row, "a newer server's field"]) == from_places(row)  # places past the known: not read
+
+
+@pytest.mark.parametrize("row", [[], ["no_game", 1], [1, 2], "flush", ["flush", None, "play", "arena", 1, 3, None,
+                                                                       [5], [], [], [7]], ["broadcast", ["flush"]]])
+def test_a_view_row_that_is_none_is_a_view_row_error_and_a_client_s_patch_error(row):
+    with pytest.raises(ViewRowError):
+        from_places(row)
+    views = Views()
+    with pytest.raises(PatchError):
+        views.whole(Snapshot(table="t1", seq=1, view=row if type(row) is list else [[row]], to_act=[]))
+
+
+view_rows = st.builds(lambda tag, places: [tag, *places], st.sampled_from(["flush", "broadcast"]),
+                      st.lists(values, max_size=5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(view_rows, view_rows)
+def test_the_patch_of_two_rows_place_by_place_gives_the_second(old, new):
+    assert exact(apply(old, diff_row(old, new))) == exact(new)
+    if len(old) == len(new) and old[0] == new[0]:  # a row is patched place by place, never replaced whole
+        assert all(op[0] and 1 <= op[0][0] < len(new) for op in diff_row(old, new))
+
+
+def test_a_broadcast_row_is_patched_in_its_public_and_seat_rows_place_by_place():
+    old = ["broadcast", ["flush", 1, [2, 3]], [["flush", 0, [2, 3]], ["flush", 1, [4]]]]
+    new = ["broadcast", ["flush", 1, [2, 4]], [["flush", 0, [2, 4]], ["flush", 1, [4]]]]
+    assert diff_row(old, new) == [[[1, 2, 1], 4], [[2, 0, 2, 1], 4]]

@@ -97,6 +97,7 @@ class Connection(Receiver):
         self.batch = False
         self.patches = False
         self.events = True  # False: with patches, no events (``patching.quiet``)
+        self.rows = False  # True: with patches, views as rows too (``patching.rows``)
         self.latency = LatencyMeter()  # the tables read the seat's round trip here (fair ordering, pings shown)
         self.latency.kernel = kernel_reader(ws, limits.kernel_rtt)
         self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
@@ -336,6 +337,7 @@ class Connection(Receiver):
         self.batch = hello.batch
         self.patches = hello.patches  # updates carry their view's patch (server/table/patching.py)
         self.events = hello.events
+        self.rows = hello.rows
         self.deliver(Welcome(ref=hello.id, protocol=PROTOCOL_VERSION, encoding=hello.encoding, server=SERVER_NAME))
         self.heard_at = trio.current_time()
         while True:

@@ -11,6 +11,7 @@ without the server. ``from server.protocol import X`` gives every message type, 
 - ``lobby.py``, ``table.py``, ``tournament.py``: each group's messages, both ways
 - ``codecs.py``: the two tagged unions, JSON and msgpack codecs (and msgpack rows), the JSON Schema
 - ``rows.py``: ``update``, ``snapshot`` and ``accepted`` as arrays (hello ``rows``), and back
+- ``viewpatch.py``, ``viewrows.py``: view patches and a client's side of them; views as arrays (``rows``), and back
 - ``codes.py``: ``Code`` (every error code, once), ``Refusal``, ``NO_RECONNECT``, the browser's ``/js/codes.js``
 - ``botdriver.py``: one seat's messages in, that seat's actions out, for any policy
 - ``logformat.py``, ``names.py``, ``addresses.py``: the log's records and reader; names; a Redis URL

@@ -59,7 +59,9 @@ without a default is required, and no other field is taken: `bad_action`). Do no
 table alone: every `update` that carries a `view` also carries `legal`, the seat's legal actions now, in
 exactly this form: choose one of them and send it as it is. A field's type is written as in JSON: `string`,
 `integer`, `boolean`, `null`, `[T]` a list of T, `A | B` either. Seats are numbered from 0; a `view`'s `seat`
-is null for a spectator, who never gets a hand.
+is null for a spectator, who never gets a hand. A view's **place** is where a field is in the view as a row (to a
+connection that said `rows`: `["<game>", field at place 1, ...]`, and a struct inside as the array of its fields
+from place 0; see [`PROTOCOL.md`](PROTOCOL.md#rows)): places never change, fields are only added at the end.
 """
 
 
@@ -203,9 +205,10 @@ def _struct_tables(view: dict) -> list[str]:
             out.append(f"##### `{name}`\n")
         if entry.get("description"):
             out.append(_cell(entry["description"]) + "\n")
-        out.append("| field | type | meaning |\n| --- | --- | --- |")
-        for field, prop in entry["properties"].items():
-            out.append(f"| `{field}` | {_type(prop)} | {_cell(prop.get('description', ''))} |")
+        out.append("| place | field | type | meaning |\n| --- | --- | --- | --- |")
+        first = 1 if name == root else 0  # a view row starts with its game's name; a struct inside, with a field
+        for place, (field, prop) in enumerate(entry["properties"].items(), first):
+            out.append(f"| {place} | `{field}` | {_type(prop)} | {_cell(prop.get('description', ''))} |")
         out.append("")
     return out
 

@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from .table import Snapshot, Update
+from .viewrows import ViewRowError, from_places
 
 
 _PLAIN = frozenset((str, int, bool, type(None)))  # values equal on the wire when equal and of one type
@@ -46,6 +47,38 @@ def diff(old: Any, new: Any) -> list[list[Any]]:
     ops: list[list[Any]] = []
     _diff(old, new, [], ops)
     return ops
+
+
+def diff_row(old: Any, new: Any) -> list[list[Any]]:
+    """The patch between two view rows (``viewrows.py``): place by place, as ``diff`` goes key by key through a
+    map (a row's places never move: its items are never matched as moved), a broadcast's public row and each
+    seat's alike; two rows of another game or length (or anything else), the whole new one."""
+    ops: list[list[Any]] = []
+    _diff_row(old, new, [], ops)
+    return ops
+
+
+def _diff_row(old: Any, new: Any, path: list, ops: list) -> None:
+    if type(old) is not list or type(new) is not list or len(old) != len(new) or not new or old[0] != new[0]:
+        ops.append([list(path), new])
+        return
+    broadcast = new[0] == "broadcast" and len(new) == 3 and type(new[2]) is list and type(old[2]) is list \
+        and len(new[2]) == len(old[2])
+    for place in range(1, len(new)):
+        was, value = old[place], new[place]
+        if type(was) is type(value) and type(value) in _PLAIN and was == value:
+            continue  # (a container as it was is left by ``_diff``)
+        path.append(place)
+        if broadcast and place == 1:
+            _diff_row(was, value, path, ops)
+        elif broadcast:
+            for seat, (one, other) in enumerate(zip(was, value)):
+                path.append(seat)
+                _diff_row(one, other, path, ops)
+                path.pop()
+        else:
+            _diff(was, value, path, ops)
+        path.pop()
 
 
 def _diff(old: Any, new: Any, path: list, ops: list) -> None:
@@ -253,11 +286,13 @@ def apply(old: Any, patch: list[list[Any]]) -> Any:
 class Views:
     """A client's side of patches: the last whole view, legal list, ``to_act`` and ``pings`` it holds per table,
     and each update or snapshot made whole again (``whole``), so that what is above the client sees whole views.
-    (A ``receipt`` left out is not made up: ``accepted``, snapshots and the game's last update carry one.)"""
+    (A ``receipt`` left out is not made up: ``accepted``, snapshots and the game's last update carry one.) A row
+    view (hello ``rows``: ``viewrows.py``) is held as its row, which its patches apply to, and handed on as its map:
+    what is above sees the views a map connection gets."""
 
     def __init__(self) -> None:
-        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins, legal list, to_act, pings, the last
-        # non-empty legal list as builtins (what a ``legal_patch`` applies to)]
+        self.held: dict[str, list[Any]] = {}  # table -> [view as builtins (or its row), legal list, to_act, pings,
+        # the last non-empty legal list as builtins (what a ``legal_patch`` applies to)]
 
     def whole(self, message: Any) -> Any:
         """``message`` (any; an update or snapshot is kept) with its ``view``, ``legal``, ``to_act`` and ``pings``
@@ -272,6 +307,7 @@ class Views:
             if message.view_patch is None:
                 return msgspec.structs.replace(message, to_act=to_act)
             view = apply(held[0], message.view_patch)
+            shown = _shown(view)
             base = held[4]
             if message.legal_patch is not None:
                 if base is None:
@@ -284,20 +320,33 @@ class Views:
                 base = msgspec.to_builtins(legal, str_keys=True) if legal else base
             pings = held[3] if message.pings is None else message.pings
             self.held[message.table] = [view, legal, to_act, pings, base]
-            return msgspec.structs.replace(message, view=view, view_patch=None, legal=legal, legal_same=False,
+            return msgspec.structs.replace(message, view=shown, view_patch=None, legal=legal, legal_same=False,
                                            legal_patch=None, to_act=to_act, pings=pings)
         if (kind is Update or kind is Snapshot) and message.view is not None:
             old = self.held.get(message.table)
             base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else \
                 (old[4] if old is not None else None)
-            self.held[message.table] = [msgspec.to_builtins(message.view, str_keys=True), message.legal,
-                                        message.to_act, message.pings, base]
+            view = msgspec.to_builtins(message.view, str_keys=True)
+            shown = _shown(view)
+            self.held[message.table] = [view, message.legal, message.to_act, message.pings, base]
+            if shown is not view:
+                return msgspec.structs.replace(message, view=shown)
         elif kind is Update and message.table in self.held:
             self.held[message.table][2] = message.to_act
         return message
 
     def forget(self, table: str) -> None:
         self.held.pop(table, None)
+
+
+def _shown(view: Any) -> Any:
+    """A view as a client sees it: a row view (``rows`` in the hello: ``viewrows.py``) as its map again."""
+    if type(view) is not list:
+        return view
+    try:
+        return from_places(view)
+    except ViewRowError as error:
+        raise PatchError(f"a view that is no view row: {error}") from None
 
 
 def split(message: Any) -> list[Any]:

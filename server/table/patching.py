@@ -8,11 +8,14 @@ what it would only repeat: ``to_act`` equal to the last sent, ``pings`` equal to
 ``receipt`` of every update but the one with the game's result (a receipt's hash covers every line before it:
 the seat keeps the one of its own ``accepted`` and the last, and a snapshot carries one). A snapshot stays whole and is where each receiver starts
 (or starts again: seating, resume, catch-up, a spectator taken back into the stream after falling behind).
+To a receiver that also asked for ``rows``, every view is a row (``protocol/viewrows.py``: the game's name, then
+its fields in order), in snapshots, whole updates and as the base of its patches (``diff_row``: by places).
 
 What each receiver was last sent lives in ``Patching.sent``, freed when it leaves or disconnects (``forget``).
 Spectators share their updates: the trimmed update is built once (``recent``, keyed by the message, the view it
 starts from and what it leaves out) and shared for encoding once (``encodeonce``); a spectator holding another
-view (one that just joined mid-batch) gets its own.
+view (one that just joined mid-batch) gets its own. A spectator's view is converted once per form (builtins,
+row) for all of them, so the rows spectators share one base and one patched update, as the map ones do.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import msgspec
 
 from .. import encodeonce
 from ..protocol import Accepted, Snapshot, Update
-from ..protocol.viewpatch import diff
+from ..protocol.viewpatch import diff, diff_row
+from ..protocol.viewrows import to_places
 from .receiver import Receiver
 
 if TYPE_CHECKING:
@@ -47,7 +51,8 @@ class Sent:
 class Patching:
     sent: dict = field(default_factory=dict)  # receiver -> Sent
     recent: dict = field(default_factory=dict)  # (id(message), id(base view), left out) -> (message, base, trimmed)
-    views: dict = field(default_factory=dict)  # id(view) -> (view, its builtins): spectators' views, converted once
+    views: dict = field(default_factory=dict)  # (id(view), rows) -> (view, its builtins or row): spectators' views,
+    # converted once per form
 
 
 class Forms(NamedTuple):
@@ -60,6 +65,11 @@ class Forms(NamedTuple):
 
 def wants(receiver: Receiver | None) -> bool:
     return getattr(receiver, "patches", False)
+
+
+def rows(receiver: Receiver | None) -> bool:
+    """The receiver asked for rows (``rows`` in its hello): its views are rows too (``protocol/viewrows.py``)."""
+    return getattr(receiver, "rows", False)
 
 
 def quiet(receiver: Receiver | None) -> bool:
@@ -79,8 +89,8 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
     with neither a view nor a result, to a receiver that shows no events)."""
     kind = type(message)
     if kind is Snapshot:
-        table.patching.sent[receiver] = _sent(table, receiver, message)
-        return message
+        sent = table.patching.sent[receiver] = _sent(table, receiver, message)
+        return _with_row(table, receiver, message, sent.view)
     silent = quiet(receiver)
     if kind is Accepted and silent and message.receipt is not None:
         return msgspec.structs.replace(message, receipt=None)
@@ -89,7 +99,8 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
     sent = table.patching.sent.get(receiver)
     if sent is None:  # no view sent yet (never so after a snapshot): the whole update
         if message.view is not None:
-            table.patching.sent[receiver] = _sent(table, receiver, message)
+            sent = table.patching.sent[receiver] = _sent(table, receiver, message)
+            return _with_row(table, receiver, message, sent.view)
         return message
     if silent and message.view is None and message.result is None:
         return None
@@ -140,7 +151,7 @@ def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same:
         return hit[2]
     changes: dict[str, Any] = {"to_act": None} if same[0] else {}
     if view is not None:
-        changes.update(view=None, view_patch=diff(base, view))
+        changes.update(view=None, view_patch=(diff_row if rows(receiver) else diff)(base, view))
         if same[1]:
             changes["pings"] = None
     if same[2]:
@@ -155,16 +166,44 @@ def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same:
     return trimmed
 
 
+def _with_row(table: Table, receiver: Receiver, message: Any, row: Any) -> Any:
+    """A whole snapshot or update as ``receiver`` is sent it: to a rows receiver with its view as a row (``row``,
+    what ``_builtins`` made of it), built once for the spectators that share ``message`` (and shared as it is)."""
+    if not rows(receiver) or row is None:
+        return message
+    recent = table.patching.recent
+    key = (id(message), id(row), "row")
+    hit = recent.get(key)
+    if hit is not None and hit[0] is message and hit[1] is row:
+        return hit[2]
+    whole = msgspec.structs.replace(message, view=row)
+    if receiver in table.spectators:
+        _remember(recent, key, (message, row, whole))
+        if encodeonce.shared(message):
+            encodeonce.share(whole)
+    return whole
+
+
 def _builtins(table: Table, receiver: Receiver, view: Any) -> Any:
-    """The view as builtins; a spectator's converted once and the same object for all (so their bases match)."""
+    """The view as builtins, or as a row to a rows receiver (``viewrows.to_places``); a spectator's converted once
+    per form and the same object for all (so their bases match)."""
+    form = rows(receiver)
     if receiver not in table.spectators:
-        return msgspec.to_builtins(view, str_keys=True)
-    hit = table.patching.views.get(id(view))
+        return _converted(table, view, form)
+    hit = table.patching.views.get((id(view), form))
     if hit is not None and hit[0] is view:
         return hit[1]
-    converted = msgspec.to_builtins(view, str_keys=True)
-    _remember(table.patching.views, id(view), (view, converted))
+    converted = _converted(table, view, form)
+    _remember(table.patching.views, (id(view), form), (view, converted))
     return converted
+
+
+def _converted(table: Table, view: Any, row: bool) -> Any:
+    if view is None:
+        return None
+    if row:  # (a table's game, or the name a follower of another node's table was told)
+        return to_places(table.game if type(table.game) is str else table.game.info.name, view)
+    return msgspec.to_builtins(view, str_keys=True)
 
 
 def _remember(cache: dict, key: Any, value: Any) -> None:

@@ -17,7 +17,8 @@ class Receiver(Protocol):
     it as the seat's ping); None where there is no network between (a bot in the server)."""
 
     # ``patches`` (optional, False when absent): the connection said ``patches`` in its hello, and is sent its
-    # updates' views as patches (``patching.py``)
+    # updates' views as patches (``patching.py``); ``rows`` (optional, False when absent): it said ``rows`` too, and
+    # is sent its views as rows (``protocol/viewrows.py``)
 
     def deliver(self, message: Any) -> bool:
         """Queue a message without blocking; False when the outbox is full."""

@@ -97,7 +97,8 @@ async def play(client, table: str, seat: int) -> list:
 
 async def test_a_rows_seat_and_rows_spectators_end_with_the_views_a_map_client_gets(nursery, monkeypatch):
     """Hello ``rows``: a seat and two spectators that asked for arrays play and watch a game to its end and are
-    handed the same messages as a map client; the spectators' rows are encoded once per update for both."""
+    handed the same messages as a map client, though their views came as rows (patched by places, not keys); the
+    spectators' rows are encoded once per update for both."""
     encoded: dict = {}
     real = Codec.bytes_of
 
@@ -107,8 +108,14 @@ async def test_a_rows_seat_and_rows_spectators_end_with_the_views_a_map_client_g
         return real(codec, message)
 
     monkeypatch.setattr(Codec, "bytes_of", bytes_of)
-    read = []  # the rows the clients read
-    monkeypatch.setattr(codecs, "converted", lambda value: read.append(value[0]) or rows.converted(value))
+    read, messages = [], []  # the rows the clients read, and the messages each stands for (before ``Views``)
+
+    def converted(value):
+        read.append(value[0])
+        messages.append(rows.converted(value))
+        return messages[-1]
+
+    monkeypatch.setattr(codecs, "converted", converted)
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     url = f"ws://127.0.0.1:{running.port}"
     async with (open_client(url, encoding="msgpack", rows=True, events=False) as bot,
@@ -136,4 +143,8 @@ async def test_a_rows_seat_and_rows_spectators_end_with_the_views_a_map_client_g
     shared = encoded["msgpack rows"]
     assert len(shared) > 10 and len(set(shared)) == len(shared)  # each update's row encoded once for both spectators
     assert read.count(1) >= len(got) + len(also) + len(played) and 3 in read  # what they saw came as rows
+    views = [m.view for m in messages if type(m) in (Update, Snapshot) and m.view is not None]
+    patches = [m.view_patch for m in messages if type(m) is Update and m.view_patch]
+    assert views and all(type(view) is list and view[0] == "flag_finish" for view in views)  # their views too
+    assert len(patches) > 10 and all(type(step) is int for patch in patches for op in patch for step in op[0])
     await running.shutdown()

@@ -161,3 +161,24 @@ def test_the_browsers_table_of_rows_is_the_protocols(tmp_path):
                 fields.append([info.name])
         want[str(tag)] = [kind.__struct_config__.tag, fields]
     assert json.loads(done.stdout) == want
+
+
+ROW_VIEW = """import { Client } from "./protocol.js";
+const seen = [];
+let closed = 0;
+const client = new Client("ws://unused/", { onMessage: (m) => seen.push(m) });
+const ws = { send() {}, close() { closed += 1; } };
+client.take([2, "t1", 3, ["flag_finish", null, "lockstep"], [0]], ws);
+process.stdout.write(JSON.stringify({ seen, closed }));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_browser_refuses_a_view_as_a_row_and_drops_the_socket(tmp_path):
+    """protocol.js reads rows' messages but not views as rows (the browser asks for JSON maps): a snapshot whose
+    view is a row is not handed on, and the socket is dropped as for a patch that does not fit."""
+    (tmp_path / "protocol.js").write_text(JS.read_text())
+    (tmp_path / "codes.js").write_text(codes_js())
+    (tmp_path / "run.mjs").write_text(ROW_VIEW)
+    done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(done.stdout) == {"seen": [], "closed": 1}

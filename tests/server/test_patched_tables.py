@@ -191,3 +191,37 @@ def test_views_fill_in_what_an_update_left_out_as_unchanged():
     assert moved.to_act == [1]
     pinged = views.whole(Update(table="t1", seq=6, actor=1, events=[], view_patch=[], pings=[7.0, 9.0]))
     assert (pinged.to_act, pinged.pings) == ([1], [7.0, 9.0])
+
+
+class RowSink(PatchSink):
+    """A receiver that said ``rows`` too: its views come as rows (``viewrows.py``), and are mended into maps."""
+
+    rows = True
+
+    def deliver(self, message) -> bool:
+        self.sent = getattr(self, "sent", [])
+        self.sent.append(message)
+        return super().deliver(message)
+
+
+async def test_broadcast_watchers_that_asked_for_rows_get_the_broadcast_view_as_rows_and_mend_it(nursery,
+                                                                                                 autojump_clock):
+    from server.table.seats import token_hash
+
+    table = new_table(seats=2, bots=[BotSeat(0), BotSeat(1)], options={"races": 1}, bot_delay_ms=200,
+                      spectator_delay_ms=1000, broadcast_key_hash=token_hash("the key"))
+    await nursery.start(table.run)
+    rowed, mapped = [RowSink(), RowSink()], PatchSink()
+    for sink in [*rowed, mapped]:
+        await table.submit(intents.Watch(sink, Watch(table="t1", broadcast_key="the key")))
+    await table.over.wait()
+    await trio.sleep(2)
+    for sink in rowed:
+        views = [m.view for m in sink.sent if type(m) in (Update, Snapshot) and m.view is not None]
+        assert views and all(view[0] == "broadcast" and view[1][0] == "flag_finish" for view in views)
+        patches = [m.view_patch for m in sink.sent if type(m) is Update and m.view_patch]
+        assert len(patches) > 5 and all(type(step) is int for patch in patches for op in patch for step in op[0])
+        assert exact(sink.last_mended()) == exact(mapped.last_mended())  # every hand, as a map watcher sees it
+        assert set(sink.last_mended()) == {"public", "seats"} and sink.last_mended()["seats"][1]["hand"] is not None
+    lasts = [[m for m in sink.sent if type(m) is Update and m.view_patch][-1] for sink in rowed]
+    assert lasts[0] is lasts[1]  # one patched update for both rows watchers

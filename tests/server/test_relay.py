@@ -11,7 +11,7 @@ import pytest
 import trio
 
 from clients.client import open_client
-from server.protocol import BotSeat, Snapshot, Update
+from server.protocol import BotSeat, Snapshot, Update, Watch
 
 from .test_cluster import GAME, cluster_of
 
@@ -43,13 +43,18 @@ async def test_a_spectator_on_another_node_is_served_there_and_sees_the_whole_ga
             assert info.table not in b.directory.relay.followers  # nobody watches there any more
 
 
-async def test_a_spectator_that_asked_for_patches_gets_them_through_the_relay(tmp_path):
+@pytest.mark.parametrize("rows", [False, True], ids=["maps", "rows"])
+async def test_a_spectator_that_asked_for_patches_gets_them_through_the_relay(tmp_path, rows):
+    """With ``rows`` too, the follower makes the views it was relayed (maps) rows, and patches them by places."""
     import json
 
     from trio_websocket import open_websocket_url
 
-    from server.protocol import CODECS, decode_server
+    from server.protocol import CODECS, ROWS, decode_server
     from server.protocol.viewpatch import Views
+
+    codec = ROWS if rows else CODECS["json"]
+    extra = {"encoding": "msgpack", "rows": True} if rows else {}
 
     with trio.fail_after(60):
         async with cluster_of(2, "local", tmp_path) as ([a, b], _):
@@ -59,15 +64,19 @@ async def test_a_spectator_that_asked_for_patches_gets_them_through_the_relay(tm
             table = a.lobby.find(info.table)
             await b.directory.next_beat()
             async with open_websocket_url(b.url) as ws:
-                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "patches": True}))
-                await ws.send_message(json.dumps({"type": "watch", "table": info.table, "id": 1}))
-                views, patched, last = Views(), 0, None
+                await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0, "patches": True, **extra}))
+                await ws.send_message(codec.encode(Watch(table=info.table, id=1)))
+                views, patched, last, keyed = Views(), 0, None, 0
                 while last is None or last.result is None:
-                    message = decode_server(await ws.get_message(), CODECS["json"])
+                    message = decode_server(await ws.get_message(), codec)
                     if type(message) is Update:
                         patched += message.view_patch is not None
+                        keyed += any(type(step) is str for op in message.view_patch or () for step in op[0])
+                    if type(message) in (Update, Snapshot) and message.view is not None:
+                        assert (type(message.view) is list) == rows  # a row view from the follower
                     if type(message) in (Update, Snapshot):
                         message = views.whole(message)
                         last = message if message.view is not None else last
             assert not table.spectators and patched > 0  # served by B, with patches
+            assert keyed == 0 if rows else keyed > 0  # a row's patch steps by places, a map's by keys
             assert last.view == msgspec.to_builtins(table.game.view(table.session.state, None)) and last.to_act == []

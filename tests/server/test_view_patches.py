@@ -109,13 +109,16 @@ class PatchingBot(LocalBot):
 
     patches = True
     events = True
+    rows = False
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.views, self.whole, self.mended, self.patched, self.parts = Views(), [], [], 0, []
+        self.sent = []  # every message as it was sent, before ``Views`` made it whole
 
     def deliver(self, message):
         self.patched += type(message) is Update and message.view_patch is not None
+        self.sent.append(message)
         message = self.views.whole(message)
         self.parts.extend(split(message))
         if type(message) in (Update, Snapshot) and message.view is not None:
@@ -131,13 +134,16 @@ class PatchingSpectator:
 
     patches = True
     events = True
+    rows = False
     latency = None
 
     def __init__(self) -> None:
         self.views, self.whole, self.mended, self.patched, self.parts = Views(), [], [], 0, []
+        self.sent = []  # every message as it was sent, before ``Views`` made it whole
 
     def deliver(self, message) -> bool:
         self.patched += type(message) is Update and message.view_patch is not None
+        self.sent.append(message)
         message = self.views.whole(message)
         self.parts.extend(split(message))
         if type(message) in (Update, Snapshot) and message.view is not None:
@@ -148,14 +154,14 @@ class PatchingSpectator:
         pass
 
 
-def play(game, setup, seed, monkeypatch, events: bool = True) -> tuple[Table, list]:
-    """A table of patching bots and two patching spectators (that show events, or not), played to its end; the
-    table and every patching receiver."""
+def play(game, setup, seed, monkeypatch, events: bool = True, rows: bool = False) -> tuple[Table, list]:
+    """A table of patching bots and two patching spectators (that show events, or not; that asked for rows, or
+    not), played to its end; the table and every patching receiver."""
     receivers = []
 
     def bot(*args, **kwargs):
         made = PatchingBot(*args, **kwargs)
-        made.events = events
+        made.events, made.rows = events, rows
         receivers.append(made)
         return made
 
@@ -168,7 +174,7 @@ def play(game, setup, seed, monkeypatch, events: bool = True) -> tuple[Table, li
     monkeypatch.setattr(patching, "outgoing", spy)
     spectators = [PatchingSpectator(), PatchingSpectator()]
     for spectator in spectators:
-        spectator.events = events
+        spectator.events, spectator.rows = events, rows
 
     async def main():
         table = Table("t1", game, setup, seed, TableSettings(bots=tuple(BotSeat(s) for s in range(setup.seats)),
@@ -187,18 +193,29 @@ def play(game, setup, seed, monkeypatch, events: bool = True) -> tuple[Table, li
     return table, receivers + spectators
 
 
+@pytest.mark.parametrize("rows", [False, True], ids=["maps", "rows"])
 @pytest.mark.parametrize("name", sorted(GAMES))
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32), seats=st.integers(2, 6), events=st.booleans())
-def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, seed, seats, events, monkeypatch):
+def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, rows, seed, seats, events,
+                                                                       monkeypatch):
+    """Views as maps, or as rows (hello ``rows``: each patch applied to the row held, the row made a map again)."""
     game = GAMES[name]
     seats = max(game.info.min_seats, min(seats, game.info.max_seats))
     mode = Rng(seed).choice(list(game.info.modes))
     setup = make_setup(game.info, seats, mode, FAST_OPTIONS.get(name, [{}])[0])
-    table, receivers = play(game, setup, seed, monkeypatch, events)
+    table, receivers = play(game, setup, seed, monkeypatch, events, rows)
     for receiver in receivers[:-1]:  # (the spectator who came later may have come at the end)
         assert len(receiver.whole) > 1 and receiver.patched >= len(receiver.whole) // 2  # most came as patches
     for receiver in receivers:
+        views = [m.view for m in receiver.sent if type(m) in (Update, Snapshot) and m.view is not None]
+        steps = [step for m in receiver.sent if type(m) is Update and m.view_patch for op in m.view_patch
+                 for step in op[0]]
+        if rows:  # every view sent a row of this game, every patch's path by places
+            assert views and all(type(view) is list and view[0] == name for view in views)
+            assert steps and all(type(step) is int for step in steps)
+        else:
+            assert views and not any(type(view) is list for view in views)
         assert len(receiver.mended) == len(receiver.whole)
         for whole, mended in zip(receiver.whole, receiver.mended):
             assert mended.seq == whole.seq
