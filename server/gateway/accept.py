@@ -6,6 +6,12 @@ Closing a connection stops its reader at once but never its writer in the middle
 short is a protocol error at the client, and nothing may follow it on the wire): the writer finishes the
 frame it is sending, what is still queued is dropped, then come ``closing`` and the close frame. A client
 that takes none of it for ``Limits.close_timeout`` seconds has its TCP connection cut with no more bytes.
+
+Connections that end take their leave ``LEAVING_AT_ONCE`` at a time (the rest of a connection's work, once its
+reader has seen its end: its writer, its tables told, the close handshake, the socket closed). A projector's
+Wi-Fi dropping, or a stream's thousand viewers leaving at its end, would otherwise tear a thousand connections
+down in the same rounds of trio's scheduler, about 0.2 ms each, while a player's action waited for each round:
+answers up to 250 ms and a task woken 76 ms late (``bench/spectator_bench.py``'s leave columns).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from ..table import intents
 from .config import Limits
 from .connection import Connection
 from .quotas import Quotas
+
+LEAVING_AT_ONCE = 16  # connections whose end is handled at once; the others wait their turn, parked
 
 
 async def abort(ws: WebSocketConnection) -> None:
@@ -94,6 +102,8 @@ class Gateway:
         self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
         self.refusing = 0  # refused connections still being told why
         self.spread = Spread()  # writes the spectators' shared frames, players first (``server/spread.py``)
+        self.leaving = trio.CapacityLimiter(LEAVING_AT_ONCE)  # ends handled at once (the module's docstring)
+        self._leaving_tasks: set[trio.lowlevel.Task] = set()  # the tasks holding one of them
 
     async def serve(self, host: str, port: int, shared: bool = False, own_port: int = 0,
                     task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -123,6 +133,10 @@ class Gateway:
             await self._serve_admitted(stream, peer)
         finally:
             self.admission.release(peer)
+            task = trio.lowlevel.current_task()
+            if task in self._leaving_tasks:  # (taken in ``handle`` once its reader saw the end)
+                self._leaving_tasks.discard(task)
+                self.leaving.release()
 
     async def _refuse(self, stream: trio.SocketStream, code: str, message: str, peer: str = "") -> None:
         """Tell a connection over a limit why, quickly: a websocket gets ``closing`` with the code as soon as
@@ -188,6 +202,8 @@ class Gateway:
                         await conn.read_loop(self.lobby, self.directory)
                     except ConnectionClosed:
                         pass
+                await self.leaving.acquire()  # the end's turn (the module's docstring); released in _serve_stream
+                self._leaving_tasks.add(trio.lowlevel.current_task())
                 conn.ping_scope.cancel()
                 conn.spill()  # what waits for ``spread`` goes out first, through the writer
                 conn.outbox.close()  # the writer sends what is queued (nothing after close()), then ends...

@@ -14,6 +14,7 @@ from rules import GAMES, digest, replay
 from rules.flag_finish.game import DrawPile, Drew, RaceDealt
 from server.app import run_server
 from server.gateway import Limits
+from server.gateway import accept as accept_module
 from server.gateway.connection import Connection
 from server.protocol import CODECS, Closing, Error, Snapshot, Update
 
@@ -445,3 +446,47 @@ async def test_a_rows_hello_with_msgpack_and_patches_is_welcomed_in_msgpack(nurs
                                                       "encoding": "msgpack", "patches": True}))
         welcome = msgspec.msgpack.decode(await ws.get_message())
     assert welcome["type"] == "welcome" and welcome["ref"] == 5
+
+
+async def test_many_connections_ending_at_once_are_all_handled_a_few_at_a_time(nursery, monkeypatch):
+    """Twelve spectators hang up at once (no close handshake, as a dropped Wi-Fi does); their ends are handled
+    two at a time (``LEAVING_AT_ONCE``), never more, and every one of them is: the table is told each is gone,
+    the gateway holds none of them, and every turn is given back."""
+    monkeypatch.setattr(accept_module, "LEAVING_AT_ONCE", 2)
+    running = await start(nursery)
+    gateway = running.gateway
+    most, hang_up = [0], trio.Event()
+
+    async def watcher(table_id: str, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        with trio.CancelScope() as scope:
+            async with open_websocket_url(running.url) as ws:
+                await ws.send_message('{"type": "hello", "protocol": 1}')
+                await ws.send_message(f'{{"type": "watch", "table": "{table_id}"}}')
+                await ws.get_message()
+                await ws.get_message()
+                task_status.started()
+                await hang_up.wait()
+                scope.cancel()  # the websocket closes cancelled: cut, with no close frame
+                await trio.lowlevel.checkpoint()
+
+    async def watch_the_turns() -> None:
+        while True:
+            most[0] = max(most[0], gateway.leaving.borrowed_tokens)
+            await trio.lowlevel.checkpoint()
+
+    async with open_client(running.url) as seat:
+        info = await seat.create_table(game="flag_finish", mode="lockstep", seats=2, bots=[{"seat": 1}])
+        await seat.take_seat(info.table, seat=0)
+        table = running.lobby.tables[info.table]
+        for _ in range(12):
+            await nursery.start(watcher, info.table)
+        with trio.fail_after(10):
+            while len(table.spectators) < 12:
+                await trio.sleep(0.01)
+        nursery.start_soon(watch_the_turns)
+        hang_up.set()
+        with trio.fail_after(20):
+            while table.spectators or len(gateway.connections) > 1:
+                await trio.sleep(0.01)
+        assert most[0] == 2  # two at a time: never more, and the limit was reached
+        assert gateway.leaving.borrowed_tokens == 0
