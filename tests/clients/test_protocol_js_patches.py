@@ -31,14 +31,19 @@ process.stdout.write(JSON.stringify(out));
 sorted_json = msgspec.json.Encoder(order="sorted").encode
 
 
+def put_js(folder: Path, script: str) -> None:
+    """``folder`` made a place to run ``script`` (run.mjs) against the browser's protocol.js and its codes."""
+    (folder / "protocol.js").write_text(JS.read_text())
+    (folder / "codes.js").write_text(codes_js())
+    (folder / "run.mjs").write_text(script)
+
+
 @pytest.mark.skipif(NODE is None, reason="needs node")
 @settings(max_examples=5, deadline=None)
 @given(st.lists(st.tuples(values, values), min_size=20, max_size=40))
 def test_the_browser_applies_each_patch_to_give_the_new_view(tmp_path_factory, pairs):
     folder = tmp_path_factory.mktemp("js")
-    (folder / "protocol.js").write_text(JS.read_text())
-    (folder / "codes.js").write_text(codes_js())
-    (folder / "run.mjs").write_text(RUN)
+    put_js(folder, RUN)
     moved = [({"legal": list("abcdef")}, {"legal": list("bcxdefy")}), (list("abcdefg"), list("gabcdefx"))]  # inserts
     cases = [[old, diff(old, new), new] for old, new in [*pairs, *moved]]
     assert sum(len(op) == 3 for _, patch, _ in cases for op in patch) >= 2
@@ -71,9 +76,7 @@ process.stdout.write(JSON.stringify({ seen, closed, last: client.lastSeq.get("t1
 
 @pytest.mark.skipif(NODE is None, reason="needs node")
 def test_the_browser_hands_on_whole_views_and_resyncs_when_a_patch_does_not_fit(tmp_path):
-    (tmp_path / "protocol.js").write_text(JS.read_text())
-    (tmp_path / "codes.js").write_text(codes_js())
-    (tmp_path / "run.mjs").write_text(CLIENT)
+    put_js(tmp_path, CLIENT)
     done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
     out = json.loads(done.stdout)
     views = [(m["seq"], m.get("view"), m.get("legal"), "view_patch" in m) for m in out["seen"]]
@@ -116,9 +119,7 @@ def test_the_browser_rebuilds_whole_updates_from_what_a_real_table_sent(tmp_path
     from ..server.test_patched_tables import play_recorded
 
     played = trio.run(play_recorded, monkeypatch, clock=trio.testing.MockClock(autojump_threshold=0))
-    (tmp_path / "protocol.js").write_text(JS.read_text())
-    (tmp_path / "codes.js").write_text(codes_js())
-    (tmp_path / "run.mjs").write_text(TAKE_ALL)
+    put_js(tmp_path, TAKE_ALL)
     encode = CODECS["json"].encoder.encode
     for pairs in played.values():
         parts = [(part, b is s) for b, s in pairs if b.type in ("update", "snapshot") for part in split(b)]
@@ -145,9 +146,7 @@ process.stdout.write(JSON.stringify(ROWS));
 @pytest.mark.skipif(NODE is None, reason="needs node")
 def test_the_browsers_table_of_rows_is_the_protocols(tmp_path):
     """protocol.js reads a row by the places and defaults of its fields: those of server/protocol/rows.py."""
-    (tmp_path / "protocol.js").write_text(JS.read_text())
-    (tmp_path / "codes.js").write_text(codes_js())
-    (tmp_path / "run.mjs").write_text(ROWS_TABLE)
+    put_js(tmp_path, ROWS_TABLE)
     done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
     want = {}
     for kind, tag in ROW_TAGS.items():
@@ -177,8 +176,6 @@ process.stdout.write(JSON.stringify({ seen, closed }));
 def test_the_browser_refuses_a_view_as_a_row_and_drops_the_socket(tmp_path):
     """protocol.js reads rows' messages but not views as rows (the browser asks for JSON maps): a snapshot whose
     view is a row is not handed on, and the socket is dropped as for a patch that does not fit."""
-    (tmp_path / "protocol.js").write_text(JS.read_text())
-    (tmp_path / "codes.js").write_text(codes_js())
-    (tmp_path / "run.mjs").write_text(ROW_VIEW)
+    put_js(tmp_path, ROW_VIEW)
     done = subprocess.run([NODE, "run.mjs"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(done.stdout) == {"seen": [], "closed": 1}
