@@ -10,6 +10,9 @@ spectators' clients share the players' core: ``bench/README.md``, "two tries at 
   writer, ``server/spread.py``, is in such a batch).
 - **queue**: how long a player's action waits at its table: from its arrival at the table (``received``, stamped
   when the connection hands it over) to its answer (``apply.answer``).
+- **spread**: how long a table's update waits for the last of its spectators to be handed it: from its job's
+  making (``table/crowdjobs.py``) to its end (the spectators' lag inside the server, less the socket writes
+  that may follow a hand-over).
 
 Each sample is written with its ``time.perf_counter()`` (the machine's monotonic clock, the same in every
 process) to the file named by ``PF_SERVER_WAITS``, so a bench keeps those of its measured seconds.
@@ -26,14 +29,14 @@ import time
 import trio
 
 from clients.cli import main
-from server.table import apply, arbiter
+from server.table import apply, arbiter, crowdjobs
 
 PROBE_S = 0.005  # the probe's sleep: 200 wakes a second, about 1% of a core
 
 
 def percentiles(lines: list[str], start: float, end: float) -> dict[str, list[float]]:
     """The samples (us) of each kind written between ``start`` and ``end`` (perf_counter seconds)."""
-    kept: dict[str, list[float]] = {"wake": [], "queue": []}
+    kept: dict[str, list[float]] = {"wake": [], "queue": [], "spread": []}
     for line in lines:
         kind, at, us = line.split()
         if start <= float(at) <= end:
@@ -63,7 +66,21 @@ def patch(out) -> None:
             probing.append(trio.lowlevel.spawn_system_task(probe))
         return await run(self, *args, **kwargs)
 
+    made, done = crowdjobs.Job.__init__, crowdjobs.Job.done
+    begun: dict[int, float] = {}
+
+    def noted_made(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        begun[id(self)] = trio.current_time()
+
+    def noted_done(self):
+        done(self)
+        start = begun.pop(id(self), None)
+        if start is not None:
+            out.write(f"spread {time.perf_counter():.6f} {(trio.current_time() - start) * 1e6:.1f}\n")
+
     apply.answer = noted_answer  # (``apply.act`` calls it by the module's name too)
+    crowdjobs.Job.__init__, crowdjobs.Job.done = noted_made, noted_done
     arbiter.Table.run = run_and_probe
 
 

@@ -204,6 +204,7 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             "leave_answer_p99_us": percentile(leaving, 0.99) if spectators else float("nan"),
             "leave_wake_max_us": max(leave_waits["wake"], default=float("nan")) if spectators else float("nan"),
             "queue_p50_us": percentile(waits["queue"], 0.5), "queue_p99_us": percentile(waits["queue"], 0.99),
+            "spread_p99_ms": percentile(waits["spread"], 0.99) / 1e3,
             "join_s": began - join_began, "join_answer_p99_us": percentile(joining, 0.99),
             "lag_p50_ms": percentile(lags, 0.5), "lag_p99_ms": percentile(lags, 0.99),
             "join_lag_p99_ms": percentile(join_lags, 0.99),
@@ -239,18 +240,20 @@ def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 1, seconds: fl
 def print_table(results: list[dict]) -> None:
     print(f"Spectators (server alone in its process; players paced at {RATE_PER_TABLE:g} actions/s a table, "
           f"Challenge Mode tables with {ORDERING[0]} ordering). "
-          f"Answers, lags and CPU over the measured seconds, once every spectator has its first snapshot; 'join': "
+          f"Answers, lags and CPU over the measured seconds, once every spectator has its first snapshot and "
+          f"{rawwatch.SETTLE_S:g} s more (the server's work of the joins drains); 'join': "
           f"the seconds they took to join, and the answer and lag p99 meanwhile. CPU as % of one core: the "
           f"server's, the spectator clients' and the players'. load: the 1-minute load average at the row's end "
           f"(over 2, the figures are the machine's more than the server's). Inside the server (us, "
           f"bench/server_waits.py): 'wake p99', how late a task woken there gets its turn (a player's action read "
           f"from its socket waits as long); 'queue', how long an action waits at its table before its answer. "
           f"'leave': the {LEAVE_S:g} s after the spectators all leave at once (the measured seconds end before): "
-          f"the answers' p99 and the server's latest wake")
+          f"the answers' p99 and the server's latest wake. 'spread p99': how long an update waited in the server "
+          f"for its last spectator to be handed it (ms)")
     print(f"{'tables':>6} {'spect.':>6} {'nodes':>5} {'answer p50 us':>14} {'x alone':>7} {'p99 us':>8} {'x alone':>7} "
           f"{'lag p50 ms':>10} {'p99 ms':>8} {'updates':>8} {'cpu us/upd':>10} {'RSS KiB/spect.':>14} {'unserved':>8} "
           f"{'server %':>8} {'spect. %':>8} {'players %':>9} {'join s':>6} {'answer p99':>10} {'lag p99':>8} "
-          f"{'load':>5} {'wake p99':>8} {'queue p50':>9} {'queue p99':>9} {'leave: answer p99':>17} {'wake max':>8}")
+          f"{'load':>5} {'wake p99':>8} {'queue p50':>9} {'queue p99':>9} {'leave: answer p99':>17} {'wake max':>8} {'spread p99 ms':>13}")
     for r in results:
         print(f"{r['tables']:>6} {r['spectators']:>6} {r['nodes']:>5} {r['answer_p50_us']:>14.0f} {r['answer_p50_x']:>7.2f} "
               f"{r['answer_p99_us']:>8.0f} {r['answer_p99_x']:>7.2f} {r['lag_p50_ms']:>10.1f} {r['lag_p99_ms']:>8.1f} "
@@ -259,7 +262,8 @@ def print_table(results: list[dict]) -> None:
               f"{100 * r['server_cpu_s'] / r['seconds']:>8.0f} {100 * r['spectators_cpu_s'] / r['seconds']:>8.0f} "
               f"{100 * r['players_cpu_s'] / r['seconds']:>9.0f} {r['join_s']:>6.1f} {r['join_answer_p99_us']:>10.0f} "
               f"{r['join_lag_p99_ms']:>8.1f} {r['load']:>5.1f} {r['wake_p99_us']:>8.0f} {r['queue_p50_us']:>9.0f} "
-              f"{r['queue_p99_us']:>9.0f} {r['leave_answer_p99_us']:>17.0f} {r['leave_wake_max_us']:>8.0f}")
+              f"{r['queue_p99_us']:>9.0f} {r['leave_answer_p99_us']:>17.0f} {r['leave_wake_max_us']:>8.0f} "
+              f"{r['spread_p99_ms']:>13.1f}")
     print("targets: with 1,000 spectators answer p50 <= 1.2x and p99 <= 1.5x alone; lag p99 < 100 ms; "
           "RSS < 60 KiB per idle spectator; three nodes: 3x the spectators at the same lag")
 
