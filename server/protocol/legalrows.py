@@ -39,8 +39,19 @@ def action_places(game: str) -> dict[str, Places]:
     return {kind.__struct_config__.tag: _shape(kind) for kind in kinds}
 
 
+@functools.cache
+def _flat(game: str) -> bool:
+    """No action of ``game`` holds a struct: a row is the tag and the action's values as they are."""
+    return not any(shape.inner for shape in action_places(game).values())
+
+
 def to_rows(game: str, legal: list) -> list:
     """The rows of ``game``'s actions ``legal`` (structs, or their builtins)."""
+    if legal and _flat(game) and isinstance(legal[0], msgspec.Struct):  # structs (as the rules make them) that
+        # hold no struct (every game's actions today): each one's values in order, made builtins at once
+        astuple = msgspec.structs.astuple
+        flat = [[action.__struct_config__.tag, *astuple(action)] for action in legal]
+        return msgspec.to_builtins(flat, str_keys=True)
     places = action_places(game)
     return [[action["type"], *_row(places[action["type"]], action)]
             for action in msgspec.to_builtins(legal, str_keys=True)]
