@@ -15,8 +15,8 @@ list left out is the one last sent, a ``legal_patch`` is applied to the last non
 ``viewpatch.Views`` does for the client library), ``events`` False (with patches: no events, only updates with
 a view or a result), ``encoding`` ``msgpack`` (binary frames) and ``rows`` (with both: ``update``, ``snapshot``
 and ``accepted`` as arrays, read at the places ``server.protocol.rows`` gives; each legal action a row too,
-made the action's map again when the seat sends it: ``server.protocol.legalrows``). ``Stats.received_bytes`` counts
-what the seats were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
+made the action's map again when the seat sends it: ``server.protocol.legalrows``). ``Stats.received_bytes``
+counts what the seats were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
 
 A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
 long as asked. Against a cluster, a create or a seat answered with a ``redirect`` is sent again to the node
@@ -439,7 +439,8 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
                     await trio.sleep_forever()  # the run is over: wait to be cancelled
                 counter += 1
                 choices, table.legal = table.legal, None
-                action = _ActOut(id=counter, table=table.id, action=link.codec.action(slot.kind[0], rng.choice(table.choices(choices))))
+                picked = link.codec.action(slot.kind[0], rng.choice(table.choices(choices)))  # (a row: its map)
+                action = _ActOut(id=counter, table=table.id, action=picked)
                 sent = time.perf_counter()  # the seat's own choice is not part of the round trip
                 since = max(due, ready) if run.interval else sent  # paced: late sends count against the server
                 due += run.interval

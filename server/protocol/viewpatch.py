@@ -29,8 +29,8 @@ from typing import Any
 
 import msgspec
 
-from .table import Snapshot, Update
 from .legalrows import from_rows
+from .table import Snapshot, Update
 from .viewrows import ViewRowError, from_places
 
 
