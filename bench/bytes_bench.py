@@ -13,7 +13,8 @@ window close is not one, though its updates are counted).
 
 Every way is counted in three forms: ``json``, ``msgpack`` (maps, as the message's Struct encodes) and ``msgpack
 rows`` (hello ``rows``: ``update``, ``snapshot`` and ``accepted`` as arrays, ``server/protocol/rows.py``, and the
-views in them as rows too, ``server/protocol/viewrows.py``, so their patches step by places). A rows receiver is
+views in them as rows too, ``server/protocol/viewrows.py``, so their patches step by places, and a seat's legal
+actions, ``server/protocol/legalrows.py``). A rows receiver is
 sent other views and patches than a map one, so the rows form is counted in a third play of the same game, alike,
 whose receivers all said ``rows`` (the plays must have as many moves: the bots see the same views).
 

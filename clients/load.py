@@ -14,8 +14,9 @@ A seat may speak as a bot that asks for the smallest updates: ``patches`` (updat
 list left out is the one last sent, a ``legal_patch`` is applied to the last non-empty one, as
 ``viewpatch.Views`` does for the client library), ``events`` False (with patches: no events, only updates with
 a view or a result), ``encoding`` ``msgpack`` (binary frames) and ``rows`` (with both: ``update``, ``snapshot``
-and ``accepted`` as arrays, read at the places ``server.protocol.rows`` gives). ``Stats.received_bytes`` counts
-what the seats were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
+and ``accepted`` as arrays, read at the places ``server.protocol.rows`` gives; each legal action a row too,
+made the action's map again when the seat sends it: ``server.protocol.legalrows``). ``Stats.received_bytes``
+counts what the seats were sent (frame payloads), so a bench can put bytes per action next to the server's CPU.
 
 A table whose game ends is replaced: its seats move on to a fresh table of the same kind, so a run lasts as
 long as asked. Against a cluster, a create or a seat answered with a ``redirect`` is sent again to the node
@@ -37,8 +38,10 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, open_websocket
 from clients.client import ServerError
 from rules import Rng
 from server.protocol import Code
+from server.protocol.legalrows import from_rows
 from server.protocol.rows import ROW_TAGS, ROW_TYPES
 from server.protocol.viewpatch import PatchError, apply
+from server.protocol.viewrows import ViewRowError
 
 
 class _Seen(msgspec.Struct):
@@ -62,7 +65,8 @@ class _Seen(msgspec.Struct):
 class _ActOut(msgspec.Struct, tag="act", tag_field="type"):
     id: int
     table: str
-    action: Any  # one element of the legal list: sent on as the server wrote it (msgspec.Raw) or as patched
+    action: Any  # one element of the legal list: sent on as the server wrote it (msgspec.Raw), as patched, or a row
+    # made its map again (rows)
 
 
 NULLS = (b"null", b"\xc0")  # an absent or null field, in JSON or msgpack (msgspec.Raw keeps the bytes)
@@ -80,6 +84,10 @@ class _Codec:
         self.decode_legal = module.Decoder(list[msgspec.Raw]).decode
         self.decode_any = module.Decoder().decode
         self.encode = module.Encoder().encode
+
+    def action(self, game: str, chosen: Any) -> Any:
+        """The action to send for ``chosen``, an element of the legal list: as the server wrote it."""
+        return chosen
 
 
 class _SeenRows(_Seen):
@@ -104,6 +112,13 @@ class _RowsCodec(_Codec):
             read = [(place, name, name in raw) for place, name in fields if name in _Seen.__struct_fields__]
             self._places[tag] = (kind.__struct_config__.tag, read)
         self.decode_seen = self._seen
+
+    def action(self, game: str, chosen: Any) -> Any:
+        """A legal action's row (``legalrows.py``) as the action's map again: what a seat sends."""
+        try:
+            return from_rows(game, [chosen if type(chosen) is list else self._any(chosen)])[0]
+        except ViewRowError as error:
+            raise ConnectionError(f"the server sent a legal action that is no action row: {error}") from None
 
     def _seen(self, data: bytes | msgspec.Raw) -> _Seen:
         frame = self._frame(data)
@@ -424,7 +439,8 @@ async def _seat_on(url: str, slot: _Slot, seat: int, run: _Run, rng: Rng, game: 
                     await trio.sleep_forever()  # the run is over: wait to be cancelled
                 counter += 1
                 choices, table.legal = table.legal, None
-                action = _ActOut(id=counter, table=table.id, action=rng.choice(table.choices(choices)))
+                picked = link.codec.action(slot.kind[0], rng.choice(table.choices(choices)))  # (a row: its map)
+                action = _ActOut(id=counter, table=table.id, action=picked)
                 sent = time.perf_counter()  # the seat's own choice is not part of the round trip
                 since = max(due, ready) if run.interval else sent  # paced: late sends count against the server
                 due += run.interval

@@ -2,7 +2,8 @@
 from its row form is exactly the message its map form gives, alone or inside a batch; the rows keep the map
 Structs' fields, in their order, and today's places never move (a field is only ever appended); a row is smaller.
 Views as rows (``viewrows.py``): every game's view of every seat, a spectator and a broadcast read back from its
-row is the view; their places never move either."""
+row is the view; their places never move either. Legal actions as rows (``legalrows.py``): every seat's list read
+back from its rows is the list; an action's places never move."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rules import GAMES
 from rules.flush.game import Play, View as FlushView
 from server.protocol import (CODECS, ROWS, Accepted, Batch, BroadcastView, Error, Ping, Snapshot, Update, Welcome,
                              convert_server, decode_server)
+from server.protocol.legalrows import LegalRowError, action_places, from_rows, to_rows
 from server.protocol.rows import MAP_TYPES, ROW_TAGS, ROW_TYPES, from_row, to_row
 from server.protocol.viewpatch import PatchError, Views, apply, diff, diff_row
 from server.protocol.viewrows import Each, Places, ViewRowError, from_places, places, to_places
@@ -238,3 +240,67 @@ def test_a_broadcast_row_is_patched_in_its_public_and_seat_rows_place_by_place()
     old = ["broadcast", ["flush", 1, [2, 3]], [["flush", 0, [2, 3]], ["flush", 1, [4]]]]
     new = ["broadcast", ["flush", 1, [2, 4]], [["flush", 0, [2, 4]], ["flush", 1, [4]]]]
     assert diff_row(old, new) == [[[1, 2, 1], 4], [[2, 0, 2, 1], 4]]
+
+
+# Legal actions as rows (``legalrows.py``): each game's actions by tag, their fields' places after the tag, as
+# released. Append only.
+ACTION_PLACES = {
+    "checkered_flag": {"shift": ("gear",), "go": (), "brake": ("stop",), "timeout": ("seat",),
+                       "start_spins": ("a", "b"), "spin": ("a", "b")},
+    "finish_line": {"move": ("marker", "die"), "pick": ("seat", "marker"), "timeout": ("seat",), "deal": ("order",),
+                    "roll": ("red", "black")},
+    "flag_finish": {"draw": (), "take": ("card",), "discard": ("card",), "play": ("card",), "close_window": (),
+                    "timeout": ("seat",), "deal": ("order", "first")},
+    "flush": {"release": ("value", "hand", "bases"), "blind": ("base",), "stop": (), "pass_base": ("base",),
+              "timeout": ("seat",), "deal": ("order", "first")},
+    "race_to_the_finish": {"play": ("card",), "move": ("piece",), "sidetrack": ("piece",), "timeout": ("seat",),
+                           "cut": ("cards",), "deal": ("order",)},
+}
+
+
+def test_released_action_places_never_move_a_field_is_only_appended():
+    assert set(ACTION_PLACES) == set(GAMES)  # a new game's actions are pinned here once released
+    for name, pinned in ACTION_PLACES.items():
+        shapes = action_places(name)
+        assert set(pinned) <= set(shapes), f"an action of {name} went: {set(pinned) - set(shapes)}"
+        for tag, names in pinned.items():
+            assert shapes[tag].names[:len(names)] == names, f"a field of {name}'s {tag} moved: {shapes[tag].names}"
+
+
+@settings(max_examples=15, deadline=None)
+@given(tables())
+def test_every_seat_s_legal_list_made_rows_and_read_back_is_the_list(table):
+    game, setup, seed = table
+    name = game.info.name
+    seen = []
+
+    def check(session, index):
+        if index % 3 == 0:
+            seen.extend(game.legal_actions(session.state, seat) for seat in range(setup.seats))
+
+    random_playout(game, setup, seed, check)
+    assert any(seen)
+    for legal in seen:
+        rows = to_rows(name, legal)
+        assert rows == to_rows(name, msgspec.to_builtins(legal))  # the actions' maps make the same rows
+        assert all(row[0] == action.type for row, action in zip(rows, legal))
+        read = from_rows(name, msgspec.msgpack.decode(msgspec.msgpack.encode(rows)))
+        assert exact(read) == exact(legal)
+        assert msgspec.convert(read, list[game.action_type]) == legal
+
+
+def test_an_action_row_is_its_tag_then_its_fields_and_a_patch_of_rows_steps_by_places():
+    old = to_rows("flag_finish", [{"type": "draw"}, {"type": "take", "card": "G5"}, {"type": "take", "card": "R2"}])
+    assert old == [["draw"], ["take", "G5"], ["take", "R2"]]
+    new = [["draw"], ["take", "R2"], ["take", "B7"]]
+    patch = diff(old, new)
+    assert all(type(step) is int for op in patch for step in op[0])
+    assert apply(old, patch) == new
+
+
+@pytest.mark.parametrize("rows", [[["fly", "G5"]], [{"type": "take", "card": "G5"}], [[]], "take", [[5]]])
+def test_a_legal_row_that_is_none_is_a_row_error_and_a_client_s_patch_error(rows):
+    with pytest.raises(LegalRowError):
+        from_rows("flag_finish", rows)
+    with pytest.raises(PatchError):  # (a rows seat's: its view a row)
+        Views().whole(Snapshot(table="t1", seq=1, view=["flag_finish"], to_act=[], legal=rows))

@@ -17,8 +17,8 @@ patched in place (``difflib``), unless replacing the list takes fewer operations
 is replaced (a value of another type, a list emptied). The empty patch ``[]`` says nothing changed. ``apply``
 never changes the view it is given: it copies the dicts and lists on each path it writes, and shares the rest.
 ``Views`` is a client's side: it keeps the last view (and legal list, ``to_act``, ``pings``) of each table and
-makes every patched update whole again; ``split`` makes an update for a group of entries (``entries``) the
-updates of each entry again.
+makes every patched update whole again (a rows seat's legal list as the actions' maps: ``legalrows.py``);
+``split`` makes an update for a group of entries (``entries``) the updates of each entry again.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 import msgspec
 
+from .legalrows import from_rows
 from .table import Snapshot, Update
 from .viewrows import ViewRowError, from_places
 
@@ -312,12 +313,13 @@ class Views:
             if message.legal_patch is not None:
                 if base is None:
                     raise PatchError(f"a legal list's patch for table {message.table}, which has no list to patch")
-                legal = base = apply(base, message.legal_patch)
+                base = apply(base, message.legal_patch)
+                legal = _listed(view, base)
             elif message.legal_same or message.legal is None:  # left out: the same
                 legal = held[1]
             else:
-                legal = message.legal
-                base = msgspec.to_builtins(legal, str_keys=True) if legal else base
+                legal = _listed(view, message.legal)
+                base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else base
             pings = held[3] if message.pings is None else message.pings
             self.held[message.table] = [view, legal, to_act, pings, base]
             return msgspec.structs.replace(message, view=shown, view_patch=None, legal=legal, legal_same=False,
@@ -327,10 +329,10 @@ class Views:
             base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else \
                 (old[4] if old is not None else None)
             view = msgspec.to_builtins(message.view, str_keys=True)
-            shown = _shown(view)
-            self.held[message.table] = [view, message.legal, message.to_act, message.pings, base]
+            shown, legal = _shown(view), _listed(view, message.legal)
+            self.held[message.table] = [view, legal, message.to_act, message.pings, base]
             if shown is not view:
-                return msgspec.structs.replace(message, view=shown)
+                return msgspec.structs.replace(message, view=shown, legal=legal)
         elif kind is Update and message.table in self.held:
             self.held[message.table][2] = message.to_act
         return message
@@ -347,6 +349,16 @@ def _shown(view: Any) -> Any:
         return from_places(view)
     except ViewRowError as error:
         raise PatchError(f"a view that is no view row: {error}") from None
+
+
+def _listed(view: Any, legal: Any) -> Any:
+    """A legal list as a client sees it: a rows seat's (its view a row, ``legalrows.py``) as the actions' maps."""
+    if type(view) is not list or not legal:
+        return legal
+    try:
+        return from_rows(view[0], legal)
+    except ViewRowError as error:
+        raise PatchError(f"a legal list that is no list of action rows: {error}") from None
 
 
 def split(message: Any) -> list[Any]:

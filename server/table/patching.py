@@ -9,7 +9,9 @@ what it would only repeat: ``to_act`` equal to the last sent, ``pings`` equal to
 the seat keeps the one of its own ``accepted`` and the last, and a snapshot carries one). A snapshot stays whole and is where each receiver starts
 (or starts again: seating, resume, catch-up, a spectator taken back into the stream after falling behind).
 To a receiver that also asked for ``rows``, every view is a row (``protocol/viewrows.py``: the game's name, then
-its fields in order), in snapshots, whole updates and as the base of its patches (``diff_row``: by places).
+its fields in order), in snapshots, whole updates and as the base of its patches (``diff_row``: by places), and
+so is each action of a seat's legal list (``protocol/legalrows.py``: its tag, then its fields in order), whole or
+as the base of its ``legal_patch``.
 
 What each receiver was last sent lives in ``Patching.sent``, freed when it leaves or disconnects (``forget``).
 Spectators share their updates: the trimmed update is built once (``recent``, keyed by the message, the view it
@@ -27,6 +29,7 @@ import msgspec
 
 from .. import encodeonce
 from ..protocol import Accepted, Snapshot, Update
+from ..protocol.legalrows import to_rows
 from ..protocol.viewpatch import diff, diff_row
 from ..protocol.viewrows import to_places
 from .receiver import Receiver
@@ -90,7 +93,7 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
     kind = type(message)
     if kind is Snapshot:
         sent = table.patching.sent[receiver] = _sent(table, receiver, message)
-        return _with_row(table, receiver, message, sent.view)
+        return _with_row(table, receiver, message, sent.view, sent.legal_base)
     silent = quiet(receiver)
     if kind is Accepted and silent and message.receipt is not None:
         return msgspec.structs.replace(message, receipt=None)
@@ -100,7 +103,7 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
     if sent is None:  # no view sent yet (never so after a snapshot): the whole update
         if message.view is not None:
             sent = table.patching.sent[receiver] = _sent(table, receiver, message)
-            return _with_row(table, receiver, message, sent.view)
+            return _with_row(table, receiver, message, sent.view, sent.legal_base)
         return message
     if silent and message.view is None and message.result is None:
         return None
@@ -119,13 +122,17 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
         if message.legal == sent.legal:  # unchanged: left out
             patched = msgspec.structs.replace(patched, legal=None)
         elif message.legal and sent.legal_base:  # changed: a patch of the last non-empty list, unless it is whole
-            legal = msgspec.to_builtins(message.legal, str_keys=True)
+            legal = _legal(table, receiver, message.legal)
             patch = diff(sent.legal_base, legal)
             if not (len(patch) == 1 and not patch[0][0]):
                 patched = msgspec.structs.replace(patched, legal=None, legal_patch=patch)
+            elif rows(receiver):
+                patched = msgspec.structs.replace(patched, legal=legal)
             sent.legal_base = legal
         elif message.legal:
-            sent.legal_base = msgspec.to_builtins(message.legal, str_keys=True)
+            sent.legal_base = _legal(table, receiver, message.legal)
+            if rows(receiver):
+                patched = msgspec.structs.replace(patched, legal=sent.legal_base)
         sent.legal = message.legal
     return patched
 
@@ -135,7 +142,7 @@ def forget(table: Table, receiver: Receiver) -> None:
 
 
 def _sent(table: Table, receiver: Receiver, message: Any) -> Sent:
-    base = msgspec.to_builtins(message.legal, str_keys=True) if message.legal else None
+    base = _legal(table, receiver, message.legal) if message.legal else None
     return Sent(_builtins(table, receiver, message.view), message.legal, message.to_act, message.pings, base)
 
 
@@ -166,11 +173,14 @@ def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same:
     return trimmed
 
 
-def _with_row(table: Table, receiver: Receiver, message: Any, row: Any) -> Any:
+def _with_row(table: Table, receiver: Receiver, message: Any, row: Any, legal: list | None) -> Any:
     """A whole snapshot or update as ``receiver`` is sent it: to a rows receiver with its view as a row (``row``,
-    what ``_builtins`` made of it), built once for the spectators that share ``message`` (and shared as it is)."""
+    what ``_builtins`` made of it) and a seat's non-empty legal list as rows (``legal``, what ``_legal`` made of
+    it), built once for the spectators that share ``message`` (and shared as it is)."""
     if not rows(receiver) or row is None:
         return message
+    if legal is not None:  # a seat's: its own, never shared
+        return msgspec.structs.replace(message, view=row, legal=legal)
     recent = table.patching.recent
     key = (id(message), id(row), "row")
     hit = recent.get(key)
@@ -201,9 +211,21 @@ def _builtins(table: Table, receiver: Receiver, view: Any) -> Any:
 def _converted(table: Table, view: Any, row: bool) -> Any:
     if view is None:
         return None
-    if row:  # (a table's game, or the name a follower of another node's table was told)
-        return to_places(table.game if type(table.game) is str else table.game.info.name, view)
+    if row:
+        return to_places(_game(table), view)
     return msgspec.to_builtins(view, str_keys=True)
+
+
+def _legal(table: Table, receiver: Receiver, legal: list) -> list:
+    """A legal list as builtins, or as action rows to a rows receiver (``legalrows.to_rows``)."""
+    if rows(receiver):
+        return to_rows(_game(table), legal)
+    return msgspec.to_builtins(legal, str_keys=True)
+
+
+def _game(table: Table) -> str:
+    """The table's game's name (a table's game, or the name a follower of another node's table was told)."""
+    return table.game if type(table.game) is str else table.game.info.name
 
 
 def _remember(cache: dict, key: Any, value: Any) -> None:

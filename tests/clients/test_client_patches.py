@@ -97,8 +97,9 @@ async def play(client, table: str, seat: int) -> list:
 
 async def test_a_rows_seat_and_rows_spectators_end_with_the_views_a_map_client_gets(nursery, monkeypatch):
     """Hello ``rows``: a seat and two spectators that asked for arrays play and watch a game to its end and are
-    handed the same messages as a map client, though their views came as rows (patched by places, not keys); the
-    spectators' rows are encoded once per update for both."""
+    handed the same messages as a map client, though their views came as rows (patched by places, not keys), and
+    the seat's legal actions too (it plays on the maps made of them); the spectators' rows are encoded once per
+    update for both."""
     encoded: dict = {}
     real = Codec.bytes_of
 
@@ -147,4 +148,8 @@ async def test_a_rows_seat_and_rows_spectators_end_with_the_views_a_map_client_g
     patches = [m.view_patch for m in messages if type(m) is Update and m.view_patch]
     assert views and all(type(view) is list and view[0] == "flag_finish" for view in views)  # their views too
     assert len(patches) > 10 and all(type(step) is int for patch in patches for op in patch for step in op[0])
+    lists = [m.legal for m in messages if type(m) in (Update, Snapshot) and m.legal]
+    legal_patches = [m.legal_patch for m in messages if type(m) is Update and m.legal_patch]
+    assert lists and all(type(action) is list and type(action[0]) is str for listed in lists for action in listed)
+    assert all(type(step) is int for patch in legal_patches for op in patch for step in op[0])  # legal rows too
     await running.shutdown()

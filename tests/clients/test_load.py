@@ -228,6 +228,15 @@ def test_a_seat_with_patches_holds_every_legal_list_whole_again(lists, encoding)
         assert held == (legal or None)
 
 
+def test_a_rows_seat_sends_the_map_of_the_action_row_it_picked():
+    """A rows seat's legal actions are rows (``["take", "G5"]``); what it sends is the action's map again."""
+    picked = msgspec.Raw(msgspec.msgpack.encode(["take", "G5"]))
+    assert clients.load.ROWS.action("flag_finish", picked) == {"type": "take", "card": "G5"}
+    assert clients.load.ROWS.action("flag_finish", ["draw"]) == {"type": "draw"}  # (as patched: decoded)
+    with pytest.raises(ConnectionError, match="no action row"):
+        clients.load.ROWS.action("flag_finish", ["fly", "G5"])
+
+
 def test_a_patch_of_a_legal_list_the_seat_never_had_is_a_connection_failure_not_a_crash():
     table = clients.load._Table("t", clients.load.Stats())
     update = {"type": "update", "table": "t", "seq": 1, "actor": 0, "view_patch": [], "legal_patch": [[[0]]]}

@@ -207,6 +207,7 @@ def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, row
     table, receivers = play(game, setup, seed, monkeypatch, events, rows)
     for receiver in receivers[:-1]:  # (the spectator who came later may have come at the end)
         assert len(receiver.whole) > 1 and receiver.patched >= len(receiver.whole) // 2  # most came as patches
+    sent_lists = 0
     for receiver in receivers:
         views = [m.view for m in receiver.sent if type(m) in (Update, Snapshot) and m.view is not None]
         steps = [step for m in receiver.sent if type(m) is Update and m.view_patch for op in m.view_patch
@@ -216,6 +217,15 @@ def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, row
             assert steps and all(type(step) is int for step in steps)
         else:
             assert views and not any(type(view) is list for view in views)
+        lists = [m.legal for m in receiver.sent if type(m) in (Update, Snapshot) and m.legal]
+        legal_steps = [step for m in receiver.sent if type(m) is Update and m.legal_patch for op in m.legal_patch
+                       for step in op[0]]
+        if rows:  # a seat's every action sent a row (its tag, then its fields), every legal patch by places
+            assert all(type(action) is list and type(action[0]) is str for listed in lists for action in listed)
+            assert all(type(step) is int for step in legal_steps)
+        else:
+            assert not any(type(action) is list for listed in lists for action in listed)  # structs, as maps
+        sent_lists += len(lists)
         assert len(receiver.mended) == len(receiver.whole)
         for whole, mended in zip(receiver.whole, receiver.mended):
             assert mended.seq == whole.seq
@@ -232,3 +242,4 @@ def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, row
         else:  # no events, and only updates that carry a view (or the result)
             assert all(not m.events and (m.view is not None or m.result is not None) for m in updates)
         assert updates[-1].seq == table.log.accepted_seq  # the last entry's update, with the game's end
+    assert sent_lists  # the seats were sent legal lists whole
