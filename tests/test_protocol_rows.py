@@ -172,18 +172,25 @@ def test_released_view_places_never_move_a_field_is_only_appended():
         released(places(name), pinned)
 
 
-@settings(max_examples=15, deadline=None)
-@given(tables())
-def test_every_view_of_every_seat_spectator_and_broadcast_made_a_row_and_read_back_is_the_view(table):
+def sampled(table, every: int, take) -> list:
+    """What ``take(state)`` (a list) gives every ``every`` steps of a random playout of ``table``, all together."""
     game, setup, seed = table
-    name = game.info.name
     seen = []
 
     def check(session, index):
-        if index % 7 == 0:
-            seen.append([game.view(session.state, seat) for seat in [None, *range(setup.seats)]])
+        if index % every == 0:
+            seen.extend(take(session.state))
 
     random_playout(game, setup, seed, check)
+    return seen
+
+
+@settings(max_examples=15, deadline=None)
+@given(tables())
+def test_every_view_of_every_seat_spectator_and_broadcast_made_a_row_and_read_back_is_the_view(table):
+    game, setup, _ = table
+    name = game.info.name
+    seen = sampled(table, 7, lambda state: [[game.view(state, seat) for seat in [None, *range(setup.seats)]]])
     for views in seen:
         for view in views:
             row = to_places(name, view)
@@ -270,15 +277,9 @@ def test_released_action_places_never_move_a_field_is_only_appended():
 @settings(max_examples=15, deadline=None)
 @given(tables())
 def test_every_seat_s_legal_list_made_rows_and_read_back_is_the_list(table):
-    game, setup, seed = table
+    game, setup, _ = table
     name = game.info.name
-    seen = []
-
-    def check(session, index):
-        if index % 3 == 0:
-            seen.extend(game.legal_actions(session.state, seat) for seat in range(setup.seats))
-
-    random_playout(game, setup, seed, check)
+    seen = sampled(table, 3, lambda state: [game.legal_actions(state, seat) for seat in range(setup.seats)])
     assert any(seen)
     for legal in seen:
         rows = to_rows(name, legal)
