@@ -13,6 +13,7 @@ from clients.cli import main
 from rules import GAMES
 from server.protocol import json_schema
 from server.protocol.gamedoc import SERVER_ONLY, field_meanings, struct_types
+from server.protocol.legalrows import action_places
 from server.protocol.viewrows import places
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,3 +72,16 @@ def test_the_page_gives_each_view_field_the_place_it_has_in_a_view_row():
         view = game.split("#### The view", 1)[1].split("\n#####", 1)[0]
         listed = re.findall(r"^\| (\d+) \| `(\w+)` \|", view, re.M)
         assert [(int(place), field) for place, field in listed] == list(enumerate(places(name).names, 1))
+
+
+def test_the_page_gives_each_action_a_seat_sends_as_the_row_a_rows_seat_is_offered():
+    """A rows seat's legal list holds each action as its tag then its fields (``legalrows.py``): the page's rows
+    are those."""
+    page = PAGE.read_text()
+    for name in GAMES:
+        game = page.split(f"### `{name}`", 1)[1].split("\n### ", 1)[0]
+        listed = re.findall(r'^\| `\{"type":"(\w+)"[^|]*\| `\["\w+"((?:,\w+)*)\]` \|', game, re.M)
+        assert listed, name
+        shapes = action_places(name)
+        for tag, fields in listed:
+            assert [f for f in fields.split(",") if f] == list(shapes[tag].names), (name, tag)

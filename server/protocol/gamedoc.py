@@ -164,9 +164,10 @@ def games_markdown(games_schema: dict) -> str:
             entry = actions["$defs"][ref]
             (other if entry.get("description", "").startswith(SERVER_ONLY) else sent).append((tag, ref, entry))
         out.append("#### Actions a seat sends\n")
-        out.append("| action | fields | meaning |\n| --- | --- | --- |")
+        out.append("| action | as a row | fields | meaning |\n| --- | --- | --- | --- |")
         for tag, ref, entry in sent:
-            out.append(f"| `{_example(tag, entry)}` | {_fields(entry) or '—'} | {_cell(entry.get('description', ''))} |")
+            out.append(f"| `{_example(tag, entry)}` | `{_as_row(tag, entry)}` | {_fields(entry) or '—'} | "
+                       f"{_cell(entry.get('description', ''))} |")
         out.append("\nIn updates and the log only (never sent by a client: `system_only`, `chance_only`): "
                    + ", ".join(f"`{tag}` ({_cell(entry.get('description', ''))})" for tag, _, entry in other) + "\n")
         out.append("#### The view\n")
@@ -182,6 +183,11 @@ def _tags(actions: dict) -> list[tuple[str, str]]:
 def _example(tag: str, entry: dict) -> str:
     fields = [f'"{name}":…' for name in entry["properties"] if name != "type" and name in entry.get("required", [])]
     return "{" + ",".join([f'"type":"{tag}"', *fields]) + "}"
+
+
+def _as_row(tag: str, entry: dict) -> str:
+    """The action as a rows seat's legal list gives it (``legalrows.py``): its tag, then its fields in order."""
+    return "[" + ",".join([f'"{tag}"', *(name for name in entry["properties"] if name != "type")]) + "]"
 
 
 def _fields(entry: dict) -> str:
