@@ -126,6 +126,8 @@ LOAD_ROWS = [(1, 0.0), (10, 0.0), (100, 0.0), (100, 1600.0), (100, 2000.0), (500
 NEVER_ROWS = [(1, 0.0), (100, 0.0), (500, 0.0)]  # also run with `--durability never`, just before the default's
 BOT_ROWS = [(1, 0.0), (100, 0.0)]  # also run with BOT_SPEECH's seats, just after the default's
 BOT_SPEECH = Speech(patches=True, events=False, encoding="msgpack")
+ROWS_SPEECH = Speech(patches=True, events=False, encoding="msgpack", rows=True)  # and the per-move messages as arrays
+BOT_SPEECHES = (("bot", BOT_SPEECH), ("rows", ROWS_SPEECH))  # the bot seats' rows, in this order after the default's
 QUICK_ROWS = [(1, 0.0), (100, 0.0)]
 DEFAULT_DURABILITY = "batch"
 FLUSH_SIX = ("flush", "lockstep", {"rounds": 50, "turn_limit": 100_000})
@@ -180,7 +182,7 @@ def fsync_floor(samples: int = 300) -> dict:
 async def load(rows: list[tuple[int, float]], seconds: float) -> tuple[list[dict], list[dict], list[dict]]:
     """The rows with the default durability, the NEVER_ROWS among them with `never`, each run just before its
     default row (two servers up at once, one idle while the other is measured), and the BOT_ROWS among them
-    again with bot seats (BOT_SPEECH), each just after its default row on the same server."""
+    again with bot seats (BOT_SPEECHES: with and without rows), each just after its default row on the same server."""
     durable, never, bots = [], [], []
     async with photofinish_server() as (server, url), photofinish_server("never") as (plain, plain_url):
         for tables, rate in rows:
@@ -188,7 +190,8 @@ async def load(rows: list[tuple[int, float]], seconds: float) -> tuple[list[dict
                 never.append(await measure(plain, plain_url, tables, seconds, rate))
             durable.append(await measure(server, url, tables, seconds, rate))
             if (tables, rate) in BOT_ROWS:
-                bots.append(await measure(server, url, tables, seconds, rate, speech=BOT_SPEECH))
+                for name, speech in BOT_SPEECHES:
+                    bots.append({**await measure(server, url, tables, seconds, rate, speech=speech), "seats": name})
     return durable, never, bots
 
 
@@ -261,13 +264,17 @@ def print_bots(figures: dict) -> None:
     f = figures["floor"]
     default = {(r["tables"], r["rate"]): r for r in figures["load"]}
     said = ", ".join(f"{key} {value}" for key, value in figures["bots"][0]["speech"].items())
-    print(f"\nSeats as a bot asking for the smallest updates ({said}), each row just after the default's, "
-          "same server")
+    print(f"\nSeats as a bot asking for the smallest updates (bot: {said}; rows: the same and rows True), each "
+          "row just after the default's, same server")
     print(f"{'tables':>6}{'offered':>9}{'seats':>9}{'accepted/s':>12}{'rt p50 us':>11}{'p99 us':>9}"
           f"{'cpu us/action':>15}{'x echo cpu':>12}{'bytes/action':>14}")
+    shown = set()
     for bot in figures["bots"]:
         offered = f"{bot['rate']:.0f}/s" if bot["rate"] else "max"
-        for name, r in (("default", default.get((bot["tables"], bot["rate"]))), ("bot", bot)):
+        first = (bot["tables"], bot["rate"]) not in shown
+        shown.add((bot["tables"], bot["rate"]))
+        for name, r in ((("default", default.get((bot["tables"], bot["rate"]))),) if first else ()) + (
+                (bot.get("seats", "bot"), bot),):
             if r is None:
                 continue
             print(f"{r['tables']:>6}{offered:>9}{name:>9}{r['accepted_per_s']:>12.0f}{r['rt_p50_us']:>11.0f}"
