@@ -35,6 +35,7 @@ from .viewrows import ViewRowError, from_places
 
 
 _PLAIN = frozenset((str, int, bool, type(None)))  # values equal on the wire when equal and of one type
+SMALL = 4  # lists this short with two or more items changed are sent whole, not matched item by item (``_diff``)
 INSERT = 1  # an operation's third part: insert its value at its path's index (a list's items from there move down)
 _encode = msgspec.json.Encoder().encode
 
@@ -113,6 +114,8 @@ def _diff(old: Any, new: Any, path: list, ops: list) -> None:
             ops.append([[*path, index], new[index]])
         for index in range(len(old) - 1, common - 1, -1):  # shrank: remove the tail, last first
             ops.append([[*path, index]])
+    elif kind is list and type(old) is list and len(old) == len(new) <= SMALL:
+        ops.append([list(path), new])  # a few items, two or more changed (an action's row): whole is as short
     elif kind is list and type(old) is list and old and new:
         _diff_moved(old, new, path, ops)
     elif not _same(old, new):
