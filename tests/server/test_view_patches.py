@@ -243,3 +243,10 @@ def test_patched_updates_mend_to_the_views_the_server_would_send_whole(name, row
             assert all(not m.events and (m.view is not None or m.result is not None) for m in updates)
         assert updates[-1].seq == table.log.accepted_seq  # the last entry's update, with the game's end
     assert sent_lists  # the seats were sent legal lists whole
+
+
+def test_a_short_list_with_two_items_changed_is_sent_whole_and_one_changed_in_place():
+    """An action's row (``["take", "G5"]``) that became another is one operation, not matched item by item."""
+    assert diff({"a": ["take", "G5"]}, {"a": ["play", "R3"]}) == [[["a"], ["play", "R3"]]]
+    assert diff({"a": ["take", "G5"]}, {"a": ["take", "R3"]}) == [[["a", 1], "R3"]]
+    assert diff([["take", "G5"], ["draw"]], [["play", "R3"], ["draw"]]) == [[[0], ["play", "R3"]]]
