@@ -127,17 +127,27 @@ async def send_frame(ws: WebSocketConnection, proto: Any, payload: bytes, text: 
             raise ConnectionClosed(ws._close_reason) from None
 
 
-def write_now(ws: WebSocketConnection, proto: Any, data: bytes) -> int | None:
+def descriptor(ws: WebSocketConnection) -> Any:
+    """The connection's socket's ``fileno`` as the standard library's socket gives it (-1 once closed, never
+    another socket's), read without trio's and the HTTP layer's wrappers around it: ``write_now`` asks it for
+    every frame ``spread`` writes, a thousand times an update at a table watched by a thousand. None where
+    trio-websocket or trio do not hold the socket as expected (``write_now`` then asks the stream)."""
+    sock = getattr(stream_socket(ws), "_sock", None)
+    fileno = getattr(sock, "fileno", None)
+    return fileno if callable(fileno) else None
+
+
+def write_now(ws: WebSocketConnection, proto: Any, data: bytes, fileno: Any = None) -> int | None:
     """Write ``data`` (whole frames, ``frame_header`` and payload each) to the socket at once, never waiting:
     the bytes it took (0 when it would block), or None where nothing may be written straight now (no ``proto``,
     another sender holds the connection, it is closing, or the write failed: the connection's own writer, which
     waits and closes as ``send_frame`` does, is the one to find out). Callers send the rest with ``send_rest``
-    before anything else on the connection."""
+    before anything else on the connection. ``fileno``: from ``descriptor``, or None."""
     if (proto is None or ws._close_reason is not None or ws._wsproto.state is not ConnectionState.OPEN
             or proto._outbound_opcode is not None or ws._stream_lock.locked()):
         return None
     try:
-        return os.write(ws._stream.socket.fileno(), data)
+        return os.write(fileno() if fileno is not None else ws._stream.socket.fileno(), data)
     except BlockingIOError:
         return 0
     except OSError:

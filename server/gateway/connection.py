@@ -23,7 +23,7 @@ from ..lobby import Lobby
 from ..outbox import Outbox
 from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, codec_for, decode_client, id_of)
 from ..quotas import new_owner, peer_address
-from ..sendpath import frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
+from ..sendpath import descriptor, frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
 from ..spread import Spread
 from ..table import Receiver, Table
 from . import requests
@@ -81,6 +81,7 @@ class Connection(Receiver):
         self.heard_at = trio.current_time()  # when the client's last whole frame arrived
         self.codec = CODECS["json"]
         self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
+        self.fileno = descriptor(ws)  # the socket's descriptor, as ``write_now`` reads it (or None)
         self.outbox = Outbox(limits.outbox)
         self.spread = spread  # writes shared frames straight to the socket while the outbox is empty, or None
         self.direct: list[Any] | None = None  # messages waiting for ``spread`` (it holds this connection), in order
@@ -157,7 +158,7 @@ class Connection(Receiver):
                 payload = encodeonce.frame(self.codec, queued[start:start + step])
                 parts += (frame_header(len(payload), text), payload)
             data = b"".join(parts)
-        sent = write_now(self.ws, self.frames, data)
+        sent = write_now(self.ws, self.frames, data, self.fileno)
         if sent is None:
             return self.spill(queued)
         if self._pings_queued:

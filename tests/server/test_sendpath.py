@@ -11,7 +11,7 @@ from clients.client import open_client
 from server.gateway import Limits
 from server.gateway.connection import YIELD_EVERY, Connection
 from server.protocol import Error
-from server.sendpath import PromptLock, plain_frames, send_frame, send_promptly
+from server.sendpath import PromptLock, descriptor, frame_header, plain_frames, send_frame, send_promptly, write_now
 from tests.server.test_gateway import start
 
 
@@ -225,3 +225,28 @@ async def test_a_writer_with_a_long_queue_lets_other_tasks_run_while_it_sends():
         nursery.cancel_scope.cancel()
     assert len([left for left in turns if 0 < left < frames]) >= frames // YIELD_EVERY - 2, \
         "the other task ran while the queue was being sent, not only before and after"
+
+
+async def test_write_now_through_the_socket_s_own_descriptor_reaches_the_client_and_a_closed_one_takes_nothing():
+    """``descriptor`` reads the socket's number past trio's wrappers: a frame written through it arrives whole,
+    and once the socket is closed it says -1, so nothing is written (never to a socket that reused the number)."""
+    got, closed = [], []
+
+    async def serve(request):
+        ws = await request.accept()
+        send_promptly(ws)
+        proto, fileno = plain_frames(ws), descriptor(ws)
+        assert fileno is not None and fileno() == ws._stream.socket.fileno()
+        data = frame_header(5, True) + b"hello"
+        assert write_now(ws, proto, data, fileno) == len(data)
+        ws._stream.socket.close()
+        closed.append((fileno(), write_now(ws, proto, data, fileno)))
+
+    async with trio.open_nursery() as nursery:
+        listener = await nursery.start(serve_websocket, serve, "127.0.0.1", 0, None)
+        async with open_websocket_url(f"ws://127.0.0.1:{listener.port}") as ws:
+            with trio.fail_after(10):
+                got.append(await ws.get_message())
+        nursery.cancel_scope.cancel()
+    assert got == ["hello"]
+    assert closed == [(-1, None)]
