@@ -170,8 +170,9 @@ class Journal(GroupCommit):
         try:
             async with trio.open_nursery() as nursery:
                 while True:
-                    await self._wake.wait()
-                    self._wake = trio.Event()
+                    if not self._closing:  # closing, it goes on until nothing is pending: the ``close`` that set
+                        await self._wake.wait()  # the wake may have come during a round, whose lines were then
+                    self._wake = trio.Event()  # taken, and no other wake may ever come (a stop hung so)
                     if self._chunks:
                         await self._round()
                     elif self._closing:

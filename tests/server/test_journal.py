@@ -237,6 +237,33 @@ async def test_a_failing_journal_stops_the_tables_it_holds_with_log_failed(tmp_p
     assert later.error is not None and later.durable == 0, "a failed journal makes nothing durable again"
 
 
+async def test_a_stop_that_comes_while_a_round_syncs_with_a_line_marked_meanwhile_ends_with_it_durable(
+        tmp_path, nursery):
+    """The stop's wake comes while a round syncs, with a line marked meanwhile: the journal takes that line in one
+    more round and ends (it waited for another wake that never came: the server's stop hung so, about one run in a
+    hundred of the disk-fault property, and spun under the autojump clock)."""
+    fake = GatedSync()
+    journal = Journal(tmp_path, fake, inline="never")
+    nursery.start_soon(journal.run)
+    (tmp_path / "tables").mkdir()
+    log = FileLog(tmp_path / "tables" / "t1.log", "batch", syncer=journal)
+    fake.gate.clear()
+    log.append(entry(1))
+    with trio.fail_after(10):
+        await fake.wait_entered()  # the round syncs, in its worker thread
+    log.append(entry(2))  # marked meanwhile: pending when the stop comes
+
+    async def open_the_gate() -> None:
+        await trio.testing.wait_all_tasks_blocked()  # once the stop waits for the journal
+        fake.gate.set()
+
+    nursery.start_soon(open_the_gate)
+    with trio.fail_after(10):
+        await journal.aclose()
+    assert log.durable == 2 and journal.rounds == 2
+    assert journal_files(tmp_path) == []  # a clean stop: no journal left to replay
+
+
 def write_log(path: Path, records: list) -> tuple[bytes, list[tuple[int, bytes]]]:
     """A log file's bytes for ``records`` and each line with its offset."""
     head, at, lines = GENESIS, 0, []
