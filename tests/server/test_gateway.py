@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 import trio
+import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 from trio_websocket import ConnectionClosed, open_websocket_url
 
@@ -448,6 +449,20 @@ async def test_a_rows_hello_with_msgpack_and_patches_is_welcomed_in_msgpack(nurs
     assert welcome["type"] == "welcome" and welcome["ref"] == 5
 
 
+class CountedTurns:
+    """The gateway's ``leaving`` limiter, counting the most turns taken at once."""
+
+    def __init__(self, limiter: trio.CapacityLimiter) -> None:
+        self.limiter, self.most = limiter, 0
+
+    async def acquire(self) -> None:
+        await self.limiter.acquire()
+        self.most = max(self.most, self.limiter.borrowed_tokens)
+
+    def release(self) -> None:
+        self.limiter.release()
+
+
 async def test_many_connections_ending_at_once_are_all_handled_a_few_at_a_time(nursery, monkeypatch):
     """Twelve spectators hang up at once (no close handshake, as a dropped Wi-Fi does); their ends are handled
     two at a time (``LEAVING_AT_ONCE``), never more, and every one of them is: the table is told each is gone,
@@ -455,24 +470,20 @@ async def test_many_connections_ending_at_once_are_all_handled_a_few_at_a_time(n
     monkeypatch.setattr(accept_module, "LEAVING_AT_ONCE", 2)
     running = await start(nursery)
     gateway = running.gateway
-    most, hang_up = [0], trio.Event()
+    turns = CountedTurns(gateway.leaving)
+    gateway.leaving, hang_up = turns, trio.Event()
 
     async def watcher(table_id: str, task_status=trio.TASK_STATUS_IGNORED) -> None:
         with trio.CancelScope() as scope:
             async with open_websocket_url(running.url) as ws:
                 await ws.send_message('{"type": "hello", "protocol": 1}')
                 await ws.send_message(f'{{"type": "watch", "table": "{table_id}"}}')
-                await ws.get_message()
-                await ws.get_message()
+                await ws.get_message()  # watching
+                await ws.get_message()  # the snapshot: the table holds it as a spectator now
                 task_status.started()
                 await hang_up.wait()
                 scope.cancel()  # the websocket closes cancelled: cut, with no close frame
                 await trio.lowlevel.checkpoint()
-
-    async def watch_the_turns() -> None:
-        while True:
-            most[0] = max(most[0], gateway.leaving.borrowed_tokens)
-            await trio.lowlevel.checkpoint()
 
     async with open_client(running.url) as seat:
         info = await seat.create_table(game="flag_finish", mode="lockstep", seats=2, bots=[{"seat": 1}])
@@ -480,13 +491,13 @@ async def test_many_connections_ending_at_once_are_all_handled_a_few_at_a_time(n
         table = running.lobby.tables[info.table]
         for _ in range(12):
             await nursery.start(watcher, info.table)
-        with trio.fail_after(10):
-            while len(table.spectators) < 12:
-                await trio.sleep(0.01)
-        nursery.start_soon(watch_the_turns)
+        watchers = list(table.spectators)
+        assert len(watchers) == 12
         hang_up.set()
         with trio.fail_after(20):
-            while table.spectators or len(gateway.connections) > 1:
-                await trio.sleep(0.01)
-        assert most[0] == 2  # two at a time: never more, and the limit was reached
-        assert gateway.leaving.borrowed_tokens == 0
+            for conn in watchers:
+                await conn.ended.wait()
+            await trio.testing.wait_all_tasks_blocked()  # the last ends' turns given back, the table told
+        assert not table.spectators and len(gateway.connections) == 1
+        assert turns.most == 2  # two at a time: never more, and the limit was reached
+        assert turns.limiter.borrowed_tokens == 0
