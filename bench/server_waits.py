@@ -34,7 +34,7 @@ from server.table import apply, arbiter, crowdjobs
 PROBE_S = 0.005  # the probe's sleep: 200 wakes a second, about 1% of a core
 
 
-def percentiles(lines: list[str], start: float, end: float) -> dict[str, list[float]]:
+def between(lines: list[str], start: float, end: float) -> dict[str, list[float]]:
     """The samples (us) of each kind written between ``start`` and ``end`` (perf_counter seconds)."""
     kept: dict[str, list[float]] = {"wake": [], "queue": [], "spread": []}
     for line in lines:

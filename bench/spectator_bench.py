@@ -10,7 +10,9 @@ each update arrives (`time.perf_counter`, the same monotonic clock in every proc
 Each row is read against the row with no spectators of the same run:
 
 - the players' answer p50/p99 (act -> accepted) and its ratio to no spectators (targets 1.2x / 1.5x), over the
-  measured seconds (once every spectator has its first snapshot); the answer p99 while they join apart. The
+  measured seconds (from 1 s after every spectator has its first snapshot, to 0.25 s before they all leave); the
+  answer p99 while they join, and in the 2 s after they leave, apart; the server's own waits
+  (``bench/server_waits.py``). The
   players' tables use arrival ordering unless `--ordering fair`: fair ordering (Challenge Mode's default) holds
   each contested take until the other seats could have reacted as late, up to `fair_ms` (50 ms), which is every
   take at a paced seat's reaction (as at a human's); those answers are then 50 ms with or without spectators,
@@ -196,8 +198,8 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
     leaving = answers_between(stats, end, end + LEAVE_S)
     noted = pathlib.Path(data, "waits-0.txt")
     lines = noted.read_text().splitlines() if noted.exists() else []
-    waits, leave_waits = (server_waits.percentiles(lines, began, end),
-                          server_waits.percentiles(lines, end, end + LEAVE_S))
+    waits, leave_waits = (server_waits.between(lines, began, end),
+                          server_waits.between(lines, end, end + LEAVE_S))
     return {"tables": tables, "spectators": spectators, "nodes": nodes, "unserved": unserved,
             "answer_p50_us": percentile(answers, 0.5), "answer_p99_us": percentile(answers, 0.99),
             "answers": len(answers), "wake_p99_us": percentile(waits["wake"], 0.99),
