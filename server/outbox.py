@@ -23,6 +23,7 @@ class Outbox:
         self._queue: deque[Any] = deque()
         self._writer: trio.lowlevel.Task | None = None
         self._woken = False  # the writer was woken by a ``put`` and has not run yet (it holds nothing)
+        self.hushed = False  # ``put`` queues without waking the writer: a table writes them itself (``hush``)
 
     def put(self, message: Any) -> bool:
         """Queue ``message``; False if ``limit`` messages are already waiting. After ``close`` nothing more
@@ -32,8 +33,20 @@ class Outbox:
         if len(self._queue) >= self.limit:
             return False
         self._queue.append(message)
-        self._wake()
+        if not self.hushed:
+            self._wake()
         return True
+
+    def hush(self) -> None:
+        """Until ``unhush``, ``put`` does not wake the writer: a table handing this connection several messages
+        writes them itself at the end (``Connection.push``), so its writer task need not run for them."""
+        self.hushed = True
+
+    def unhush(self) -> None:
+        """``put`` wakes the writer again, and the writer is woken now for what was queued meanwhile."""
+        self.hushed = False
+        if self._queue:
+            self._wake()
 
     def writer_holds_nothing(self) -> bool:
         """The writer waits for messages, or was woken for them and has not taken them yet: whatever is queued

@@ -135,14 +135,21 @@ class Connection(Receiver):
             return self.spill(queued)
         self._write_now(queued)
 
+    def hush(self) -> None:
+        """A table is about to hand this connection messages and will ``push`` them: its writer is not woken
+        for them meanwhile (``Outbox.hush``)."""
+        self.outbox.hush()
+
     def push(self) -> None:
         """Write what is queued now, from the table that queued it, when the writer holds nothing (a player's
-        ``accepted`` and update, before the table goes on to its spectators: ``table/fanout.py``); otherwise
-        the writer sends it as usual."""
-        if (self.frames is None or self.direct is not None or self.outbox.closed
-                or not self.outbox.writer_holds_nothing()):
-            return
-        queued = self.outbox.drain()
+        ``accepted`` and update at the end of the table's batch, and before the table goes on to its spectators:
+        ``table/fanout.py``); otherwise the writer sends it as usual. Ends a ``hush``."""
+        outbox = self.outbox
+        if (self.frames is None or self.direct is not None or outbox.closed
+                or not outbox.writer_holds_nothing()):
+            return outbox.unhush()
+        outbox.hushed = False  # what ``_write_now`` leaves for the writer wakes it
+        queued = outbox.drain()
         if queued:
             self._write_now(queued)
 

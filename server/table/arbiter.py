@@ -76,6 +76,7 @@ class Table:
         self.finished_at: durable.Marker | None = None  # the end record's line and marker until it is written
         self.marked = trio.Event()  # set once the finished marker (finished.py) is written, or reported failed
         self.batch: list | None = None  # while the arbiter takes a batch of intents: what to send at its flush
+        self.quiet: dict | None = None  # while a flush hands messages over: the seats' connections to push after
         self.turn_time_ms = settings.turn_time_ms
         self.grace_ms = settings.grace_ms
         self.bot_delay_ms = settings.bot_delay_ms

@@ -39,8 +39,30 @@ def deliver(table: Table, receiver: Receiver, message: Any) -> None:
 
 def release_durable(table: Table) -> None:
     """Hand over the held messages whose log lines are durable now."""
-    for receiver, message in table.gate.due():
-        hand_over(table, receiver, message)
+    outer = begin_quiet(table)
+    try:
+        for receiver, message in table.gate.due():
+            hand_over(table, receiver, message)
+    finally:
+        end_quiet(table, outer)
+
+
+def begin_quiet(table: Table) -> bool:
+    """From now on the seats' connections handed messages are written by the table itself at ``end_quiet``
+    (``Connection.hush``/``push``): each once, however many messages it was handed, and without its writer task
+    running for them. True: this call began it (nested calls leave it to the outer one)."""
+    if table.quiet is not None:
+        return False
+    table.quiet = {}
+    return True
+
+
+def end_quiet(table: Table, began: bool) -> None:
+    if not began:
+        return
+    quiet, table.quiet = table.quiet, None
+    for receiver in quiet:
+        receiver.push()
 
 
 def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
@@ -58,6 +80,12 @@ def hand_over(table: Table, receiver: Receiver, message: Any) -> None:
         message = patching.outgoing(table, receiver, message)
         if message is None:  # nothing it wants
             return
+    quiet = table.quiet
+    if quiet is not None and receiver not in quiet and receiver not in table.spectators:
+        hush = getattr(receiver, "hush", None)  # a connection (a bot in the server has none)
+        if hush is not None:
+            hush()
+            quiet[receiver] = None
     if receiver.deliver(message):
         return
     if receiver in table.spectators:  # a spectator never slows the table, nor is closed: it catches up later
@@ -93,11 +121,15 @@ def flush(table: Table) -> None:
     """The batch is over: send what it caused, in order; the last group of updates carries the views."""
     out, table.batch = table.batch, None
     last_group = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] == "updates"), -1)  # has the views
-    for index, item in enumerate(out):
-        if item[0] == "message":
-            deliver(table, item[1], item[2])
-        else:
-            send_updates(table, item[1], final_group=index == last_group)
+    outer = begin_quiet(table)
+    try:
+        for index, item in enumerate(out):
+            if item[0] == "message":
+                deliver(table, item[1], item[2])
+            else:
+                send_updates(table, item[1], final_group=index == last_group)
+    finally:
+        end_quiet(table, outer)
 
 
 def presence(table: Table) -> None:
