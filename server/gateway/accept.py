@@ -35,6 +35,8 @@ from .connection import Connection
 from .quotas import Quotas
 
 LEAVING_AT_ONCE = 16  # connections whose end is handled at once; the others wait their turn, parked
+IDLE_CHECKS = 240  # idleness checks per idle_timeout (4 a second at the default 60 s): closed at most 0.5% late
+IDLE_CHECK_LEAST_S = 0.01  # ... but never more often than this (a tiny --idle-timeout must not spin the loop)
 
 
 async def abort(ws: WebSocketConnection) -> None:
@@ -119,6 +121,7 @@ class Gateway:
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(self.spread.run)
+                nursery.start_soon(self.watch_idle)
                 await nursery.start(trio.serve_listeners, self._serve_stream, listeners)
                 task_status.started(listeners[0].socket.getsockname()[1])
         finally:
@@ -186,6 +189,15 @@ class Gateway:
         finally:
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
+
+    async def watch_idle(self) -> None:
+        """Every connection's idleness checked ``IDLE_CHECKS`` times per ``idle_timeout`` (``Connection.check_idle``):
+        one task for them all, where a deadline around every frame's read cost each frame a cancel scope."""
+        while True:
+            await trio.sleep(max(self.limits.idle_timeout / IDLE_CHECKS, IDLE_CHECK_LEAST_S))
+            now = trio.current_time()
+            for conn in list(self.connections):
+                conn.check_idle(now)
 
     async def handle(self, request: WebSocketRequest, peer: str = "", local: str = "") -> None:
         ws = await request.accept()

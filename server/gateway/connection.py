@@ -79,6 +79,8 @@ class Connection(Receiver):
         self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
         self.quotas = quotas if quotas is not None else Quotas(limits)
         self.heard_at = trio.current_time()  # when the client's last whole frame arrived
+        self.said_hello = False  # its hello was read: ``check_idle`` watches it
+        self.idle_pinged = False  # pinged for being quiet since ``heard_at``
         self.codec = CODECS["json"]
         self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
         self.fileno = descriptor(ws)  # the socket's descriptor, as ``write_now`` reads it (or None)
@@ -297,21 +299,21 @@ class Connection(Receiver):
         except RecursionError:
             return None, "the frame nests too deep to read"
 
-    async def _next_frame(self) -> str | bytes | None:
-        """The client's next whole frame, or None once it has sent none for ``idle_timeout`` seconds: at half
-        that it is pinged (its pong is a frame); the server's own pings never count as hearing from it. A
-        frame stalled halfway is no frame."""
+    def check_idle(self, now: float) -> None:
+        """The gateway's idle watch (``Gateway.watch_idle``), a few times a second for every connection, instead
+        of a deadline around each frame's read: a client that sent no whole frame for half ``idle_timeout`` is
+        pinged (its pong is a frame), and at the whole it is closed ``no_answer``. The server's own pings never
+        count as hearing from it; a frame stalled halfway is no frame."""
+        if not self.said_hello or self.closing is not None:
+            return
         idle = self.limits.idle_timeout
-        with trio.move_on_at(self.heard_at + idle / 2):
-            return self._heard(await self.ws.get_message())
-        self._ping()
-        with trio.move_on_at(self.heard_at + idle):
-            return self._heard(await self.ws.get_message())
-        return None
-
-    def _heard(self, frame: str | bytes) -> str | bytes:
-        self.heard_at = trio.current_time()
-        return frame
+        if now >= self.heard_at + idle:
+            self.closing = ("no_answer", f"nothing heard for {idle:g} s, not even a pong, the most serve "
+                                         "--idle-timeout allows")
+            self.scope.cancel()
+        elif now >= self.heard_at + idle / 2 and not self.idle_pinged:
+            self.idle_pinged = True
+            self._ping()
 
     def _id_of(self, frame: str | bytes):
         """The id of a frame that is no valid message, where it can be read (else None)."""
@@ -348,13 +350,11 @@ class Connection(Receiver):
         self.rows = hello.rows
         self.deliver(Welcome(ref=hello.id, protocol=PROTOCOL_VERSION, encoding=hello.encoding, server=SERVER_NAME))
         self.heard_at = trio.current_time()
+        self.said_hello = True  # watched for idleness from now on (``check_idle``)
         while True:
-            frame = await self._next_frame()
-            if frame is None:
-                self.closing = ("no_answer", f"nothing heard for {self.limits.idle_timeout:g} s, not even a pong, "
-                                             f"the most serve --idle-timeout allows")
-                return
-            now = trio.current_time()
+            frame = await self.ws.get_message()
+            self.heard_at = now = trio.current_time()
+            self.idle_pinged = False
             message, problem = self._read(frame)
             if type(message) is Pong:  # the answer to the server's own ping: never counted against the rate
                 self.latency.pong(message.ping, now)
