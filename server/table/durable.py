@@ -33,7 +33,6 @@ class DurableGate:
         self.store = store
         self.holding = store is not None and store.policy != "never"
         self.waiting: deque[tuple[int, Any, Any]] = deque()
-        self._queued = trio.Event()  # set when a message starts waiting
 
     def hold(self, receiver: Any, message: Any) -> bool:
         """Keep ``message`` back if its log line (the last written) is not durable yet, or earlier messages
@@ -43,8 +42,6 @@ class DurableGate:
         store = self.store
         if not self.waiting and store.written <= store.durable:
             return False
-        if not self.waiting:
-            self._queued.set()
         self.waiting.append((store.written, receiver, message))
         return True
 
@@ -52,6 +49,10 @@ class DurableGate:
         """Take the waiting messages whose lines are durable now, oldest first."""
         waiting, out = self.waiting, []
         durable = self.store.durable if self.store is not None else math.inf
+        if waiting and waiting[-1][0] <= durable:  # the usual case: a round covered every line waited for
+            out = [(receiver, message) for _, receiver, message in waiting]
+            waiting.clear()
+            return out
         while waiting and waiting[0][0] <= durable:
             _, receiver, message = waiting.popleft()
             out.append((receiver, message))
@@ -65,11 +66,14 @@ class DurableGate:
         return out
 
     async def wait_due(self) -> None:
-        """Until the oldest waiting message's line is durable; raises the log's error if it failed first."""
-        while not self.waiting:
-            self._queued = trio.Event()
-            await self._queued.wait()
-        await self.store.wait_durable(self.waiting[0][0])
+        """Until the oldest waiting message's line is durable; raises the log's error if it failed first.
+
+        The task sleeps on the log's progress alone (each round that makes more of its lines durable), never
+        on a message starting to wait: that was a second wake per round of the journal for every busy table
+        (woken as its first message waited, only to go back to sleep until the round's end)."""
+        store, waiting = self.store, self.waiting
+        while not waiting or waiting[0][0] > store.durable:
+            await store.wait_durable(waiting[0][0] if waiting else store.durable + 1)  # (raises if it fails)
 
 
 async def release_when_durable(table: Table) -> None:
