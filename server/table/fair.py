@@ -270,20 +270,25 @@ def track_offers(table: Table, seat: int, legal: list, seq: int, contested: dict
             mark = known[action] = is_contested(state, action)
         (now_legal if mark else others).add(action)
     since, offers, unstamped = slot.since, slot.offers, slot.unstamped
-    for action in now_legal:
-        if action not in since:
-            since[action] = offered = [seq, None]
-            unstamped.append(offered)
-    for action in others:
-        if action not in offers:
-            offers[action] = offered = [seq, None]
-            unstamped.append(offered)
+    if not since.keys() >= now_legal:  # (the set operations here: one pass in C, not one lookup each in Python)
+        for action in now_legal:
+            if action not in since:
+                since[action] = offered = [seq, None]
+                unstamped.append(offered)
+    if not offers.keys() >= others:
+        for action in others:
+            if action not in offers:
+                offers[action] = offered = [seq, None]
+                unstamped.append(offered)
     if len(offers) > len(others):
-        for action in [a for a in offers if a not in others]:
+        for action in offers.keys() - others:
             del offers[action]
     if len(since) > len(now_legal):
+        gone = since.keys() - now_legal
+        if len(gone) > 1:  # remembered in the order they were offered: the oldest is forgotten first
+            gone = [a for a in since if a in gone]
         now = table.now()
-        for action in [a for a in since if a not in now_legal]:
+        for action in gone:
             del since[action]
             slot.left[action] = now
         while len(slot.left) > LEFT_KEPT:
