@@ -255,40 +255,29 @@ def release_held(table: Table, key: Any = ALL) -> None:
                          Fair(rule="after", arrival=follower.received - table.t0, seen=follower.message.seen))
 
 
-def track_offers(table: Table, seat: int, legal: list, seq: int, contested: dict | None = None) -> None:
+def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
     """The contested actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from
     ``seq`` on (its send time stamped when that update leaves), a gone one is remembered for a while (a late
-    take of it is a loss, not a guess). ``contested``: which actions the game said are contested in this
-    state, shared by the seats of one update (their legal lists share the discard pile's takes)."""
+    take of it is a loss, not a guess)."""
     slot = table.slots[seat]
-    state, is_contested = table.session.state, table.game.contested
-    known = {} if contested is None else contested
-    now_legal, others = set(), set()  # (filled in the order of ``legal``, as before: the same set order)
-    for action in legal:
-        mark = known.get(action)
-        if mark is None:
-            mark = known[action] = is_contested(state, action)
-        (now_legal if mark else others).add(action)
+    state, contested = table.session.state, table.game.contested
+    now_legal = {action for action in legal if contested(state, action)}
+    others = {action for action in legal if action not in now_legal}
     since, offers, unstamped = slot.since, slot.offers, slot.unstamped
-    if not since.keys() >= now_legal:  # (the set operations here: one pass in C, not one lookup each in Python)
-        for action in now_legal:
-            if action not in since:
-                since[action] = offered = [seq, None]
-                unstamped.append(offered)
-    if not offers.keys() >= others:
-        for action in others:
-            if action not in offers:
-                offers[action] = offered = [seq, None]
-                unstamped.append(offered)
+    for action in now_legal:
+        if action not in since:
+            since[action] = offered = [seq, None]
+            unstamped.append(offered)
+    for action in others:
+        if action not in offers:
+            offers[action] = offered = [seq, None]
+            unstamped.append(offered)
     if len(offers) > len(others):
-        for action in offers.keys() - others:
+        for action in [a for a in offers if a not in others]:
             del offers[action]
     if len(since) > len(now_legal):
-        gone = since.keys() - now_legal
-        if len(gone) > 1:  # remembered in the order they were offered: the oldest is forgotten first
-            gone = [a for a in since if a in gone]
         now = table.now()
-        for action in gone:
+        for action in [a for a in since if a not in now_legal]:
             del since[action]
             slot.left[action] = now
         while len(slot.left) > LEFT_KEPT:

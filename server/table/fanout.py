@@ -156,9 +156,8 @@ def send_updates(table: Table, group, final_group: bool) -> None:
         views = game.views(state, seats + [None] if spectators else seats)
         lists = game.legal_for(state, seats)
         if table.fair:
-            contested: dict = {}  # each action's contested, asked of the game once for all the seats
             for seat, legal_list in zip(seats, lists):
-                fair.track_offers(table, seat, legal_list, last.seq, contested)
+                fair.track_offers(table, seat, legal_list, last.seq)
 
     def updates(seat: int | None, view: Any, legal: Any, together: bool) -> list[Update]:
         events = [[redact(e, seat) for e in entry.events] for entry in entries]
