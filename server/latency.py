@@ -36,6 +36,7 @@ class LatencyMeter:
         self.kernel: Callable[[], float | None] | None = None  # the connection's kernel min round trip, if read
         self.on_sample: Callable[[], None] | None = None  # called after each new sample (tests wait on it)
         self._sorted: tuple[int, list[float]] = (0, [])  # (samples taken then, them sorted and rounded)
+        self._shown: tuple[int, float | None] = (0, None)  # (samples taken then, ``ping_ms`` then)
         self._taken = 0  # samples taken so far
 
     def ping(self) -> int:
@@ -77,9 +78,12 @@ class LatencyMeter:
 
     @property
     def ping_ms(self) -> float | None:
-        """The round trip in milliseconds, to a tenth (what players and spectators are shown)."""
-        rtt = self.rtt
-        return None if rtt is None else round(rtt * 1000, 1)
+        """The round trip in milliseconds, to a tenth (what players and spectators are shown), worked out once
+        per new sample: every update carries every seat's."""
+        if self._shown[0] != self._taken:
+            rtt = self.rtt
+            self._shown = (self._taken, None if rtt is None else round(rtt * 1000, 1))
+        return self._shown[1]
 
 
 TCP_INFO_MIN_RTT = 148  # byte offset of tcpi_min_rtt (microseconds, u32) in Linux's struct tcp_info

@@ -77,6 +77,7 @@ class Table:
         self.marked = trio.Event()  # set once the finished marker (finished.py) is written, or reported failed
         self.batch: list | None = None  # while the arbiter takes a batch of intents: what to send at its flush
         self.quiet: dict | None = None  # while a flush hands messages over: the seats' connections to push after
+        self.batches = 0  # batches taken so far (fair ordering reads a seat's kernel round trip once in each)
         self.turn_time_ms = settings.turn_time_ms
         self.grace_ms = settings.grace_ms
         self.bot_delay_ms = settings.bot_delay_ms
@@ -314,6 +315,7 @@ class Table:
         """Handle ``intent`` and whatever else is already queued (up to a bound), then send what they
         caused: each receiver gets its view and legal actions once, on the last update. True on a stop."""
         self.batch = []
+        self.batches += 1
         stopping = False
         holding = self.gate.holding
         if holding:

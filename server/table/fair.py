@@ -24,7 +24,7 @@ from ..logfile import Fair
 from ..protocol import Accepted
 from . import apply, intents, seating
 from .receiver import Receiver
-from .seats import PATH_KEPT, SeatSlot
+from .seats import PATH_KEPT, STALE, SeatSlot
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -48,8 +48,10 @@ class Held:
 
 def is_held(table: Table, seat: int, ref: Any) -> bool:
     """A message id of this seat's is held already (a resend: answered at its release)."""
-    return any(h.seat == seat and ref in (h.intent.message.id, *(f.message.id for f in h.followers))
-               for h in table.held)
+    for h in table.held:
+        if h.seat == seat and (h.intent.message.id == ref or any(f.message.id == ref for f in h.followers)):
+            return True
+    return False
 
 
 def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> bool:
@@ -69,6 +71,7 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
         offered = slot.offers.get(action)
         if offered is not None and offered[1] is not None and arrival >= offered[1]:
             slot.replies.append(arrival - offered[1])  # a reply to the update that offered it: its path bounds
+            slot.bound = STALE
         return False  # the seat's round trip (``round_trip``)
     offered = slot.since.get(action)
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
@@ -77,17 +80,17 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
             slot.guesses += 1
             slot.guessed[action] = arrival
             if len(slot.guessed) > LEFT_KEPT:
-                del slot.guessed[next(iter(slot.guessed))]
+                slot.guessed.popitem(last=False)
         return False
     seq, sent = offered
     meter = slot.receiver.latency if slot.receiver is not None else None
-    if sent is not None and meter is not None and held_back(arrival - sent, list(meter.samples)):
+    if sent is not None and meter is not None and held_back(arrival - sent, meter.samples):
         slot.distrust = PATH_KEPT  # it holds its pongs back (a cheat): they are not believed for its next takes
     rtt, pings, path, kernel = round_trip(table, slot)
-    mine = next((h for h in table.held if h.seat == slot.seat and h.key == action), None)
-    if mine is not None:  # the seat asked for the same item again: answered right after its first ask
-        mine.followers.append(intent)
-        return True
+    for mine in table.held:
+        if mine.seat == slot.seat and mine.key == action:  # the seat asked for the same item again: answered
+            mine.followers.append(intent)  # right after its first ask
+            return True
     early = sent is None or arrival - sent < early_floor(credited(pings, path, kernel, estimate=min))
     guessed = slot.guessed.get(action)
     left = slot.left.get(action)  # the same card (another copy) was offered to it lately: a late take, no guess
@@ -107,6 +110,7 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
                           pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
         return True
     slot.path.append(arrival - sent)
+    slot.bound = STALE
     slot.distrust = max(0, slot.distrust - 1)
     credit = credit_for(rtt, table.cap)
     reaction = reaction_of(arrival, sent, rtt, table.cap) if rule == "reaction" else GUESS_REACTION
@@ -145,18 +149,43 @@ def round_trip(table: Table, slot: SeatSlot) -> tuple[float | None, list[float] 
     after its card was sent than its pongs allow: ``contest``) has its pings set aside for its next
     ``PATH_KEPT`` takes: no credit (arrival order for it), and none logged, so ``verify`` agrees."""
     meter = slot.receiver.latency if slot.receiver is not None else None
-    pings = meter.sorted_samples() if meter is not None and meter.samples else None
+    pings = meter.sorted_samples() if meter is not None and meter.samples else None  # (the same list until a pong)
     if slot.distrust:
         pings = None
+    path = slot.bound if slot.bound is not STALE else path_bound(slot)
+    kernel = kernel_of(table, slot, meter)
+    cached = slot.credit  # credited again only when what it comes from changed
+    if cached is not None and cached[0] is pings and cached[1] == path and cached[2] == kernel \
+            and cached[3] == table.unverified:
+        return cached[4], pings, path, kernel
+    rtt = credited(pings, path, kernel, unverified=table.unverified)
+    slot.credit = (pings, path, kernel, table.unverified, rtt)
+    return rtt, pings, path, kernel
+
+
+def path_bound(slot: SeatSlot) -> float | None:
+    """The seat's path as its takes and replies bound it (``round_trip``), kept until its next take or reply."""
     path = min(slot.path) if slot.path else None
     if len(slot.replies) >= REPLIES_LEAST:  # its typical reply crossed the path with no reaction to speak of
         replied = statistics.median(slot.replies) + QUICKEST_REACTION
         path = replied if path is None else min(path, replied)
-    path = round(path, 6) if path is not None else None
+    slot.bound = path = round(path, 6) if path is not None else None
+    return path
+
+
+def kernel_of(table: Table, slot: SeatSlot, meter: Any) -> float | None:
+    """The kernel's smallest round trip of the seat's connection, read (a system call) once per batch of
+    intents: every decision of a batch is made at one moment, so every one of them logs the same value."""
     read = meter.kernel if meter is not None else None
-    kernel = read() if read is not None else None
+    if read is None:
+        return None
+    cached = slot.kernel_read
+    if cached is not None and cached[0] == table.batches and cached[1] is read and table.batch is not None:
+        return cached[2]
+    kernel = read()
     kernel = round(kernel, 6) if kernel is not None else None
-    return credited(pings, path, kernel, unverified=table.unverified), pings, path, kernel
+    slot.kernel_read = (table.batches, read, kernel)
+    return kernel
 
 
 def release_due(table: Table) -> None:
@@ -190,10 +219,15 @@ def release_held(table: Table, key: Any = ALL) -> None:
     reaction time, however soon it arrived: refused ``too_late`` (the window's close releases them all)."""
     if not table.held:
         return
-    group = [h for h in table.held if key is ALL or h.key == key]
-    if not group:
-        return
-    table.held = [h for h in table.held if h not in group]
+    if key is ALL:
+        group, table.held = table.held, []
+    else:
+        group, rest = [], []
+        for held in table.held:
+            (group if held.key == key else rest).append(held)
+        if not group:
+            return
+        table.held = rest
     table.groups += 1
     order, lots = fair_order([h.fair.reaction for h in group], EPSILON, table.draw)
     went_first: dict[Any, tuple[int, str]] = {}  # action -> (seat, rule) of the accepted one
@@ -228,35 +262,45 @@ def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
     slot = table.slots[seat]
     state, contested = table.session.state, table.game.contested
     now_legal = {action for action in legal if contested(state, action)}
-    since = slot.since
+    others = {action for action in legal if action not in now_legal}
+    since, offers, unstamped = slot.since, slot.offers, slot.unstamped
     for action in now_legal:
         if action not in since:
-            since[action] = [seq, None]
-    offers, others = slot.offers, {action for action in legal if action not in now_legal}
+            since[action] = offered = [seq, None]
+            unstamped.append(offered)
     for action in others:
         if action not in offers:
-            offers[action] = [seq, None]
-    for action in [a for a in offers if a not in others]:
-        del offers[action]
+            offers[action] = offered = [seq, None]
+            unstamped.append(offered)
+    if len(offers) > len(others):
+        for action in [a for a in offers if a not in others]:
+            del offers[action]
     if len(since) > len(now_legal):
         now = table.now()
         for action in [a for a in since if a not in now_legal]:
             del since[action]
             slot.left[action] = now
         while len(slot.left) > LEFT_KEPT:
-            del slot.left[next(iter(slot.left))]
+            slot.left.popitem(last=False)
+    if len(unstamped) > 2 * (len(since) + len(offers)):  # many gone before they were sent: only those still here
+        slot.unstamped = [o for o in (*since.values(), *offers.values()) if o[1] is None]
 
 
 def stamp(table: Table, receiver: Receiver, seq: int) -> None:
     """Update ``seq`` leaves for a seat now: each contested action it offered the seat for the first time is
     stamped with this moment, once (a resume, a snapshot or a catch-up sends it again later and changes
-    nothing)."""
+    nothing). Only the entries not stamped yet are looked at (``SeatSlot.unstamped``)."""
     slot = seating.slot_of(table, receiver)
-    if slot is not None and (slot.since or slot.offers):
+    if slot is not None and slot.unstamped:
         now = table.now()
-        for offered in (*slot.since.values(), *slot.offers.values()):
-            if offered[1] is None and offered[0] <= seq:
-                offered[1] = now
+        waiting = []
+        for offered in slot.unstamped:
+            if offered[1] is None:
+                if offered[0] <= seq:
+                    offered[1] = now
+                else:
+                    waiting.append(offered)
+        slot.unstamped = waiting
 
 
 def skip_lots(table: Table, count: int) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol import MessageId
 
 PATH_KEPT = 32  # per seat: the last takes' arrival - first send, an upper bound of its round trip (fairness.py)
+STALE = object()  # a seat's cached path bound after a new take or reply: to be computed again
 
 
 class SeatState(enum.StrEnum):
@@ -64,8 +65,9 @@ class SeatSlot:
     # fair tables: each contested action legal for this seat now -> [the seq whose update first offered it, when
     # that update first left for this seat (table time; None until it has)]: stamped once, never by a resume
     since: dict[Any, list] = field(default_factory=dict)
-    left: dict[Any, float] = field(default_factory=dict)  # contested actions no longer legal -> when (recently)
-    guessed: dict[Any, float] = field(default_factory=dict)  # ... asked for before they were offered -> when
+    left: OrderedDict[Any, float] = field(default_factory=OrderedDict)  # contested actions no longer legal -> when
+    guessed: OrderedDict[Any, float] = field(default_factory=OrderedDict)  # ... asked for before they were offered
+    # -> when (both recent ones, oldest first: ordered dicts drop their oldest in constant time)
     guesses: int = 0  # contested actions asked for before the seat could have seen them (too_early, guess)
     path: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))  # arrival - first send, per take
     # ... and its other actions: each newly legal for this seat -> [the seq that offered it, when that left], and
@@ -73,6 +75,13 @@ class SeatSlot:
     offers: dict[Any, list] = field(default_factory=dict)
     replies: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))
     distrust: int = 0  # takes left during which its pongs are not believed: it was caught answering them late
+    # fair ordering's caches, each only what the data above already says (``fair.py``): the entries of ``since``
+    # and ``offers`` not stamped yet (some perhaps gone since), the path bound its takes and replies give
+    # (``STALE`` after each new one), and the last round trip credited with what it came from
+    unstamped: list = field(default_factory=list)
+    bound: Any = STALE
+    credit: tuple | None = None
+    kernel_read: tuple | None = None  # (batch number, reader, value): the kernel read once per batch
 
 
 def move(slot: SeatSlot, to: SeatState) -> None:

@@ -899,3 +899,62 @@ async def test_a_seats_replies_bound_its_credit_as_its_takes_do(nursery, autojum
     assert entry.fair.until - entry.fair.arrival < 0.0011, (
         "the honest take waited only for a liar credited 11 ms (its replies), not 40 (its pongs)")
     await table.stop()
+
+
+async def test_a_pong_and_a_take_between_two_takes_change_what_the_second_is_credited(nursery, autojump_clock):
+    """A seat's round trip is worked out again whenever what it comes from changed (fair ordering keeps it
+    between changes): pongs answered after its first take, and that take itself (its path), count for the next."""
+    near, far = Seat(0.001), Seat(0.010)  # the far seat's pings: 20 ms
+    table = await fair_table(nursery, [near, far])
+    contest_g5(table)
+    await race(table, [near, far], [0.100, 0.030])  # its take crossed the path in 50 ms
+    first = next(e for e in table.log.entries if e.fair is not None and e.actor == 1)
+    assert first.fair.pings == [0.02] * 3 and first.fair.path is None and abs(first.fair.rtt - 0.02) < 1e-9
+    now = trio.current_time() - table.t0
+    for number in range(10, 15):  # five pongs of 40 ms: the median is now 40 ms
+        far.latency.sent(number, now)
+        far.latency.pong(number, now + 0.040)
+    force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["P10"])
+    offer(table)
+    contest_g5(table)
+    await race(table, [near, far], [0.100, 0.030])
+    second = next(e for e in reversed(table.log.entries) if e.fair is not None and e.actor == 1)
+    assert second.fair.pings == [0.02] * 3 + [0.04] * 5, "the new pongs are in"
+    assert second.fair.path == round(first.fair.arrival - first.fair.sent, 6), "the first take bounds the path"
+    assert second.fair.rtt == credited(second.fair.pings, second.fair.path) and abs(second.fair.rtt - 0.04) < 1e-9
+    await table.stop()
+
+
+async def test_the_kernel_round_trip_is_read_once_a_batch_and_logged_as_read(nursery, autojump_clock):
+    """Two takes of one batch ask each seat's round trip twice (their own and the other's, for the hold): the
+    kernel is read once per seat and batch (a system call each), every decision of the batch logs that value,
+    and the next batch reads it again."""
+    seats = [Seat(0.001), Seat(0.001)]
+    reads = [0, 0]
+
+    def reader(index: int):
+        def read() -> float:
+            reads[index] += 1
+            return 0.001 + index / 1000 + reads[index] / 1e6
+        return read
+
+    for index, seat in enumerate(seats):
+        seat.latency.kernel = reader(index)
+    table = await fair_table(nursery, seats)
+    contest_g5(table)
+    await trio.sleep(0.010)
+    for index, seat in enumerate(seats):  # both in the inbox before the arbiter wakes: one batch
+        await table.submit(intents.Act(seat, Act(table=table.id, action=TAKE_G5, id=f"g{index}", seen=table.log.seq)))
+    await settle()
+    assert reads == [1, 1]
+    takes = [e for e in table.log.entries if e.fair is not None]
+    assert [e.fair.kernel for e in sorted(takes, key=lambda e: e.actor)] == [0.001001, 0.002001]
+    force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["G5"])
+    offer(table)
+    await trio.sleep(0.010)
+    await table.submit(intents.Act(seats[0], Act(table=table.id, action=TAKE_G5, id="again", seen=table.log.seq)))
+    await settle()
+    assert reads == [2, 2], "a new batch reads the kernel again"
+    await trio.sleep(0.1)  # (released after its hold)
+    assert table.log.entries[-1].ref == "again" and table.log.entries[-1].fair.kernel == 0.001002
+    await table.stop()
