@@ -73,11 +73,8 @@ async def test_a_players_answer_and_update_are_written_before_any_spectators_cop
         for _ in range(6):
             watchers.append(await nursery.start(_watch, running.url, table.id))
         await player.take_seat(table.id, seat=0)
-        answered = []
+        answered = await play_seat_zero(player, table, 12)
         with trio.fail_after(30):
-            while len(answered) < 12 and await my_turn(player, table):
-                accepted = await player.act(table.id, FLAG_FINISH.legal_actions(table.session.state, 0)[0])
-                answered.append(accepted.seq)
             await watchers[0].reach(answered[-1])  # every spectator's copy of the last is on the wire
     firsts: dict[tuple[str, int], int] = {}  # (who, seq) -> the index of the first write that carried it
     spectators, player_fd = set(), None
@@ -95,6 +92,17 @@ async def test_a_players_answer_and_update_are_written_before_any_spectators_cop
     for seq in answered:
         assert firsts[("accepted", seq)] < firsts[("spectator", seq)], f"a spectator's copy of {seq} went first"
         assert firsts[("player", seq)] < firsts[("spectator", seq)], f"a spectator's update {seq} went first"
+
+
+async def play_seat_zero(player, table, count: int) -> list[int]:
+    """Seat 0 plays its first legal action whenever it may, up to ``count`` times (fewer if the game ends): the
+    seqs of its accepted actions."""
+    answered = []
+    with trio.fail_after(30):
+        while len(answered) < count and await my_turn(player, table):
+            accepted = await player.act(table.id, FLAG_FINISH.legal_actions(table.session.state, 0)[0])
+            answered.append(accepted.seq)
+    return answered
 
 
 async def my_turn(player, table) -> bool:

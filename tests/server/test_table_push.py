@@ -6,15 +6,12 @@ from __future__ import annotations
 import trio
 
 from clients.client import open_client
-from rules import get_game
 from server import sendpath
 from server.outbox import Outbox
 from server.protocol import BotSeat, CreateTable
 
 from .test_outbox import waiting_writer
-from .test_spread import Wire, messages_of, my_turn, start
-
-FLAG_FINISH = get_game("flag_finish")
+from .test_spread import Wire, messages_of, play_seat_zero, start
 
 
 async def test_a_hushed_outbox_wakes_its_writer_only_when_unhushed_and_then_with_everything_queued(nursery):
@@ -53,11 +50,7 @@ async def test_a_seats_answer_and_its_update_are_written_by_the_table_not_by_a_w
                                                    bots=[BotSeat(1)]))
     async with open_client(running.url) as player:
         await player.take_seat(table.id, seat=0)
-        answered = []
-        with trio.fail_after(30):
-            while len(answered) < 6 and await my_turn(player, table):
-                accepted = await player.act(table.id, FLAG_FINISH.legal_actions(table.session.state, 0)[0])
-                answered.append(accepted.seq)
+        answered = await play_seat_zero(player, table, 6)
     together = {}
     for _, data in wire.writes:
         kinds = {(m["type"], m.get("seq")) for m in messages_of(data)}
