@@ -5,7 +5,8 @@ the writer takes everything queued at once, to send it in one frame. It replaces
 which hands over one message per call: draining it meant one ``receive_nowait`` per message and a
 ``WouldBlock`` exception to find the end, and a ``receive`` that found a message waiting still went through
 the scheduler. Here a writer that finds messages queued takes them without yielding (the send that follows
-does), and a waiting writer is woken by the first ``put``. Single consumer: one task may wait in ``take``.
+does), and a waiting writer is woken by the first ``put``, unless a table hushed the outbox (``hush``) to write what
+it hands over in one batch itself (``Connection.push``). Single consumer: one task may wait in ``take``.
 """
 
 from __future__ import annotations
