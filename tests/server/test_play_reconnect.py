@@ -235,16 +235,15 @@ async def test_a_table_ended_early_ends_play_and_says_the_places():
                          "and seat 2 1st." in said
 
 
-async def test_a_stall_of_this_process_is_not_taken_for_a_dead_server(nursery, monkeypatch):
-    import time
-
+async def test_a_stall_of_this_process_is_not_taken_for_a_dead_server(nursery, monkeypatch, autojump_clock):
     monkeypatch.setattr("clients.client.DEAD_AFTER", 1.0)
     server = await nursery.start(partial(run_server, "127.0.0.1", 0))
     async with open_client(server.url) as client:
         lost: list[str] = []
         client.on_lost = lost.append
         await client.list_games()
-        time.sleep(2.5)  # the whole process stalls (a long computation): nobody reads the socket
+        autojump_clock.jump(2.5)  # the whole process stalls (a long computation): no task runs, nobody reads the
+        # socket, and every deadline is 2.5 s past when the loop looks again
         with trio.fail_after(10):
             for _ in range(3):
                 await client.list_games()
