@@ -79,7 +79,7 @@ class Connection(Receiver):
         self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
         self.quotas = quotas if quotas is not None else Quotas(limits)
         self.heard_at = trio.current_time()  # when the client's last whole frame arrived
-        self.said_hello = False  # its hello was read: ``check_idle`` watches it
+        self.reading = False  # the reader waits for the client's next frame (after its hello): ``check_idle`` watches
         self.idle_pinged = False  # pinged for being quiet since ``heard_at``
         self.codec = CODECS["json"]
         self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
@@ -304,9 +304,9 @@ class Connection(Receiver):
         of a deadline around each frame's read: a client that sent no whole frame for half ``idle_timeout`` is
         pinged (its pong is a frame), and at the whole it is closed ``no_answer``. The server's own pings never
         count as hearing from it; a frame stalled halfway is no frame."""
-        if not self.said_hello or self.closing is not None:
-            return
-        idle = self.limits.idle_timeout
+        if not self.reading or self.closing is not None:
+            return  # (a message being handled, or a wait for its address's turn, is never cut short: checked
+        idle = self.limits.idle_timeout  # again once the reader waits for the next frame)
         if now >= self.heard_at + idle:
             self.closing = ("no_answer", f"nothing heard for {idle:g} s, not even a pong, the most serve "
                                          "--idle-timeout allows")
@@ -350,9 +350,10 @@ class Connection(Receiver):
         self.rows = hello.rows
         self.deliver(Welcome(ref=hello.id, protocol=PROTOCOL_VERSION, encoding=hello.encoding, server=SERVER_NAME))
         self.heard_at = trio.current_time()
-        self.said_hello = True  # watched for idleness from now on (``check_idle``)
         while True:
+            self.reading = True
             frame = await self.ws.get_message()
+            self.reading = False
             self.heard_at = now = trio.current_time()
             self.idle_pinged = False
             message, problem = self._read(frame)

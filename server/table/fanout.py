@@ -50,7 +50,8 @@ def release_durable(table: Table) -> None:
 def begin_quiet(table: Table) -> bool:
     """From now on the seats' connections handed messages are written by the table itself at ``end_quiet``
     (``Connection.hush``/``push``): each once, however many messages it was handed, and without its writer task
-    running for them. True: this call began it (nested calls leave it to the outer one)."""
+    running for them. ``end_quiet`` comes in the same step, with no await between, so no other task ever sees an
+    outbox hushed. True: this call began it (nested calls leave it to the outer one)."""
     if table.quiet is not None:
         return False
     table.quiet = {}

@@ -398,6 +398,24 @@ async def test_many_connections_of_one_address_share_its_message_rate_and_anothe
             assert trio.current_time() - begin < 0.5
 
 
+async def test_a_connection_waiting_for_its_addresss_turn_longer_than_the_idle_timeout_is_not_taken_for_idle(
+        nursery, autojump_clock):
+    """Its frames wait unread for their turn (20 s each here), which is the server's doing, not the client's
+    silence: every one is answered, none is cut off as ``no_answer``."""
+    running = await start(nursery, limits=Limits(address_rate=0.05, address_burst=1, idle_timeout=10))
+    async with websocket(running.port) as ws:
+        for n in range(3):
+            await ws.send_message(msgspec.json.encode({"type": "list_games", "id": f"p{n}"}).decode())
+        begin, answered = trio.current_time(), []
+        with trio.fail_after(120):
+            while len(answered) < 3:
+                message = msgspec.json.decode(await ws.get_message())
+                assert message["type"] != "closing", message
+                if message.get("ref", "").startswith("p"):
+                    answered.append(message["type"])
+        assert answered == ["games"] * 3 and trio.current_time() - begin >= 40 - 0.01
+
+
 def test_serve_raises_its_open_file_limit_and_says_how_many_connections_that_allows():
     import resource
 
