@@ -18,7 +18,7 @@ from rules import get_game
 from server import sendpath
 from server.app import run_server
 from server.gateway import Limits
-from server.protocol import BotSeat, CreateTable, Update
+from server.protocol import BotSeat, CreateTable, Snapshot, Update
 
 from .test_slow_reader import RawClient
 
@@ -115,19 +115,21 @@ async def my_turn(player, table) -> bool:
 
 
 class Seen:
-    """The seqs of the updates a spectator read, in order; ``reach`` waits until it has read ``seq``."""
+    """The seqs of the updates a spectator read, in order, and of the catch-up snapshots it was sent instead of
+    updates (it fell behind); ``reach`` waits until it has read ``seq`` by either."""
 
     def __init__(self) -> None:
         self.seqs: list[int] = []
+        self.caught_up: list[int] = []
         self._more = trio.Event()
 
-    def add(self, seq: int) -> None:
-        self.seqs.append(seq)
+    def add(self, seq: int, catch_up: bool = False) -> None:
+        (self.caught_up if catch_up else self.seqs).append(seq)
         self._more.set()
         self._more = trio.Event()
 
     async def reach(self, seq: int) -> None:
-        while not self.seqs or self.seqs[-1] < seq:
+        while max(self.seqs[-1:] + self.caught_up[-1:], default=-1) < seq:
             await self._more.wait()
 
 
@@ -140,6 +142,8 @@ async def _watch(url: str, table: str, task_status=trio.TASK_STATUS_IGNORED) -> 
         async for message in client.messages:
             if type(message) is Update:
                 seen.add(message.seq)
+            elif type(message) is Snapshot and message.skipped:
+                seen.add(message.seq, catch_up=True)
 
 
 async def test_a_spectator_whose_socket_takes_nothing_delays_neither_the_table_nor_the_others(nursery, tmp_path):
@@ -160,6 +164,7 @@ async def test_a_spectator_whose_socket_takes_nothing_delays_neither_the_table_n
         accepted = [entry.seq for entry in table.log.entries if entry.accepted]  # (a refused one has a seq too)
         for seen in others:
             await seen.reach(accepted[-1])
+    assert not [seen.caught_up for seen in others if seen.caught_up], "a spectator that reads fell behind"
     for seqs in (seen.seqs for seen in others):  # each got every update from its first on, in order, none skipped
         assert seqs == [seq for seq in accepted if seq >= seqs[0]]
     assert stuck_conn_is_behind(conn, table)
