@@ -26,8 +26,8 @@ import trio
 
 from . import disk
 from .logstore import GroupCommit
-from .walfile import (MAGIC, encode_record, journal_files, journal_folder, read_records, sync_folder, sync_path,
-                      write_back)
+from .walfile import (MAGIC, add_to_span, journal_files, journal_folder, logs_hold, read_records, sync_folder,
+                      sync_path, write_back)
 
 if TYPE_CHECKING:
     from .logstore import FileLog
@@ -82,9 +82,10 @@ class Journal(GroupCommit):
         self.path, self._fd = self._create(self.generation)
         self._size = self._end = len(MAGIC)  # where the records end; where the zeros written ahead end
         self._new_file = True  # its directory entry is not yet durable: the first round syncs the folder too
-        self._chunks: list[bytes] = []
+        self._chunks: list[tuple[bytes, int, bytes, Path]] = []  # lines marked since the last round's take
         self._counts: dict[FileLog, int] = {}  # the lines of each log that the pending chunks hold
         self._touched: dict[Path, FileLog] = {}  # log files with lines in the current journal file
+        self._spans: dict[Path, list] = {}  # what each of them holds of its lines: ``Span``'s fields
         self._names: dict[FileLog, bytes] = {}
         self._wake = trio.Event()
         self._grouping = 0  # > 0 inside a group (``begin_group``): marks wake no round until it ends
@@ -125,7 +126,7 @@ class Journal(GroupCommit):
         name = self._names.get(log)
         if name is None:
             name = self._names[log] = os.path.relpath(log.path, self.data_dir).encode()
-        self._chunks.append(encode_record(name, offset, line))
+        self._chunks.append((name, offset, line, log.path))
         self._counts[log] = log.written
         if not self._grouping:
             self._wake.set()
@@ -185,7 +186,7 @@ class Journal(GroupCommit):
                         nursery.start_soon(self._checkpoint, *old)
             self._closed = True
             if self.error is None:  # a clean stop: every log file synced, no journal left to replay
-                await self._checkpoint(self.path, self._fd, self._touched)
+                await self._checkpoint(self.path, self._fd, self._touched, self._spans)
         finally:
             self._done.set()
 
@@ -201,11 +202,12 @@ class Journal(GroupCommit):
             self._finish(counts, self._write_and_sync(chunks))
 
     def _take(self) -> tuple[list[bytes], dict]:
-        chunks, counts = self._chunks, self._counts
+        """The pending lines as records for the current journal file, each added to its log's span."""
+        marked, counts = self._chunks, self._counts
         self._chunks, self._counts = [], {}
         for log in counts:
             self._touched[log.path] = log
-        return chunks, counts
+        return [add_to_span(self._spans, *mark) for mark in marked], counts
 
     async def _round(self) -> None:
         self._in_round = True
@@ -265,26 +267,29 @@ class Journal(GroupCommit):
                 log.synced(log.written, error)
             self._chunks, self._counts = [], {}
 
-    def _retire(self, path: Path) -> None:
-        """In a worker thread: check the old journal's lines against the log files (writing back any a log
-        lacks), then delete it."""
-        records, _ = read_records(path.read_bytes())
-        write_back(self.data_dir, records)
+    def _retire(self, path: Path, spans: dict[Path, list]) -> None:
+        """In a worker thread: check the old journal's lines against the log files, then delete it. Each
+        log's lines in it are one run of bytes, so one read and one crc32 per log file check them all
+        (``logs_hold``); only where that fails is the journal read record by record and every line a log
+        lacks written back (``write_back``)."""
+        if not logs_hold(spans):
+            records, _ = read_records(path.read_bytes())
+            write_back(self.data_dir, records)
         disk.current().unlink(path)
 
     def _switch(self) -> tuple[Path, int, dict]:
         """Start the next journal file; returns the old one and the log files with lines in it. Raises
         ``OSError`` (and changes nothing) if the new file cannot be made."""
         path, fd = self._create(self.generation + 1)
-        old = (self.path, self._fd, self._touched)
+        old = (self.path, self._fd, self._touched, self._spans)
         self.generation += 1
         self.path, self._fd = path, fd
         self._size = self._end = len(MAGIC)
-        self._new_file, self._touched = True, {}
+        self._new_file, self._touched, self._spans = True, {}, {}
         self._checkpoint_done = trio.Event()
         return old
 
-    async def _checkpoint(self, path: Path, fd: int, touched: dict) -> None:
+    async def _checkpoint(self, path: Path, fd: int, touched: dict, spans: dict) -> None:
         """Retire a journal file that takes no more records: fsync every log file with lines in it (up to
         ``MAX_THREADS`` at once), check that every line it holds is in its log file (and write back any that
         is not: ``write_back``), then delete it. A log file that cannot be synced fails its log (its table
@@ -313,7 +318,7 @@ class Journal(GroupCommit):
             log.synced(log.written, error)
         if not failed:
             try:
-                await trio.to_thread.run_sync(self._retire, path)
+                await trio.to_thread.run_sync(self._retire, path, spans)
             except OSError as error:
                 for log in touched.values():
                     log.synced(log.written, error)

@@ -10,6 +10,11 @@ torn or damaged one (the tail of a round the process did not finish: nothing in 
 line whose bytes are not in its log file at its offset is written there, the log files are fsynced and the
 journals deleted. So a log file always holds every line that was acknowledged.
 
+A checkpoint (``Journal._retire``) checks an old journal against the logs without reading it back: each log's
+lines in one journal file are one run of its bytes, whose extent and crc32 the journal keeps as it takes them
+(``add_to_span``), so one read and one crc32 per log file say whether the logs hold them all (``logs_hold``).
+Only where one does not is the journal read record by record and each missing line written back.
+
 Journal files: ``DATA/journal/<generation>.wal`` (numbered from 1, one more per checkpoint).
 """
 
@@ -52,6 +57,43 @@ def encode_record(path: bytes, offset: int, line: bytes) -> bytes:
     head = b"%d %d" % (offset, len(line))
     crc = zlib.crc32(line, zlib.crc32(path, zlib.crc32(head)))
     return b"@ %s %08x %s\n%s" % (head, crc, path, line)
+
+
+def add_to_span(spans: dict[Path, list], name: bytes, offset: int, line: bytes, path: Path) -> bytes:
+    """The record of ``line`` (at ``offset`` of the log file ``path``, named ``name`` in the record), which
+    extends that file's span in ``spans``: ``[first, end, crc32]``, the bytes ``first..end`` of the file that
+    the journal's lines of it cover and their crc32 (``first`` is -1 where its lines are not one run)."""
+    span = spans.get(path)
+    if span is None:
+        spans[path] = [offset, offset + len(line), zlib.crc32(line)]
+    elif span[1] == offset:
+        span[1] += len(line)
+        span[2] = zlib.crc32(line, span[2])
+    else:
+        span[0] = -1
+    return encode_record(name, offset, line)
+
+
+def logs_hold(spans: dict[Path, list]) -> bool:
+    """Whether every log file holds the bytes of its span (``add_to_span``) exactly: one read and one crc32
+    per file. False where any does not, or cannot be read, or its lines were not one run: then the journal's
+    records are checked one by one (``write_back``)."""
+    for path, (first, end, crc) in spans.items():
+        if first < 0:
+            return False
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            data = os.pread(fd, end - first, first)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        if len(data) != end - first or zlib.crc32(data) != crc:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
