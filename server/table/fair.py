@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
 REPLIES_LEAST = 8  # replies before their median bounds a credit (as many samples as the pings' median)
 LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
+VERDICTS_KEPT = 4096  # per table: actions whose contested the table remembers (``Verdicts``)
 
 
 @dataclass
@@ -44,6 +45,29 @@ class Held:
     virtual: float  # arrival less the seat's credit: when the action would have arrived from no distance
     key: Any = None  # the contested item (the decoded action itself): one item's release never releases another's
     followers: list[intents.Act] = field(default_factory=list)
+
+
+@dataclass
+class Verdicts:
+    """What the game said of each action offered at a table: contested or not. An action's answer is the same
+    throughout a game (``rules.contract``), so each is asked once, and ``track_offers`` sorts a legal list by
+    set operations."""
+
+    contested: set = field(default_factory=set)
+    other: set = field(default_factory=set)
+
+    def contested_of(self, table: Table, actions: set) -> set:
+        """Every contested action the table was offered so far, ``actions`` among them."""
+        unknown = actions.difference(self.contested, self.other)
+        if unknown:
+            if len(self.contested) + len(self.other) > VERDICTS_KEPT:  # a game of very many different actions
+                self.contested.clear()
+                self.other.clear()
+                unknown = actions
+            state, contested = table.session.state, table.game.contested
+            for action in unknown:
+                (self.contested if contested(state, action) else self.other).add(action)
+        return self.contested
 
 
 def is_held(table: Table, seat: int, ref: Any) -> bool:
@@ -256,34 +280,50 @@ def release_held(table: Table, key: Any = ALL) -> None:
 
 
 def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
-    """The contested actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from
-    ``seq`` on (its send time stamped when that update leaves), a gone one is remembered for a while (a late
-    take of it is a loss, not a guess)."""
+    """The actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from ``seq`` on (its
+    send time stamped when that update leaves), in ``since`` if contested, else in ``offers``; a gone
+    contested one is remembered for a while (a late take of it is a loss, not a guess).
+
+    Only what changed since the seat's last update (``listed``) is looked at, by set operations (in C):
+    ``since`` and ``offers`` hold exactly that update's actions, and an action is contested or not for the
+    whole game (``Verdicts``). The actions new in one update share one ``[seq, sent]``: they left together."""
     slot = table.slots[seat]
-    state, contested = table.session.state, table.game.contested
-    now_legal = {action for action in legal if contested(state, action)}
-    others = {action for action in legal if action not in now_legal}
-    since, offers, unstamped = slot.since, slot.offers, slot.unstamped
-    for action in now_legal:
-        if action not in since:
-            since[action] = offered = [seq, None]
-            unstamped.append(offered)
-    for action in others:
-        if action not in offers:
-            offers[action] = offered = [seq, None]
-            unstamped.append(offered)
-    if len(offers) > len(others):
-        for action in [a for a in offers if a not in others]:
+    if slot.listed is not None and legal == slot.listed[0]:
+        return  # the very actions of its last update: none offered, none gone
+    listed = set(legal)
+    before = slot.listed[1] if slot.listed is not None else set()
+    slot.listed = (list(legal), listed)
+    since, offers = slot.since, slot.offers
+    new = listed - before
+    if new:
+        offered = [seq, None]
+        slot.unstamped.append(offered)
+        contested = table.verdicts.contested_of(table, listed)
+        hot = new & contested
+        if len(hot) > 1:  # in the order of the set of every contested legal action, as always (the order they
+            ordered = set(filter(contested.__contains__, legal))  # leave in: ``left``)
+            hot = ordered if not since else [action for action in ordered if action in hot]
+        since.update(dict.fromkeys(hot, offered))
+        offers.update(dict.fromkeys(new.difference(hot) if hot else new, offered))
+    gone = before - listed
+    if gone:
+        left = gone.difference(offers)  # the contested ones
+        for action in gone.difference(left) if left else gone:
             del offers[action]
-    if len(since) > len(now_legal):
-        now = table.now()
-        for action in [a for a in since if a not in now_legal]:
-            del since[action]
-            slot.left[action] = now
-        while len(slot.left) > LEFT_KEPT:
-            slot.left.popitem(last=False)
-    if len(unstamped) > 2 * (len(since) + len(offers)):  # many gone before they were sent: only those still here
-        slot.unstamped = [o for o in (*since.values(), *offers.values()) if o[1] is None]
+        if left:
+            if len(left) == len(since):
+                left = list(since)
+                since.clear()
+            else:  # remembered in the order they were offered: the oldest is forgotten first
+                left = [action for action in since if action in left]
+                for action in left:
+                    del since[action]
+            remembered = slot.left
+            remembered.update(dict.fromkeys(left, table.now()))  # (one already there keeps its place)
+            for _ in range(len(remembered) - LEFT_KEPT):
+                del remembered[next(iter(remembered))]
+    if len(slot.unstamped) > 2 * (len(since) + len(offers)):  # many gone before they were sent: those still here
+        slot.unstamped = list({id(o): o for o in (*since.values(), *offers.values()) if o[1] is None}.values())
 
 
 def stamp(table: Table, receiver: Receiver, seq: int) -> None:
