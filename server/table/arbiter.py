@@ -109,7 +109,6 @@ class Table:
                            else settings.unverified_credit_ms / 1000)  # a seat's credit without the kernel's measure
         self.held: list[fair.Held] = []  # contested actions waiting, in arrival order
         self.groups = 0  # releases of held actions so far (numbers them in the log)
-        self.verdicts = fair.Verdicts()  # each action offered: contested or not
         self.draw = draw_from(lot_rng(seed))
         self.opening: float | None = None  # the virtual time of the fair action being applied
         self.window_opened: float | None = None  # ... of the one that opened the photo-finish window

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 import msgspec
 import trio
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
 REPLIES_LEAST = 8  # replies before their median bounds a credit (as many samples as the pings' median)
 LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
-VERDICTS_KEPT = 4096  # per table: actions whose contested the table remembers (``Verdicts``)
 
 
 @dataclass
@@ -45,29 +44,6 @@ class Held:
     virtual: float  # arrival less the seat's credit: when the action would have arrived from no distance
     key: Any = None  # the contested item (the decoded action itself): one item's release never releases another's
     followers: list[intents.Act] = field(default_factory=list)
-
-
-@dataclass
-class Verdicts:
-    """What the game said of each action offered at a table: contested or not. An action's answer is the same
-    throughout a game (``rules.contract``), so each is asked once, and ``track_offers`` sorts a legal list by
-    set operations."""
-
-    contested: set = field(default_factory=set)
-    other: set = field(default_factory=set)
-
-    def contested_of(self, table: Table, actions: set) -> set:
-        """Every contested action the table was offered so far, ``actions`` among them."""
-        unknown = actions.difference(self.contested, self.other)
-        if unknown:
-            if len(self.contested) + len(self.other) > VERDICTS_KEPT:  # a game of very many different actions
-                self.contested.clear()
-                self.other.clear()
-                unknown = actions
-            state, contested = table.session.state, table.game.contested
-            for action in unknown:
-                (self.contested if contested(state, action) else self.other).add(action)
-        return self.contested
 
 
 def is_held(table: Table, seat: int, ref: Any) -> bool:
@@ -284,46 +260,56 @@ def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
     send time stamped when that update leaves), in ``since`` if contested, else in ``offers``; a gone
     contested one is remembered for a while (a late take of it is a loss, not a guess).
 
-    Only what changed since the seat's last update (``listed``) is looked at, by set operations (in C):
-    ``since`` and ``offers`` hold exactly that update's actions, and an action is contested or not for the
-    whole game (``Verdicts``). The actions new in one update share one ``[seq, sent]``: they left together."""
+    What changed since the seat's last update (``listed``) is found by set operations (in C): ``since`` and
+    ``offers`` hold exactly that update's actions, and an action is contested or not for the whole game
+    (``rules.contract``), so the game is asked about new ones only. The actions new in one update share one
+    ``[seq, sent]`` (they left together): one entry to stamp."""
     slot = table.slots[seat]
-    if slot.listed is not None and legal == slot.listed[0]:
-        return  # the very actions of its last update: none offered, none gone
     listed = set(legal)
-    before = slot.listed[1] if slot.listed is not None else set()
-    slot.listed = (list(legal), listed)
-    since, offers = slot.since, slot.offers
-    new = listed - before
-    if new:
+    before, slot.listed = slot.listed, listed
+    since = slot.since
+    if before is None or listed.isdisjoint(before):  # none kept (most often: the seat drew, or discarded)
+        if since:
+            remember_gone(table, slot, since)
+        state, contested = table.session.state, table.game.contested
+        now_legal = {action for action in legal if contested(state, action)}  # (its order is ``left``'s later)
         offered = [seq, None]
-        slot.unstamped.append(offered)
-        contested = table.verdicts.contested_of(table, listed)
-        hot = new & contested
-        if len(hot) > 1:  # in the order of the set of every contested legal action, as always (the order they
-            ordered = set(filter(contested.__contains__, legal))  # leave in: ``left``)
-            hot = ordered if not since else [action for action in ordered if action in hot]
-        since.update(dict.fromkeys(hot, offered))
-        offers.update(dict.fromkeys(new.difference(hot) if hot else new, offered))
-    gone = before - listed
-    if gone:
-        left = gone.difference(offers)  # the contested ones
-        for action in gone.difference(left) if left else gone:
-            del offers[action]
-        if left:
-            if len(left) == len(since):
-                left = list(since)
-                since.clear()
-            else:  # remembered in the order they were offered: the oldest is forgotten first
-                left = [action for action in since if action in left]
+        slot.since = since = dict.fromkeys(now_legal, offered)
+        slot.offers = dict.fromkeys(listed - now_legal if now_legal else listed, offered)
+        if listed:
+            slot.unstamped.append(offered)
+    else:
+        offers, new = slot.offers, listed - before
+        if new:
+            offered = [seq, None]
+            slot.unstamped.append(offered)
+            state, contested = table.session.state, table.game.contested
+            hot = {a for a in (legal if len(new) > 1 else new) if a in new and contested(state, a)}
+            if len(hot) > 1 and since:  # in the order of the set of every contested legal action, as always
+                hot = [a for a in {a for a in legal if a in since or a in hot} if a in hot]
+            since.update(dict.fromkeys(hot, offered))
+            offers.update(dict.fromkeys(new.difference(hot) if hot else new, offered))
+        gone = before - listed
+        if gone:
+            left = gone.difference(offers)  # the contested ones
+            for action in gone.difference(left) if left else gone:
+                del offers[action]
+            if left:  # remembered in the order they were offered: the oldest is forgotten first
+                left = [action for action in since if action in left] if len(left) > 1 else list(left)
                 for action in left:
                     del since[action]
-            remembered = slot.left
-            remembered.update(dict.fromkeys(left, table.now()))  # (one already there keeps its place)
-            for _ in range(len(remembered) - LEFT_KEPT):
-                del remembered[next(iter(remembered))]
-    if len(slot.unstamped) > 2 * (len(since) + len(offers)):  # many gone before they were sent: those still here
-        slot.unstamped = list({id(o): o for o in (*since.values(), *offers.values()) if o[1] is None}.values())
+                remember_gone(table, slot, left)
+    if len(slot.unstamped) > 2 * (len(since) + len(slot.offers)):  # many gone before they were sent: only those
+        slot.unstamped = list({id(o): o for o in (*since.values(), *slot.offers.values()) if o[1] is None}.values())
+
+
+def remember_gone(table: Table, slot: SeatSlot, actions: Iterable) -> None:
+    """Contested actions no longer legal for the seat: remembered from now, after those already remembered
+    (one already there keeps its place), the oldest forgotten past ``LEFT_KEPT``."""
+    left = slot.left
+    left.update(dict.fromkeys(actions, table.now()))
+    for _ in range(len(left) - LEFT_KEPT):
+        del left[next(iter(left))]
 
 
 def stamp(table: Table, receiver: Receiver, seq: int) -> None:

@@ -80,7 +80,7 @@ class SeatSlot:
     # and ``offers`` not stamped yet (some perhaps gone since), the path bound its takes and replies give
     # (``STALE`` after each new one), and the last round trip credited with what it came from
     unstamped: list = field(default_factory=list)
-    listed: tuple | None = None  # the legal actions of its last update (as listed, as a set): ``since`` + ``offers``
+    listed: set | None = None  # the legal actions of its last update: those ``since`` and ``offers`` hold
     bound: Any = STALE
     credit: tuple | None = None
     kernel_read: tuple | None = None  # (batch number, reader, value): the kernel read once per batch

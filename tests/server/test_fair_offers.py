@@ -77,7 +77,7 @@ def kept(slot: SeatSlot) -> tuple:
 
 
 def fake_table(session: Session):
-    table = SimpleNamespace(session=session, game=session.game, verdicts=fair.Verdicts(), clock=0.0)
+    table = SimpleNamespace(session=session, game=session.game, clock=0.0)
     table.slots = [SeatSlot(seat) for seat in range(session.setup.seats)]
     table.now = lambda: table.clock
     return table
