@@ -182,7 +182,7 @@ class Game:
       holds such an action a few milliseconds so that a quicker reaction arriving later can go first. Every
       other action is applied at once. Optional: by default nothing is contested. An action's answer is the
       same throughout a game (it may depend on the setup, such as the mode, never on play): the server asks
-      once per action and table.
+      when an action is newly legal for a seat, not again while it stays legal.
     """
 
     info: GameInfo
