@@ -90,8 +90,9 @@ def assert_a_ranking(placed, seats):
 @PROPERTY
 @given(tables())
 def test_an_actions_contested_answer_is_the_same_throughout_a_game(table):
-    """The contract's promise fair ordering relies on (it asks when an action is newly legal for a seat): every seat's legal
-    actions at every step are contested or not as they were the first time they were legal."""
+    """The contract's promise fair ordering relies on (it asks when an action is newly legal for a seat, not
+    again while it stays legal): every seat's legal actions at every step are contested or not as they were
+    the first time they were legal."""
     game, setup, seed = table
     answers: dict = {}
 
