@@ -66,7 +66,8 @@ class SeatSlot:
     # that update first left for this seat (table time; None until it has)]: stamped once, never by a resume
     since: dict[Any, list] = field(default_factory=dict)
     left: dict[Any, float] = field(default_factory=dict)  # contested actions no longer legal -> when (the recent
-    # ones, oldest first: several leave at once, which a dict takes in one ``update``, faster than an OrderedDict)
+    # ones, oldest first: a seat's draw makes every take leave at once, which a dict takes in one ``update``, at a
+    # third of an OrderedDict's cost; its oldest is dropped past the slots freed before it, a few dozen at most)
     guessed: OrderedDict[Any, float] = field(default_factory=OrderedDict)  # ... asked for before they were offered
     # -> when (the recent ones, oldest first: an ordered dict drops its oldest in constant time)
     guesses: int = 0  # contested actions asked for before the seat could have seen them (too_early, guess)
