@@ -180,7 +180,9 @@ class Game:
     - ``contested(state, action)``: True if ``action`` may conflict with another seat's action taken at about
       the same time (two seats taking one card, two seats finishing a race): a table with ``fair`` ordering
       holds such an action a few milliseconds so that a quicker reaction arriving later can go first. Every
-      other action is applied at once. Optional: by default nothing is contested.
+      other action is applied at once. Optional: by default nothing is contested. An action's answer is the
+      same throughout a game (it may depend on the setup, such as the mode, never on play): the server asks
+      when an action is newly legal for a seat, not again while it stays legal.
     """
 
     info: GameInfo

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 import msgspec
 import trio
@@ -256,34 +256,60 @@ def release_held(table: Table, key: Any = ALL) -> None:
 
 
 def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
-    """The contested actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from
-    ``seq`` on (its send time stamped when that update leaves), a gone one is remembered for a while (a late
-    take of it is a loss, not a guess)."""
+    """The actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from ``seq`` on (its
+    send time stamped when that update leaves), in ``since`` if contested, else in ``offers``; a gone
+    contested one is remembered for a while (a late take of it is a loss, not a guess).
+
+    What changed since the seat's last update (``listed``) is found by set operations (in C): ``since`` and
+    ``offers`` hold exactly that update's actions, and an action is contested or not for the whole game
+    (``rules.contract``), so the game is asked about new ones only. The actions new in one update share one
+    ``[seq, sent]`` (they left together): one entry to stamp."""
     slot = table.slots[seat]
-    state, contested = table.session.state, table.game.contested
-    now_legal = {action for action in legal if contested(state, action)}
-    others = {action for action in legal if action not in now_legal}
-    since, offers, unstamped = slot.since, slot.offers, slot.unstamped
-    for action in now_legal:
-        if action not in since:
-            since[action] = offered = [seq, None]
-            unstamped.append(offered)
-    for action in others:
-        if action not in offers:
-            offers[action] = offered = [seq, None]
-            unstamped.append(offered)
-    if len(offers) > len(others):
-        for action in [a for a in offers if a not in others]:
-            del offers[action]
-    if len(since) > len(now_legal):
-        now = table.now()
-        for action in [a for a in since if a not in now_legal]:
-            del since[action]
-            slot.left[action] = now
-        while len(slot.left) > LEFT_KEPT:
-            slot.left.popitem(last=False)
-    if len(unstamped) > 2 * (len(since) + len(offers)):  # many gone before they were sent: only those still here
-        slot.unstamped = [o for o in (*since.values(), *offers.values()) if o[1] is None]
+    listed = set(legal)
+    before, slot.listed = slot.listed, listed
+    since = slot.since
+    if before is None or listed.isdisjoint(before):  # none kept (most often: the seat drew, or discarded)
+        if since:
+            remember_gone(table, slot, since)
+        state, contested = table.session.state, table.game.contested
+        now_legal = {action for action in legal if contested(state, action)}  # (its order is ``left``'s later)
+        offered = [seq, None]
+        slot.since = since = dict.fromkeys(now_legal, offered)
+        slot.offers = dict.fromkeys(listed - now_legal if now_legal else listed, offered)
+        if listed:
+            slot.unstamped.append(offered)
+    else:
+        offers, new = slot.offers, listed - before
+        if new:
+            offered = [seq, None]
+            slot.unstamped.append(offered)
+            state, contested = table.session.state, table.game.contested
+            hot = {a for a in (legal if len(new) > 1 else new) if a in new and contested(state, a)}
+            if len(hot) > 1 and since:  # in the order of the set of every contested legal action, as always
+                hot = [a for a in {a for a in legal if a in since or a in hot} if a in hot]
+            since.update(dict.fromkeys(hot, offered))
+            offers.update(dict.fromkeys(new.difference(hot) if hot else new, offered))
+        gone = before - listed
+        if gone:
+            left = gone.difference(offers)  # the contested ones
+            for action in gone.difference(left) if left else gone:
+                del offers[action]
+            if left:  # remembered in the order they were offered: the oldest is forgotten first
+                left = [action for action in since if action in left] if len(left) > 1 else list(left)
+                for action in left:
+                    del since[action]
+                remember_gone(table, slot, left)
+    if len(slot.unstamped) > 2 * (len(since) + len(slot.offers)):  # many gone before they were sent: only those
+        slot.unstamped = list({id(o): o for o in (*since.values(), *slot.offers.values()) if o[1] is None}.values())
+
+
+def remember_gone(table: Table, slot: SeatSlot, actions: Iterable) -> None:
+    """Contested actions no longer legal for the seat: remembered from now, after those already remembered
+    (one already there keeps its place), the oldest forgotten past ``LEFT_KEPT``."""
+    left = slot.left
+    left.update(dict.fromkeys(actions, table.now()))
+    for _ in range(len(left) - LEFT_KEPT):
+        del left[next(iter(left))]
 
 
 def stamp(table: Table, receiver: Receiver, seq: int) -> None:

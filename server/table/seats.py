@@ -65,9 +65,11 @@ class SeatSlot:
     # fair tables: each contested action legal for this seat now -> [the seq whose update first offered it, when
     # that update first left for this seat (table time; None until it has)]: stamped once, never by a resume
     since: dict[Any, list] = field(default_factory=dict)
-    left: OrderedDict[Any, float] = field(default_factory=OrderedDict)  # contested actions no longer legal -> when
+    left: dict[Any, float] = field(default_factory=dict)  # contested actions no longer legal -> when (the recent
+    # ones, oldest first: a seat's draw makes every take leave at once, which a dict takes in one ``update``, at a
+    # third of an OrderedDict's cost; dropping its oldest, past the slots freed before it, costs what popitem did)
     guessed: OrderedDict[Any, float] = field(default_factory=OrderedDict)  # ... asked for before they were offered
-    # -> when (both recent ones, oldest first: ordered dicts drop their oldest in constant time)
+    # -> when (the recent ones, oldest first: an ordered dict drops its oldest in constant time)
     guesses: int = 0  # contested actions asked for before the seat could have seen them (too_early, guess)
     path: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))  # arrival - first send, per take
     # ... and its other actions: each newly legal for this seat -> [the seq that offered it, when that left], and
@@ -79,6 +81,7 @@ class SeatSlot:
     # and ``offers`` not stamped yet (some perhaps gone since), the path bound its takes and replies give
     # (``STALE`` after each new one), and the last round trip credited with what it came from
     unstamped: list = field(default_factory=list)
+    listed: set | None = None  # the legal actions of its last update: those ``since`` and ``offers`` hold
     bound: Any = STALE
     credit: tuple | None = None
     kernel_read: tuple | None = None  # (batch number, reader, value): the kernel read once per batch

@@ -89,6 +89,26 @@ def assert_a_ranking(placed, seats):
 
 @PROPERTY
 @given(tables())
+def test_an_actions_contested_answer_is_the_same_throughout_a_game(table):
+    """The contract's promise fair ordering relies on (it asks when an action is newly legal for a seat, not
+    again while it stays legal): every seat's legal actions at every step are contested or not as they were
+    the first time they were legal."""
+    game, setup, seed = table
+    answers: dict = {}
+
+    def check(session, index):
+        for legal in game.legal_for(session.state, list(range(setup.seats))):
+            for action in legal:
+                key = msgspec.msgpack.encode(action)  # (some games' actions hold lists: no dict key)
+                assert answers.setdefault(key, game.contested(session.state, action)) \
+                    == game.contested(session.state, action), action
+
+    random_playout(game, setup, seed, check)
+    assert game.info.name != "flag_finish" or setup.mode != "challenge" or any(answers.values())
+
+
+@PROPERTY
+@given(tables())
 def test_placings_and_standing_rank_every_seat_and_agree_with_the_result_at_the_end(table):
     game, setup, seed = table
     assert game.standing(game.new_state(setup)) == (1,) * setup.seats  # nothing done yet: everyone shares 1st
