@@ -21,6 +21,7 @@ from typing import Any
 import trio
 
 from rules import Game, Rng, Session, Setup, derive
+from rules.contract import never_contested
 
 from ..actionlog import MemoryLog
 from ..disk import error_text
@@ -103,7 +104,8 @@ class Table:
         self.t0 = 0.0  # trio time of the table's time 0 (a reopened table's clock goes on from its log)
         self.ordering = settings.ordering or ("fair" if setup.mode == "challenge" else "arrival")
         self.fair_ms = settings.fair_ms
-        self.fair = self.ordering == "fair"
+        # (a game that contests nothing orders by arrival under either: fair ordering's bookkeeping never runs)
+        self.fair = self.ordering == "fair" and game.contested is not never_contested
         self.cap = settings.fair_ms / 1000
         self.unverified = (None if settings.unverified_credit_ms is None
                            else settings.unverified_credit_ms / 1000)  # a seat's credit without the kernel's measure

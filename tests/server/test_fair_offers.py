@@ -87,8 +87,8 @@ def fake_table(session: Session):
 FAST = {"flag_finish": {"races": 2, "action_limit": 400, "extra_races": 0}}
 
 
-# Every game a table may order fairly (``ordering: fair`` is taken for any game), but Flush: its actions hold
-# lists, which no set can hold, and a fair Flush table fails at its first update (before this change too).
+# The games compared here, the old function against the new: every game but Flush, whose actions hold lists, which
+# no set holds (a Flush table asked for ``ordering: fair`` contests nothing and runs none of this: the last test).
 FAIR_GAMES = sorted(set(GAMES) - {"flush"})
 
 
@@ -230,3 +230,34 @@ def test_a_scripted_fair_game_logs_the_same_bytes_as_with_the_old_way(tmp_path_f
         same_run(patched, seed)
         before = scripted_fair_game(tmp_path_factory.mktemp("old"), seed, seats).read_bytes()
     assert logged == before
+
+
+async def test_a_table_of_any_game_asked_for_fair_ordering_plays(nursery, autojump_clock, tmp_path):
+    """``ordering: fair`` is taken for every game. Where the game contests nothing (every game but Flag Finish)
+    it orders as arrival does, and nothing of fair ordering's bookkeeping runs: a fair Flush table, whose
+    actions hold lists, stopped with a server error at its first update."""
+    from server.protocol import Accepted, BotSeat, Seated
+    from .helpers import Sink
+    lobby = Lobby(nursery, tmp_path, "never")
+    ordered = {}
+    for name, game in sorted(GAMES.items()):
+        mode = game.info.modes[0]
+        seats = game.info.min_seats
+        table = await lobby.create(CreateTable(game=name, mode=mode, seats=seats, ordering="fair", practice=True,
+                                               bots=[BotSeat(s) for s in range(1, seats)]))
+        player = Sink()
+        await table.submit(intents.TakeSeat(player, TakeSeat(table=table.id, seat=0)))
+        await settle()
+        assert player.of(Seated), name
+        for number in range(6):  # a few of its own actions, each answered, while the bots play theirs
+            legal = [m for m in player.messages if getattr(m, "legal", None)]
+            if not legal or table.stopped.is_set() or table.over.is_set():
+                break
+            action = msgspec.to_builtins(legal[-1].legal[0])
+            await table.submit(intents.Act(player, Act(table=table.id, id=f"a{number}", action=action)))
+            await settle()
+        assert not table.stopped.is_set(), f"a fair {name} table stopped"
+        assert player.closed is None, (name, player.closed)
+        assert player.of(Accepted), f"no action of the player's at a fair {name} table was accepted"
+        ordered[name] = table.fair
+    assert ordered == {name: name == "flag_finish" for name in GAMES}  # only Flag Finish contests anything
