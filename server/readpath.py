@@ -108,6 +108,9 @@ class Reader:
         self.cut = False  # a control frame's answer was cancelled, perhaps mid-frame: no close handshake
         self.connection = None  # wsproto's frame side, once the fast path may read (``accepted``)
         self.replay = ws._stream if type(ws._stream) is ReplayStream else None
+        self.sock = None  # the socket read directly (``_receive``), once the replayed bytes are read
+        if self.replay is None:
+            self._read_directly(ws._stream)
 
     async def request(self) -> WebSocketRequest | None:
         """The handshake, read as trio-websocket's reader reads it."""
@@ -137,6 +140,8 @@ class Reader:
     async def get_message(self) -> str | bytes:
         """The next message, as ``ws.get_message()`` gives it; raises ``ConnectionClosed`` as it does."""
         ready = self.ready
+        if ready:  # read before: a checkpoint all the same, as a channel's receive is
+            await trio.lowlevel.checkpoint()
         while not ready:
             if self.backlog:
                 await self._handle_all()
@@ -168,6 +173,7 @@ class Reader:
             return self._stop()
         if self.replay is not None and not self.replay._data:  # the request and what came with it are read
             self.receive, self.replay = self.replay.stream.receive_some, None
+            self._read_directly(self.receive.__self__)
         if not data:
             if ws._wsproto.state is not _CLOSED:
                 await ws._abort_web_socket()
@@ -181,6 +187,33 @@ class Reader:
                 return
             data = data[taken:]
         self._feed(data)
+
+    def _read_directly(self, stream: Any) -> None:
+        """Read ``stream`` through ``_receive`` where it is a trio ``SocketStream`` over a standard socket."""
+        sock = getattr(getattr(stream, "socket", None), "_sock", None) if type(stream) is trio.SocketStream else None
+        if callable(getattr(sock, "recv", None)):
+            self.sock, self.receive = sock, self._receive
+
+    async def _receive(self, size: int) -> bytes:
+        """``SocketStream.receive_some`` without its pass through the scheduler after a wait: cancelled before
+        anything is read, as it is; the bytes there at once are taken, then the task yields (shielded, as it
+        does); bytes that had to be waited for are returned at once (the wait was the yield)."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        sock = self.sock
+        try:
+            try:
+                data = sock.recv(size)
+            except BlockingIOError:
+                while True:
+                    await trio.lowlevel.wait_readable(sock)
+                    try:
+                        return sock.recv(size)
+                    except BlockingIOError:
+                        pass
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return data
+        except OSError as error:  # closed here (no descriptor) or by the client
+            raise (trio.ClosedResourceError if sock.fileno() == -1 else trio.BrokenResourceError)() from error
 
     def _feed(self, data: bytes) -> None:
         ws = self.ws
