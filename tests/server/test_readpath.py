@@ -19,7 +19,9 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.connection import Connection as FrameConnection
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, Request, TextMessage
 
+from clients.client import open_client
 from server import readpath
+from server.gateway import Limits
 from server.readpath import Reader, open_server
 from tests.server.test_gateway import start
 
@@ -237,3 +239,28 @@ def test_the_fast_path_takes_frames_up_to_the_limit_and_leaves_the_rest_to_wspro
     reader = Reader.__new__(Reader)  # only what ``_take`` reads
     reader.ready, reader.limit = deque(), limit
     assert reader._take(small + big) == len(small) and list(reader.ready) == [b"a" * limit]
+
+
+@pytest.mark.parametrize("ping_first", [False, True])
+async def test_the_servers_close_handshake_ends_when_the_client_answers_not_at_its_timeout(nursery, ping_first):
+    running = await start(nursery, limits=Limits(close_timeout=30))
+    port = int(running.url.rstrip("/").rsplit(":", 1)[1])
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    client = WSConnection(ConnectionType.CLIENT)
+    await stream.send_all(client.send(Request(host="127.0.0.1", target="/")))
+    first = FrameConnection(ConnectionType.CLIENT).send(TextMessage(data='{"type": "list_games", "id": 1}'))
+    await stream.send_all(first)  # no hello first: refused, then closed
+    codes = []
+    with trio.fail_after(10):  # without a reader for the close reply the server waits out its 30 s
+        while data := await stream.receive_some(65536):
+            client.receive_data(data)
+            for event in client.events():
+                if type(event) is CloseConnection:
+                    codes.append(event.code)
+                    if ping_first:  # a ping the server may no longer answer: it is ignored, nothing fails
+                        await stream.send_all(client.connection._proto.ping(b"late"))
+                    await stream.send_all(client.send(event.response()))
+    assert codes == [1008]
+    await stream.aclose()
+    async with open_client(running.url) as again:  # the server serves on
+        assert await again.list_games() is not None
