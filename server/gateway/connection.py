@@ -75,7 +75,7 @@ class Connection(Receiver):
     def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None,
                  spread: Spread | None = None, reader: Reader | None = None) -> None:
         self.ws = ws
-        self.reader = reader  # reads the frames in ``read_loop``'s own task (server/readpath.py); None: trio-websocket's
+        self.reader = reader  # reads the frames in ``read_loop``'s task (server/readpath.py); None: trio-websocket's
         self.limits = limits
         self.peer = peer  # the remote IP address: the key of every per-address limit
         self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
