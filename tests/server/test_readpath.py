@@ -13,6 +13,7 @@ from collections import deque
 import msgspec
 import pytest
 import trio
+import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 from trio_websocket import ConnectionClosed, WebSocketConnection, wrap_server_stream
 from wsproto import ConnectionType, WSConnection
@@ -264,3 +265,58 @@ async def test_the_servers_close_handshake_ends_when_the_client_answers_not_at_i
     await stream.aclose()
     async with open_client(running.url) as again:  # the server serves on
         assert await again.list_games() is not None
+
+
+async def test_over_a_socket_the_reader_reads_it_directly_and_gets_every_message_then_1006_at_its_end():
+    client_sock, server_sock = trio.socket.socketpair()
+    client_stream, server_stream = trio.SocketStream(client_sock), trio.SocketStream(server_sock)
+    messages = [HELLO, b"\x01" * 70000, "\u20ac" * 30000, b""]
+    client = FrameConnection(ConnectionType.CLIENT)
+    frames = b"".join(client.send((TextMessage if isinstance(m, str) else BytesMessage)(data=m)) for m in messages)
+    got = []
+
+    async def send_then_end():
+        await client_stream.send_all(REQUEST)
+        await client_stream.receive_some(65536)  # the 101
+        for at in range(0, len(frames), 5000):
+            await client_stream.send_all(frames[at:at + 5000])
+        await client_stream.send_eof()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(send_then_end)
+        request, reader = await open_server(nursery, server_stream, 2 ** 20)
+        await request.accept()
+        reader.accepted()
+        assert reader.sock is not None  # the socket read directly, not through the stream
+        with trio.fail_after(10), pytest.raises(ConnectionClosed) as closed:
+            while True:
+                got.append(await reader.get_message())
+    assert got == messages and closed.value.reason.code == 1006
+    await client_stream.aclose()
+    await server_stream.aclose()
+
+
+async def test_a_read_cancelled_while_it_waits_for_the_socket_loses_nothing():
+    client_sock, server_sock = trio.socket.socketpair()
+    client_stream, server_stream = trio.SocketStream(client_sock), trio.SocketStream(server_sock)
+    async with trio.open_nursery() as nursery:
+        await client_stream.send_all(REQUEST)
+        request, reader = await open_server(nursery, server_stream, 2 ** 20)
+        await request.accept()
+        reader.accepted()
+        await client_stream.receive_some(65536)  # the 101
+        waiting = trio.CancelScope()
+
+        async def wait_in_vain():
+            with waiting:
+                await reader.get_message()
+            assert waiting.cancelled_caught
+
+        nursery.start_soon(wait_in_vain)
+        await trio.testing.wait_all_tasks_blocked()
+        waiting.cancel()  # (an idle watch, a hello timeout, a close)
+        await trio.testing.wait_all_tasks_blocked()
+        await client_stream.send_all(FrameConnection(ConnectionType.CLIENT).send(TextMessage(data=HELLO)))
+        assert await reader.get_message() == HELLO
+    await client_stream.aclose()
+    await server_stream.aclose()
