@@ -27,6 +27,7 @@ from ..http import HttpLimits, Site, serve_http
 from ..limits import Admission, file_limit
 from ..lobby import Lobby
 from ..protocol import CODECS, Closing
+from ..readpath import Reader, open_server
 from ..sendpath import send_promptly
 from ..spread import Spread
 from ..table import intents
@@ -175,12 +176,12 @@ class Gateway:
             if upgrade is None:
                 return
             async with trio.open_nursery() as nursery:
-                request = None
-                with trio.move_on_after(self.limits.handshake_timeout):
-                    request = await wrap_server_stream(nursery, upgrade, max_message_size=self.limits.max_frame)
+                request = reader = None
+                with trio.move_on_after(self.limits.handshake_timeout):  # read here, or by trio-websocket's task
+                    request, reader = await open_server(nursery, upgrade, self.limits.max_frame)
                 if request is not None:
                     try:
-                        await self.handle(request, peer, local_of(stream))
+                        await self.handle(request, peer, local_of(stream), reader)
                     except ConnectionClosed:
                         pass  # the client left during the handshake
                     except Exception:  # a bug on one connection shows on stderr and stops only that one
@@ -199,10 +200,11 @@ class Gateway:
             for conn in list(self.connections):
                 conn.check_idle(now)
 
-    async def handle(self, request: WebSocketRequest, peer: str = "", local: str = "") -> None:
+    async def handle(self, request: WebSocketRequest, peer: str = "", local: str = "",
+                     reader: Reader | None = None) -> None:
         ws = await request.accept()
         send_promptly(ws)  # a frame leaves as soon as it is encoded, not after the other writers' turns
-        conn = Connection(ws, self.limits, peer, self.quotas, self.spread)
+        conn = Connection(ws, self.limits, peer, self.quotas, self.spread, reader and reader.accepted())
         conn.local = local
         self.connections.add(conn)
         try:
@@ -238,18 +240,22 @@ class Gateway:
     async def _close(self, conn: Connection) -> None:
         """``closing`` (if the server is the one closing) and the close handshake, in ``close_timeout``; after a
         frame cut short, or a client that took nothing in that time, the TCP connection is cut instead."""
-        if not conn.sending:
+        if not conn.sending and not (conn.reader is not None and conn.reader.cut):
             with trio.move_on_after(self.limits.close_timeout) as scope:
                 scope.shield = True
-                try:
-                    if conn.closing is not None:
-                        code, message = conn.closing
-                        await conn.ws.send_message(conn.codec.encode(Closing(code=code, message=message)))
-                        await conn.ws.aclose(1008 if code != "server_shutdown" else 1001, message[:120])
-                    else:
-                        await conn.ws.aclose()
-                except ConnectionClosed:
-                    pass
+                async with trio.open_nursery() as reading:
+                    if conn.reader is not None:  # the client's close reply, read as trio-websocket's task would
+                        reading.start_soon(conn.reader.until_closed)
+                    try:
+                        if conn.closing is not None:
+                            code, message = conn.closing
+                            await conn.ws.send_message(conn.codec.encode(Closing(code=code, message=message)))
+                            await conn.ws.aclose(1008 if code != "server_shutdown" else 1001, message[:120])
+                        else:
+                            await conn.ws.aclose()
+                    except ConnectionClosed:
+                        pass
+                    reading.cancel_scope.cancel()
             if not scope.cancelled_caught:
                 return
         await abort(conn.ws)

@@ -23,6 +23,7 @@ from ..lobby import Lobby
 from ..outbox import Outbox
 from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, codec_for, decode_client, id_of)
 from ..quotas import new_owner, peer_address
+from ..readpath import Reader
 from ..sendpath import descriptor, frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
 from ..spread import Spread
 from ..table import Receiver, Table
@@ -72,8 +73,9 @@ class Connection(Receiver):
     """One client: a table ``Receiver`` whose messages go out through a bounded outbox."""
 
     def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None,
-                 spread: Spread | None = None) -> None:
+                 spread: Spread | None = None, reader: Reader | None = None) -> None:
         self.ws = ws
+        self.reader = reader  # reads the frames in ``read_loop``'s task (server/readpath.py); None: trio-websocket's
         self.limits = limits
         self.peer = peer  # the remote IP address: the key of every per-address limit
         self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
@@ -327,9 +329,10 @@ class Connection(Receiver):
         return CODECS["json"] if isinstance(frame, str) else CODECS["msgpack"]
 
     async def read_loop(self, lobby: Lobby, directory: Directory) -> None:
+        receive = self.ws.get_message if self.reader is None else self.reader.get_message
         frame = None
         with trio.move_on_after(self.limits.hello_timeout):
-            frame = await self.ws.get_message()
+            frame = await receive()
         if frame is None:
             return self._finish("hello_timeout", f"say hello within {self.limits.hello_timeout:g} s")
         hello, problem = self._read(frame)
@@ -352,7 +355,7 @@ class Connection(Receiver):
         self.heard_at = trio.current_time()
         while True:
             self.reading = True
-            frame = await self.ws.get_message()
+            frame = await receive()
             self.reading = False
             self.heard_at = now = trio.current_time()
             self.idle_pinged = False
