@@ -48,6 +48,7 @@ class Sent:
     to_act: list | None  # the last ``to_act`` sent
     pings: list | None  # the last ``pings`` sent
     legal_base: Any = None  # the last non-empty legal list sent, as builtins (what a ``legal_patch`` applies to)
+    legal_from: list | None = None  # ... and as the actions it was made from
 
 
 @dataclass
@@ -123,18 +124,30 @@ def outgoing(table: Table, receiver: Receiver, message: Any) -> Any:
             patched = msgspec.structs.replace(patched, legal=None)
         elif message.legal and sent.legal_base:  # changed: a patch of the last non-empty list, unless it is whole
             legal = _legal(table, receiver, message.legal)
-            patch = diff(sent.legal_base, legal)
-            if not (len(patch) == 1 and not patch[0][0]):
+            patch = None if disjoint(sent.legal_from, message.legal) else diff(sent.legal_base, legal)
+            if patch is not None and not (len(patch) == 1 and not patch[0][0]):
                 patched = msgspec.structs.replace(patched, legal=None, legal_patch=patch)
             elif rows(receiver):
                 patched = msgspec.structs.replace(patched, legal=legal)
-            sent.legal_base = legal
+            sent.legal_base, sent.legal_from = legal, message.legal
         elif message.legal:
-            sent.legal_base = _legal(table, receiver, message.legal)
+            sent.legal_base, sent.legal_from = _legal(table, receiver, message.legal), message.legal
             if rows(receiver):
                 patched = msgspec.structs.replace(patched, legal=sent.legal_base)
         sent.legal = message.legal
     return patched
+
+
+def disjoint(before: list | None, now: list) -> bool:
+    """No action of ``now`` is in ``before``, both of two actions or more: then every item differs and the patch
+    from one to the other is the whole list (``viewpatch.diff``), so it is not worked out (a seat that drew or
+    discarded: most updates). False where it is not known (actions that cannot be hashed)."""
+    if before is None or len(before) < 2 or len(now) < 2:
+        return False
+    try:
+        return set(now).isdisjoint(before)
+    except TypeError:
+        return False
 
 
 def forget(table: Table, receiver: Receiver) -> None:
@@ -143,7 +156,8 @@ def forget(table: Table, receiver: Receiver) -> None:
 
 def _sent(table: Table, receiver: Receiver, message: Any) -> Sent:
     base = _legal(table, receiver, message.legal) if message.legal else None
-    return Sent(_builtins(table, receiver, message.view), message.legal, message.to_act, message.pings, base)
+    return Sent(_builtins(table, receiver, message.view), message.legal, message.to_act, message.pings, base,
+                message.legal if message.legal else None)
 
 
 def _trimmed(table: Table, receiver: Receiver, message: Update, base: Any, same: tuple[bool, bool, bool],

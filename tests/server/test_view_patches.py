@@ -250,3 +250,50 @@ def test_a_short_list_with_two_items_changed_is_sent_whole_and_one_changed_in_pl
     assert diff({"a": ["take", "G5"]}, {"a": ["play", "R3"]}) == [[["a"], ["play", "R3"]]]
     assert diff({"a": ["take", "G5"]}, {"a": ["take", "R3"]}) == [[["a", 1], "R3"]]
     assert diff([["take", "G5"], ["draw"]], [["play", "R3"], ["draw"]]) == [[[0], ["play", "R3"]]]
+
+
+
+def whole_where_disjoint(name: str, seed: int, moves: int) -> int:
+    """Random play of ``name``: wherever a seat's new legal list shares no action with its last (``disjoint``), the
+    patch ``diff`` works out is the whole list, as maps and as rows. Returns how many such lists it checked."""
+    from rules import Session
+    from server.protocol.legalrows import to_rows
+    game = GAMES[name]
+    mode = game.info.modes[seed % len(game.info.modes)]
+    session = Session(game, make_setup(game.info, game.info.min_seats, mode, FAST_OPTIONS.get(name, [{}])[0]), seed)
+    session.run_chance()
+    rng = Rng(seed)
+    last: dict[int, list] = {}
+    checked = 0
+    for _ in range(moves):
+        for seat in range(game.info.min_seats):
+            legal = game.legal_actions(session.state, seat)
+            if not legal:
+                continue
+            before = last.get(seat)
+            if patching.disjoint(before, legal):
+                checked += 1
+                for form in (lambda actions: msgspec.to_builtins(actions, str_keys=True),
+                             lambda actions: to_rows(name, actions)):
+                    old, new = form(before), form(legal)
+                    assert diff(old, new) == [[[], new]], (name, before, legal)
+            last[seat] = legal
+        seats = [s for s in session.to_act().seats if game.legal_actions(session.state, s)]
+        if session.result() is not None or not seats:
+            break
+        seat = rng.choice(seats)
+        session.act(seat, rng.choice(game.legal_actions(session.state, seat)))
+    return checked
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32), moves=st.integers(5, 120))
+def test_a_legal_list_sharing_no_action_with_the_last_is_patched_whole_so_its_patch_need_not_be_worked_out(
+        name, seed, moves):
+    """``patching.disjoint`` skips working out a legal list's patch where it would be the whole list (a seat that
+    drew or discarded: most of its updates); for every game, in random play."""
+    whole_where_disjoint(name, seed, moves)
+
+
+def test_a_flag_finish_seat_drawing_and_discarding_gets_legal_lists_sharing_nothing():
+    assert whole_where_disjoint("flag_finish", 1, 120) > 10
