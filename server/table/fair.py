@@ -318,15 +318,19 @@ def stamp(table: Table, receiver: Receiver, seq: int) -> None:
     nothing). Only the entries not stamped yet are looked at (``SeatSlot.unstamped``)."""
     slot = seating.slot_of(table, receiver)
     if slot is not None and slot.unstamped:
-        now = table.now()
-        waiting = []
-        for offered in slot.unstamped:
-            if offered[1] is None:
-                if offered[0] <= seq:
-                    offered[1] = now
-                else:
-                    waiting.append(offered)
-        slot.unstamped = waiting
+        stamp_slot(slot, seq, table.now())
+
+
+def stamp_slot(slot: SeatSlot, seq: int, now: float) -> None:
+    """``stamp``'s work on the seat's slot: what the update of ``seq`` offered first is stamped ``now``."""
+    waiting = []
+    for offered in slot.unstamped:
+        if offered[1] is None:
+            if offered[0] <= seq:
+                offered[1] = now
+            else:
+                waiting.append(offered)
+    slot.unstamped = waiting
 
 
 def skip_lots(table: Table, count: int) -> None:

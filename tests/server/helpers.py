@@ -125,3 +125,10 @@ async def seated_against_a_bot(lobby) -> tuple[Table, Sink]:
         while not me.of(Seated):
             await me.arrived.wait()
     return table, me
+
+
+async def end_by_time_limit(table) -> None:
+    """End a table as its time limit would, and stop it once it is over (its log closed: ready to read)."""
+    await table.halt("time_limit")
+    await table.over.wait()
+    await table.stop()

@@ -25,7 +25,7 @@ from server.table import fair, intents
 from server.table.fair import LEFT_KEPT
 from server.table.seats import SeatSlot
 
-from .helpers import settle
+from .helpers import end_by_time_limit, settle
 from .test_fairness import Seat
 
 
@@ -57,18 +57,6 @@ def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
             del slot.left[next(iter(slot.left))]
     if len(unstamped) > 2 * (len(since) + len(offers)):
         slot.unstamped = [o for o in (*since.values(), *offers.values()) if o[1] is None]
-
-
-def stamp_all(slot: SeatSlot, seq: int, now: float) -> None:
-    """``fair.stamp``: the update of ``seq`` left for the seat at ``now``."""
-    waiting = []
-    for offered in slot.unstamped:
-        if offered[1] is None:
-            if offered[0] <= seq:
-                offered[1] = now
-            else:
-                waiting.append(offered)
-    slot.unstamped = waiting
 
 
 def kept(slot: SeatSlot) -> tuple:
@@ -126,7 +114,7 @@ def test_the_offers_kept_are_the_old_ways_update_after_update_in_every_game(tabl
             if rng.random() < 0.7:  # its update left (or the one before it: this one still waits)
                 left = seq - rng.randint(0, 1)
                 for each in (old, new):
-                    stamp_all(each.slots[seat], left, each.clock)
+                    fair.stamp_slot(each.slots[seat], left, each.clock)
         actors = [seat for seat in seats if lists[seat]] or ([SYSTEM] if turn.system else [])
         actor = rng.choice(actors) if actors else None
         if actor is None:
@@ -149,8 +137,8 @@ def test_more_cards_gone_than_a_seat_remembers_are_forgotten_oldest_first_as_bef
         for seat in range(3):
             old_track_offers(old, seat, lists[seat], seq)
             fair.track_offers(new, seat, lists[seat], seq)
-            stamp_all(old.slots[seat], seq, old.clock)
-            stamp_all(new.slots[seat], seq, new.clock)
+            fair.stamp_slot(old.slots[seat], seq, old.clock)
+            fair.stamp_slot(new.slots[seat], seq, new.clock)
         assert [kept(slot) for slot in new.slots] == [kept(slot) for slot in old.slots], seq
         movers = [seat for seat in range(3) if lists[seat]]
         if not movers:
@@ -197,9 +185,7 @@ def scripted_fair_game(folder: Path, seed: int, seats: int) -> Path:
                     for plan in plans:
                         actors.start_soon(act, *plan)
                 await trio.sleep(rng.choice([0.0, 0.02, 0.2]))
-            await table.halt("time_limit")
-            await table.over.wait()
-            await table.stop()
+            await end_by_time_limit(table)
             nursery.cancel_scope.cancel()
             return table.store.path
 

@@ -22,7 +22,7 @@ from server.protocol import CreateTable, TakeSeat
 from server.replay import check_log
 from server.table import intents
 
-from .helpers import settle
+from .helpers import end_by_time_limit, settle
 from .test_fairness import Seat, contest_g5, fair_table, race, rewrite, winner
 
 HOLD = 0.030  # the informed cheat's pongs held back: it looks 15 ms farther each way
@@ -99,9 +99,7 @@ def play_unverified(folder, bound: int) -> object:
             card = table.session.state.discard[-1]  # the far seat reacts first, but is credited 5 ms, not 42
             await race(table, seats, [0.030, 0.010], action={"type": "take", "card": card})
             assert table.session.state.drawn[0] is not None, "the near seat's take arrived first and won"
-            await table.halt("time_limit")
-            await table.over.wait()
-            await table.stop()
+            await end_by_time_limit(table)
             nursery.cancel_scope.cancel()
             return table.store.path
 
