@@ -76,6 +76,7 @@ class SeatSlot:
     # the last arrivals - sends of those it sent (replies: what it answers at once shows its round trip too)
     offers: dict[Any, list] = field(default_factory=dict)
     replies: deque = field(default_factory=lambda: deque(maxlen=PATH_KEPT))
+    replied: list = field(default_factory=list)  # ``replies`` in order of size (their median read at once)
     distrust: int = 0  # takes left during which its pongs are not believed: it was caught answering them late
     # fair ordering's caches, each only what the data above already says (``fair.py``): the entries of ``since``
     # and ``offers`` not stamped yet (some perhaps gone since), the path bound its takes and replies give

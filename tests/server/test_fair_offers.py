@@ -23,7 +23,7 @@ from server.protocol import Act, CreateTable, TakeSeat
 from server.replay import check_log
 from server.table import fair, intents
 from server.table.fair import LEFT_KEPT
-from server.table.seats import SeatSlot
+from server.table.seats import PATH_KEPT, SeatSlot
 
 from .helpers import end_by_time_limit, settle
 from .test_fairness import Seat
@@ -247,3 +247,17 @@ async def test_a_table_of_any_game_asked_for_fair_ordering_plays(nursery, autoju
         assert player.of(Accepted), f"no action of the player's at a fair {name} table was accepted"
         ordered[name] = table.fair
     assert ordered == {name: name == "flag_finish" for name in GAMES}  # only Flag Finish contests anything
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 2.0, allow_nan=False), max_size=80))
+def test_a_seats_replies_median_is_the_median_of_its_last_replies(replies):
+    """``path_bound`` reads the median of a seat's last ``PATH_KEPT`` replies from a list kept in order of size
+    (``fair.add_reply``): always what ``statistics.median`` of those replies is, to the bit, as ``verify`` reads it."""
+    import statistics
+    slot = SeatSlot(seat=0)
+    for reply in replies:
+        fair.add_reply(slot, reply)
+        assert slot.replied == sorted(slot.replies)
+        assert fair.median_of_sorted(slot.replied) == statistics.median(slot.replies)
+    assert len(slot.replies) == min(len(replies), PATH_KEPT)
