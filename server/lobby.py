@@ -213,6 +213,7 @@ class Lobby:
                                  spectator_delay_ms=request.spectator_delay_ms, broadcast_key_hash=key_hash)
         table = Table(table_id, game, setup, seed, settings, store=store)
         table.broadcast_key = broadcast_key
+        table.alias = alias or None
         await self.start_table(table)
         if owner is not None:
             self.owners[table_id] = owner
@@ -336,9 +337,10 @@ class Lobby:
             except (LogError, RulesError, Refusal, OSError, ValueError) as error:
                 logger.info(f"cannot reopen {path}: {error}")
                 continue
+            table.alias = read.header.table_options.get("alias") or None
             await self.start_table(table)
-            if alias := read.header.table_options.get("alias"):
-                self.aliases[alias] = table.id  # a kept table (the demo's) takes its name back
+            if table.alias:
+                self.aliases[table.alias] = table.id  # a kept table (the demo's) takes its name back
             reopened.append(table.id)
         return reopened
 

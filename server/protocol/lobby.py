@@ -112,6 +112,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     revealed_seed: str | None = None  # the table's seed once it is over, in decimal digits (a string: JavaScript's
     # numbers cannot hold every 64-bit seed exactly); its log's end record reveals it too
     rematch: str | None = None  # a finished table: the table opened as its rematch (``rematch``), once one is
+    alias: str | None = None  # the name the table is found by too, as well as ``table`` (the demo's "demo")
 
 
 class TableCreated(ServerMessage, tag="table_created"):

@@ -120,6 +120,7 @@ class Table:
         self.practice = settings.practice
         self.log_closed = False  # the log file is closed: the table finished and its end is on disk
         self.played_out = False  # a playback fed its last entry
+        self.alias: str | None = None  # the name it is found by too (the demo's "demo"), set by the lobby
         self.rematch: str | None = None  # once it is over: the table opened as its rematch (``server/rematch.py``)
         self.rematching = trio.Lock()  # held while that table is being opened: one rematch for all who ask
 
@@ -175,7 +176,7 @@ class Table:
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
             broadcast=self.settings.broadcast_key_hash is not None, revealed_seed=str(self.seed) if over else None,
-            rematch=self.rematch if over else None,
+            rematch=self.rematch if over else None, alias=self.alias,
         )
 
     def end_shown(self) -> bool:

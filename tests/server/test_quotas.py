@@ -112,6 +112,8 @@ async def test_after_a_restart_a_table_nobody_sat_at_is_ended_not_reopened(tmp_p
         again = Lobby(nursery, tmp_path, "never")
         assert sorted(await again.recover()) == sorted([sat.id, kept.id])
         assert again.aliases == {"open": kept.id}
+        assert again.find("open").info().alias == "open", "listed under its alias again (a page opens it by it)"
+        assert kept.info().alias == "open" and again.find(sat.id).info().alias is None
         await again.stop_all()
         nursery.cancel_scope.cancel()
     assert f"not reopening {lonely.id}: nobody ever sat at it" in capsys.readouterr().out

@@ -314,3 +314,21 @@ def test_leaving_a_seat_in_a_game_in_play_asks_first_and_stay_keeps_it(page, liv
     row.wait_for()
     page.wait_for_function(f"() => document.querySelector(\".table-item[data-table='{table}']\").textContent"
                            ".match(/1: free|Sit in seat 1/)")
+
+
+def test_a_table_opened_by_its_alias_is_watched_as_by_its_id(page, live_server):
+    """``#/watch/<alias>`` (the demo's table is ``demo`` to the terminal's ``watch`` too) watches the table: the
+    page found the table in the list by its id only, and said "There is no table demo"."""
+    from server.protocol import BotSeat, CreateTable
+
+    def running_table():
+        return live_server.running.lobby.create(
+            CreateTable(game="flag_finish", mode="challenge", seats=2, bots=[BotSeat(0), BotSeat(1)],
+                        bot_delay_ms=300), alias="the-final")
+
+    table = trio.from_thread.run(running_table, trio_token=live_server.token)
+    page.goto(f"{live_server.url}#/watch/the-final")
+    page.wait_for_selector(".seat-row")
+    assert "There is no table" not in page.inner_text("body")
+    watchers = trio.from_thread.run_sync(lambda: len(table.spectators), trio_token=live_server.token)
+    assert watchers == 1, "the page watches the table the alias names"

@@ -59,11 +59,12 @@ export class TablePage {
   };
 
   async start() {
-    const { table, role } = this.state;
+    const { role } = this.state;
     this.render();
     try {
       await this.refreshInfo();
       if (this.gone) return;
+      const { table } = this.state; // its id, where the page was opened by the table's alias
       const held = seatStore.get(table);
       const here = this.client.seats.get(table);
       if (role === "play" && here) { // seated on this connection already (just now, from the lobby)
@@ -80,7 +81,7 @@ export class TablePage {
       }
     } catch (error) {
       if (error.code === CODE.BAD_TOKEN) {
-        seatStore.drop(table);
+        seatStore.drop(this.state.table);
         this.state.notice = "Your seat here is no longer held for you: watching instead.";
         this.state.role = "watch";
         return this.start();
@@ -94,8 +95,11 @@ export class TablePage {
 
   async refreshInfo() {
     const tables = await this.client.listTables();
-    this.state.info = tables.find((t) => t.table === this.state.table) || this.state.info;
-    if (!this.state.info) throw Object.assign(new Error(), { reason: `There is no table ${this.state.table}.` });
+    const wanted = this.state.table;
+    this.state.info = tables.find((t) => t.table === wanted) || tables.find((t) => t.alias === wanted)
+      || this.state.info;
+    if (!this.state.info) throw Object.assign(new Error(), { reason: `There is no table ${wanted}.` });
+    this.state.table = this.state.info.table; // a page opened by an alias (#/watch/demo) goes on by the id
     this.state.game = this.state.game || this.state.info.game;
   }
 
