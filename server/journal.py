@@ -82,8 +82,9 @@ class Journal(GroupCommit):
         self.path, self._fd = self._create(self.generation)
         self._size = self._end = len(MAGIC)  # where the records end; where the zeros written ahead end
         self._new_file = True  # its directory entry is not yet durable: the first round syncs the folder too
-        self._chunks: list[tuple[bytes, int, bytes, Path]] = []  # lines marked since the last round's take
-        self._counts: dict[FileLog, int] = {}  # the lines of each log that the pending chunks hold
+        self._marked: list[tuple[bytes, int, bytes, Path]] = []  # lines marked since the last round's take:
+        # (name in the record, offset, line, the log's path); a round takes them as records (``_take``)
+        self._counts: dict[FileLog, int] = {}  # the lines of each log that the pending marks hold
         self._touched: dict[Path, FileLog] = {}  # log files with lines in the current journal file
         self._spans: dict[Path, list] = {}  # what each of them holds of its lines: ``Span``'s fields
         self._names: dict[FileLog, bytes] = {}
@@ -126,7 +127,7 @@ class Journal(GroupCommit):
         name = self._names.get(log)
         if name is None:
             name = self._names[log] = os.path.relpath(log.path, self.data_dir).encode()
-        self._chunks.append((name, offset, line, log.path))
+        self._marked.append((name, offset, line, log.path))
         self._counts[log] = log.written
         if not self._grouping:
             self._wake.set()
@@ -141,7 +142,7 @@ class Journal(GroupCommit):
         under way, write and sync them here and now: the round the journal's task would run next, without the
         task switch and scheduler pass to get there (the one-table case). Otherwise the journal's task runs it."""
         self._grouping -= 1
-        if self._grouping or not self._chunks:
+        if self._grouping or not self._marked:
             return
         if (not self._in_round and self.error is None and not self._closed and self.inline != "never"
                 and (self.inline == "always" or tasks_runnable() == 0)):
@@ -174,7 +175,7 @@ class Journal(GroupCommit):
                     if not self._closing:  # closing, it goes on until nothing is pending: the ``close`` that set
                         await self._wake.wait()  # the wake may have come during a round, whose lines were then
                     self._wake = trio.Event()  # taken, and no other wake may ever come (a stop hung so)
-                    if self._chunks:
+                    if self._marked:
                         await self._round()
                     elif self._closing:
                         break
@@ -197,14 +198,14 @@ class Journal(GroupCommit):
 
     def flush_now(self) -> None:
         """Write and sync what is pending now, on this thread (a log closing must leave nothing unsynced)."""
-        if self._chunks and self.error is None and not self._closed:
+        if self._marked and self.error is None and not self._closed:
             chunks, counts = self._take()
             self._finish(counts, self._write_and_sync(chunks))
 
     def _take(self) -> tuple[list[bytes], dict]:
         """The pending lines as records for the current journal file, each added to its log's span."""
-        marked, counts = self._chunks, self._counts
-        self._chunks, self._counts = [], {}
+        marked, counts = self._marked, self._counts
+        self._marked, self._counts = [], {}
         for log in counts:
             self._touched[log.path] = log
         return [add_to_span(self._spans, *mark) for mark in marked], counts
@@ -222,7 +223,7 @@ class Journal(GroupCommit):
             if tasks_runnable():
                 await trio.lowlevel.cancel_shielded_checkpoint()  # the tasks ready now add their lines first
             inline = tasks_runnable() == 0
-        if not self._chunks:
+        if not self._marked:
             return  # a closing log flushed them meanwhile
         chunks, counts = self._take()
         self.inline_rounds += inline
@@ -265,7 +266,7 @@ class Journal(GroupCommit):
         if error is not None:
             for log in list(self._counts):  # lines marked meanwhile: the journal cannot take them any more
                 log.synced(log.written, error)
-            self._chunks, self._counts = [], {}
+            self._marked, self._counts = [], {}
 
     def _retire(self, path: Path, spans: dict[Path, list]) -> None:
         """In a worker thread: check the old journal's lines against the log files, then delete it. Each

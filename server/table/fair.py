@@ -71,7 +71,6 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
         offered = slot.offers.get(action)
         if offered is not None and offered[1] is not None and arrival >= offered[1]:
             add_reply(slot, arrival - offered[1])  # a reply to the update that offered it: its path bounds
-            slot.bound = STALE
         return False  # the seat's round trip (``round_trip``)
     offered = slot.since.get(action)
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
@@ -175,8 +174,10 @@ def path_bound(slot: SeatSlot) -> float | None:
 
 def add_reply(slot: SeatSlot, reply: float) -> None:
     """A reply's arrival - send, kept among the seat's last ``PATH_KEPT`` (``replies``) and in order of size
-    (``replied``: the one that leaves the deque leaves it too), so ``path_bound`` reads their median at once."""
+    (``replied``: the one that leaves the deque leaves it too), so ``path_bound`` reads their median at once;
+    the seat's path bound is worked out again at its next use."""
     replies, replied = slot.replies, slot.replied
+    slot.bound = STALE
     if len(replies) == replies.maxlen:
         del replied[bisect.bisect_left(replied, replies[0])]
     replies.append(reply)
