@@ -101,14 +101,14 @@ def hand_over_members(table: Table, members: tuple, message: Any, number: float 
     to each (no seat among them: nothing to stamp for fair ordering), to those who still watch as they did then
     (one that left and came back since was shown the table then, not what came before)."""
     joined, lagging = table.spectators, table.stream.lagging
-    patches = patching.wants
+    patches = bool(members) and patching.wants(members[0])  # a crowd's members all asked for them, or none did
     for receiver in members:
         since = joined.get(receiver)
         if since is None or since >= number:
             continue
         if lagging and spectating.skip(table, receiver):
             continue
-        shaped = patching.outgoing(table, receiver, message) if patches(receiver) else message
+        shaped = patching.outgoing(table, receiver, message) if patches else message
         if shaped is None or receiver.deliver(shaped):  # (None: nothing it wants)
             continue
         spectating.fell_behind(table, receiver)
@@ -163,7 +163,7 @@ def broadcast(table: Table, entries: list, turn: ToAct) -> None:
     players: list[tuple[Receiver, int]] = [(s.receiver, s.seat) for s in table.slots if s.receiver]
     # who watches now: a spectator who starts watching later in this batch gets its catch-up instead, after its
     # ``watching`` (sent these, it would see updates before it knows the table)
-    group = (entries, list(turn.seats), players, list(table.spectators))
+    group = (entries, list(turn.seats), players, spectating.watching(table))
     if table.batch is not None:
         table.batch.append(("updates", group))
     else:

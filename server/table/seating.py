@@ -103,7 +103,6 @@ def leave(table: Table, receiver: Receiver, message) -> None:
     if slot is not None:
         free(table, slot)
     elif receiver in table.spectators:
-        table.spectators.pop(receiver, None)
         spectating.forget(table, receiver)
     else:
         return fanout.error(table, receiver, message.id, "not_here", f"you neither sit at nor watch {table.id}")
@@ -112,7 +111,6 @@ def leave(table: Table, receiver: Receiver, message) -> None:
 
 
 def disconnect(table: Table, receiver: Receiver) -> None:
-    table.spectators.pop(receiver, None)
     spectating.forget(table, receiver)
     patching.forget(table, receiver)
     slot = slot_of(table, receiver)

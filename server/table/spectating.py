@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 import trio
@@ -53,15 +53,44 @@ class Stream:
     jobs_made: int = 0  # jobs made for the spectators (numbered from 1), and of those
     jobs_done: int = 0  # ... handed to all their receivers (they are done in order)
     giving: bool = False  # a job is being handed out now (its messages go straight to their receivers)
+    audience: Audience | None = None  # who watches, split as ``_to_all`` sends to them, until that changes
 
 
 @dataclass(frozen=True, eq=False)
 class Crowd:
-    """Many spectators sent the same message: one entry through the batch and the durability gate instead of
-    one per spectator (``fanout.hand_over_members`` hands it to each, in the gate's order with everything else, or
-    the gateway's ``Spread`` does, in chunks: ``crowdjobs.py``)."""
+    """Many spectators sent the same message (all of them asked for patches, or none did): one entry through the
+    batch and the durability gate instead of one per spectator (``fanout.hand_over_members`` hands it to each, in
+    the gate's order with everything else, or the gateway's ``Spread`` does, in chunks: ``crowdjobs.py``)."""
 
     members: tuple
+
+
+class Audience(NamedTuple):
+    """The spectators as they are until one comes, leaves or asks for the broadcast view (``watching``): who
+    (``members``, the tuple an update's group keeps as its watchers) and how ``_to_all`` sends to them. Worked
+    out once per change, not once per update: at a table watched by a thousand, the table's step went through
+    every spectator three times for each update (who still watches, who wants patches, who does not)."""
+
+    members: tuple
+    broadcasters: tuple  # the few who watch the broadcast view
+    plain: tuple  # the others: one update per entry ...
+    patched: tuple  # ... or the group as one (they asked for patches)
+
+
+def watching(table: Table) -> tuple:
+    """Who watches now: the same tuple for every update until the spectators change."""
+    stream = table.stream
+    if stream.audience is None:
+        stream.audience = _audience(tuple(table.spectators), stream.broadcasters)
+    return stream.audience.members
+
+
+def _audience(members: tuple, broadcasters: set) -> Audience:
+    shown = tuple(r for r in members if r in broadcasters) if broadcasters else ()
+    rest = tuple(r for r in members if r not in broadcasters) if broadcasters else members
+    patched = tuple(r for r in rest if patching.wants(r))
+    plain = tuple(r for r in rest if not patching.wants(r)) if patched else rest
+    return Audience(members, shown, plain, patched)
 
 
 def new_stream(delay_ms: int, key_hash: str | None = None) -> Stream:
@@ -156,6 +185,7 @@ def watch_broadcast(table: Table, receiver: Receiver, message: Watch) -> None:
                      "a seat never gets the broadcast view (every hand): watch it from another connection")
     join(table, receiver)
     stream.broadcasters.add(receiver)
+    stream.audience = None
     shown = _shown_broadcast(table)
     deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name, seq=shown.seq))
     deliver(table, receiver, _skipping(shown, max(0, shown.seq - message.last_seq)))
@@ -184,9 +214,13 @@ def join(table: Table, receiver: Receiver) -> None:
     """``receiver`` watches the table from now on (again: it is in no job made before, ``crowdjobs.py``)."""
     if receiver not in table.spectators:
         table.spectators[receiver] = table.stream.jobs_made
+        table.stream.audience = None
 
 
 def forget(table: Table, receiver: Receiver) -> None:
+    """``receiver`` watches no more (if it did): it left, or its connection did."""
+    if table.spectators.pop(receiver, None) is not None or receiver in table.stream.broadcasters:
+        table.stream.audience = None
     table.stream.lagging.pop(receiver, None)
     table.stream.broadcasters.discard(receiver)
 
@@ -204,17 +238,15 @@ def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: l
         table.stream.relay(relayed, current_snapshot(table) if viewed else None)
     if table.stream.lagging:
         _offer_snapshots(table)
-    broadcasters, spectators = table.stream.broadcasters, table.spectators
-    members = tuple(spectators) if watchers is None else tuple(r for r in watchers if r in spectators)
-    if broadcasters:
-        for receiver in members:  # few: a commentator's screen, a stream
-            if receiver in broadcasters:
-                for message in patching.form(receiver, broadcast):
-                    deliver(table, receiver, message)
-        members = tuple(r for r in members if r not in broadcasters)
-    patched = tuple(r for r in members if patching.wants(r))  # the group as one update; the others one an entry
-    plain = tuple(r for r in members if not patching.wants(r)) if patched else members
-    for group in (plain, patched):
+    audience = table.stream.audience
+    if audience is None or (watchers is not None and watchers is not audience.members):
+        spectators = table.spectators  # some came or left since: those who watched then and still do
+        members = tuple(spectators) if watchers is None else tuple(r for r in watchers if r in spectators)
+        audience = _audience(members, table.stream.broadcasters)
+    for receiver in audience.broadcasters:  # few: a commentator's screen, a stream
+        for message in patching.form(receiver, broadcast):
+            deliver(table, receiver, message)
+    for group in (audience.plain, audience.patched):
         if group:
             to = group[0] if len(group) == 1 else Crowd(group)
             for message in patching.form(group[0], messages):

@@ -7,8 +7,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from server.protocol import Act, BotSeat, Leave, Presence, Snapshot, TakeSeat, Update, Watch, Watching
+from server.protocol import Act, BotSeat, Leave, Left, Presence, Snapshot, TakeSeat, Update, Watch, Watching
 from server import spread as spread_module
 from server.spread import Spread
 from server.table import intents
@@ -25,8 +27,12 @@ class Watcher(Sink):
 
     def seqs(self) -> list[int]:
         """The seqs of the updates it was sent after its last snapshot (the live stream)."""
-        shown = self.of(Snapshot)[-1]
-        return [m.seq for m in self.messages[self.messages.index(shown):] if type(m) is Update]
+        return [m.seq for m in self.live() if type(m) is Update]
+
+    def live(self) -> list:
+        """What it was sent from its last snapshot on (by place: a snapshot sent again equals the first)."""
+        last = max(i for i, m in enumerate(self.messages) if type(m) is Snapshot)
+        return self.messages[last:]
 
 
 def held(spread: Spread) -> Spread:
@@ -214,3 +220,50 @@ async def test_a_spectator_who_falls_behind_in_a_job_is_caught_up_even_at_a_tabl
     caught_up = slow.of(Snapshot)[-1]
     assert caught_up.seq == table.log.seq and caught_up.skipped >= 1
     assert slow not in table.stream.lagging
+
+
+STEPS = st.lists(st.one_of(st.just(("move",)), st.just(("spread",)),
+                           st.tuples(st.sampled_from(["watch", "leave"]), st.integers(0, 3))), max_size=30)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS)
+def test_spectators_coming_and_going_get_exactly_the_updates_made_while_they_watch_in_their_shape(steps):
+    """Four spectators (two asked for patches) come and go between moves while jobs are out or handed out: each
+    one watching at the end was sent, since its last snapshot, the updates the seats were sent (whole views to the
+    plain ones, patches to the others), and one that left was sent no update after its ``Left``. The table keeps
+    who watches and how to send to them from one change of its spectators to the next (``spectating.watching``)."""
+    async def scenario():
+        async with trio.open_nursery() as nursery:
+            table, seats = await seated_table(nursery)
+            spread = held(Spread())
+            crowd = [Watcher(spread) for _ in range(4)]
+            for number, watcher in enumerate(crowd):
+                watcher.patches = number >= 2
+            watching = set()
+            for step in steps:
+                if step[0] == "move" and table.session.result() is None:
+                    await move(table, seats)
+                elif step[0] == "spread":
+                    await run(nursery, spread)
+                    spread = held(spread)
+                elif step[0] == "watch":
+                    await watch(table, crowd[step[1]])
+                    watching.add(step[1])
+                elif step[0] == "leave" and step[1] in watching:
+                    await table.submit(intents.Leave(crowd[step[1]], Leave(table=table.id)))
+                    await settle()
+                    watching.discard(step[1])
+            await run(nursery, spread)
+            for number, watcher in enumerate(crowd):
+                if number in watching:
+                    shown = watcher.of(Snapshot)[-1]
+                    assert watcher.seqs() == since(seats[0], shown.seq)
+                    live = [m for m in watcher.live() if type(m) is Update]
+                    assert all((m.view is None) == watcher.patches for m in live if m.view or m.view_patch)
+                elif watcher.messages:
+                    gone = max(i for i, m in enumerate(watcher.messages) if type(m) is Left)
+                    assert not any(type(m) is Update for m in watcher.messages[gone:])
+            nursery.cancel_scope.cancel()
+
+    trio.run(scenario, clock=trio.testing.MockClock(autojump_threshold=0))
