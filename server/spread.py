@@ -29,9 +29,13 @@ from typing import Any
 
 import trio
 
-YIELD_EVERY = 24  # connections written before the writer lets other tasks (a table, a player's writer) run
+# A round of this task is what a player's action that comes meanwhile waits for, at each of its steps (its read,
+# its table): at one table watched by a thousand, 24 writes (0.4-0.5 ms) and 0.3 ms of handing out a round left
+# an action 1.5 ms at its table at p99; 8 and 0.1 ms, 0.9 ms, for ~10% more CPU per spectator update
+# (bench/README.md, "Players first, a thousand watching: the table's step and the spectators' rounds")
+YIELD_EVERY = 8  # connections written before the writer lets other tasks (a table, a player's writer) run
 JOB_CHUNK = 32  # receivers the jobs are handed to at a time; chunks follow in one round for up to ``JOB_SLICE_S``
-JOB_SLICE_S = 0.0003  # seconds of handing out a round, before the writes and every other task (a player's answer)
+JOB_SLICE_S = 0.0001  # seconds of handing out a round, before the writes and every other task (a player's answer)
 
 
 class Spread:
