@@ -34,6 +34,7 @@ sorted_json = msgspec.json.Encoder(order="sorted").encode
 def put_js(folder: Path, script: str) -> None:
     """``folder`` made a place to run ``script`` (run.mjs) against the browser's protocol.js and its codes."""
     (folder / "protocol.js").write_text(JS.read_text())
+    (folder / "msgpack.js").write_text((JS.parent / "msgpack.js").read_text())
     (folder / "codes.js").write_text(codes_js())
     (folder / "run.mjs").write_text(script)
 

@@ -4,7 +4,7 @@ comes after the person has gone on to another page."""
 
 from __future__ import annotations
 
-import json
+from .frames import read_frame
 
 
 class HeldAnswer:
@@ -31,13 +31,13 @@ class HeldAnswer:
         self.ws = ws
 
         def up(frame):
-            if self.holding and json.loads(frame)["type"] == self.kind:
-                self.id = json.loads(frame)["id"]
+            if self.holding and read_frame(frame)["type"] == self.kind:
+                self.id = read_frame(frame)["id"]
                 self.holding = False
             server.send(frame)
 
         def down(frame):
-            message = json.loads(frame)
+            message = read_frame(frame)
             refs = [m.get("ref") for m in message["messages"]] if message["type"] == "batch" else [message.get("ref")]
             if self.id is not None and self.id in refs and not self.released:
                 self.answer = frame

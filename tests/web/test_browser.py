@@ -9,10 +9,10 @@ under pytest's tmp dir). Every wait is for a page element, with a timeout; nothi
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import trio
+
+from .frames import read_frame
 
 try:
     from playwright.sync_api import Error as PlaywrightError
@@ -121,6 +121,22 @@ def test_a_person_plays_a_whole_flag_finish_game_by_clicking(page, live_server, 
     assert clicks > 0 and any(line.startswith("You ") for line in lines)
 
 
+def test_the_page_is_sent_msgpack_and_json_when_its_address_asks_for_it(page, live_server):
+    """The page asks for msgpack (binary frames: about 30% fewer bytes on a venue's Wi-Fi) and reads the lobby and a
+    table from them; ``?encoding=json`` gets it JSON text a person can read in the devtools."""
+    kinds = []
+    page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: kinds.append(type(payload))))
+    lobby(page, live_server)
+    create_table(page, mode="lockstep", seats=2, bots=(1,), options={"races": 1})
+    page.wait_for_selector(".hand button", timeout=10_000)
+    assert kinds and set(kinds) == {bytes}
+    kinds.clear()
+    page.goto(live_server.url + "?encoding=json")
+    page.wait_for_selector("form.create button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('.tables a, .tables button').length > 0", timeout=10_000)
+    assert kinds and set(kinds) == {str}
+
+
 def test_a_refused_move_shows_its_reason_and_changes_nothing(page, live_server):
     lobby(page, live_server)
     table = create_table(page, mode="lockstep", options={"races": 1})
@@ -184,14 +200,14 @@ def test_a_table_page_left_before_the_server_answered_it_neither_watches_nor_dra
         server = ws.connect_to_server()
 
         def up(frame):
-            message = json.loads(frame)
+            message = read_frame(frame)
             if held.get("hold") and message["type"] == "list_tables":
                 held["id"] = message["id"]
                 del held["hold"]
             server.send(frame)
 
         def down(frame):
-            message = json.loads(frame)
+            message = read_frame(frame)
             refs = [m.get("ref") for m in message["messages"]] if message["type"] == "batch" else [message.get("ref")]
             if "id" in held and held["id"] in refs and not held.get("released"):
                 held["answer"] = frame

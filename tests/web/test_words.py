@@ -18,6 +18,7 @@ from clients.sentences import Reader
 from rules import GAMES, Session, get_game, make_setup
 from tests.clients.test_feed import _played_events
 
+from .frames import read_frame
 from .test_browser import create_table, lobby, play_until_it_waits
 
 NAMES = ["Ana", "Ben", "Cy", "Di", "Ed", "Flo"]
@@ -94,7 +95,7 @@ def test_a_live_feed_line_is_what_the_terminal_says_for_the_same_update(page, li
 
     def frames(socket):
         def take(payload):
-            message = json.loads(payload)
+            message = read_frame(payload)
             for inner in message["messages"] if message.get("type") == "batch" else [message]:
                 if inner.get("type") == "update":
                     updates.append(inner)

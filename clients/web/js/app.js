@@ -2,7 +2,7 @@
 // #/ the lobby, #/play/<table> your seat there (resumed with the token this browser keeps), #/watch/<table>;
 // #/replay[/<table>] a finished table step by step; #/tournaments, #/tournament/<T>, #/organise[/<T>].
 
-import { Client, serverUrl } from "./protocol.js";
+import { Client, encodingOf, serverUrl } from "./protocol.js";
 import { LobbyPage } from "./lobby.js";
 // A table's and a replay's page (with the game screens and the words they say things in) are loaded when
 // first shown: the lobby a newcomer opens first stays small.
@@ -21,6 +21,7 @@ class App {
     this.client = new Client(serverUrl(location), {
       onMessage: (message) => this.receive(message),
       onStatus: (status) => this.showStatus(status),
+      encoding: encodingOf(location),
     });
   }
 
