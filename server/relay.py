@@ -15,6 +15,12 @@ spectators never slows the node that runs the table.
   aliases: ``demo``) are followed, and hooks those tables' spectator stream (``table.stream.relay``): what its
   own spectators are sent, past any broadcast delay, is published as one frame with the snapshot it leads to.
   A frame the store misses costs followers nothing but a gap, which the next snapshot closes.
+- **Who is at the table** (``presence``) goes the same way: the table's node publishes it as its own spectators
+  are told (a seat taken, left, gone or back; and with the first snapshot), the store keeps the latest beside
+  the snapshot, and the follower keeps it and tells each spectator who starts watching here, after the snapshot. The count of spectators it says is the
+  table's node's own plus this node's (another following node's are not in it); without this a spectator
+  watching through another node, as half of them do under ``serve --workers 2``, saw no seat change and
+  "0 watching".
 
 A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node.
 """
@@ -30,6 +36,7 @@ import trio
 from . import encodeonce
 from .presence import Presence, PresenceError
 from .protocol import CODECS, Snapshot, Watching, decode_server
+from .protocol import Presence as Present
 from .table import intents, patching
 
 PREFIX = "pf:"
@@ -93,19 +100,26 @@ class Publisher:
             table = lobby.tables[table_id]
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
-                table.stream.relay([], _current(table))  # a new follower's first snapshot, now
+                table.stream.relay([_present(table)], _current(table))  # a new follower's first snapshot, now
         self.hooked = followed
 
     def _hook(self, table, names: list[str]):
         game = table.game.info.name
+        last_snapshot = last_here = None  # what the store keeps for a node that starts following: the last
+        # snapshot and who is at the table (``presence``), as published
 
         def publish(messages: list[Any], snapshot: Snapshot | None) -> None:
-            frame = JSON.encoder.encode(Frame(table=table.id, game=game,
-                                              messages=[msgspec.Raw(JSON.encoder.encode(m)) for m in messages],
-                                              snapshot=msgspec.Raw(JSON.encoder.encode(snapshot))
-                                              if snapshot is not None else NO_SNAPSHOT))
-            snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[], snapshot=msgspec.Raw(
-                JSON.encoder.encode(snapshot)))) if snapshot is not None else None
+            nonlocal last_snapshot, last_here
+            encoded = [msgspec.Raw(JSON.encoder.encode(m)) for m in messages]
+            here = [raw for message, raw in zip(messages, encoded) if type(message) is Present]
+            last_here = here[-1] if here else last_here
+            if snapshot is not None:
+                last_snapshot = msgspec.Raw(JSON.encoder.encode(snapshot))
+            frame = JSON.encoder.encode(Frame(table=table.id, game=game, messages=encoded,
+                                              snapshot=last_snapshot if snapshot is not None else NO_SNAPSHOT))
+            snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[last_here] if last_here else [],
+                                             snapshot=last_snapshot)) \
+                if last_snapshot is not None and (snapshot is not None or here) else None
             for name in names:
                 try:
                     self._send.send_nowait((name, frame, snap))
@@ -129,6 +143,12 @@ def _current(table) -> Snapshot:
     return current_snapshot(table)
 
 
+def _present(table) -> Present:
+    from .table.fanout import presence_now
+
+    return presence_now(table)
+
+
 class Follower:
     """This node's spectators of table (or alias) ``name``, which lives on another node."""
 
@@ -140,6 +160,7 @@ class Follower:
         self.watchers: dict = {}  # receiver -> True while in the stream, False while it waits for a snapshot
         self.waiting: list[tuple[Any, Any]] = []  # (receiver, watch message) until a first snapshot is known
         self.latest: Snapshot | None = None
+        self.here: Present | None = None  # who is at the table, as its node last said (``presence``)
         self.table_id: str | None = None
         self.game: str | None = None
         self.scope = trio.CancelScope()  # cancelled once nobody here watches
@@ -172,6 +193,12 @@ class Follower:
         self.watchers[receiver] = True
         receiver.deliver(Watching(ref=message.id, table=self.table_id, game=self.game, seq=self.latest.seq))
         self._deliver(receiver, self.latest)
+        if self.here is not None:
+            receiver.deliver(self._counted(self.here))
+
+    def _counted(self, here: Present) -> Present:
+        """Who is at the table, counting the spectators here too (as one message for all of them)."""
+        return encodeonce.share(msgspec.structs.replace(here, spectators=here.spectators + len(self.watchers)))
 
     def _deliver(self, receiver, message) -> bool:
         if patching.wants(receiver):
@@ -217,8 +244,12 @@ class Follower:
     def _take(self, frame: Frame) -> None:
         self.table_id, self.game = frame.table, frame.game
         messages = [encodeonce.share(decode_server(bytes(raw), JSON)) for raw in frame.messages]
+        for message in messages:
+            if type(message) is Present:
+                self.here = message  # (told with the snapshot to those who start watching now)
         if bytes(frame.snapshot) != b"null":
             self._snapshot(decode_server(bytes(frame.snapshot), JSON), frame)
+        messages = [self._counted(m) if type(m) is Present else m for m in messages]  # counting them too
         for receiver, in_stream in list(self.watchers.items()):
             if not in_stream:
                 continue

@@ -151,6 +151,8 @@ def presence(table: Table) -> None:
     if seats_changed:
         for receiver in table.spectators:
             deliver(table, receiver, message)
+        if table.stream.relay is not None:  # and the spectators watching through other nodes (server/relay.py)
+            table.stream.relay([message], None)
 
 
 def presence_now(table: Table) -> Presence:

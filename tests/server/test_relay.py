@@ -80,3 +80,57 @@ async def test_a_spectator_that_asked_for_patches_gets_them_through_the_relay(tm
             assert not table.spectators and patched > 0  # served by B, with patches
             assert keyed == 0 if rows else keyed > 0  # a row's patch steps by places, a map's by keys
             assert last.view == msgspec.to_builtins(table.game.view(table.session.state, None)) and last.to_act == []
+
+
+async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_itself(tmp_path):
+    """Through node B a spectator is told who sits at the table after its snapshot, counted among those who watch,
+    and every seat change after, as the table's own spectators are; a node that starts following is given the last
+    presence with the last snapshot (what the store keeps). Before, it was told nothing: a page watching through the other worker of
+    ``serve --workers 2`` said "0 watching" and never saw a seat taken."""
+    import json
+
+    from trio_websocket import open_websocket_url
+
+    from server import relay
+    from server.protocol import CODECS, decode_server
+    from server.protocol import Presence as Present
+    from server.table import fanout, spectating
+
+    codec = CODECS["json"]
+
+    async def next_presence(ws, kinds: list) -> Present:
+        while True:
+            message = decode_server(await ws.get_message(), codec)
+            kinds.append(type(message))
+            if type(message) is Present:
+                return message
+
+    with trio.fail_after(60):
+        async with cluster_of(2, "local", tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                info = await creator.create_table(**GAME, bots=[BotSeat(1)])  # seat 0 free: the game waits
+                table = a.lobby.find(info.table)
+                await b.directory.next_beat()
+                async with open_websocket_url(b.url) as ws:
+                    await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0}))
+                    await ws.send_message(codec.encode(Watch(table=info.table, id=1)))
+                    kinds: list = []
+                    here = await next_presence(ws, kinds)
+                    assert Snapshot in kinds  # after the table it describes
+                    assert [seat.state for seat in here.seats] == ["free", "bot"]
+                    assert here.spectators == 1 and not table.spectators  # this one, served by B
+                    await creator.take_seat(info.table, seat=0)
+                    while here.seats[0].state != "taken":
+                        here = await next_presence(ws, kinds)
+                    assert here.spectators == 1
+                # a node that starts following now is given what the store keeps: the last snapshot and presence
+                publisher = relay.Publisher(None, 1.0)  # (not run: what it would publish stays in its queue)
+                publish = publisher._hook(table, [info.table])
+                publish([fanout.presence_now(table)], spectating.current_snapshot(table))
+                publish([Update(table=info.table, seq=99, actor=0, to_act=[0])], None)
+                publish([fanout.presence_now(table)], None)  # a seat changed since the last snapshot
+                kept = [publisher._receive.receive_nowait()[2] for _ in range(3)]
+                assert kept[1] is None  # an update alone: the store keeps what it had
+                frame = relay._frame.decode(kept[2])
+                assert decode_server(bytes(frame.snapshot), codec).seq == table.log.seq
+                assert [type(decode_server(bytes(m), codec)) for m in frame.messages] == [Present]

@@ -348,3 +348,11 @@ def test_a_table_opened_by_its_alias_is_watched_as_by_its_id(page, live_server):
     assert "There is no table" not in page.inner_text("body")
     watchers = trio.from_thread.run_sync(lambda: len(table.spectators), trio_token=live_server.token)
     assert watchers == 1, "the page watches the table the alias names"
+    # and counts itself: the table list it asked for again on the snapshot may be the server's list of a moment
+    # before (reused for 0.25 s), and its "0 watching" replaced the presence that came meanwhile
+    page.wait_for_function("document.querySelector('.spectators')?.textContent === '1 watching'", timeout=10_000)
+    page.evaluate("location.hash = '#/'")
+    page.wait_for_selector("form.create button[type=submit]")
+    page.evaluate("location.hash = '#/watch/the-final'")
+    page.wait_for_selector(".seat-row")
+    page.wait_for_function("document.querySelector('.spectators')?.textContent === '1 watching'", timeout=10_000)

@@ -117,13 +117,15 @@ def test_a_page_on_one_node_sits_resumes_and_watches_at_a_table_on_the_other(bro
     assert page.evaluate("window.photofinish.client.url") == a.url
 
     watcher = new_page(browser, errors)
-    watcher.goto(f"{page_b}#/watch/{table}")  # a spectator through B, redirected to A
+    watcher.goto(f"{page_b}#/watch/{table}")  # a spectator through B, served there (server/relay.py)
     watcher.wait_for_selector(".flag-finish")
     assert watcher.text_content(".you") == "You are watching as a spectator."
 
     play_to_the_end(page, next_flag_finish_click)
     assert "Final scores: you: " in page.text_content(".result")
     watcher.wait_for_selector(".result")  # the spectator saw the game end, too
+    # served by B, it counts itself among the spectators (A's list, asked again at the end, counts none of B's)
+    assert watcher.text_content(".spectators") == "1 watching"
     page.context.close()
     watcher.context.close()
     assert not errors, f"the pages logged errors: {errors}"

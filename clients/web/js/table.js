@@ -39,6 +39,7 @@ export class TablePage {
     window.addEventListener("resize", this.resized);
     this.ticks = 0;
     this.gone = false;
+    this.presences = 0; // presence messages taken: once one came, who sits and how many watch are its
   }
 
   shows(table) { return table === this.state.table; }
@@ -96,8 +97,13 @@ export class TablePage {
   async refreshInfo() {
     const tables = await this.client.listTables();
     const wanted = this.state.table;
-    this.state.info = tables.find((t) => t.table === wanted) || tables.find((t) => t.alias === wanted)
-      || this.state.info;
+    const kept = this.state.info;
+    this.state.info = tables.find((t) => t.table === wanted) || tables.find((t) => t.alias === wanted) || kept;
+    if (kept && this.presences) { // who sits and how many watch stay the last presence's: the server pushes one
+      // at every seat change, while the list may be one it reuses for a moment, and the table's node counts no
+      // spectator watching through another node (a page that had just begun to watch said "0 watching")
+      this.state.info = { ...this.state.info, seats: kept.seats, spectators: kept.spectators };
+    }
     if (!this.state.info) throw Object.assign(new Error(), { reason: `There is no table ${wanted}.` });
     this.state.table = this.state.info.table; // a page opened by an alias (#/watch/demo) goes on by the id
     this.state.game = this.state.game || this.state.info.game;
@@ -112,6 +118,7 @@ export class TablePage {
     if (message.type === "rematch_offered") { s.offer = message; this.renderSoon(); return; } // js/rematch.js
     const screen = screenFor(s.game);
     if (message.type === "presence") { // who is at the table now: seats, their state, spectators
+      this.presences += 1;
       const known = s.info ? s.info.seats : []; // a ping measured since stays until a newer one comes
       const seats = message.seats.map((seat, i) => seat.state === "taken" && seat.ping_ms == null && known[i] &&
         known[i].state === "taken" ? { ...seat, ping_ms: known[i].ping_ms } : seat);
