@@ -301,7 +301,7 @@ def main() -> None:
     parser.add_argument("--ordering", choices=("arrival", "fair"), default="arrival",
                         help="the players' tables' ordering (default arrival: see the docstring)")
     parser.add_argument("--pin", action="store_true", help="the server(s) on the first core, the players and the "
-                        "spectators' clients (niced) on the others, as Colyseus's harness runs")
+                        "spectators' clients (at SCHED_IDLE) on the others, as Colyseus's harness runs")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     raise_file_limit()
