@@ -104,7 +104,7 @@ class Cluster:
         self.first_beat = trio.Event()  # set after the first heartbeat, reached or not (tests, startup)
         self.pulse = trio.Event()  # set (and replaced) after every heartbeat: ``await cluster.next_beat()``
         self.beating = trio.CancelScope()  # the heartbeat, cancelled by ``leave``
-        self.relay = Relay(presence, expiry)  # spectators of other nodes' tables served here, and ours there
+        self.relay = Relay(presence, expiry, node)  # spectators of other nodes' tables served here, and ours there
 
     # ------------------------------------------------------------------ the heartbeat
 
@@ -151,7 +151,7 @@ class Cluster:
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
                 for alias in self.lobby.aliases:  # `demo`, `open`: a client of any node is sent to the one here
                     await self.holds("table", alias)
-                await self.relay.publisher.refresh(self.lobby)
+                await self.relay.publisher.refresh(self.lobby, list(self.peers))
             self.online = True
             if rejoined:
                 logger.info(f"in the cluster again as node {self.node}: its store had forgotten it; all republished")

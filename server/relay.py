@@ -18,9 +18,10 @@ spectators never slows the node that runs the table.
 - **Who is at the table** (``presence``) goes the same way: the table's node publishes it as its own spectators
   are told (a seat taken, left, gone or back; and with the first snapshot), the store keeps the latest beside
   the snapshot, and the follower keeps it and tells each spectator who starts watching here, after the snapshot. The count of spectators it says is the
-  table's node's own plus this node's (another following node's are not in it); without this a spectator
-  watching through another node, as half of them do under ``serve --workers 2``, saw no seat change and
-  "0 watching".
+  table's node's own and every following node's, each as it last reported (``watchers:<table>:<node>``, renewed
+  with its mark), this node's as it is now; without this a spectator watching through another node, as half of
+  them do under ``serve --workers 2``, saw no seat change and "0 watching". The table's node counts them in its
+  table list and its seats' presence too (``table.stream.followers``).
 
 A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node.
 """
@@ -56,6 +57,11 @@ def snapshot_key(name: str) -> str:
     return f"{PREFIX}relaysnap:{name}"
 
 
+def watchers_key(name: str, node: str) -> str:
+    """How many spectators of table (or alias) ``name`` node ``node`` serves (renewed with its mark)."""
+    return f"{PREFIX}watchers:{name}:{node}"
+
+
 NO_SNAPSHOT = msgspec.Raw(b"null")
 
 
@@ -80,8 +86,9 @@ class Publisher:
         self.hooked: dict[str, set[str]] = {}  # table id -> the names it is followed under
         self._send, self._receive = trio.open_memory_channel[tuple[str, bytes, bytes | None]](QUEUE)
 
-    async def refresh(self, lobby) -> None:
-        """Hook the tables followed now, unhook the others (one heartbeat's look-up)."""
+    async def refresh(self, lobby, nodes: list[str] = ()) -> None:
+        """Hook the tables followed now, unhook the others, and count the spectators ``nodes`` (the other live
+        nodes) serve of each (one heartbeat's look-up)."""
         names = {table.id: [table.id] for table in lobby.tables.values() if not table.read_only}
         for alias, table_id in lobby.aliases.items():
             if table_id in names:
@@ -96,8 +103,16 @@ class Publisher:
             table = lobby.tables.get(table_id)
             if table is not None:
                 table.stream.relay = None
+                table.stream.followers = 0
+        counted = [(table_id, watchers_key(name, node)) for table_id, under in followed.items() for name in under
+                   for node in nodes]
+        counts = await self.presence.get_many([key for _, key in counted]) if counted else []
+        followers = dict.fromkeys(followed, 0)
+        for (table_id, _), count in zip(counted, counts):
+            followers[table_id] += int(count) if count is not None and count.isdigit() else 0
         for table_id, under in followed.items():
             table = lobby.tables[table_id]
+            table.stream.followers = followers[table_id]
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
                 table.stream.relay([_present(table)], _current(table))  # a new follower's first snapshot, now
@@ -152,9 +167,11 @@ def _present(table) -> Present:
 class Follower:
     """This node's spectators of table (or alias) ``name``, which lives on another node."""
 
-    def __init__(self, presence: Presence, name: str, expiry: float, done) -> None:
+    def __init__(self, presence: Presence, name: str, expiry: float, done, node: str = "") -> None:
         self.presence = presence
         self.id = name
+        self.node = node  # this node's id: the key it reports its spectators' count under
+        self.reported = 0  # the count it last reported (the table's node counts it in its presence)
         self.expiry = expiry
         self.done = done  # called once nobody here watches any more
         self.watchers: dict = {}  # receiver -> True while in the stream, False while it waits for a snapshot
@@ -197,8 +214,10 @@ class Follower:
             receiver.deliver(self._counted(self.here))
 
     def _counted(self, here: Present) -> Present:
-        """Who is at the table, counting the spectators here too (as one message for all of them)."""
-        return encodeonce.share(msgspec.structs.replace(here, spectators=here.spectators + len(self.watchers)))
+        """Who is at the table, counting the spectators here as they are now rather than as last reported (as one
+        message for all of them)."""
+        count = max(0, here.spectators - self.reported) + len(self.watchers)
+        return encodeonce.share(msgspec.structs.replace(here, spectators=count))
 
     def _deliver(self, receiver, message) -> bool:
         if patching.wants(receiver):
@@ -237,6 +256,11 @@ class Follower:
         while True:
             try:
                 await self.presence.set(followed_key(self.id), "1", ttl_ms=int(self.expiry * 1000))
+                if self.node:
+                    count = len(self.watchers)
+                    await self.presence.set(watchers_key(self.id, self.node), str(count),
+                                            ttl_ms=int(self.expiry * 1000))
+                    self.reported = count
             except PresenceError:
                 pass
             await trio.sleep(self.expiry / 5)
@@ -271,9 +295,10 @@ class Follower:
 class Relay:
     """A node's side of the relay: its publisher and the tables it follows for its spectators."""
 
-    def __init__(self, presence: Presence, expiry: float) -> None:
+    def __init__(self, presence: Presence, expiry: float, node: str = "") -> None:
         self.presence = presence
         self.expiry = expiry
+        self.node = node
         self.publisher = Publisher(presence, expiry)
         self.followers: dict[str, Follower] = {}
         self.nursery: trio.Nursery | None = None
@@ -291,7 +316,7 @@ class Relay:
             return None
         follower = self.followers.get(name)
         if follower is None:
-            follower = self.followers[name] = Follower(self.presence, name, self.expiry, self._done)
+            follower = self.followers[name] = Follower(self.presence, name, self.expiry, self._done, self.node)
             self.nursery.start_soon(self._follow, follower)
         return follower
 
@@ -316,6 +341,7 @@ class Relay:
 
     async def _stop(self, follower: Follower) -> None:
         try:
-            await self.presence.delete(followed_key(follower.id))
+            await self.presence.delete(followed_key(follower.id),
+                                       *([watchers_key(follower.id, self.node)] if self.node else []))
         except PresenceError:
             pass

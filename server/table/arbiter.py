@@ -172,7 +172,7 @@ class Table:
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
             options=dict(self.setup.options), seats=self.seat_infos(over),
-            seq=seq, status=status, spectators=len(self.spectators),
+            seq=seq, status=status, spectators=len(self.spectators) + self.stream.followers,
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
             broadcast=self.settings.broadcast_key_hash is not None, revealed_seed=str(self.seed) if over else None,

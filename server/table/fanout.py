@@ -139,7 +139,7 @@ def presence(table: Table) -> None:
     in would otherwise cost each of them a message per newcomer; each spectator is told once as it comes in,
     ``watched``). Never a ping: updates carry those."""
     seats = tuple((slot.state, slot.name) for slot in table.slots)
-    now = (seats, len(table.spectators))
+    now = (seats, len(table.spectators) + table.stream.followers)  # (other nodes' too: ``server/relay.py``)
     if now == table.presence_sent:
         return
     seats_changed = table.presence_sent is None or table.presence_sent[0] != seats
@@ -156,7 +156,8 @@ def presence(table: Table) -> None:
 
 
 def presence_now(table: Table) -> Presence:
-    return Presence(table=table.id, seats=table.seat_infos(table.is_over()), spectators=len(table.spectators))
+    return Presence(table=table.id, seats=table.seat_infos(table.is_over()),
+                    spectators=len(table.spectators) + table.stream.followers)
 
 
 def broadcast(table: Table, entries: list, turn: ToAct) -> None:

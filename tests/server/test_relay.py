@@ -85,7 +85,8 @@ async def test_a_spectator_that_asked_for_patches_gets_them_through_the_relay(tm
 async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_itself(tmp_path):
     """Through node B a spectator is told who sits at the table after its snapshot, counted among those who watch,
     and every seat change after, as the table's own spectators are; a node that starts following is given the last
-    presence with the last snapshot (what the store keeps). Before, it was told nothing: a page watching through the other worker of
+    presence with the last snapshot (what the store keeps); A counts B's spectators in its list and its seats'
+    presence. Before, it was told nothing: a page watching through the other worker of
     ``serve --workers 2`` said "0 watching" and never saw a seat taken."""
     import json
 
@@ -119,10 +120,19 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
                     assert Snapshot in kinds  # after the table it describes
                     assert [seat.state for seat in here.seats] == ["free", "bot"]
                     assert here.spectators == 1 and not table.spectators  # this one, served by B
+                    for _ in range(20):  # A counts B's spectator as B reports it (a beat or two)
+                        if table.stream.followers:
+                            break
+                        await a.directory.next_beat()
+                    listed = [t for t in await creator.list_tables() if t.table == info.table]
+                    assert table.stream.followers == 1 and listed[0].spectators == 1
+                    assert fanout.presence_now(table).spectators == 1  # what A's seats are told
                     await creator.take_seat(info.table, seat=0)
                     while here.seats[0].state != "taken":
                         here = await next_presence(ws, kinds)
-                    assert here.spectators == 1
+                    assert here.spectators == 1  # counted once: B's as it is now, not also as reported
+                while table.stream.followers:  # gone from B: A counts it no more
+                    await a.directory.next_beat()
                 # a node that starts following now is given what the store keeps: the last snapshot and presence
                 publisher = relay.Publisher(None, 1.0)  # (not run: what it would publish stays in its queue)
                 publish = publisher._hook(table, [info.table])
