@@ -35,9 +35,10 @@ three nodes, 3x the spectators at the same lag).
 `--pin` puts the server(s) on the first core and the players and the spectators' clients on the others, as
 Colyseus's harness pins its server and load apart: on a 2-core machine the clients otherwise take the server's
 core from it. The spectators' clients stand in for a thousand phones and screens elsewhere, so they run only
-when the players' process does not want the core (Linux's `SCHED_IDLE`; `nice 19` where that is refused): niced
-10 as before, a player's answer waited behind them on their shared core, 6.1-6.4 ms p99 against 4.0-4.2 ms with
-the same server (its own waits, 'wake' and 'queue', the same in both). At one table a 5 s row has ~100 answers (its p99 is nearly its slowest): use `--seconds 15`.
+when the players' process does not want the core (Linux's `SCHED_IDLE`; `nice 19` where that is refused). At
+nice 10, as before, a player's answer waited behind them on their shared core: 6.1-6.4 ms p99 against 4.0-4.2 ms
+with the same server, whose own waits ('wake', 'queue') were the same in both. At one table a 5 s row has ~100
+answers (its p99 is nearly its slowest): use `--seconds 15`.
 
 `python -m bench.spectator_bench` runs 1 table with 0 / 100 / 1,000 spectators, 0 / 1,000 spectators over three
 nodes, and 10 tables with 0 / 1,000; `--full` adds 5,000 on one table and 3,000 over three nodes. Bounded: every
@@ -96,6 +97,8 @@ def pin_spectators() -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         os.nice(19)
+
+
 HEARTBEAT_S = 0.25  # a cluster node's heartbeat: how soon a followed table starts being published
 
 

@@ -17,11 +17,12 @@ spectators never slows the node that runs the table.
   A frame the store misses costs followers nothing but a gap, which the next snapshot closes.
 - **Who is at the table** (``presence``) goes the same way: the table's node publishes it as its own spectators
   are told (a seat taken, left, gone or back; and with the first snapshot), the store keeps the latest beside
-  the snapshot, and the follower keeps it and tells each spectator who starts watching here, after the snapshot. The count of spectators it says is the
-  table's node's own and every following node's, each as it last reported (``watchers:<table>:<node>``, renewed
-  with its mark), this node's as it is now; without this a spectator watching through another node, as half of
-  them do under ``serve --workers 2``, saw no seat change and "0 watching". The table's node counts them in its
-  table list and its seats' presence too (``table.stream.followers``).
+  the snapshot, and the follower keeps it and tells each spectator who starts watching here, after the snapshot.
+  The count of spectators it says is the table's node's own and every following node's, each as it last
+  reported (``watchers:<table>:<node>``, renewed with its mark), this node's as it is now. Without this a
+  spectator watching through another node, as half of them do under ``serve --workers 2``, saw no seat change
+  and "0 watching". The table's node counts them in its table list and its seats' presence too
+  (``table.stream.followers``).
 
 A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node.
 """
@@ -167,7 +168,7 @@ def _present(table) -> Present:
 class Follower:
     """This node's spectators of table (or alias) ``name``, which lives on another node."""
 
-    def __init__(self, presence: Presence, name: str, expiry: float, done, node: str = "") -> None:
+    def __init__(self, presence: Presence, name: str, expiry: float, done, node: str) -> None:
         self.presence = presence
         self.id = name
         self.node = node  # this node's id: the key it reports its spectators' count under
@@ -214,10 +215,9 @@ class Follower:
             receiver.deliver(self._counted(self.here))
 
     def _counted(self, here: Present) -> Present:
-        """Who is at the table, counting the spectators here as they are now rather than as last reported (as one
-        message for all of them)."""
+        """Who is at the table, counting the spectators here as they are now rather than as last reported."""
         count = max(0, here.spectators - self.reported) + len(self.watchers)
-        return encodeonce.share(msgspec.structs.replace(here, spectators=count))
+        return msgspec.structs.replace(here, spectators=count)
 
     def _deliver(self, receiver, message) -> bool:
         if patching.wants(receiver):
@@ -256,11 +256,9 @@ class Follower:
         while True:
             try:
                 await self.presence.set(followed_key(self.id), "1", ttl_ms=int(self.expiry * 1000))
-                if self.node:
-                    count = len(self.watchers)
-                    await self.presence.set(watchers_key(self.id, self.node), str(count),
-                                            ttl_ms=int(self.expiry * 1000))
-                    self.reported = count
+                count = len(self.watchers)
+                await self.presence.set(watchers_key(self.id, self.node), str(count), ttl_ms=int(self.expiry * 1000))
+                self.reported = count
             except PresenceError:
                 pass
             await trio.sleep(self.expiry / 5)
@@ -273,7 +271,8 @@ class Follower:
                 self.here = message  # (told with the snapshot to those who start watching now)
         if bytes(frame.snapshot) != b"null":
             self._snapshot(decode_server(bytes(frame.snapshot), JSON), frame)
-        messages = [self._counted(m) if type(m) is Present else m for m in messages]  # counting them too
+        messages = [encodeonce.share(self._counted(m)) if type(m) is Present else m for m in messages]  # (as one
+        # message for all the spectators here, counting them too)
         for receiver, in_stream in list(self.watchers.items()):
             if not in_stream:
                 continue
@@ -295,7 +294,7 @@ class Follower:
 class Relay:
     """A node's side of the relay: its publisher and the tables it follows for its spectators."""
 
-    def __init__(self, presence: Presence, expiry: float, node: str = "") -> None:
+    def __init__(self, presence: Presence, expiry: float, node: str) -> None:
         self.presence = presence
         self.expiry = expiry
         self.node = node
@@ -341,7 +340,6 @@ class Relay:
 
     async def _stop(self, follower: Follower) -> None:
         try:
-            await self.presence.delete(followed_key(follower.id),
-                                       *([watchers_key(follower.id, self.node)] if self.node else []))
+            await self.presence.delete(followed_key(follower.id), watchers_key(follower.id, self.node))
         except PresenceError:
             pass

@@ -239,11 +239,12 @@ def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: l
         table.stream.relay(relayed, current_snapshot(table) if viewed else None)
     if table.stream.lagging:
         _offer_snapshots(table)
+    if watchers is None:  # whoever watches now (past a delay, or a table's early end)
+        watching(table)
     audience = table.stream.audience
-    if audience is None or (watchers is not None and watchers is not audience.members):
-        spectators = table.spectators  # some came or left since: those who watched then and still do
-        members = tuple(spectators) if watchers is None else tuple(r for r in watchers if r in spectators)
-        audience = _audience(members, table.stream.broadcasters)
+    if watchers is not None and (audience is None or watchers is not audience.members):  # some came or left
+        spectators = table.spectators  # since the updates were made: those who watched then and still do
+        audience = _audience(tuple(r for r in watchers if r in spectators), table.stream.broadcasters)
     for receiver in audience.broadcasters:  # few: a commentator's screen, a stream
         for message in patching.form(receiver, broadcast):
             deliver(table, receiver, message)

@@ -75,7 +75,7 @@ def test_the_browser_reads_the_servers_frames_as_their_json(tmp_path_factory):
     queued = [Welcome(ref=0, protocol=1, encoding="msgpack", server="photofinish"), update,
               Accepted(ref="a" * 40, table="t1", seq=7)]
     frames = [encodeonce.frame(CODECS["msgpack"], queued), encodeonce.frame(CODECS["msgpack"], [update])]
-    wants = [json.loads(encodeonce.frame(CODECS["json"], queued)), json.loads(encodeonce.frame(CODECS["json"], [update]))]
+    wants = [json.loads(encodeonce.frame(CODECS["json"], sent)) for sent in (queued, [update])]
     results = decoded(tmp_path_factory, frames)
     assert [r.get("value") for r in results] == wants
 

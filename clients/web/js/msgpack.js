@@ -13,7 +13,9 @@ export function decode(data) {
   let at = 0;
 
   const need = (n) => {
-    if (at + n > bytes.length) throw new Error(`msgpack: the frame ends inside a value (byte ${at} of ${bytes.length})`);
+    if (at + n > bytes.length) {
+      throw new Error(`msgpack: the frame ends inside a value (byte ${at} of ${bytes.length})`);
+    }
     const start = at;
     at += n;
     return start;
