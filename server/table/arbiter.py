@@ -136,9 +136,14 @@ class Table:
             except trio.WouldBlock:
                 await self._send.send(intent)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
-            if isinstance(intent, intents.FROM_CLIENT):
-                intent.receiver.deliver(Error(ref=getattr(intent.message, "id", None), code="table_closed",
-                                              message=f"table {self.id} has stopped"))
+            self._refuse_stopped(intent)
+
+    def _refuse_stopped(self, intent: Intent) -> None:
+        """A client's request that reached a stopped table: answered ``table_closed`` (it may ask again: a kept
+        table such as ``demo`` has a new one under its name a moment later)."""
+        if isinstance(intent, intents.FROM_CLIENT):
+            intent.receiver.deliver(Error(ref=getattr(intent.message, "id", None), code="table_closed",
+                                          message=f"table {self.id} has stopped"))
 
     def submit_nowait(self, intent: Intent) -> None:
         try:
@@ -292,6 +297,11 @@ class Table:
                            "other tables go on, and restarting the server reopens it from its log", "internal_error")
             finally:
                 self._send.close()
+                while True:  # what came in behind the stop is answered too: a request left unanswered (a watch of
+                    try:  # ``demo`` as its table was replaced) kept its client waiting for good
+                        self._refuse_stopped(self._inbox.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
                 if self.store is not None:
                     durable.close_on_stop(self)
                 self.stopped.set()

@@ -8,7 +8,7 @@ import trio.testing
 
 from rules import SYSTEM, Rng, digest
 from rules.flag_finish.game import CloseWindow, DrawPile, Drew, Play, RaceDealt, Timeout
-from server.protocol import Accepted, Act, BotSeat, Rejected, Resume, Seated, Snapshot, TakeSeat, Update, Watch
+from server.protocol import Accepted, Act, BotSeat, Leave, Rejected, Resume, Seated, Snapshot, TakeSeat, Update, Watch
 from server.table import intents
 
 from tests.positions import plain
@@ -271,3 +271,19 @@ async def test_every_intent_of_a_burst_longer_than_a_batch_is_handled(nursery):
     await settle()
     assert [sink for sink in watchers if len(sink.of(Watching)) != 1] == []
     assert len(table.spectators) == len(watchers)
+
+
+async def test_requests_queued_behind_a_stop_are_answered_table_closed(nursery, autojump_clock):
+    """A watch (or any request) that reached a table's inbox after its stop, before the table closed it, is
+    answered: it was dropped unanswered, and `watch demo` waited for good as the demo's table was replaced."""
+    table = new_table(seats=2, bots=[BotSeat(1)])
+    await nursery.start(table.run)
+    seat, late, later = Sink(), Sink(), Sink()
+    await table.submit(intents.TakeSeat(seat, TakeSeat(table=table.id, seat=0)))
+    await settle()
+    table.submit_nowait(intents.Stop())
+    table.submit_nowait(intents.Watch(late, Watch(table=table.id, id=7)))
+    table.submit_nowait(intents.Leave(later, Leave(table=table.id, id=8)))
+    await table.stopped.wait()
+    assert [(m.ref, m.code) for m in late.messages] == [(7, "table_closed")]
+    assert [(m.ref, m.code) for m in later.messages] == [(8, "table_closed")]
