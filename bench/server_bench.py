@@ -78,19 +78,26 @@ async def stop(process: trio.Process) -> None:
         process.kill()
 
 
-async def floor(connections: int = 1, seconds: float = 1.5, prompt: bool = False) -> dict:
+async def floor(connections: int = 1, seconds: float = 1.5, prompt: bool = False, relay: int = 0) -> dict:
     """The bare echo: ``connections`` clients, each sending an action-sized message and waiting for it back.
-    ``prompt``: both ends send as photofinish's server does (server/sendpath.py), for reference; not the floor."""
+    ``prompt``: both ends send as photofinish's server does (server/sendpath.py), for reference; not the floor.
+    ``relay``: the bare relay instead (``bench/echo_server.py``): each client's message goes to its table's
+    ``relay`` clients, and each client reads the others' as it waits for its own; per round trip is then per
+    message relayed to a table (for reference; not the floor)."""
     port = free_port()
-    server = await start_process([sys.executable, "-m", "bench.echo_server", str(port)] + ["--prompt"] * prompt)
+    server = await start_process([sys.executable, "-m", "bench.echo_server", str(port)] + ["--prompt"] * prompt
+                                 + ["--relay", str(relay)] * bool(relay))
     timings: list[float] = []
     measuring = [False]
+    numbered = iter(range(connections))
 
     async def client(ws) -> None:
+        mine = ACT.decode().replace("12345", f"{10000 + next(numbered):05d}")  # the same size; its own among the table's
         while True:
             sent = time.perf_counter()
-            await ws.send_message(ACT.decode())
-            await ws.get_message()
+            await ws.send_message(mine)
+            while await ws.get_message() != mine:
+                pass
             if measuring[0]:
                 timings.append((time.perf_counter() - sent) * 1e6)
 
@@ -213,7 +220,8 @@ def run(rows=LOAD_ROWS, seconds: float = 5.0) -> dict:
     settle_gc()  # as `photofinish load` does: the load's own pauses would show as the server's latency
     figures = {"floor": trio.run(floor, 1), "floor_three": trio.run(floor, 3),
                "floor_many": trio.run(floor, MANY_CONNECTIONS),
-               "floor_three_prompt": trio.run(floor, 3, 1.5, True), "fsync_floor": fsync_floor()}
+               "floor_three_prompt": trio.run(floor, 3, 1.5, True), "fsync_floor": fsync_floor(),
+               "floor_relay": trio.run(floor, MANY_CONNECTIONS, 1.5, False, 3)}
     figures["load"], figures["never"], figures["bots"] = trio.run(load, list(rows), seconds)
     figures["fsync_floor_after"] = fsync_floor()  # the disk may have changed during the run
     figures["fanout_six"] = trio.run(fanout_six, seconds)
@@ -237,6 +245,10 @@ def print_table(figures: dict) -> None:
         print(f"  for reference, 3 connections sending as photofinish's server does (server/sendpath.py, both ends): "
               f"p50 {prompt['rt_p50_us']:.0f} us, p99 {prompt['rt_p99_us']:.0f} us; "
               f"{prompt['round_trips_per_s']:.0f} round trips/s")
+    relay = figures.get("floor_relay")
+    if relay:
+        print(f"  for reference, a bare relay ({MANY_CONNECTIONS} connections in tables of 3, each message sent to its "
+              f"table's three): server CPU {relay['server_cpu_us_per_rt']:.0f} us per message relayed")
     fs, fs2 = figures.get("fsync_floor"), figures.get("fsync_floor_after")
     if fs:
         print(f"  fsync floor: one fdatasync of a small append in the data folder: p50 {fs['p50_us']:.0f} us, "
@@ -333,6 +345,10 @@ def target_lines(figures: dict) -> list[str]:
         if many:
             check(f"100 tables: ... <= 1.5x the {MANY_CONNECTIONS}-connection echo's",
                   hundred["server_cpu_us_per_action"] / many["server_cpu_us_per_rt"], 1.5)
+        relay = figures.get("floor_relay")
+        if relay:  # what a table's frames cost at the least: one in, one to each of its three seats out
+            lines.append(f"{'(reference) 100 tables: CPU per action / the bare relay':<58} "
+                         f"{hundred['server_cpu_us_per_action'] / relay['server_cpu_us_per_rt']:8.2f}x")
     for key in ((100, 0.0), (100, 1600.0), (100, 2000.0)):
         r = row.get(key)
         if r:
