@@ -135,9 +135,10 @@ def flush(table: Table) -> None:
 
 def presence(table: Table) -> None:
     """Tell the table's people who is at it, if that changed since they were last told: a seat taken, left, gone
-    away or back, a stand-in (everyone), or only how many watch (the seated players: a crowd of spectators coming
-    in would otherwise cost each of them a message per newcomer; each spectator is told once as it comes in,
-    ``watched``). Never a ping: updates carry those."""
+    away or back, a stand-in, or how many watch. The seated players at once; the spectators at once for a seat,
+    and the number watching at most every second (``spectating.tell_present``: a crowd of spectators coming in
+    would otherwise cost each of them a message per newcomer; each is also told as it comes in). Never a ping:
+    updates carry those."""
     seats = tuple((slot.state, slot.name) for slot in table.slots)
     now = (seats, len(table.spectators) + table.stream.followers)  # (other nodes' too: ``server/relay.py``)
     if now == table.presence_sent:
@@ -148,11 +149,8 @@ def presence(table: Table) -> None:
     for slot in table.slots:
         if slot.state == TAKEN and slot.receiver is not None:  # a person's connection (bots read no presence)
             deliver(table, slot.receiver, message)
-    if seats_changed:
-        for receiver in table.spectators:
-            deliver(table, receiver, message)
-        if table.stream.relay is not None:  # and the spectators watching through other nodes (server/relay.py)
-            table.stream.relay([message], None)
+    if table.spectators or table.stream.relay is not None:  # (and those watching through other nodes)
+        spectating.tell_present(table, seats_changed)
 
 
 def presence_now(table: Table) -> Presence:

@@ -11,6 +11,10 @@
   the key its creator was given, and holds no seat at the table, gets every seat's view (``BroadcastView``)
   besides the public one, past the delay like every spectator; the events stay the public ones (a deal's hidden
   order is never shown, only the hands as their seats see them).
+- **How many watch** (``presence``): each spectator is told who is at the table as it comes in and at once when a
+  seat changes; when only the number watching changed, at most every ``COUNT_EVERY_S`` (``tell_present``): a
+  thousand coming in cost each of them a message a second, not one per newcomer, and the projector's count keeps
+  up.
 - **A spectator who falls behind** (its outbox full) is not closed and never slows the table: it leaves the live
   stream, and once it has room again (tried at most every ``RETRY_S``) it is sent the snapshot (``skipped``
   says how many updates it missed) and rejoins the stream.
@@ -18,6 +22,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -35,6 +40,7 @@ if TYPE_CHECKING:
     from .arbiter import Table
 
 RETRY_S = 1.0  # a spectator that fell behind is offered the snapshot again at most this often
+COUNT_EVERY_S = 1.0  # spectators are told a new number watching at most this often (a seat's change at once)
 
 
 @dataclass
@@ -55,6 +61,8 @@ class Stream:
     jobs_done: int = 0  # ... handed to all their receivers (they are done in order)
     giving: bool = False  # a job is being handed out now (its messages go straight to their receivers)
     audience: Audience | None = None  # who watches, split as ``_to_all`` sends to them, until that changes
+    told: float = -math.inf  # trio time the spectators were last told who is at the table (``tell_present``)
+    count_due: float | None = None  # when they are told the number watching that changed since
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,6 +261,35 @@ def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: l
             to = group[0] if len(group) == 1 else Crowd(group)
             for message in patching.form(group[0], messages):
                 deliver(table, to, message)
+
+
+def tell_present(table: Table, seats_changed: bool) -> None:
+    """Who is at the table changed (``fanout.presence``): the spectators, here and through other nodes, are told
+    at once when a seat changed or when they have not been told for ``COUNT_EVERY_S``; otherwise (only the number
+    watching changed, lately told) once that time is up, with the number then (``present_due``)."""
+    stream = table.stream
+    now = trio.current_time()
+    if seats_changed or now - stream.told >= COUNT_EVERY_S:
+        return _tell_present(table, now)
+    if stream.count_due is None:
+        stream.count_due = stream.told + COUNT_EVERY_S
+
+
+def present_due(table: Table) -> None:
+    """The table's clock: the number watching, held back by ``tell_present``, is told now if its time has come."""
+    now = trio.current_time()
+    if table.stream.count_due is not None and now >= table.stream.count_due:
+        _tell_present(table, now)
+
+
+def _tell_present(table: Table, now: float) -> None:
+    from .fanout import presence_now
+    stream = table.stream
+    stream.told, stream.count_due = now, None
+    message = presence_now(table)  # (the players' is another message: one marked shared goes their spectators' way)
+    if len(table.spectators) > 1:
+        encodeonce.share(message)
+    _to_all(table, [message], [message])
 
 
 def next_offer(table: Table) -> float:

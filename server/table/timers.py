@@ -56,6 +56,8 @@ def next_deadline(table: Table) -> float:
         deadline = min(deadline, table.stream.pending[0][0])
     if table.stream.lagging:  # a spectator that fell behind is offered the snapshot even if nothing else happens
         deadline = min(deadline, spectating.next_offer(table))
+    if table.stream.count_due is not None:  # the spectators are told how many watch
+        deadline = min(deadline, table.stream.count_due)
     for slot in table.slots:
         if slot.away_since is not None:
             deadline = min(deadline, table.t0 + slot.away_since + table.grace_ms / 1000)
@@ -69,6 +71,7 @@ def fire(table: Table) -> None:
         return expire(table)
     spectating.release_due(table)
     spectating.offer_due(table)
+    spectating.present_due(table)
     fair.release_due(table)
     if table.window_deadline is not None and now >= table.window_deadline:
         table.window_deadline = None

@@ -4,7 +4,8 @@ table says of its seats and its seed.
 The table page's seat list never refreshed: "0 watching" while the lobby said 1, a seat whose browser closed
 still showed its ping, a tournament player who had resumed showed "(away)" all game. The table now pushes
 ``presence`` to its seated players whenever a seat or the spectators change, to its spectators when a seat
-changes (and once as each comes in), and never for an action alone.
+changes (and once as each comes in) and, at most once a second, when the number watching did, and never for an
+action alone.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from server.latency import LatencyMeter
 from server.protocol import Leave, Presence, Resume, TakeSeat, Watch
 from server.table import intents
 from server.table.seats import Reservation, token_hash
+from server.table.spectating import COUNT_EVERY_S
 
 from .helpers import SEQ_B, SEQ_R, Sink, act, force_state, new_table, seat_all, settle
 
@@ -50,11 +52,38 @@ async def test_a_spectator_coming_and_going_is_told_to_the_seats_at_once(nursery
         await table.submit(intents.Watch(other, Watch(table=table.id)))
     await settle()
     assert told(ana)[-1].spectators == 6
-    assert len(told(watcher)) == 1  # a spectator is not told of each newcomer: a crowd would cost n squared
+    assert len(told(watcher)) <= 3  # a spectator is not told of each newcomer: a crowd would cost n squared
     for gone in [watcher, *crowd]:
         await table.submit(intents.Leave(gone, Leave(table=table.id)))
     await settle()
     assert told(ana)[-1].spectators == 0 and told(bo)[-1].spectators == 0
+    await table.stop()
+
+
+async def test_spectators_are_told_how_many_watch_at_most_once_a_second_and_a_seat_at_once(nursery, autojump_clock):
+    """The projector's and the phones' "N watching" keeps up with a crowd coming in, at a message a second each."""
+    table = new_table(seats=2, mode="lockstep")
+    await nursery.start(table.run)
+    ana, bo = await seat_all(table, 2)
+    first = Sink()
+    await table.submit(intents.Watch(first, Watch(table=table.id)))
+    await settle()
+    began = trio.current_time()
+    crowd = [Sink() for _ in range(30)]
+    for number, other in enumerate(crowd):  # thirty come in over three seconds
+        await trio.sleep(0.1 * bool(number))
+        await table.submit(intents.Watch(other, Watch(table=table.id)))
+    await settle()
+    counts = [p.spectators for p in told(first)]
+    assert counts == sorted(counts) and counts[-1] < 31  # the last newcomers are told to it a little later ...
+    await trio.sleep(COUNT_EVERY_S)
+    counts = [p.spectators for p in told(first)]
+    assert counts[-1] == 31  # ... within a second
+    assert len(counts) <= 2 + (trio.current_time() - began) / COUNT_EVERY_S  # its own two, then one a second
+    assert told(crowd[0])[-1].spectators == 31 and told(ana)[-1].spectators == 31
+    await table.submit(intents.Disconnect(bo))  # a seat's change is not held back
+    await settle()
+    assert told(first)[-1].seats[1].state == "away" and told(crowd[-1])[-1].seats[1].state == "away"
     await table.stop()
 
 
