@@ -16,10 +16,11 @@ spectators never slows the node that runs the table.
   own spectators are sent, past any broadcast delay, is published as one frame with the snapshot it leads to.
   A frame the store misses costs followers nothing but a gap, which the next snapshot closes.
 - **Who is at the table** (``presence``) goes the same way: the table's node publishes it as its own spectators
-  are told (a seat taken, left, gone or back; and with the first snapshot), the store keeps the latest beside
-  the snapshot, and the follower keeps it and tells each spectator who starts watching here, after the snapshot.
-  The count of spectators it says is the table's node's own and every following node's, each as it last
-  reported (``watchers:<table>:<node>``, renewed with its mark), this node's as it is now. Without this a
+  are told (a seat taken, left, gone or back, at most once a second the number watching; and with the first
+  snapshot), the store keeps the latest beside the snapshot, and the follower keeps it and tells each spectator
+  who starts watching here, after the snapshot, and those here when one here comes or goes (at most once a
+  second). The count of spectators it says is the table's node's own and every following node's, each as it
+  last reported (``watchers:<table>:<node>``, renewed with its mark), this node's as it is now. Without this a
   spectator watching through another node, as half of them do under ``serve --workers 2``, saw no seat change
   and "0 watching". The table's node counts them in its table list and its seats' presence too
   (``table.stream.followers``).
@@ -40,6 +41,7 @@ from .presence import Presence, PresenceError
 from .protocol import CODECS, Snapshot, Watching, decode_server
 from .protocol import Presence as Present
 from .table import intents, patching
+from .table.spectating import COUNT_EVERY_S
 
 PREFIX = "pf:"
 JSON = CODECS["json"]
@@ -184,6 +186,7 @@ class Follower:
         self.scope = trio.CancelScope()  # cancelled once nobody here watches
         self.patching = patching.Patching()  # what each spectator that asked for patches was last sent
         self.spectators = self.watchers  # (as a table's: the receivers that share their patches)
+        self.recounted = trio.Event()  # set as a spectator here comes or goes: the others are told (``_recount``)
 
     # what a connection's tables are asked (as ``Table.submit``): watch, leave, disconnect
     async def submit(self, intent) -> None:
@@ -206,6 +209,7 @@ class Follower:
                 receiver.deliver(Left(ref=intent.message.id, table=self.table_id or self.id))
             if not self.watchers and not self.waiting:
                 self.done(self)
+            self.recounted.set()
 
     def _start(self, receiver, message) -> None:
         self.watchers[receiver] = True
@@ -213,6 +217,7 @@ class Follower:
         self._deliver(receiver, self.latest)
         if self.here is not None:
             receiver.deliver(self._counted(self.here))
+        self.recounted.set()
 
     def _counted(self, here: Present) -> Present:
         """Who is at the table, counting the spectators here as they are now rather than as last reported."""
@@ -233,6 +238,7 @@ class Follower:
         with self.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._keep_marked)
+                nursery.start_soon(self._recount)
                 while not await self._stream():
                     await trio.sleep(self.expiry / 5)
                 nursery.cancel_scope.cancel()
@@ -273,6 +279,20 @@ class Follower:
             self._snapshot(decode_server(bytes(frame.snapshot), JSON), frame)
         messages = [encodeonce.share(self._counted(m)) if type(m) is Present else m for m in messages]  # (as one
         # message for all the spectators here, counting them too)
+        self._hand_on(messages)
+
+    async def _recount(self) -> None:
+        """A spectator here came or went: the others here are told the number watching at once, not a heartbeat or
+        three later through the table's node, and at most every ``COUNT_EVERY_S`` as the table's own are."""
+        while True:
+            await self.recounted.wait()
+            self.recounted = trio.Event()
+            if self.here is not None:
+                self._hand_on([encodeonce.share(self._counted(self.here))])
+            await trio.sleep(COUNT_EVERY_S)
+
+    def _hand_on(self, messages: list) -> None:
+        """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot."""
         for receiver, in_stream in list(self.watchers.items()):
             if not in_stream:
                 continue

@@ -144,3 +144,41 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
                 frame = relay._frame.decode(kept[2])
                 assert decode_server(bytes(frame.snapshot), codec).seq == table.log.seq
                 assert [type(decode_server(bytes(m), codec)) for m in frame.messages] == [Present]
+
+
+
+async def test_spectators_on_another_node_are_told_as_one_there_comes_or_goes(nursery, autojump_clock):
+    """Two phones watching through node B (its ``Follower`` of the table, on the in-process store, the table's
+    node silent): as the second comes in and then leaves, the first is told the number watching, at most once a
+    second. Before, it was told the count only as it came in and at a seat's change: a page said "2 watching" for
+    good after the other had gone."""
+    from server import relay
+    from server.presence import LocalPresence
+    from server.protocol import Leave
+    from server.protocol import Presence as Present
+    from server.table import intents
+    from server.table.spectating import COUNT_EVERY_S
+
+    from .helpers import Sink, settle
+
+    follower = relay.Follower(LocalPresence(), "t1", 5.0, lambda _: None, "node-b")
+    follower.latest = Snapshot(table="t1", seq=3, view=None, to_act=[0])  # as the table's node last published
+    follower.here = Present(table="t1", seats=[], spectators=0)  # ... before anyone watched here
+    nursery.start_soon(follower.run)
+    first, second = Sink(), Sink()
+    follower.submit_nowait(intents.Watch(first, Watch(table="t1", id=1)))
+    await settle()
+    assert [p.spectators for p in first.of(Present)][-1] == 1
+    follower.submit_nowait(intents.Watch(second, Watch(table="t1", id=1)))
+    await settle()
+    assert second.of(Present)[-1].spectators == 2
+    await trio.sleep(COUNT_EVERY_S)
+    await settle()
+    assert first.of(Present)[-1].spectators == 2
+    told = len(first.of(Present))
+    follower.submit_nowait(intents.Leave(second, Leave(table="t1", id=2)))
+    await settle()
+    await trio.sleep(COUNT_EVERY_S)
+    await settle()
+    assert first.of(Present)[-1].spectators == 1 and len(first.of(Present)) == told + 1
+    follower.scope.cancel()
