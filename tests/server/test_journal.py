@@ -206,7 +206,9 @@ async def test_a_checkpoint_starts_the_journal_again_and_a_clean_stop_leaves_non
             while journal.checkpoints == 0:
                 await journal.checkpointed.wait()
             assert journal.generation > 1 and not first.exists(), "the old journal was retired"
-            assert journal.size < 2000 + 300
+            while journal.size >= 2000 + 300:  # back under its limit once the checkpoints catch up (on a loaded
+                await journal.checkpointed.wait()  # machine lines go on into it while a checkpoint's thread runs);
+            # one that never did would fail the test at its deadline
             await journal.aclose()
     assert journal_files(tmp_path) == []
     assert log.path.read_bytes().count(b"\n") == 39 and log.durable == 39
