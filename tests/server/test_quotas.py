@@ -269,15 +269,15 @@ async def test_no_more_finished_tables_are_held_than_the_bound(tmp_path, autojum
         nursery.cancel_scope.cancel()
 
 
-async def test_soak_over_a_hundred_games_hold_file_descriptors_and_tables_bounded(tmp_path, autojump_clock):
-    """File descriptors follow live tables, never history: 120 bot games in one lobby (six times the finished
+async def test_soak_of_sixty_games_holds_file_descriptors_and_tables_bounded(tmp_path, autojump_clock):
+    """File descriptors follow live tables, never history: 60 bot games in one lobby (six times the finished
     tables kept, more than twice the summaries kept; a descriptor leaked a game shows within 9 games) leave the
     process with about the descriptors it started with. The long soak is bench/soak_bench.py. (``never``: under ``batch`` the journal's checkpoint opens each log
     again for a moment in worker threads, which a virtual clock can catch mid-way; bench/soak_bench.py runs
     ``batch`` on the real clock.)"""
-    games = 120
+    games = 60
     async with trio.open_nursery() as nursery:
-        lobby = Lobby(nursery, tmp_path, "never", Quotas(finished_most=20, summaries_most=50))
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(finished_most=10, summaries_most=25))
         await (await lobby.create(BOTS)).marked.wait()
         await settle()
         floor, most_held = fd_count(), 0
@@ -288,11 +288,11 @@ async def test_soak_over_a_hundred_games_hold_file_descriptors_and_tables_bounde
             await table.marked.wait()
             most_held = max(most_held, len(lobby.tables))
             assert fd_count() <= floor + 8, f"after {played + 1} games: {fd_count()} open, {floor} at the start"
-        assert most_held <= 20 + 2
-        assert len(lobby.summaries) == 50
+        assert most_held <= 10 + 2
+        assert len(lobby.summaries) == 25
         del table
         gc.collect()  # and a table let go of is gone (no task's frame, no journal's closed log keeps it)
-        assert sum(type(o) is Table for o in gc.get_objects()) <= 20 + 2
+        assert sum(type(o) is Table for o in gc.get_objects()) <= 10 + 2
         await lobby.stop_all()
         nursery.cancel_scope.cancel()
     assert len(list((tmp_path / "tables").glob("t*.log"))) == games + 1
