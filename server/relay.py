@@ -75,6 +75,7 @@ class Frame(msgspec.Struct):
     game: str
     messages: list[msgspec.Raw]
     snapshot: msgspec.Raw = NO_SNAPSHOT
+    counted: dict[str, int] = {}  # each following node's spectators in its ``presence`` counts, by its key
 
 
 _frame = msgspec.json.Decoder(Frame)
@@ -106,16 +107,18 @@ class Publisher:
             table = lobby.tables.get(table_id)
             if table is not None:
                 table.stream.relay = None
-                table.stream.followers = 0
+                table.stream.followers, table.stream.counted = 0, {}
         counted = [(table_id, watchers_key(name, node)) for table_id, under in followed.items() for name in under
                    for node in nodes]
         counts = await self.presence.get_many([key for _, key in counted]) if counted else []
-        followers = dict.fromkeys(followed, 0)
-        for (table_id, _), count in zip(counted, counts):
-            followers[table_id] += int(count) if count is not None and count.isdigit() else 0
+        followers: dict[str, dict[str, int]] = {table_id: {} for table_id in followed}
+        for (table_id, key), count in zip(counted, counts):
+            if count is not None and count.isdigit() and int(count):
+                followers[table_id][key] = int(count)
         for table_id, under in followed.items():
             table = lobby.tables[table_id]
-            table.stream.followers = followers[table_id]
+            table.stream.counted = followers[table_id]
+            table.stream.followers = sum(followers[table_id].values())
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
                 table.stream.relay([_present(table)], _current(table))  # a new follower's first snapshot, now
@@ -133,10 +136,11 @@ class Publisher:
             last_here = here[-1] if here else last_here
             if snapshot is not None:
                 last_snapshot = msgspec.Raw(JSON.encoder.encode(snapshot))
-            frame = JSON.encoder.encode(Frame(table=table.id, game=game, messages=encoded,
+            counted = table.stream.counted  # (as the presence in ``messages`` counted them)
+            frame = JSON.encoder.encode(Frame(table=table.id, game=game, messages=encoded, counted=counted,
                                               snapshot=last_snapshot if snapshot is not None else NO_SNAPSHOT))
             snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[last_here] if last_here else [],
-                                             snapshot=last_snapshot)) \
+                                             snapshot=last_snapshot, counted=counted)) \
                 if last_snapshot is not None and (snapshot is not None or here) else None
             for name in names:
                 try:
@@ -174,7 +178,7 @@ class Follower:
         self.presence = presence
         self.id = name
         self.node = node  # this node's id: the key it reports its spectators' count under
-        self.reported = 0  # the count it last reported (the table's node counts it in its presence)
+        self.included = 0  # this node's spectators as ``here`` counted them (what it had reported by then)
         self.expiry = expiry
         self.done = done  # called once nobody here watches any more
         self.watchers: dict = {}  # receiver -> True while in the stream, False while it waits for a snapshot
@@ -220,8 +224,9 @@ class Follower:
         self.recounted.set()
 
     def _counted(self, here: Present) -> Present:
-        """Who is at the table, counting the spectators here as they are now rather than as last reported."""
-        count = max(0, here.spectators - self.reported) + len(self.watchers)
+        """Who is at the table, counting the spectators here as they are now rather than as the table's node
+        counted them when it said ``here``."""
+        count = max(0, here.spectators - self.included) + len(self.watchers)
         return msgspec.structs.replace(here, spectators=count)
 
     def _deliver(self, receiver, message) -> bool:
@@ -264,7 +269,6 @@ class Follower:
                 await self.presence.set(followed_key(self.id), "1", ttl_ms=int(self.expiry * 1000))
                 count = len(self.watchers)
                 await self.presence.set(watchers_key(self.id, self.node), str(count), ttl_ms=int(self.expiry * 1000))
-                self.reported = count
             except PresenceError:
                 pass
             await trio.sleep(self.expiry / 5)
@@ -275,6 +279,7 @@ class Follower:
         for message in messages:
             if type(message) is Present:
                 self.here = message  # (told with the snapshot to those who start watching now)
+                self.included = frame.counted.get(watchers_key(self.id, self.node), 0)
         if bytes(frame.snapshot) != b"null":
             self._snapshot(decode_server(bytes(frame.snapshot), JSON), frame)
         messages = [encodeonce.share(self._counted(m)) if type(m) is Present else m for m in messages]  # (as one

@@ -54,6 +54,7 @@ class Stream:
     broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
     relay: Any = None  # another node follows this table: called with what spectators are sent (server/relay.py)
     followers: int = 0  # spectators other nodes serve through the relay, as they last reported them
+    counted: dict = field(default_factory=dict)  # ... each node's (by its report's key: ``relay.watchers_key``)
     ended: bool = False  # with a delay: the table's end has been shown to spectators
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
     spread: Any = None  # the gateway's ``Spread`` that hands out this table's jobs (``crowdjobs.py``), or None

@@ -11,7 +11,7 @@ import pytest
 import trio
 
 from clients.client import open_client
-from server.protocol import BotSeat, Snapshot, Update, Watch
+from server.protocol import BotSeat, Leave, Snapshot, Update, Watch
 
 from .test_cluster import GAME, cluster_of
 
@@ -182,3 +182,40 @@ async def test_spectators_on_another_node_are_told_as_one_there_comes_or_goes(nu
     await settle()
     assert first.of(Present)[-1].spectators == 1 and len(first.of(Present)) == told + 1
     follower.scope.cancel()
+
+
+async def test_a_node_takes_out_of_the_tables_count_exactly_what_the_tables_node_counted_for_it(nursery,
+                                                                                              autojump_clock):
+    """Node A's presence counts node B's spectators as B last reported them, a heartbeat or two behind B. B's own
+    spectators are told A's count less what A counted for B (the frame says it), plus B's as they are: before,
+    B took out what it had last reported, which A might not have heard yet, and two pages on B beside one on A
+    were told "2 watching" for a moment (A's 1, less B's 2 A had not counted, plus B's 2)."""
+    from server import relay
+    from server.presence import LocalPresence
+    from server.protocol import CODECS, SeatInfo
+    from server.protocol import Presence as Present
+    from server.table import intents
+
+    from .helpers import Sink, settle
+
+    encode = CODECS["json"].encoder.encode
+    follower = relay.Follower(LocalPresence(), "t1", 5.0, lambda _: None, "node-b")
+    follower.latest = Snapshot(table="t1", seq=3, view=None, to_act=[0])
+    phones = [Sink(), Sink()]
+    for phone in phones:
+        follower.submit_nowait(intents.Watch(phone, Watch(table="t1", id=1)))
+    await settle()
+    mine = relay.watchers_key("t1", "node-b")
+    seats = [SeatInfo(seat=0, state="free")]
+
+    def told(spectators: int, counted: dict) -> int:
+        here = msgspec.Raw(encode(Present(table="t1", seats=seats, spectators=spectators)))
+        follower._take(relay.Frame(table="t1", game="flag_finish", messages=[here], counted=counted))
+        return phones[0].of(Present)[-1].spectators
+
+    assert told(1, {}) == 3  # A has heard of none of B's yet: its 1, and B's 2
+    assert told(3, {mine: 2}) == 3  # A counts B's 2 now
+    assert told(4, {mine: 2, relay.watchers_key("t1", "node-c"): 1}) == 4  # and one on node C
+    follower.submit_nowait(intents.Leave(phones[1], Leave(table="t1", id=2)))
+    await settle()
+    assert told(4, {mine: 2, relay.watchers_key("t1", "node-c"): 1}) == 3  # B's as they are: one left
