@@ -107,7 +107,7 @@ class Publisher:
             table = lobby.tables.get(table_id)
             if table is not None:
                 table.stream.relay = None
-                table.stream.followers, table.stream.counted = 0, {}
+                _recount(table, {})
         counted = [(table_id, watchers_key(name, node)) for table_id, under in followed.items() for name in under
                    for node in nodes]
         counts = await self.presence.get_many([key for _, key in counted]) if counted else []
@@ -117,8 +117,7 @@ class Publisher:
                 followers[table_id][key] = int(count)
         for table_id, under in followed.items():
             table = lobby.tables[table_id]
-            table.stream.counted = followers[table_id]
-            table.stream.followers = sum(followers[table_id].values())
+            _recount(table, followers[table_id])
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
                 table.stream.relay([_present(table)], _current(table))  # a new follower's first snapshot, now
@@ -157,6 +156,16 @@ class Publisher:
                     await self.presence.set(snapshot_key(name), snap.decode(), ttl_ms=int(self.expiry * 1000 * 12))
             except PresenceError:
                 pass  # followers see a gap and are caught up by the next snapshot
+
+
+def _recount(table, counted: dict[str, int]) -> None:
+    """The spectators other nodes serve of ``table``, each node's as it last reported them: where their number
+    changed the table is woken to tell its people, even a table where nothing else happens (a finished one)."""
+    followers = sum(counted.values())
+    table.stream.counted = counted
+    if followers != table.stream.followers:
+        table.stream.followers = followers
+        table.submit_nowait(intents.Recounted())
 
 
 def _current(table) -> Snapshot:

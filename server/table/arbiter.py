@@ -386,8 +386,8 @@ class Table:
                 for receiver in people:
                     fanout.deliver(self, receiver, message)
                 spectating.tell(self, message)  # past a broadcast delay, as the end it follows
-            case intents.Lagged():
-                pass  # (the next wait's deadline has the offer: ``timers.next_deadline``)
+            case intents.Lagged() | intents.Recounted():
+                pass  # (the next wait's deadline has the offer: ``timers.next_deadline``; the batch's end, who is here)
             case _:  # a bug in the gateway, not a client's mistake
                 raise ValueError(f"unknown intent {intent!r}")
 

@@ -95,13 +95,21 @@ class Lagged(msgspec.Struct, frozen=True):
     received: float = 0.0
 
 
+class Recounted(msgspec.Struct, frozen=True):
+    """Other nodes' spectators of the table changed in number (the relay's heartbeat, outside the arbiter's task):
+    the arbiter wakes, and its batch's end tells its people (``fanout.presence``) even where nothing else happens."""
+
+    received: float = 0.0
+
+
 class Stop(msgspec.Struct, frozen=True):
     """Stop the arbiter (held actions are applied and answered first)."""
 
     received: float = 0.0
 
 
-Intent = Union[Act, TakeSeat, Resume, Watch, Leave, Disconnect, Halt, Replay, LogFailed, Offer, Lagged, Stop]
+Intent = Union[Act, TakeSeat, Resume, Watch, Leave, Disconnect, Halt, Replay, LogFailed, Offer, Lagged, Recounted,
+               Stop]
 FROM_CLIENT = (Act, TakeSeat, Resume, Watch, Leave)  # the intents that carry a client's message
 
 FOR_MESSAGE = {ActMessage: Act, TakeSeatMessage: TakeSeat, ResumeMessage: Resume, WatchMessage: Watch,

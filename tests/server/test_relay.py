@@ -219,3 +219,39 @@ async def test_a_node_takes_out_of_the_tables_count_exactly_what_the_tables_node
     follower.submit_nowait(intents.Leave(phones[1], Leave(table="t1", id=2)))
     await settle()
     assert told(4, {mine: 2, relay.watchers_key("t1", "node-c"): 1}) == 3  # B's as they are: one left
+
+
+async def test_the_tables_own_spectators_are_told_of_another_nodes_at_a_table_where_nothing_happens(tmp_path):
+    """A page on the table's node A, at a table waiting for a player (no action, so no batch to tell it with), is
+    told "2 watching" once a page watching through node B is reported: the relay wakes the table. Before, A's page
+    said "1 watching" until something happened at the table (at a finished one, for good)."""
+    import json
+
+    from trio_websocket import open_websocket_url
+
+    from server.protocol import CODECS, decode_server
+    from server.protocol import Presence as Present
+
+    codec = CODECS["json"]
+
+    async def watch(ws) -> None:
+        await ws.send_message(json.dumps({"type": "hello", "protocol": 1, "id": 0}))
+        await ws.send_message(codec.encode(Watch(table=info.table, id=1)))
+
+    async def told(ws, count: int) -> None:
+        while True:
+            message = decode_server(await ws.get_message(), codec)
+            if type(message) is Present and message.spectators == count:
+                return
+
+    with trio.fail_after(30):
+        async with cluster_of(2, "local", tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                info = await creator.create_table(**GAME, bots=[BotSeat(1)])  # seat 0 free: the game waits
+                await b.directory.next_beat()
+                async with open_websocket_url(a.url) as on_a, open_websocket_url(b.url) as on_b:
+                    await watch(on_a)
+                    await told(on_a, 1)
+                    await watch(on_b)
+                    await told(on_a, 2)
+                    assert a.lobby.find(info.table).log.seq == 0  # nothing happened at the table meanwhile
