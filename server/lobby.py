@@ -218,6 +218,9 @@ class Lobby:
         if owner is not None:
             self.owners[table_id] = owner
         if alias:
+            before = self.tables.get(self.aliases.get(alias, ""))
+            if before is not None:  # lists name the alias's new table only (a page follows it there)
+                before.alias = None
             self.aliases[alias] = table_id
         return table
 

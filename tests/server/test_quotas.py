@@ -122,6 +122,20 @@ async def test_after_a_restart_a_table_nobody_sat_at_is_ended_not_reopened(tmp_p
     assert main(["replay", str(lonely.store.path)]) == 0
 
 
+async def test_an_alias_given_to_a_new_table_is_listed_for_it_alone(tmp_path):
+    """A kept table's next game (the demo's) takes its alias: the list names it there only, so a page watching the
+    alias finds the new table, not the finished one still listed beside it."""
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never")
+        old = await lobby.create(WAITING, alias="demo")
+        new = await lobby.create(WAITING, alias="demo")
+        assert lobby.find("demo") is new
+        assert [t.table for t in lobby.list() if t.alias == "demo"] == [new.id]
+        assert old.info().alias is None
+        await lobby.stop_all()
+        nursery.cancel_scope.cancel()
+
+
 async def finished_logs(folder: Path, count: int, request: CreateTable = BOTS) -> list[str]:
     """``count`` finished bot games logged in ``folder`` (the server stopped after them)."""
     async with trio.open_nursery() as nursery:
@@ -292,7 +306,8 @@ async def test_soak_of_sixty_games_holds_file_descriptors_and_tables_bounded(tmp
         assert len(lobby.summaries) == 25
         del table
         gc.collect()  # and a table let go of is gone (no task's frame, no journal's closed log keeps it)
-        assert sum(type(o) is Table for o in gc.get_objects()) <= 10 + 2
+        assert sum(type(o) is Table and o.store is not None and tmp_path in o.store.path.parents  # (this lobby's)
+                   for o in gc.get_objects()) <= 10 + 2
         await lobby.stop_all()
         nursery.cancel_scope.cancel()
     assert len(list((tmp_path / "tables").glob("t*.log"))) == games + 1

@@ -307,3 +307,35 @@ def test_screenshots_of_each_games_table_at_desktop_and_phone_width(page, live_s
     page.screenshot(path=shots / f"{game}_table_390.png")
     page.screenshot(path=shots / f"{game}_table_390_full.png", full_page=True)
     print(f"{game}: {shots}")
+
+
+OVER = "() => !!(window.photofinish.page && window.photofinish.page.state.result)"  # the page shows a result
+
+
+def test_a_page_watching_a_tables_alias_goes_on_to_its_next_table_when_the_game_is_over(page, live_server):
+    """The room's projector left on the demo (``#/watch/demo``) goes on to the demo's next game by itself, as
+    `photofinish watch demo` does; before, it stayed on the result until someone reloaded it. A page opened by a
+    table's id stays on that table."""
+    from functools import partial
+
+    from server.protocol import BotSeat, CreateTable
+
+    lobby, token = live_server.running.lobby, live_server.token
+
+    def create(bot_delay_ms: int):  # a kept table's next game, as ``app.keep_table`` makes it: the alias names it
+        quick = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                            bot_delay_ms=bot_delay_ms, bots=[BotSeat(0), BotSeat(1, "random")])
+        return trio.from_thread.run(partial(lobby.create, quick, alias="featured"), trio_token=token)
+
+    first = create(0)
+    trio.from_thread.run(first.over.wait, trio_token=token)
+    page.goto(live_server.url + "#/watch/featured")
+    page.wait_for_function(OVER)  # the first game's end
+    by_id = page.context.new_page()
+    by_id.goto(live_server.url + f"#/watch/{first.id}")
+    by_id.wait_for_function(OVER)
+    second = create(200)  # (bots at a watchable pace: playing while the page looks for it)
+    page.wait_for_function(f"() => (window.photofinish.page || {{state: {{}}}}).state.table === {second.id!r}")
+    page.wait_for_function("() => !!window.photofinish.page.state.view")  # the new game, shown
+    assert by_id.evaluate("window.photofinish.page.state.table") == first.id
+    trio.from_thread.run(second.stop, trio_token=token)

@@ -11,6 +11,7 @@ import { markPending } from "./games/generic.js";
 import { screenFor } from "./games/index.js";
 import { seatStore } from "./protocol.js";
 import { rulesPanel } from "./rules.js";
+import { followAlias } from "./follow.js";
 import { rematchBox } from "./rematch.js";
 import { isWaiting, waitingBoard, waitingWords } from "./waiting.js";
 import { isQuiet, line, sayContest, sayEvent, sayResult } from "./sentences.js";
@@ -47,6 +48,7 @@ export class TablePage {
   destroy() {
     this.gone = true; // an answer still on its way draws nothing over the next page, nor seats or watches
     clearInterval(this.clock);
+    clearInterval(this.following); // (js/follow.js)
     window.removeEventListener("resize", this.resized);
     if (this.state.role === "watch") this.client.leave(this.state.table).catch(() => {}); // a seat is kept
   }
@@ -63,9 +65,11 @@ export class TablePage {
     const { role } = this.state;
     this.render();
     try {
+      const named = this.state.table;
       await this.refreshInfo();
       if (this.gone) return;
       const { table } = this.state; // its id, where the page was opened by the table's alias
+      this.alias = named !== table ? named : null; // then followed to its next table (js/follow.js)
       const held = seatStore.get(table);
       const here = this.client.seats.get(table);
       if (role === "play" && here) { // seated on this connection already (just now, from the lobby)
@@ -147,13 +151,14 @@ export class TablePage {
       s.result = message.result || null;
       if (message.pings) s.pings = message.pings; // each seat's round trip, measured by the server's pings
       const ended = s.result && !s.endAsked; // once over: the info again, for the revealed seed
-      if (ended) s.endAsked = true;
+      if (ended) { s.endAsked = true; followAlias(this); }
       if (s.info && (s.info.status === "waiting" || message.type === "snapshot" || ended)) {
         this.refreshInfo().then(() => this.render(), () => {});
       }
     }
     if (message.type === "table_ended" && !s.endAsked) {
       s.endAsked = true;
+      followAlias(this);
       this.refreshInfo().then(() => this.render(), () => {});
     }
     this.renderSoon();
