@@ -297,12 +297,19 @@ class Follower:
 
     async def _recount(self) -> None:
         """A spectator here came or went: the others here are told the number watching at once, not a heartbeat or
-        three later through the table's node, and at most every ``COUNT_EVERY_S`` as the table's own are."""
+        three later through the table's node, and at most every ``COUNT_EVERY_S`` as the table's own are; the
+        number is reported at once too (the table's node reads it at its next heartbeat, not a mark's tick later:
+        the frames say what it counted for this node, so an early report never makes a count here wrong)."""
         while True:
             await self.recounted.wait()
             self.recounted = trio.Event()
             if self.here is not None:
                 self._hand_on([encodeonce.share(self._counted(self.here))])
+            try:
+                await self.presence.set(watchers_key(self.id, self.node), str(len(self.watchers)),
+                                        ttl_ms=int(self.expiry * 1000))
+            except PresenceError:
+                pass  # (the mark's next tick reports it)
             await trio.sleep(COUNT_EVERY_S)
 
     def _hand_on(self, messages: list) -> None:

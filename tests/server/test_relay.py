@@ -255,3 +255,27 @@ async def test_the_tables_own_spectators_are_told_of_another_nodes_at_a_table_wh
                     await watch(on_b)
                     await told(on_a, 2)
                     assert a.lobby.find(info.table).log.seq == 0  # nothing happened at the table meanwhile
+
+
+async def test_a_node_reports_its_spectators_count_as_one_comes_not_a_ticks_later(nursery, autojump_clock):
+    """The table's node reads each other node's count at its heartbeat; a node writes its own as one of its
+    spectators comes or goes (at most once a second), not only at its mark's next tick."""
+    from server import relay
+    from server.presence import LocalPresence
+    from server.protocol import Presence as Present
+    from server.table import intents
+
+    from .helpers import Sink, settle
+
+    store = LocalPresence()
+    follower = relay.Follower(store, "t1", 5.0, lambda _: None, "node-b")
+    follower.latest = Snapshot(table="t1", seq=3, view=None, to_act=[0])
+    follower.here = Present(table="t1", seats=[], spectators=0)
+    nursery.start_soon(follower.run)
+    key = relay.watchers_key("t1", "node-b")
+    await trio.sleep(0.5)  # between the mark's ticks (a second apart, the first as it started: nobody watched)
+    assert await store.get(key) == "0"
+    follower.submit_nowait(intents.Watch(Sink(), Watch(table="t1", id=1)))
+    await settle()
+    assert await store.get(key) == "1"  # at once, not at the next tick
+    follower.scope.cancel()
