@@ -161,10 +161,9 @@ class Publisher:
 def _recount(table, counted: dict[str, int]) -> None:
     """The spectators other nodes serve of ``table``, each node's as it last reported them: where their number
     changed the table is woken to tell its people, even a table where nothing else happens (a finished one)."""
-    followers = sum(counted.values())
+    before = table.stream.followers
     table.stream.counted = counted
-    if followers != table.stream.followers:
-        table.stream.followers = followers
+    if table.stream.followers != before:
         table.submit_nowait(intents.Recounted())
 
 

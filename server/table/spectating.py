@@ -53,8 +53,8 @@ class Stream:
     shown_broadcast: Snapshot | None = None  # ... and the broadcast's
     broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
     relay: Any = None  # another node follows this table: called with what spectators are sent (server/relay.py)
-    followers: int = 0  # spectators other nodes serve through the relay, as they last reported them
-    counted: dict = field(default_factory=dict)  # ... each node's (by its report's key: ``relay.watchers_key``)
+    counted: dict = field(default_factory=dict)  # spectators other nodes serve through the relay, each node's as it
+    # last reported them (by its report's key: ``relay.watchers_key``)
     ended: bool = False  # with a delay: the table's end has been shown to spectators
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
     spread: Any = None  # the gateway's ``Spread`` that hands out this table's jobs (``crowdjobs.py``), or None
@@ -64,6 +64,11 @@ class Stream:
     audience: Audience | None = None  # who watches, split as ``_to_all`` sends to them, until that changes
     told: float = -math.inf  # trio time the spectators were last told who is at the table (``tell_present``)
     count_due: float | None = None  # when they are told the number watching that changed since
+
+    @property
+    def followers(self) -> int:
+        """How many watch through other nodes (``counted``'s sum)."""
+        return sum(self.counted.values())
 
 
 @dataclass(frozen=True, eq=False)
@@ -287,7 +292,8 @@ def _tell_present(table: Table, now: float) -> None:
     from .fanout import presence_now
     stream = table.stream
     stream.told, stream.count_due = now, None
-    message = presence_now(table)  # (the players' is another message: one marked shared goes their spectators' way)
+    message = presence_now(table)  # (a message of its own: one marked shared would take a player's connection
+    # the spectators' way, ``encodeonce``)
     if len(table.spectators) > 1:
         encodeonce.share(message)
     _to_all(table, [message], [message])

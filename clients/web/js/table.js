@@ -41,6 +41,8 @@ export class TablePage {
     this.ticks = 0;
     this.gone = false;
     this.presences = 0; // presence messages taken: once one came, who sits and how many watch are its
+    this.alias = null; // the alias the page was opened by, and its timer once the game is over (js/follow.js)
+    this.following = null;
   }
 
   shows(table) { return table === this.state.table; }
