@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from . import (abuse_bench, browser_bench, bytes_bench, cluster_bench, fairness_bench, log_bench, round_start_bench,
-               rules_bench, server_bench, soak_bench, spectator_bench, tournament_bench, workers_bench)
+               rules_bench, server_bench, soak_bench, spectator_bench, store_wake, tournament_bench,
+               workers_bench)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -51,6 +52,10 @@ def main() -> None:
     spectators = spectator_bench.run()
     spectator_bench.print_table(spectators)
     (RESULTS / "spectators.json").write_text(json.dumps({**stamp, "spectators": spectators}, indent=2))
+    print()
+    store = store_wake.run()
+    store_wake.print_table(store)
+    (RESULTS / "store_wake.json").write_text(json.dumps({**stamp, "store_wake": store}, indent=2))
     print()
     sizes = bytes_bench.run()
     bytes_bench.print_table(sizes)

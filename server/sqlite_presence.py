@@ -5,8 +5,11 @@ Each process opens the file (WAL, so readers never wait for the writer) through 
 worker thread at a time (``trio.to_thread``, under a lock), and every call is one short transaction: ``set``
 with ``only_new`` is an ``INSERT`` that a live key refuses, ``incr`` an upsert, so several processes claim and
 count atomically. Expiry is in wall-clock time (``time.time()``: the one clock every process of the machine
-shares), checked when a key is read. Publish/subscribe is a table of messages that a subscriber polls every
-``POLL_S``. A file that cannot be opened, written or read raises ``PresenceError``, as Redis away does.
+shares), checked when a key is read. Publish/subscribe is a table of messages that a subscriber reads when a
+publisher wakes it (``server/localwake.py``: each subscription's process is listed with its channel in
+``wakers``, and a publish sends each a datagram), and at least every ``POLL_S`` (every ``POLL_UNWOKEN_S`` where
+no process can be woken: not Linux). A file that cannot be opened, written or read raises ``PresenceError``, as
+Redis away does.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from typing import AsyncIterator, Callable
 
 import trio
 
+from .localwake import Waker, open_waker
 from .presence import PresenceError
 
-POLL_S = 0.05  # a subscriber reads new messages this often
+POLL_S = 1.0  # a subscriber reads new messages at least this often (besides when woken: a lost wake-up's bound)
+POLL_UNWOKEN_S = 0.05  # ... and this often where it cannot be woken
 BUSY_MS = 5_000  # a write waits this long for another process's transaction before it fails
 
 SCHEMA = """
@@ -30,6 +35,7 @@ CREATE TABLE IF NOT EXISTS hashes (key TEXT NOT NULL, field TEXT NOT NULL, value
                                    PRIMARY KEY (key, field));
 CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL,
                                      message TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS wakers (channel TEXT NOT NULL, address TEXT NOT NULL, PRIMARY KEY (channel, address));
 """
 
 
@@ -42,9 +48,12 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 class SqlitePresence:
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, waker: Waker | None = None) -> None:
         self.db = db
         self.lock = trio.Lock()
+        self.waker = waker
+        self._subscribed: dict[str, int] = {}  # this process's subscriptions per channel (listed in ``wakers``)
+        self._gone: set[str] = set()  # wake-up addresses no process holds any more: forgotten at the next publish
 
     async def _do(self, work: Callable[[sqlite3.Connection], object]):
         async with self.lock:
@@ -128,20 +137,42 @@ class SqlitePresence:
         return await self._do(work) if keys else []
 
     async def publish(self, channel: str, message: str) -> None:
-        def work(db: sqlite3.Connection) -> None:
+        gone, self._gone = self._gone, set()
+
+        def work(db: sqlite3.Connection) -> list[str]:
             now = time.time()
             db.execute("INSERT INTO messages (channel, message, at) VALUES (?, ?, ?)", (channel, message, now))
             db.execute("DELETE FROM messages WHERE at < ?", (now - 60,))  # a subscriber polls far more often
-        await self._do(work)
+            db.executemany("DELETE FROM wakers WHERE address = ?", [(address,) for address in gone])
+            if self.waker is None:
+                return []
+            return [row[0] for row in db.execute("SELECT address FROM wakers WHERE channel = ?", (channel,))]
+        try:
+            addresses = await self._do(work)
+        except PresenceError:
+            self._gone |= gone
+            raise
+        if addresses:
+            self._gone.update(self.waker.wake(addresses, channel))
 
     @asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[trio.MemoryReceiveChannel]:
-        last = await self._do(lambda db: db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0])
+        waker = self.waker
+        listed = waker is not None and self._subscribed.get(channel, 0) == 0
+
+        def start(db: sqlite3.Connection) -> int:  # listed before the first read: nothing published after is missed
+            if listed:
+                db.execute("INSERT OR IGNORE INTO wakers VALUES (?, ?)", (channel, waker.address))
+            return db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]
+        last = await self._do(start)
+        if waker is not None:
+            self._subscribed[channel] = self._subscribed.get(channel, 0) + 1
         send, receive = trio.open_memory_channel[str](1024)
 
         async def poll() -> None:  # a read that fails (the file away a moment) is tried again: ``last`` keeps
             nonlocal last  # the place, and messages stay a minute, so nothing is skipped
             while True:
+                armed = waker.arm(channel) if waker is not None else None  # (before the read: see ``Waker.arm``)
                 try:
                     rows = await self._do(lambda db: db.execute(
                         "SELECT id, message FROM messages WHERE channel = ? AND id > ? ORDER BY id",
@@ -151,14 +182,35 @@ class SqlitePresence:
                 for row_id, message in rows:
                     last = row_id
                     await send.send(message)
-                await trio.sleep(POLL_S)
+                if armed is None:
+                    await trio.sleep(POLL_UNWOKEN_S)
+                else:
+                    await waker.wait(channel, armed, POLL_S)
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(poll)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(poll)
+                try:
+                    yield receive
+                finally:
+                    nursery.cancel_scope.cancel()
+        finally:
+            if waker is not None:
+                await self._unsubscribe(channel, waker)
+
+    async def _unsubscribe(self, channel: str, waker: Waker) -> None:
+        """This process no longer wants wake-ups for ``channel`` once its last subscription to it ends (best
+        effort: an address left behind is forgotten when a publish finds nobody there)."""
+        self._subscribed[channel] -= 1
+        if self._subscribed[channel]:
+            return
+        del self._subscribed[channel]
+        with trio.CancelScope(shield=True), trio.move_on_after(2):
             try:
-                yield receive
-            finally:
-                nursery.cancel_scope.cancel()
+                await self._do(lambda db: db.execute("DELETE FROM wakers WHERE channel = ? AND address = ?",
+                                                     (channel, waker.address)))
+            except PresenceError:
+                pass
 
     async def aclose(self) -> None:
         async with self.lock:
@@ -174,6 +226,8 @@ async def open_sqlite_presence(path: str | Path) -> AsyncIterator[SqlitePresence
         raise PresenceError(f"SQLite: cannot open {path}: {error}") from None
     presence = SqlitePresence(db)
     try:
-        yield presence
+        async with open_waker() as waker:
+            presence.waker = waker
+            yield presence
     finally:
         await presence.aclose()

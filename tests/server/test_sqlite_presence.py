@@ -75,3 +75,55 @@ async def test_a_file_that_cannot_be_opened_is_a_presence_error(tmp_path):
     with pytest.raises(PresenceError):
         async with open_sqlite_presence(tmp_path / "missing" / "cluster.sqlite"):
             pass
+
+
+async def test_a_subscriber_in_another_process_is_woken_by_a_publish_not_left_to_its_next_poll(tmp_path,
+                                                                                              monkeypatch):
+    """`serve --workers`: a spectator on the worker that does not run the table gets each update as it is
+    published, not up to a poll later. With polls an hour apart, only the wake-up can bring it."""
+    monkeypatch.setattr(sqlite_presence, "POLL_S", 3600)
+    monkeypatch.setattr(sqlite_presence, "POLL_UNWOKEN_S", 3600)
+    path = tmp_path / "cluster.sqlite"
+    async with open_sqlite_presence(path) as table_node, open_sqlite_presence(path) as other:
+        assert other.waker is not None  # (Linux: an abstract Unix socket)
+        async with other.subscribe("relay:t1") as first, other.subscribe("relay:t1") as second:
+            with trio.fail_after(5):
+                for text in ("a", "b", "c"):
+                    await table_node.publish("relay:t1", text)
+                    assert await first.receive() == text and await second.receive() == text
+        async with other.subscribe("relay:t1") as frames:
+            async with other.subscribe("relay:t1") as leaving:
+                pass  # one subscription of two ends: the process is still woken for the other
+            await table_node.publish("relay:t1", "d")
+            with trio.fail_after(5):
+                assert await frames.receive() == "d"
+        assert await _wakers(other) == []  # its last subscription over: no longer listed to be woken
+
+
+async def test_a_process_that_died_subscribed_is_forgotten_and_costs_a_publish_nothing(tmp_path):
+    path = tmp_path / "cluster.sqlite"
+    async with open_sqlite_presence(path) as one:
+        dead = "\0photofinish-wake-0000000000000000"  # a subscriber's process killed: nobody holds its socket
+        await one._do(lambda db: db.execute("INSERT INTO wakers VALUES ('relay:t1', ?)", (dead,)))
+        await one.publish("relay:t1", "a")  # no error: its wake-up refused, the address noted
+        await one.publish("relay:t1", "b")  # ... and forgotten
+        assert await _wakers(one) == []
+
+
+async def test_where_no_process_can_be_woken_subscribers_still_get_every_message_by_polling(tmp_path,
+                                                                                         monkeypatch):
+    from server import localwake
+
+    monkeypatch.setattr(localwake, "PREFIX", str(tmp_path / "no-such-folder" / "wake-"))  # the bind fails
+    path = tmp_path / "cluster.sqlite"
+    async with open_sqlite_presence(path) as one, open_sqlite_presence(path) as two:
+        assert two.waker is None
+        async with two.subscribe("relay:t1") as frames:
+            for text in ("a", "b"):
+                await one.publish("relay:t1", text)
+            with trio.fail_after(5):
+                assert [await frames.receive() for _ in range(2)] == ["a", "b"]
+
+
+async def _wakers(presence) -> list:
+    return await presence._do(lambda db: db.execute("SELECT channel, address FROM wakers").fetchall())

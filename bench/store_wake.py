@@ -1,0 +1,118 @@
+"""The SQLite presence store's publish/subscribe, woken against polled (issue 35: spectators on another worker).
+
+`python -m bench.store_wake [--subscriptions N] [--messages M]` opens two stores on one file (as two workers do),
+each in its own process, once with wake-ups (``server/localwake.py``) and once polling every 50 ms as before
+(the floor, measured in the same run), and prints for each:
+
+- delivery: a message published by one process and read by the other's subscriber, p50 / p99 ms (the relay's
+  share of a spectator's lag on the worker that does not run the table);
+- idle: the subscriber process's CPU with ``N`` subscriptions and nothing published (each a table followed from
+  the other worker), as % of one core over 3 s.
+
+Bounded: M messages and 3 s of idleness per mode; a file in a temporary folder; no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import trio
+
+from server import sqlite_presence
+from server.sqlite_presence import open_sqlite_presence
+
+IDLE_S = 3.0
+
+
+async def subscriber(path: Path, woken: bool, subscriptions: int, messages: int, idle_s: float, ready, report) -> None:
+    async with open_sqlite_presence(path) as store, AsyncExitStack() as stack:
+        if not woken:
+            store.waker = None  # as before: read every ``POLL_UNWOKEN_S``
+        frames = await stack.enter_async_context(store.subscribe("relay:t0"))
+        for n in range(1, subscriptions):
+            await stack.enter_async_context(store.subscribe(f"relay:t{n}"))
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        await trio.sleep(idle_s)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        idle = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / idle_s
+        ready.set()
+        delays = []
+        for _ in range(messages):
+            sent = float(await frames.receive())
+            delays.append((time.time() - sent) * 1000)
+        report.put({"idle": idle, "delays": delays})
+
+
+def run_subscriber(*args) -> None:
+    trio.run(subscriber, *args)
+
+
+async def publisher(path: Path, messages: int, ready) -> None:
+    async with open_sqlite_presence(path) as store:
+        while not ready.is_set():
+            await trio.sleep(0.01)
+        for _ in range(messages):
+            await store.publish("relay:t0", repr(time.time()))
+            await trio.sleep(0.02)  # a table's spectators' frames at 50 a second at most
+
+
+def measure(woken: bool, subscriptions: int, messages: int, idle_s: float = IDLE_S) -> dict:
+    path = Path(tempfile.mkdtemp(prefix="pf-store-wake-")) / "cluster.sqlite"
+    context = multiprocessing.get_context("spawn")
+    ready, report = context.Event(), context.Queue()
+    process = context.Process(target=run_subscriber, args=(path, woken, subscriptions, messages, idle_s, ready, report))
+    process.start()
+    try:
+        trio.run(publisher, path, messages, ready)
+        result = report.get(timeout=60)
+    finally:
+        process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+    delays = sorted(result["delays"])
+    return {"mode": "woken" if woken else "polled (floor)", "delivered": len(delays), "p50_ms": statistics.median(delays),
+            "p99_ms": delays[min(len(delays) - 1, int(len(delays) * 0.99))], "idle_pct": 100 * result["idle"]}
+
+
+def run(subscriptions: int = 30, messages: int = 200) -> list[dict]:
+    """The floor (polled) and the woken mode, one after the other."""
+    return [{**measure(woken, subscriptions, messages), "subscriptions": subscriptions, "messages": messages}
+            for woken in (False, True)]
+
+
+def print_table(rows: list[dict]) -> None:
+    floor, woken = rows
+    print(f"SQLite store (`serve --workers`), one publisher and one subscriber process; {floor['subscriptions']} "
+          f"subscriptions idle {IDLE_S:.0f} s, {floor['messages']} messages timed (the floor: polled every "
+          f"{sqlite_presence.POLL_UNWOKEN_S * 1000:.0f} ms)")
+    print(f"{'mode':>15} {'delivery p50 ms':>16} {'p99 ms':>8} {'idle CPU %':>11}")
+    for row in rows:
+        print(f"{row['mode']:>15} {row['p50_ms']:>16.2f} {row['p99_ms']:>8.2f} {row['idle_pct']:>11.1f}")
+    print(f"woken / polled: delivery p50 {woken['p50_ms'] / floor['p50_ms']:.2f}x, idle CPU "
+          f"{woken['idle_pct'] / max(floor['idle_pct'], 0.01):.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subscriptions", type=int, default=30, help="tables followed, idle (default 30)")
+    parser.add_argument("--messages", type=int, default=200, help="messages timed per mode (default 200)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    args = parser.parse_args()
+    rows = run(args.subscriptions, args.messages)
+    print_table(rows)
+    if args.json:
+        json.dump(rows, sys.stdout)
+        print()
+
+
+if __name__ == "__main__":
+    main()
