@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS hashes (key TEXT NOT NULL, field TEXT NOT NULL, value
                                    PRIMARY KEY (key, field));
 CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL,
                                      message TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS messages_at ON messages (at);
 CREATE TABLE IF NOT EXISTS wakers (channel TEXT NOT NULL, address TEXT NOT NULL, PRIMARY KEY (channel, address));
 """
 
