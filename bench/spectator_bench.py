@@ -27,10 +27,10 @@ Each row is read against the row with no spectators of the same run:
   process), and the 1-minute load average at the row's end (the machine is shared).
 
 A row of **three nodes** runs three `photofinish serve --cluster sqlite:PATH` processes sharing one SQLite file:
-the players play on the first, and every spectator connects to a node that does not run their table, which
-follows it through the relay (`server/relay.py`); CPU and RSS are the three processes' together. It is read
-against the three-node row with no spectators, and its lag against the one-node row (the issue's target: with
-three nodes, 3x the spectators at the same lag).
+the players play on the first, and the spectators are shared out over the nodes that do not run their table (a
+client process each at least), which follow it through the relay (`server/relay.py`); CPU and RSS are the three
+processes' together. It is read against the three-node row with no spectators, and its lag against the one-node
+row (the issue's target: with three nodes, 3x the spectators at the same lag).
 
 `--pin` puts the server(s) on the first core and the players and the spectators' clients on the others, as
 Colyseus's harness pins its server and load apart: on a 2-core machine the clients otherwise take the server's
@@ -172,7 +172,8 @@ async def row(tables: int, spectators: int, processes: int, seconds: float, node
             ids = await table_ids(url, tables)
             urls = watcher_urls(started, ids)
             join_began = time.perf_counter()
-            per = [spectators // processes + (i < spectators % processes) for i in range(processes)]
+            spread = max(processes, len(urls)) if spectators else processes  # every free node gets its share
+            per = [spectators // spread + (i < spectators % spread) for i in range(spread)]
             for index, count in enumerate(per):
                 if count:
                     watchers.append(subprocess.Popen(
