@@ -74,8 +74,8 @@ class FailingPresence(LocalPresence):
 class FailingSqlite(SqlitePresence):
     """The SQLite file store of `serve --workers` whose transactions fail in the window (a full or lost disk)."""
 
-    def __init__(self, db, window: Window) -> None:
-        super().__init__(db)
+    def __init__(self, db, window: Window, waker=None) -> None:
+        super().__init__(db, waker)
         self.window = window
 
     async def _do(self, work):
@@ -92,7 +92,7 @@ async def failing_store(kind: str, tmp_path):
         return
     async with open_sqlite_presence(tmp_path / "cluster.sqlite") as opened:
         window = Window()
-        yield FailingSqlite(opened.db, window), window
+        yield FailingSqlite(opened.db, window, opened.waker), window  # (its publishes wake its subscribers)
 
 
 @pytest.mark.parametrize("kind", ["local", "sqlite"])
