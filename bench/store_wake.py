@@ -83,7 +83,8 @@ def measure(woken: bool, subscriptions: int, messages: int, idle_s: float = IDLE
         if process.is_alive():
             process.kill()
     delays = sorted(result["delays"])
-    return {"mode": "woken" if woken else "polled (floor)", "delivered": len(delays), "p50_ms": statistics.median(delays),
+    return {"mode": "woken" if woken else "polled (floor)", "delivered": len(delays),
+            "p50_ms": statistics.median(delays),
             "p99_ms": delays[min(len(delays) - 1, int(len(delays) * 0.99))], "idle_pct": 100 * result["idle"]}
 
 
@@ -134,7 +135,8 @@ def print_table(rows: list[dict]) -> None:
     print(f"woken / polled: delivery p50 {woken['p50_ms'] / floor['p50_ms']:.2f}x, idle CPU "
           f"{woken['idle_pct'] / max(floor['idle_pct'], 0.01):.2f}x")
     print(f"publish of a {publish['size']:,}-byte frame, {publish['kept']:,} kept: {publish['publish_us']:.0f} us CPU; "
-          f"a bare one-row transaction: {publish['bare_us']:.0f} us ({publish['publish_us'] / publish['bare_us']:.1f}x)")
+          f"a bare one-row transaction: {publish['bare_us']:.0f} us "
+          f"({publish['publish_us'] / publish['bare_us']:.1f}x)")
 
 
 def main() -> None:

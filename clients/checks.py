@@ -100,6 +100,11 @@ def delay_seconds(text: str) -> float:
     return _number(text, "a delay is 0 to 3600 seconds", lambda v: 0 <= v <= 3600)
 
 
+def delay_entries(text: str) -> int:
+    """A broadcast delay in log entries: 0 (none) to 10,000."""
+    return _integer(text, 0, 10_000, "a delay is 0 to 10000 entries")
+
+
 def replay_speed(text: str) -> float:
     """`replay --speed`: 0 (as fast as it goes, the default) or more."""
     return _number(text, "a speed is 0 (no pauses) or a number more than 0 (2: twice as fast)",

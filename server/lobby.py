@@ -128,14 +128,16 @@ class Lobby:
                                        ("grace_ms", request.grace_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
                                        ("fair_ms", request.fair_ms, 0, 1000),
-                                       ("spectator_delay_ms", request.spectator_delay_ms, 0, 3_600_000)):
+                                       ("spectator_delay_ms", request.spectator_delay_ms, 0, 3_600_000),
+                                       ("spectator_delay_entries", request.spectator_delay_entries, 0, 10_000)):
             if not low <= value <= high:
                 raise Refusal(Code.BAD_OPTION, f"{name} is {low}..{high}, not {value}")
         if request.seed is not None and not 0 <= request.seed < 2**64:
             raise Refusal(Code.BAD_SEED, "a seed is an integer from 0 to 2**64-1")
-        if request.broadcast and not request.spectator_delay_ms:
-            raise Refusal(Code.BAD_OPTION, "a broadcast view shows every hand: it needs a spectator_delay_ms, so "
-                                           "that what it shows is over before anyone can see it")
+        if request.broadcast and not (request.spectator_delay_ms or request.spectator_delay_entries):
+            raise Refusal(Code.BAD_OPTION, "a broadcast view shows every hand: it needs a spectator_delay_ms or "
+                                           "spectator_delay_entries, so that what it shows is over before anyone "
+                                           "can see it")
         if request.seed is not None and not request.practice:
             raise Refusal(Code.BAD_SEED, "a chosen seed makes every hidden card known to its chooser: it is for "
                              "practice tables only (send practice: true with it; everyone is shown the seed)")
@@ -210,7 +212,8 @@ class Lobby:
                                  unverified_credit_ms=self.unverified_credit_ms,
                                  expire_after=None if alias else self.quotas.waiting_expiry or None,
                                  chosen_seed=request.seed, practice=request.practice,
-                                 spectator_delay_ms=request.spectator_delay_ms, broadcast_key_hash=key_hash)
+                                 spectator_delay_ms=request.spectator_delay_ms,
+                                 spectator_delay_entries=request.spectator_delay_entries, broadcast_key_hash=key_hash)
         table = Table(table_id, game, setup, seed, settings, store=store)
         table.broadcast_key = broadcast_key
         table.alias = alias or None

@@ -136,6 +136,8 @@ def open_log(lobby: Lobby, table_id: str, game, setup: Setup, request: CreateTab
                            **({"practice": True} if request.practice else {}),
                            **({"spectator_delay_ms": request.spectator_delay_ms}
                               if request.spectator_delay_ms else {}),
+                           **({"spectator_delay_entries": request.spectator_delay_entries}
+                              if request.spectator_delay_entries else {}),
                            **({"chosen_seed": request.seed} if request.seed is not None else {}),
                            **({"alias": alias} if alias else {}), **(extra or {})},
             commitment=seed_commitment(seed), started=utc_now()))

@@ -231,6 +231,10 @@ async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behin
     created = await trio.to_thread.run_sync(main, ["create", running.url, "--spectator-delay", "30", "--bot", "1"])
     table = running.lobby.find(capsys.readouterr().out.strip())
     assert created == 0 and table.info().spectator_delay_ms == 30_000 and table.stream.delay == 30.0
+    created = await trio.to_thread.run_sync(main, ["create", running.url, "--spectator-delay-entries", "3",
+                                                   "--bot", "1"])
+    table = running.lobby.find(capsys.readouterr().out.strip())
+    assert created == 0 and table.info().spectator_delay_entries == 3 and table.stream.delay_entries == 3
 
 
 async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):

@@ -117,6 +117,7 @@ CASES = [
     (["create", "{closed}", "--ordering", "fastest"], "invalid choice"),
     (["create", "{closed}", "--fair-ms", "-1"], "0 or more"),
     (["create", "{closed}", "--spectator-delay", "4000"], "0 to 3600 seconds"),
+    (["create", "{closed}", "--spectator-delay-entries", "-1"], "0 to 10000 entries"),
     (["create", "{closed}", "--game", "checkered_flag", "--track", "{missing}"], "cannot read"),
     (["create", "{closed}", "--game", "checkered_flag", "--track", "{empty}"], "is empty"),
     (["create", "{closed}", "--game", "checkered_flag", "--track", "{blank}"], "is empty"),

@@ -42,6 +42,9 @@ def add_create(sub) -> None:
                         help="fair ordering: the most a seat's round trip is credited (default 50)")
     create.add_argument("--spectator-delay", type=checks.delay_seconds, default=0, metavar="SECONDS",
                         help="a broadcast delay: spectators see the table this many seconds ago (default 0: live)")
+    create.add_argument("--spectator-delay-entries", type=checks.delay_entries, default=0, metavar="N",
+                        help="a broadcast delay in moves: spectators see the table N log entries behind, however "
+                             "long a turn takes; its end at once (default 0: none; with --spectator-delay, both)")
     create.set_defaults(run=cmd_create)
 
 
@@ -125,6 +128,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
                 turn_time_ms=args.turn_time_ms, ordering=args.ordering, fair_ms=args.fair_ms,
                 spectator_delay_ms=round(args.spectator_delay * 1000),
+                spectator_delay_entries=args.spectator_delay_entries,
                 bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
         print(info.table)
         me = command_name()

@@ -76,6 +76,9 @@ def add_parser(sub) -> None:
     create.add_argument("--spectator-delay", type=checks.delay_seconds, default=0, metavar="SECONDS",
                         help="a broadcast delay at every table: spectators see each game this many seconds ago "
                              "(default 0: live)")
+    create.add_argument("--spectator-delay-entries", type=checks.delay_entries, default=0, metavar="N",
+                        help="a broadcast delay in moves at every table: spectators see each game N log entries "
+                             "behind, however long a turn takes (default 0: none; with --spectator-delay, both)")
     create.add_argument("--max-players", type=checks.count, default=0, metavar="N",
                         help="at most N players hold a place; later registrations go on a waitlist, and a player "
                              "who withdraws before the start gives their place to the first waiting (default 0: no "
@@ -187,7 +190,8 @@ def cmd_create(args: argparse.Namespace) -> int:
                 no_show_ms=args.no_show, arena_ms=args.arena_time, late_entry_rounds=args.late_rounds,
                 check_in=args.check_in, bot_delay_ms=bot_delay_ms, max_players=args.max_players,
                 spectator_delay_ms=round(args.spectator_delay * 1000),
-                pairings_first=args.pairings_first, reentry=args.reentry,
+                spectator_delay_entries=args.spectator_delay_entries, pairings_first=args.pairings_first,
+                reentry=args.reentry,
                 **tournament_choices.create_fields(args))
         info = created.tournament
         print(info.tournament)

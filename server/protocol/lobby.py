@@ -71,6 +71,7 @@ class CreateTable(ClientMessage, tag="create_table"):
     ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
     fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
     spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)
+    spectator_delay_entries: int = 0  # ... and (or) this many log entries behind (0: none); the end is shown at once
     broadcast: bool = False  # with a delay: a broadcast view (every hand) for whoever has the key it answers with
     placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
 
@@ -108,6 +109,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     practice: bool = False  # a practice table (created with ``practice``)
     seed: int | None = None  # the seed its creator chose (practice only): its hidden cards are no secret
     spectator_delay_ms: int = 0  # the broadcast delay: spectators see the table this long ago (0: live)
+    spectator_delay_entries: int = 0  # ... and (or) this many log entries behind (0: none)
     broadcast: bool = False  # a broadcast view (every hand, past the delay) is open to its key's holders
     revealed_seed: str | None = None  # the table's seed once it is over, in decimal digits (a string: JavaScript's
     # numbers cannot hold every 64-bit seed exactly); its log's end record reveals it too

@@ -30,6 +30,7 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     no_show_ms: int = 60_000  # a seat whose player is not there after this is played by a stand-in bot
     bot_delay_ms: int = 0  # the pace of server bots (stand-ins)
     spectator_delay_ms: int = 0  # a broadcast delay at every table: spectators see it this long ago (0: live)
+    spectator_delay_entries: int = 0  # ... and (or) this many log entries behind (0: none)
     arena_ms: int = 0  # arena: how long it runs
     late_entry_rounds: int = 0  # registration stays open until this round has started (0: only before start)
     check_in: bool = False  # True: only checked-in players are seated in round 1

@@ -90,8 +90,8 @@ class Table:
         self.end_line = 0
         self.nursery: trio.Nursery | None = None
         self.spectators: dict = {}  # spectator -> the table's spectator jobs made when it came (``crowdjobs.py``)
-        self.stream = spectating.new_stream(settings.spectator_delay_ms, settings.broadcast_key_hash)  # what
-        # spectators are sent, and when
+        self.stream = spectating.new_stream(settings.spectator_delay_ms, settings.broadcast_key_hash,
+                                            settings.spectator_delay_entries)  # what spectators are sent, and when
         self.patching = patching.Patching()  # what each receiver that asked for patches was last sent
         self.broadcast_key: str | None = None  # a new table's broadcast key, for its creator's answer only
         self.presence_sent: tuple | None = None  # who was at the table when its seats were last told (fanout)
@@ -170,7 +170,7 @@ class Table:
         over = self.is_over()
         status = "over" if over else ("playing" if self.started else "waiting")
         seq = self.log.seq
-        if self.stream.delay > 0:
+        if self.stream.delayed:
             seq = self.stream.shown.seq if self.stream.shown is not None else 0
             if over and not spectating.end_shown(self):
                 over, status = False, "playing"
@@ -180,6 +180,7 @@ class Table:
             seq=seq, status=status, spectators=len(self.spectators) + self.stream.followers,
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
+            spectator_delay_entries=self.settings.spectator_delay_entries,
             broadcast=self.settings.broadcast_key_hash is not None, revealed_seed=str(self.seed) if over else None,
             rematch=self.rematch if over else None, alias=self.alias,
         )

@@ -219,7 +219,7 @@ def send_updates(table: Table, group, final_group: bool) -> None:
         after = broadcast_after = None
         broadcast, broadcast_together = list(watched), list(together)
         if final_group:
-            if table.stream.delay > 0:
+            if table.stream.delayed:
                 after = Snapshot(table=table_id, seq=last.seq, view=view, to_act=to_act, result=result,
                                  receipt=receipts[last.seq], pings=pings)
             if table.stream.key_hash is not None:  # the broadcast view: every seat's too

@@ -30,6 +30,7 @@ def settings_of(name: str, options: dict[str, Any], expire_after: float | None) 
         unverified_credit_ms=options.get("unverified_credit_ms"),
         expire_after=expire_after, chosen_seed=options.get("chosen_seed"),
         practice=options.get("practice", False), spectator_delay_ms=options.get("spectator_delay_ms", 0),
+        spectator_delay_entries=options.get("spectator_delay_entries", 0),
         broadcast_key_hash=options.get("broadcast_key_hash"))
 
 

@@ -76,7 +76,7 @@ def resume(table: Table, receiver: Receiver, message: Resume) -> None:
 def watch(table: Table, receiver: Receiver, message: Watch) -> None:
     if message.broadcast_key:  # every hand, past the delay, for a commentator
         return spectating.watch_broadcast(table, receiver, message)
-    if table.stream.delay > 0:  # kept behind the table: the snapshot last released, never the table now
+    if table.stream.delayed:  # kept behind the table: the snapshot last released, never the table now
         return spectating.watch(table, receiver, message.id, message.last_seq)
     spectating.join(table, receiver)
     fanout.deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name,

@@ -28,4 +28,5 @@ class TableSettings:
     chosen_seed: int | None = None  # the creator chose the seed (a practice table): shown to everyone
     practice: bool = False
     spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)
+    spectator_delay_entries: int = 0  # ... and this many log entries behind (0: none; its end is shown at once)
     broadcast_key_hash: str | None = None  # the broadcast view's key (its sha256): every hand, past the delay

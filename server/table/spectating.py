@@ -4,9 +4,12 @@
   spectators is one message, built once and marked for ``encodeonce``: each encoding's bytes are made once,
   whatever the number of spectators. The players' updates are built and handed over first.
 - **A broadcast delay** (``spectator_delay_ms``, a table option): spectators are sent the table as it was that
-  long ago. Their updates wait in ``Stream.pending`` with the snapshot they lead to; a spectator who starts
-  watching, catches up or falls behind is given the snapshot last released (``Stream.shown``), never the table
-  as it is, and a finished table's replay opens only once its end has been shown (``end_shown``).
+  long ago; with ``spectator_delay_entries`` as well (or instead), only once the table's log is that many entries
+  past it, however long its players think (a lockstep table's broadcast view never shows the hands of the turn
+  being played), except that once the game is over its end is shown (after the time delay, if any). Their updates
+  wait in ``Stream.pending`` (``Pending``) with the snapshot they lead to; a spectator who starts watching, catches
+  up or falls behind is given the snapshot last released (``Stream.shown``), never the table as it is, and a
+  finished table's replay opens only once its end has been shown (``end_shown``).
 - **A broadcast view** (a table created with ``broadcast``, which needs a delay): a spectator who watches with
   the key its creator was given, and holds no seat at the table, gets every seat's view (``BroadcastView``)
   besides the public one, past the delay like every spectator; the events stay the public ones (a deal's hidden
@@ -43,12 +46,23 @@ RETRY_S = 1.0  # a spectator that fell behind is offered the snapshot again at m
 COUNT_EVERY_S = 1.0  # spectators are told a new number watching at most this often (a seat's change at once)
 
 
+class Pending(NamedTuple):
+    """What spectators are sent once a broadcast delay allows."""
+
+    due: float  # trio time from which it may be shown
+    seq: int  # the table's last log entry when it was made: shown once the log is ``delay_entries`` past it
+    messages: Any
+    after: Snapshot | None  # the snapshot the messages lead to (None: they carry no view)
+    broadcast: Any  # the broadcast view's messages, and
+    broadcast_after: Snapshot | None  # ... its snapshot
+
+
 @dataclass
 class Stream:
     delay: float  # seconds spectators are kept behind the table (0: none)
     key_hash: str | None = None  # the broadcast view's key (sha256), if the table has one
-    pending: deque = field(default_factory=deque)  # (due, messages, snapshot after them or None, the broadcast's
-    # messages, its snapshot), in order
+    delay_entries: int = 0  # log entries spectators are kept behind the table (0: none)
+    pending: deque = field(default_factory=deque)  # ``Pending``, in order
     shown: Snapshot | None = None  # with a delay: the latest snapshot spectators may see
     shown_broadcast: Snapshot | None = None  # ... and the broadcast's
     broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
@@ -64,6 +78,11 @@ class Stream:
     audience: Audience | None = None  # who watches, split as ``_to_all`` sends to them, until that changes
     told: float = -math.inf  # trio time the spectators were last told who is at the table (``tell_present``)
     count_due: float | None = None  # when they are told the number watching that changed since
+
+    @property
+    def delayed(self) -> bool:
+        """Spectators are kept behind the table (a broadcast delay in time, in entries, or both)."""
+        return self.delay > 0 or self.delay_entries > 0
 
     @property
     def followers(self) -> int:
@@ -108,14 +127,14 @@ def _audience(members: tuple, broadcasters: set) -> Audience:
     return Audience(members, shown, plain, patched)
 
 
-def new_stream(delay_ms: int, key_hash: str | None = None) -> Stream:
-    return Stream(delay=delay_ms / 1000, key_hash=key_hash)
+def new_stream(delay_ms: int, key_hash: str | None = None, delay_entries: int = 0) -> Stream:
+    return Stream(delay=delay_ms / 1000, key_hash=key_hash, delay_entries=delay_entries)
 
 
 def wanted(table: Table, watchers: list) -> bool:
     """Whether spectators' updates must be built at all (someone watches, here or through another node, or a
     delay keeps them for later)."""
-    return bool(watchers) or table.stream.delay > 0 or table.stream.relay is not None
+    return bool(watchers) or table.stream.delayed or table.stream.relay is not None
 
 
 def send(table: Table, messages: patching.Forms, after: Snapshot | None, broadcast: patching.Forms = ((), ()),
@@ -128,10 +147,16 @@ def send(table: Table, messages: patching.Forms, after: Snapshot | None, broadca
     if len(table.spectators) > 1:
         for message in {id(m): m for form in messages for m in form}.values():
             encodeonce.share(message)
-    if stream.delay > 0:
-        stream.pending.append((trio.current_time() + stream.delay, messages, after, broadcast, broadcast_after))
-        return
+    if stream.delayed:
+        return _hold(table, messages, after, broadcast, broadcast_after)
     _to_all(table, messages, broadcast, watchers)
+
+
+def _hold(table: Table, messages: Any, after: Snapshot | None, broadcast: Any,
+          broadcast_after: Snapshot | None) -> None:
+    stream = table.stream
+    stream.pending.append(Pending(trio.current_time() + stream.delay, table.log.seq, messages, after, broadcast,
+                                  broadcast_after))
 
 
 def ended(table: Table, message: TableEnded) -> None:
@@ -141,21 +166,33 @@ def ended(table: Table, message: TableEnded) -> None:
 
 def tell(table: Table, message: Any) -> None:
     """A message for every spectator (a table's early end, a rematch offered), after the delay if there is one."""
-    if table.stream.delay > 0:
-        table.stream.pending.append((trio.current_time() + table.stream.delay, [message], None, [message], None))
+    if table.stream.delayed:
+        _hold(table, [message], None, [message], None)
     else:
         _to_all(table, [message], [message])
 
 
 def next_due(table: Table) -> float | None:
-    return table.stream.pending[0][0] if table.stream.pending else None
+    """When the table's clock should release what the delay holds next; None when nothing is held, or when the
+    next is waiting for entries (``release_due`` runs after each batch of them too)."""
+    stream = table.stream
+    if not stream.pending or not _entries_past(table, stream.pending[0]):
+        return None
+    return stream.pending[0].due
+
+
+def _entries_past(table: Table, pending: Pending) -> bool:
+    """The table's log is far enough past ``pending`` (or the game is over: its end is not held for entries
+    that will never come)."""
+    entries = table.stream.delay_entries
+    return not entries or table.log.seq >= pending.seq + entries or table.is_over()
 
 
 def release_due(table: Table) -> None:
     """Send the spectators what the delay held back and may be shown now."""
     stream, now = table.stream, trio.current_time()
-    while stream.pending and stream.pending[0][0] <= now:
-        _, messages, after, broadcast, broadcast_after = stream.pending.popleft()
+    while stream.pending and stream.pending[0].due <= now and _entries_past(table, stream.pending[0]):
+        _, _, messages, after, broadcast, broadcast_after = stream.pending.popleft()
         if after is not None:
             stream.shown = after
             stream.ended = stream.ended or after.result is not None
@@ -167,15 +204,14 @@ def release_due(table: Table) -> None:
 
 def end_shown(table: Table) -> bool:
     """Whether spectators may know everything up to the table's end (no delay, or its end was released)."""
-    return table.stream.delay <= 0 or table.stream.ended
+    return not table.stream.delayed or table.stream.ended
 
 
 def hold_present(table: Table) -> None:
     """A table reopened from its log: spectators are shown where it stands only once the delay has passed."""
-    if table.stream.delay > 0:
+    if table.stream.delayed:
         from .fanout import broadcast_snapshot, snapshot
-        table.stream.pending.append((trio.current_time() + table.stream.delay, [], snapshot(table, None), [],
-                                     broadcast_snapshot(table) if table.stream.key_hash else None))
+        _hold(table, [], snapshot(table, None), [], broadcast_snapshot(table) if table.stream.key_hash else None)
 
 
 def watch(table: Table, receiver: Receiver, ref: Any, last_seq: int) -> None:
@@ -242,7 +278,7 @@ def forget(table: Table, receiver: Receiver) -> None:
 
 def current_snapshot(table: Table) -> Snapshot:
     """What a spectator who starts watching now is shown: the table now, or as last released past the delay."""
-    return _shown(table) if table.stream.delay > 0 else _now(table)
+    return _shown(table) if table.stream.delayed else _now(table)
 
 
 def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: list | None = None) -> None:
@@ -323,7 +359,7 @@ def _offer_snapshots(table: Table) -> None:
         if receiver in table.stream.broadcasters:
             snapshot = _shown_broadcast(table)
         else:
-            snapshot = _shown(table) if table.stream.delay > 0 else _now(table)
+            snapshot = _shown(table) if table.stream.delayed else _now(table)
         deliver(table, receiver, _skipping(snapshot, missed[0]))
         if receiver in table.stream.lagging:  # no room yet (``fell_behind`` again): the next offer is later
             table.stream.lagging[receiver] = [missed[0], now]

@@ -52,8 +52,9 @@ def next_deadline(table: Table) -> float:
         deadline = min(deadline, table.t0 + min(h.fair.until for h in table.held))
     if table.expires is not None:
         deadline = min(deadline, table.expires)
-    if table.stream.pending:
-        deadline = min(deadline, table.stream.pending[0][0])
+    released = spectating.next_due(table)  # (None: nothing held, or held for entries still to come)
+    if released is not None:
+        deadline = min(deadline, released)
     if table.stream.lagging:  # a spectator that fell behind is offered the snapshot even if nothing else happens
         deadline = min(deadline, spectating.next_offer(table))
     if table.stream.count_due is not None:  # the spectators are told how many watch

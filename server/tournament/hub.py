@@ -43,7 +43,8 @@ logger = logging.getLogger(__name__)
 MAX_TOURNAMENTS = 200
 DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
 TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms",
-                "spectator_delay_ms")
+                "spectator_delay_ms", "spectator_delay_entries")
+SINCE_ADDED = ("spectator_delay_ms", "spectator_delay_entries")  # in a log only where set: older logs as they were
 
 
 class TournamentHub:
@@ -127,6 +128,7 @@ class TournamentHub:
                                        ("round_time_ms", request.round_time_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
                                        ("spectator_delay_ms", request.spectator_delay_ms, 0, 3_600_000),
+                                       ("spectator_delay_entries", request.spectator_delay_entries, 0, 10_000),
                                        ("arena_ms", request.arena_ms, 0, 86_400_000),
                                        ("late_entry_rounds", request.late_entry_rounds, 0, 100)):
             if not low <= value <= high:
@@ -161,7 +163,7 @@ class TournamentHub:
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = new_secret(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS
-                  if name != "spectator_delay_ms" or request.spectator_delay_ms}  # a log as before without one
+                  if name not in SINCE_ADDED or getattr(request, name)}  # a log as before without them
         created = Created(format=FORMAT_VERSION, tournament=tid, name=request.name.strip() or tid, game=game.info.name,
                           options=options, settings=settings, commitment=seed_commitment(seed), started=utc_now(),
                           tables=tables, secret=secret_hash(secret))

@@ -140,7 +140,8 @@ async def open_table(d: Director, table_id: str, round_no: int, players: tuple[s
     create = CreateTable(game=request.game, mode=request.mode, seats=len(players), options=dict(request.options),
                          name=f"{request.name or d.id} round {round_no}",
                          turn_time_ms=request.turn_time_ms if lockstep else 0, grace_ms=request.no_show_ms,
-                         bot_delay_ms=request.bot_delay_ms, spectator_delay_ms=request.spectator_delay_ms)
+                         bot_delay_ms=request.bot_delay_ms, spectator_delay_ms=request.spectator_delay_ms,
+                         spectator_delay_entries=request.spectator_delay_entries)
     digests = {player: digest for digest, player in d.tokens.items()}
     reserved = [Reservation(seat, d.state.names[p], digests.get(p) or _NO_TOKEN) for seat, p in enumerate(players)]
     directory = d.hub.directory

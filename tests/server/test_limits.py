@@ -435,11 +435,11 @@ def test_serve_raises_its_open_file_limit_and_says_how_many_connections_that_all
 
 async def test_a_large_list_of_tables_costs_more_of_the_budget(nursery, autojump_clock):
     running = await start(nursery, limits=Limits(budget_rate=1, budget_burst=24))
-    for n in range(360):  # about 180 KB of JSON: 1 + 10 units an answer
+    for n in range(330):  # about 175 KB of JSON: 1 + 10 units an answer
         await running.lobby.create(CreateTable(name=f"table {n:04}"))
     async with websocket(running.port) as ws:
         answers = [await answer(ws, probe("list_tables")) for _ in range(3)]
-        assert [a["type"] for a in answers] == ["tables", "tables", "error"] and answers[0]["total"] == 360
+        assert [a["type"] for a in answers] == ["tables", "tables", "error"] and answers[0]["total"] == 330
         assert answers[2]["code"] == "over_budget"
 
 

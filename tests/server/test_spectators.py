@@ -206,17 +206,19 @@ async def test_a_broadcast_view_needs_a_delay(nursery):
     await running.shutdown()
 
 
-async def test_a_tournament_with_a_spectator_delay_opens_every_table_with_it(nursery, tmp_path):
+@pytest.mark.parametrize("field, value, kept", [("spectator_delay_ms", 90_000, ("delay", 90.0)),
+                                               ("spectator_delay_entries", 5, ("delay_entries", 5))])
+async def test_a_tournament_with_a_spectator_delay_opens_every_table_with_it(nursery, tmp_path, field, value, kept):
     from clients.tournament_bots import fill_tournament
 
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=tmp_path,
                                                                  durability="never", task_status=task_status))
     async with open_client(running.url) as organiser:
         with pytest.raises(ServerError) as refused:
-            await organiser.create_tournament(game="flag_finish", spectator_delay_ms=-5)
+            await organiser.create_tournament(game="flag_finish", **{field: -5})
         assert refused.value.code == "bad_settings"
         created = await organiser.create_tournament(name="final", game="flag_finish", mode="challenge", seats=2,
-                                                    options={"races": 1}, rounds=1, spectator_delay_ms=90_000)
+                                                    options={"races": 1}, rounds=1, **{field: value})
         tid = created.tournament.tournament
         await nursery.start(fill_tournament, running.url, tid, 2, "heuristic", 5)
         await organiser.start_tournament(tid, created.secret)
@@ -224,8 +226,8 @@ async def test_a_tournament_with_a_spectator_delay_opens_every_table_with_it(nur
             while not [t for t in running.lobby.tables.values() if t.settings.reserved]:
                 await trio.testing.wait_all_tasks_blocked()
         (table,) = [t for t in running.lobby.tables.values() if t.settings.reserved]
-        assert table.info().spectator_delay_ms == 90_000 and table.stream.delay == 90.0
-    assert '"spectator_delay_ms":90000' in (tmp_path / "tournaments" / f"{tid}.log").read_text()  # reopened with it
+        assert getattr(table.info(), field) == value and getattr(table.stream, kept[0]) == kept[1]
+    assert f'"{field}":{value}' in (tmp_path / "tournaments" / f"{tid}.log").read_text()  # reopened with it
 
 
 async def test_a_spectator_who_starts_watching_in_the_middle_of_a_batch_gets_watching_before_any_update(
