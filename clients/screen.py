@@ -14,6 +14,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.protocol import delay_behind
+
 from .feed import describe_result, feed_lines
 from .moves import menu
 from .render import render
@@ -153,6 +155,10 @@ def compose(seen: Seen, now: float = 0.0, height: int = 24, width: int = 80) -> 
     """The whole screen as lines: at most ``height - 1`` of them (the last row is the prompt), each shorter
     than ``width``. The feed gets the rows the rest leaves, newest last."""
     top = [header(seen, now)]
+    late = delay_behind(seen.info.spectator_delay_ms, seen.info.spectator_delay_entries) \
+        if seen.seat is None and seen.info is not None else ""
+    if late:  # (a line of its own: the header is cut at the screen's width)
+        top.append(f"Shown {late} behind the table (a broadcast delay)")
     if seen.view is not None:
         top += render(seen.game, seen.view, seen.names).split("\n")
     bottom = _wrapped(status(seen), width)

@@ -11,6 +11,7 @@ import trio
 from rules import RulesError
 
 from .. import frames
+from ..protocol import delay_behind
 from ..protocol.commandline import HUMAN_PACE_MS
 from ..rematch import open_rematch
 from ..directory import Directory
@@ -81,17 +82,10 @@ def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:
     end: a replay shows every seat's hand, and the last moves before the delay has passed."""
     table = lobby.tables.get(table_id) if table_id else None
     if table is not None and not table.end_shown():
-        raise Refusal(Code.NOT_FINISHED, f"table {table_id} is shown to spectators {delay_words(table.settings)} "
+        behind = delay_behind(table.settings.spectator_delay_ms, table.settings.spectator_delay_entries)
+        raise Refusal(Code.NOT_FINISHED, f"table {table_id} is shown to spectators {behind} "
                       "behind: its replay opens once they have seen its end")
 
-
-def delay_words(settings) -> str:
-    """A table's broadcast delay as people say it: "30 s", "3 entries", "30 s and 3 entries"."""
-    parts = [f"{settings.spectator_delay_ms / 1000:g} s"] if settings.spectator_delay_ms else []
-    if settings.spectator_delay_entries:
-        entries = settings.spectator_delay_entries
-        parts.append(f"{entries} {'entry' if entries == 1 else 'entries'}")
-    return " and ".join(parts)
 
 
 async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:

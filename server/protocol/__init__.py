@@ -27,7 +27,7 @@ from .common import (PROTOCOL_VERSION, Batch, ClientMessage, Closing, Error, Hel
                      Redirect, ServerMessage, Welcome)
 from .lobby import (BotSeat, CreateTable, Frame, FrameContest, Games, GameSummary, ListGames, ListTables,
                     OpenPlayback, OptionInfo, Replay, ReplayFrames, Rival, SeatInfo,
-                    TableCreated, TableInfo, Tables, game_summary)
+                    TableCreated, TableInfo, Tables, delay_behind, game_summary)
 from .table import (Accepted, Act, BroadcastView, Contest, Leave, Left, Presence, Rejected, Rematch, RematchOffered,
                     Resume, Seated, Snapshot, TableEnded, TakeSeat, Update, Watch, Watching)
 from .tournament import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, PlayerInfo,

@@ -117,6 +117,17 @@ class TableInfo(msgspec.Struct, frozen=True):
     alias: str | None = None  # the name the table is found by too, as well as ``table`` (the demo's "demo")
 
 
+def delay_behind(spectator_delay_ms: int, spectator_delay_entries: int) -> str:
+    """How far behind the table its spectators are shown it (its broadcast delay), as people read it: ``30 s``,
+    ``2 moves``, ``1.5 s and 1 move``; ``""`` when they see it live. A move is an entry of the table's log (a
+    seat's or the game's own, such as a deal). The server's words and the terminal's; the browser's
+    (js/words.js ``behind``) say the same."""
+    parts = [f"{spectator_delay_ms / 1000:g} s"] if spectator_delay_ms else []
+    if spectator_delay_entries:
+        parts.append(f"{spectator_delay_entries} {'move' if spectator_delay_entries == 1 else 'moves'}")
+    return " and ".join(parts)
+
+
 class TableCreated(ServerMessage, tag="table_created"):
     ref: MessageId
     table: TableInfo

@@ -104,6 +104,6 @@ async def test_over_the_wire_an_entries_delay_is_checked_listed_kept_in_the_log_
         assert '"spectator_delay_entries":3' in header  # a restart reopens the table with it
         with pytest.raises(ServerError) as refused:
             await client.request(Replay(log=created.table.table, count=10))
-        assert refused.value.code == "not_finished" and "3 entries behind" in refused.value.message
+        assert refused.value.code == "not_finished" and "3 moves behind" in refused.value.message
     await running.shutdown()
 

@@ -174,13 +174,27 @@ async def test_play_at_a_table_still_waiting_says_whom_it_waits_for(nursery):
 async def test_watch_of_a_table_still_waiting_says_so(nursery):
     running = await _server(nursery)
     table = await running.lobby.create(CreateTable(game="flush", seats=3, bots=[BotSeat(2)]))
+    person = await _watch_until(running, table.id, "Waiting for seat 1 (free), seat 2 (free) to sit down")
+    assert person.frames[0].lstrip("\n-").startswith("Watching table t1, Flush, lockstep as a spectator")
+
+
+async def test_watch_of_a_delayed_table_says_how_far_behind_it_is_shown(nursery):
+    running = await _server(nursery)
+    table = await running.lobby.create(CreateTable(game="flush", seats=3, bots=[BotSeat(2)],
+                                                   spectator_delay_ms=30_000, spectator_delay_entries=1))
+    person = await _watch_until(running, table.id, "Shown 30 s and 1 move behind the table (a broadcast delay)")
+    assert "Watching table t1, Flush, lockstep as a spectator" in person.frames[-1]
+
+
+async def _watch_until(running, table_id: str, words: str) -> Person:
+    """`photofinish watch` of a table, until its screen says ``words``."""
     person = Person()
     with trio.fail_after(30):
         async with trio.open_nursery() as inner:
-            inner.start_soon(lambda: watch(running.url, table.id, terminal=person.terminal))
-            await person.wait_for("Waiting for seat 1 (free), seat 2 (free) to sit down")
+            inner.start_soon(lambda: watch(running.url, table_id, terminal=person.terminal))
+            await person.wait_for(words)
             inner.cancel_scope.cancel()
-    assert person.frames[0].lstrip("\n-").startswith("Watching table t1, Flush, lockstep as a spectator")
+    return person
 
 
 async def test_watch_shows_the_demo_table_race_by_race_to_the_winner(nursery):

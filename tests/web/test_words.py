@@ -117,3 +117,25 @@ def test_a_live_feed_line_is_what_the_terminal_says_for_the_same_update(page, li
                 terminal.append([update["seq"], said if said.endswith((".", "!", "?")) else said + "."])
     assert lines and any(words.startswith("You ") for _, words in lines)
     assert [line for line in terminal if line[0] >= lines[0][0]] == lines
+
+
+def test_a_spectator_of_a_delayed_table_is_told_how_far_behind_in_the_servers_and_terminals_words(page,
+                                                                                                  live_server):
+    import trio
+
+    from server.protocol import CreateTable, delay_behind
+
+    cases = [(0, 0), (30_000, 0), (1_500, 0), (0, 1), (0, 2), (30_000, 2), (3_600_000, 10_000)]
+    lobby(page, live_server)
+    said = page.evaluate("""async (cases) => {
+      const words = await import("/js/words.js");
+      return cases.map(([ms, entries]) => words.behind(ms, entries));
+    }""", cases)
+    assert said == [delay_behind(ms, entries) for ms, entries in cases]
+    assert said[5] == "30 s and 2 moves"
+    table = trio.from_thread.run(lambda: live_server.running.lobby.create(CreateTable(
+        game="flag_finish", seats=2, spectator_delay_ms=30_000, spectator_delay_entries=2)),
+        trio_token=live_server.token)
+    page.goto(f"{live_server.url}#/watch/{table.id}")
+    page.wait_for_selector(".you")
+    assert page.text_content(".you") == "You are watching as a spectator, 30 s and 2 moves behind the table."

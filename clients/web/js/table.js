@@ -15,7 +15,7 @@ import { followAlias } from "./follow.js";
 import { rematchBox } from "./rematch.js";
 import { isWaiting, waitingBoard, waitingWords } from "./waiting.js";
 import { isQuiet, line, sayContest, sayEvent, sayResult } from "./sentences.js";
-import { capital, joinWords } from "./words.js";
+import { behind, capital, joinWords } from "./words.js";
 
 const FEED_LINES = 200;
 const LAST_KEPT = 6; // events of a seat's last turn kept (a seat acting many times in a row: the latest)
@@ -329,7 +329,7 @@ export class TablePage {
     const title = info ? `${info.name || info.table}` : s.table;
     const you = s.role === "play" && s.seat !== null
       ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
-      : "You are watching as a spectator.";
+      : spectatorLine(info);
     const gameTitle = this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "");
     const latest = s.feed[s.feed.length - 1];
     // memo (js/dom.js): a redraw skips the parts an answer leaves as they are (the head, the seats, old lines)
@@ -400,4 +400,10 @@ function seatList(info, who, toAct, pings) {
       `${who(seat.seat)}`, seat.state !== "taken" ? ` (${STATE_WORDS[seat.state] || seat.state})` : "", ping(seat),
       toAct.includes(seat.seat) ? " ◀" : ""))),
     h("p", { class: "spectators" }, `${info.spectators} watching`));
+}
+
+// A spectator's line: how far behind the table it is shown (a broadcast delay), if it is.
+function spectatorLine(info) {
+  const late = info ? behind(info.spectator_delay_ms, info.spectator_delay_entries) : "";
+  return late ? `You are watching as a spectator, ${late} behind the table.` : "You are watching as a spectator.";
 }

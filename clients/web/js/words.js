@@ -51,6 +51,14 @@ export function joinWords(words) {
   return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
 }
 
+// How far behind the table its spectators are shown it (a broadcast delay), as server.protocol's `delay_behind`
+// says it for the server and the terminal.
+export function behind(delayMs, entries) {
+  const parts = delayMs ? [`${delayMs / 1000} s`] : [];
+  if (entries) parts.push(`${entries} ${entries === 1 ? "move" : "moves"}`);
+  return parts.join(" and ");
+}
+
 export function capital(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
