@@ -182,6 +182,20 @@ def test_challenge_mode_from_the_lobbys_defaults_has_bots_at_a_persons_pace(pers
     assert server.running.lobby.find(table).bot_delay_ms == 2500  # the README's pace, not 300 ms
 
 
+def test_the_create_form_opens_a_table_its_spectators_see_behind_in_seconds_and_moves(person, server):
+    page = person("Ana")
+    page.select_option("select[name=bot-0]", "heuristic")
+    page.uncheck("input[name=sit]")
+    page.click("summary:text(\"Spectators' delay\")")
+    page.fill("input[name=spectator_delay_s]", "2.5")
+    page.fill("input[name=spectator_delay_entries]", "3")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".table-page .you")
+    table = server.running.lobby.find(page.get_attribute(".table-page", "data-table"))
+    assert (table.settings.spectator_delay_ms, table.settings.spectator_delay_entries) == (2500, 3)
+    assert page.text_content(".you") == "You are watching as a spectator, 2.5 s and 3 moves behind the table."
+
+
 @pytest.mark.parametrize("name, shown", [("Ana\tBen", "U+0009"), ("Ana\u202eneB", "U+202E")])
 def test_a_refused_name_is_refused_before_any_table_is_created(person, server, shots, name, shown):
     page = person()

@@ -34,7 +34,8 @@ export class LobbyPage {
     this.notice = null;
     this.busy = null; // the game a quick play is finding a seat at
     // delay null: the server bots' human pace for the mode (as `games` says it) until one is typed
-    this.form = { game: "flag_finish", mode: null, seats: 2, bots: {}, options: {}, delay: null, turn: 0, sit: true };
+    this.form = { game: "flag_finish", mode: null, seats: 2, bots: {}, options: {}, delay: null, turn: 0, sit: true,
+                  behindS: 0, behindMoves: 0 };
     this.timer = setInterval(() => this.refresh(), 2000);
     this.gone = false; // left: an answer still on its way draws nothing over the next page, nor moves the person
   }
@@ -159,7 +160,8 @@ export class LobbyPage {
     try {
       const table = await this.client.createTable({
         game: f.game, mode: f.mode, seats: f.seats, options, bots, bot_delay_ms: this.delay(),
-        turn_time_ms: Number(f.turn) || 0,
+        turn_time_ms: Number(f.turn) || 0, spectator_delay_ms: Math.round((Number(f.behindS) || 0) * 1000),
+        spectator_delay_entries: Number(f.behindMoves) || 0,
       });
       const free = table.seats.find((seat) => seat.state === "free");
       if (f.sit && free) return this.sit(table.table, free.seat);
@@ -285,6 +287,14 @@ export class LobbyPage {
         name: "turn_time_ms", "data-key": "turn", min: 0, value: f.turn, oninput: set("turn") })) : null,
       h("details", { open: f.open, ontoggle: (e) => { f.open = e.target.open; } }, h("summary", {}, `${game.title} options`),
         game.options.map((option) => optionInput(option, f))),
+      // a broadcast delay (docs/organisers.md): spectators are shown the table this far behind, players never
+      h("details", { open: f.behindOpen, ontoggle: (e) => { f.behindOpen = e.target.open; } },
+        h("summary", {}, "Spectators' delay"),
+        h("label", {}, "Seconds behind the table ", h("input", { type: "number", name: "spectator_delay_s",
+          "data-key": "behind-s", min: 0, max: 3600, step: "any", value: f.behindS, oninput: set("behindS") })),
+        h("label", {}, "Moves behind the table ", h("input", { type: "number", name: "spectator_delay_entries",
+          "data-key": "behind-moves", min: 0, max: 10000, value: f.behindMoves, oninput: set("behindMoves") })),
+        h("small", {}, "Spectators see the table this far behind (with both, both hold); its players never wait.")),
       h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", "data-key": "sit", checked: f.sit,
         onchange: (e) => { f.sit = e.target.checked; } }), " Take the first free seat myself"),
       h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create table"));
