@@ -45,7 +45,7 @@ from server.protocol import (CODECS, Accepted, Act, Batch, Closing, CreateTable,
                              convert_server,
                              ListGames, ListTables, Ping, Pong, Redirect, Rejected, Resume, Seated, Snapshot, TableCreated,
                              TableEnded, TakeSeat, Update, Watch, Watching, Welcome, decode_server)
-from server.protocol import RematchOffered
+from server.protocol import BroadcastView, RematchOffered
 from server.protocol import (CheckIn, CorrectResult, CreateTournament, Drop, Leaderboard, ListTournaments, Register,
                              ReportResult, SetReportedTables, SettleResult, TournamentLog,
                              StartTournament, TournamentState, WatchTournament, YourTable)
@@ -163,6 +163,7 @@ class Client:
         self.games: dict[str, Game] = {}  # table -> its game, for typing payloads
         self.seats: dict[str, _Seat] = {}
         self.watching: set[str] = set()
+        self.broadcast_keys: dict[str, str] = {}  # tables watched through their broadcast view: its key
         self.tournaments: dict[str, str] = {}  # watched tournaments -> the player token they were watched with
         self.last_seq: dict[str, int] = {}
         self.receipts: dict[str, tuple[int, str]] = {}  # table -> the newest (seq, log line hash) received
@@ -285,8 +286,17 @@ class Client:
         self.seats[table] = _Seat(token, seated.seat)
         return seated
 
-    async def watch(self, table: str) -> Watching:
-        watching = await self.request(Watch(table=table, last_seq=self.last_seq.get(table, 0)))
+    async def watch(self, table: str, broadcast_key: str = "") -> Watching:
+        """Watch ``table`` as a spectator; with its ``broadcast_key``, its broadcast view (every hand, past its
+        delay): each view is then a ``BroadcastView`` of the game's views."""
+        if broadcast_key:  # (before the answer: the snapshot may be read with it, before this goes on)
+            self.broadcast_keys[table] = broadcast_key
+        try:
+            watching = await self.request(Watch(table=table, last_seq=self.last_seq.get(table, 0),
+                                                broadcast_key=broadcast_key))
+        except BaseException:
+            self.broadcast_keys.pop(table, None)
+            raise
         self.games[table] = get_game(watching.game)
         self.watching.add(table)
         return watching
@@ -362,6 +372,7 @@ class Client:
         await self.request(Leave(table=table))
         self.seats.pop(table, None)
         self.watching.discard(table)
+        self.broadcast_keys.pop(table, None)
 
     # ------------------------------------------------------------------ the connection
 
@@ -481,7 +492,8 @@ class Client:
             if not self._mine(table):
                 continue
             await ws.send_message(self.codec.encode(Watch(id=f"watch-{table}", table=table,
-                                                          last_seq=self.last_seq.get(table, 0))))
+                                                          last_seq=self.last_seq.get(table, 0),
+                                                          broadcast_key=self.broadcast_keys.get(table, ""))))
         for tournament, token in list(self.tournaments.items()):
             if not self._mine(tournament):
                 continue
@@ -570,7 +582,11 @@ class Client:
         if game is None:
             return message
         changes: dict[str, Any] = {}
-        if message.view is not None:
+        if message.view is not None and message.table in self.broadcast_keys:  # every seat's view too
+            whole = msgspec.convert(message.view, BroadcastView)
+            changes["view"] = BroadcastView(public=msgspec.convert(whole.public, game.view_type),
+                                            seats=msgspec.convert(whole.seats, list[game.view_type]))
+        elif message.view is not None:
             changes["view"] = msgspec.convert(message.view, game.view_type)
         if message.legal is not None:
             changes["legal"] = msgspec.convert(message.legal, list[game.action_type])

@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.protocol import delay_behind
+from server.protocol import BroadcastView, delay_behind
 
 from .feed import describe_result, feed_lines
 from .moves import menu
@@ -44,6 +44,7 @@ class Seen:
     greeting: list[str] = field(default_factory=list)  # fed after the catch-up, with the first view
     played_by: list[str] = field(default_factory=list)  # a playback's seats: who played them (its own are empty)
     ended: str = ""  # the table was ended before its game's end (`table_ended`), in words
+    hands: list = field(default_factory=list)  # a broadcast view's: each seat's hand (``watch --broadcast-key``)
     last_turn: list[str] = field(default_factory=list)  # what your own last turn did: stays until your next
     _turn_open: bool = False  # the events of your turn are still coming
 
@@ -81,7 +82,10 @@ class Seen:
             self.greeting = []
         self.seq = max(self.seq, message.seq)
         self.to_act = list(message.to_act)
-        if message.view is not None:
+        if type(message.view) is BroadcastView:  # a commentator's screen: the public view, and every hand
+            self.view = message.view.public
+            self.hands = [getattr(view, "hand", None) for view in message.view.seats]
+        elif message.view is not None:
             self.view = message.view
             self.legal = list(message.legal or [])
         if message.result is not None:
@@ -161,6 +165,11 @@ def compose(seen: Seen, now: float = 0.0, height: int = 24, width: int = 80) -> 
         top.append(f"Shown {late} behind the table (a broadcast delay)")
     if seen.view is not None:
         top += render(seen.game, seen.view, seen.names).split("\n")
+    names = seen.names
+    for seat, hand in enumerate(seen.hands):  # the broadcast view: each seat's hand, as its player sees it
+        if hand is not None:
+            who = names[seat] if seat < len(names) and names[seat] else ""
+            top.append(f"   seat {seat_no(seat)}{f' ({who})' if who else ''} hand: {' '.join(map(str, hand)) or '-'}")
     bottom = _wrapped(status(seen), width)
     if seen.connection:
         bottom += _wrapped([f"! {seen.connection}"], width)[:2]

@@ -182,13 +182,15 @@ class _Session:
 
 async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
                 read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT,
-                played_by: list[str] | None = None) -> int:
+                played_by: list[str] | None = None, broadcast_key: str = "") -> int:
     """Show ``table`` live until its game is over (or the server goes away); ``q`` (or Ctrl-C) leaves quietly.
     A table named by an alias (``demo``) is followed to the alias's next table when its game is over, for up
-    to ``follow_alias`` s. ``read_key``: the keys typed (default: the terminal's, when stdin is one)."""
+    to ``follow_alias`` s. ``read_key``: the keys typed (default: the terminal's, when stdin is one).
+    ``broadcast_key``: the table's broadcast view, every seat's hand shown (past its delay)."""
     try:
-        return await _watch(url, table, once=once, terminal=terminal, read_key=read_key, follow_alias=follow_alias,
-                            played_by=played_by)
+        return await _watch(url, table, once=once, terminal=terminal, read_key=read_key,
+                            follow_alias=0 if broadcast_key else follow_alias, played_by=played_by,
+                            broadcast_key=broadcast_key)
     except (KeyboardInterrupt, BaseExceptionGroup) as error:
         if not _interrupted(error):
             raise
@@ -197,12 +199,12 @@ async def watch(url: str, table: str, *, once: bool = False, terminal: Terminal 
 
 async def _watch(url: str, table: str, *, once: bool = False, terminal: Terminal | None = None,
                  read_key: Callable[[], Awaitable[str]] | None = None, follow_alias: float = ALIAS_WAIT,
-                 played_by: list[str] | None = None) -> int:
+                 played_by: list[str] | None = None, broadcast_key: str = "") -> int:
     terminal = terminal or Terminal()
     with _keys(read_key) as keys:
         async with open_client(url, name="watch") as client:
             try:
-                watching = await client.watch(table)
+                watching = await client.watch(table, broadcast_key)
             except ServerError as error:
                 print(f"photofinish watch: {error.message}", file=sys.stderr)
                 return 2

@@ -226,6 +226,7 @@ async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behin
     import trio
 
     from server.app import run_server
+    from server.table.seats import token_hash
 
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     created = await trio.to_thread.run_sync(main, ["create", running.url, "--spectator-delay", "30", "--bot", "1"])
@@ -235,6 +236,13 @@ async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behin
                                                    "--bot", "1"])
     table = running.lobby.find(capsys.readouterr().out.strip())
     assert created == 0 and table.info().spectator_delay_entries == 3 and table.stream.delay_entries == 3
+    refused = await trio.to_thread.run_sync(main, ["create", running.url, "--broadcast"])
+    assert refused != 0 and "needs a spectator_delay_ms or spectator_delay_entries" in capsys.readouterr().err
+    created = await trio.to_thread.run_sync(main, ["create", running.url, "--spectator-delay", "5", "--broadcast"])
+    printed = capsys.readouterr()
+    table = running.lobby.find(printed.out.strip())
+    key = printed.err.split("--broadcast-key ")[1].split()[0]  # the command that watches it, key and all
+    assert created == 0 and table.stream.key_hash == token_hash(key)
 
 
 async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):

@@ -45,6 +45,9 @@ def add_create(sub) -> None:
     create.add_argument("--spectator-delay-entries", type=checks.delay_entries, default=0, metavar="N",
                         help="a broadcast delay in moves: spectators see the table N log entries behind, however "
                              "long a turn takes; its end at once (default 0: none; with --spectator-delay, both)")
+    create.add_argument("--broadcast", action="store_true",
+                        help="with a spectator delay: a broadcast view, every hand shown past the delay, for a "
+                             "commentator or a stream; prints its key (watch --broadcast-key)")
     create.set_defaults(run=cmd_create)
 
 
@@ -52,6 +55,9 @@ def add_watch(sub) -> None:
     watch = sub.add_parser("watch", help="watch a table live as a spectator")
     watch.add_argument("url", type=checks.server_url)
     watch.add_argument("table")
+    watch.add_argument("--broadcast-key", default="", metavar="KEY",
+                       help="the table's broadcast view: every hand shown, past its delay (the key `create "
+                            "--broadcast` printed); never from a seat's connection")
     watch.set_defaults(run=cmd_watch)
 
 
@@ -112,6 +118,7 @@ def add_tables(sub) -> None:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
+    from server.protocol import CreateTable
     from server.protocol.commandline import human_pace_ms
 
     from ..client import open_client
@@ -123,18 +130,23 @@ def cmd_create(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish create") as client:
-            info = await client.create_table(
+            created = await client.request(CreateTable(
                 game=args.game, mode=mode, seats=args.seats, options=dict(args.option), name=args.name,
                 bots=[{"seat": seat, "policy": policy} for seat, policy in args.bot],
                 turn_time_ms=args.turn_time_ms, ordering=args.ordering, fair_ms=args.fair_ms,
                 spectator_delay_ms=round(args.spectator_delay * 1000),
                 spectator_delay_entries=args.spectator_delay_entries,
-                bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms)
+                bot_delay_ms=human_pace_ms(mode) if args.bot_delay_ms is None else args.bot_delay_ms,
+                broadcast=args.broadcast))
+        info = created.table
         print(info.table)
         me = command_name()
         print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
               f"  {me} play {args.url} --table {info.table}\n"
               f"  {me} watch {args.url} {info.table}", file=sys.stderr)
+        if created.broadcast_key:  # the creator's alone: shown once
+            print(f"its broadcast view (every hand, past the delay; keep the key to yourself):\n"
+                  f"  {me} watch {args.url} {info.table} --broadcast-key {created.broadcast_key}", file=sys.stderr)
         return 0
 
     return run_client(run)
@@ -143,7 +155,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from ..terminal import watch
 
-    return run_client(watch, args.url, args.table)
+    return run_client(watch, args.url, args.table, broadcast_key=args.broadcast_key)
 
 
 def cmd_playback(args: argparse.Namespace) -> int:

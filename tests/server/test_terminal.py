@@ -186,12 +186,26 @@ async def test_watch_of_a_delayed_table_says_how_far_behind_it_is_shown(nursery)
     assert "Watching table t1, Flush, lockstep as a spectator" in person.frames[-1]
 
 
-async def _watch_until(running, table_id: str, words: str) -> Person:
-    """`photofinish watch` of a table, until its screen says ``words``."""
+async def test_watch_with_the_broadcast_key_shows_every_seats_hand_and_without_it_none(nursery):
+    running = await _server(nursery)
+    async with open_client(running.url) as creator:
+        created = await creator.request(CreateTable(game="flag_finish", seats=2, bots=[BotSeat(0), BotSeat(1)],
+                                                    bot_delay_ms=50, spectator_delay_entries=1, broadcast=True))
+    table = created.table.table
+    commentator = await _watch_until(running, table, "seat 2 (heuristic bot) hand: ", created.broadcast_key)
+    screen = commentator.frames[-1]
+    assert "seat 1 (heuristic bot) hand: " in screen and "your hand" not in screen
+    plain = await _watch_until(running, table, "as a spectator")
+    assert not any(" hand: " in frame for frame in plain.frames)  # a spectator without the key: no hand
+
+
+async def _watch_until(running, table_id: str, words: str, broadcast_key: str = "") -> Person:
+    """`photofinish watch` of a table (its broadcast view with ``broadcast_key``), until its screen says ``words``."""
     person = Person()
     with trio.fail_after(30):
         async with trio.open_nursery() as inner:
-            inner.start_soon(lambda: watch(running.url, table_id, terminal=person.terminal))
+            inner.start_soon(lambda: watch(running.url, table_id, terminal=person.terminal,
+                                           broadcast_key=broadcast_key))
             await person.wait_for(words)
             inner.cancel_scope.cancel()
     return person
