@@ -237,7 +237,7 @@ async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behin
     table = running.lobby.find(capsys.readouterr().out.strip())
     assert created == 0 and table.info().spectator_delay_entries == 3 and table.stream.delay_entries == 3
     refused = await trio.to_thread.run_sync(main, ["create", running.url, "--broadcast"])
-    assert refused != 0 and "needs a spectator_delay_ms or spectator_delay_entries" in capsys.readouterr().err
+    assert refused != 0 and "needs --spectator-delay or --spectator-delay-entries" in capsys.readouterr().err
     created = await trio.to_thread.run_sync(main, ["create", running.url, "--spectator-delay", "5", "--broadcast"])
     printed = capsys.readouterr()
     table = running.lobby.find(printed.out.strip())

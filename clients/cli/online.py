@@ -127,6 +127,9 @@ def cmd_create(args: argparse.Namespace) -> int:
     mode = args.mode or game.info.modes[0]
     if args.track:
         args.option.append(("track", checks.read_text(args.track, "track file")))
+    if args.broadcast and not (args.spectator_delay or args.spectator_delay_entries):
+        raise Refused("--broadcast shows every hand: it needs --spectator-delay or --spectator-delay-entries, so "
+                      "that what it shows is over before anyone can see it")
 
     async def run() -> int:
         async with open_client(args.url, name="photofinish create") as client:
