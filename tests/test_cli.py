@@ -243,6 +243,7 @@ async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behin
     table = running.lobby.find(printed.out.strip())
     key = printed.err.split("--broadcast-key ")[1].split()[0]  # the command that watches it, key and all
     assert created == 0 and table.stream.key_hash == token_hash(key)
+    assert f"http://127.0.0.1:{running.port}/#/broadcast/{table.id}/{key}" in printed.err  # and the page
 
 
 async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):

@@ -148,8 +148,11 @@ def cmd_create(args: argparse.Namespace) -> int:
               f"  {me} play {args.url} --table {info.table}\n"
               f"  {me} watch {args.url} {info.table}", file=sys.stderr)
         if created.broadcast_key:  # the creator's alone: shown once
+            page = args.url.replace("ws://", "http://", 1).replace("wss://", "https://", 1).rstrip("/")
             print(f"its broadcast view (every hand, past the delay; keep the key to yourself):\n"
-                  f"  {me} watch {args.url} {info.table} --broadcast-key {created.broadcast_key}", file=sys.stderr)
+                  f"  {me} watch {args.url} {info.table} --broadcast-key {created.broadcast_key}\n"
+                  f"  in a browser (a stream's source): {page}/#/broadcast/{info.table}/{created.broadcast_key}",
+                  file=sys.stderr)
         return 0
 
     return run_client(run)

@@ -339,3 +339,27 @@ def test_a_page_watching_a_tables_alias_goes_on_to_its_next_table_when_the_game_
     page.wait_for_function("() => !!window.photofinish.page.state.view")  # the new game, shown
     assert by_id.evaluate("window.photofinish.page.state.table") == first.id
     trio.from_thread.run(second.stop, trio_token=token)
+
+
+def test_the_broadcast_page_shows_every_hand_past_the_delay_and_a_plain_spectator_none(page, live_server):
+    """#/broadcast/<table>/<key>: a commentator's screen or a stream's browser source (issue 35)."""
+    import trio
+
+    from server.protocol import BotSeat, CreateTable
+    from server.table.seats import token_hash
+
+    table = trio.from_thread.run(lambda: live_server.running.lobby.create(CreateTable(
+        game="flag_finish", mode="challenge", seats=3, bot_delay_ms=400, spectator_delay_entries=1, broadcast=True,
+        bots=[BotSeat(0), BotSeat(1), BotSeat(2)])), trio_token=live_server.token)
+    key = "the commentator's key"
+    table.stream.key_hash = token_hash(key)  # (the key the lobby made is the creator's answer: one of our own)
+    page.goto(f"{live_server.url}#/broadcast/{table.id}/{key}")
+    page.wait_for_selector(".hands li[data-seat='2']")
+    assert page.locator(".hands li").count() == 3
+    assert page.text_content(".you") == ("You are watching the broadcast view, every hand shown, 1 move behind the "
+                                         "table.")
+    hand = page.text_content(".hands li[data-seat='0']").split(": ", 1)[1].split()
+    assert hand and all(card[0] in "BGOPRYF" for card in hand)  # cards, as the seat itself sees them
+    page.goto(f"{live_server.url}#/watch/{table.id}")
+    page.wait_for_selector(".table-page .board section")
+    assert page.locator(".hands").count() == 0 and "broadcast" not in page.text_content(".you")

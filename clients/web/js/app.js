@@ -1,5 +1,6 @@
 // The page: one protocol client, the games the server offers, and a router over the location's hash:
-// #/ the lobby, #/play/<table> your seat there (resumed with the token this browser keeps), #/watch/<table>;
+// #/ the lobby, #/play/<table> your seat there (resumed with the token this browser keeps), #/watch/<table>,
+// #/broadcast/<table>/<key> its broadcast view (every hand, past its delay: a commentator's screen, a stream);
 // #/replay[/<table>] a finished table step by step; #/tournaments, #/tournament/<T>, #/organise[/<T>].
 
 import { Client, encodingOf, serverUrl } from "./protocol.js";
@@ -72,7 +73,7 @@ class App {
   async route() {
     const routed = ++this.routes;
     if (this.page) this.page.destroy();
-    const [, kind, table] = location.hash.match(/^#\/(play|watch)\/([^/]+)$/) || [];
+    const [, kind, table, key] = location.hash.match(/^#\/(play|watch|broadcast)\/([^/]+)(?:\/([^/]+))?$/) || [];
     const replay = location.hash.match(/^#\/replay(?:\/([^/]+))?$/);
     const [, module] = await Promise.all([
       this.games(),
@@ -80,7 +81,8 @@ class App {
       (kind || replay) && import("./sentences.js").then((words) => words.loadWords()),
     ]);
     if (routed !== this.routes) return;
-    this.page = kind ? new module.TablePage(this, decodeURIComponent(table), kind)
+    this.page = kind ? new module.TablePage(this, decodeURIComponent(table), kind === "broadcast" ? "watch" : kind,
+                                            kind === "broadcast" && key ? decodeURIComponent(key) : "")
       : replay ? new module.ReplayPage(this, replay[1] && decodeURIComponent(replay[1]))
       : tournamentPage(this, location.hash) || new LobbyPage(this);
     await this.page.start();

@@ -145,6 +145,7 @@ export class Client {
     this.onStatus = onStatus; // ("connecting" | "connected" | "reconnecting" | "closed", detail)
     this.seats = new Map(); // table -> {token, seat}
     this.watching = new Set();
+    this.broadcastKeys = new Map(); // a table watched through its broadcast view: its key (a reconnect asks again)
     this.followed = new Map(); // tournament -> the player token it is watched with ("" for none)
     this.lastSeq = new Map();
     this.views = new Map(); // table -> {view, legal}: the last whole view, that the next patch applies to
@@ -231,9 +232,12 @@ export class Client {
     return seated;
   }
 
-  async watch(table) {
-    const watching = await this.request({ type: "watch", table, last_seq: this.lastSeq.get(table) || 0 });
+  // With the table's broadcast key: its broadcast view (each view a {public, seats}: every hand, past its delay).
+  async watch(table, key = "") {
+    const asked = { type: "watch", table, last_seq: this.lastSeq.get(table) || 0 };
+    const watching = await this.request(key ? { ...asked, broadcast_key: key } : asked);
     this.watching.add(table);
+    if (key) this.broadcastKeys.set(table, key); else this.broadcastKeys.delete(table);
     return watching;
   }
 
@@ -254,6 +258,7 @@ export class Client {
     await this.request({ type: "leave", table });
     this.seats.delete(table);
     this.watching.delete(table);
+    this.broadcastKeys.delete(table);
     seatStore.drop(table);
   }
 
@@ -265,7 +270,9 @@ export class Client {
                                last_seq: this.lastSeq.get(table) || 0 }));
     }
     for (const table of this.watching) {
-      ws.send(JSON.stringify({ type: "watch", id: `watch-${table}`, table, last_seq: this.lastSeq.get(table) || 0 }));
+      const key = this.broadcastKeys.get(table);
+      ws.send(JSON.stringify({ type: "watch", id: `watch-${table}`, table, last_seq: this.lastSeq.get(table) || 0,
+                               ...(key ? { broadcast_key: key } : {}) }));
     }
     for (const [tournament, token] of this.followed) {
       ws.send(JSON.stringify({ type: "watch_tournament", id: `follow-${tournament}`, tournament, token }));

@@ -23,11 +23,12 @@ const LAST_KEPT = 6; // events of a seat's last turn kept (a seat acting many ti
 const STATE_WORDS = { stand_in: "a bot stands in", left: "played, has left", away: "away" };
 
 export class TablePage {
-  constructor(app, table, role) {
+  constructor(app, table, role, key = "") {
     this.app = app;
     this.client = app.client;
+    this.broadcastKey = key; // the table's broadcast key (#/broadcast/<table>/<key>): every hand, past its delay
     this.state = {
-      table, role, info: null, game: null, seat: null, view: null, legal: [], toAct: [], result: null,
+      table, role, info: null, game: null, seat: null, view: null, hands: null, legal: [], toAct: [], result: null,
       feed: [], lines: 0, notice: null, pending: new Map(), took: new Map(), turnSince: 0, error: null,
       lastBy: new Map(), lastActor: null, rules: false, endAsked: false,
     };
@@ -82,7 +83,7 @@ export class TablePage {
         this.state.game = seated.game;
       } else {
         if (role === "play") this.state.notice = "This browser holds no seat at this table: watching instead.";
-        const watching = await this.client.watch(table);
+        const watching = await this.client.watch(table, this.broadcastKey);
         this.state.game = watching.game;
         this.state.role = "watch";
       }
@@ -147,7 +148,9 @@ export class TablePage {
     }
     if (message.view != null) {
       if (String(message.to_act) !== String(s.toAct)) s.turnSince = Date.now();
-      s.view = message.view;
+      const whole = this.broadcastKey && message.view.public !== undefined; // the broadcast view: {public, seats}
+      s.view = whole ? message.view.public : message.view;
+      if (whole) s.hands = message.view.seats.map((view) => (view && view.hand) || null);
       s.legal = message.legal || [];
       s.toAct = message.to_act;
       s.result = message.result || null;
@@ -329,7 +332,7 @@ export class TablePage {
     const title = info ? `${info.name || info.table}` : s.table;
     const you = s.role === "play" && s.seat !== null
       ? `You are ${(info && info.seats[s.seat] && info.seats[s.seat].name) || "seat " + (s.seat + 1)} (seat ${s.seat + 1}).`
-      : spectatorLine(info);
+      : spectatorLine(info, !!this.broadcastKey);
     const gameTitle = this.app.gameTitle(s.game) + (info ? ` · ${info.mode}` : "");
     const latest = s.feed[s.feed.length - 1];
     // memo (js/dom.js): a redraw skips the parts an answer leaves as they are (the head, the seats, old lines)
@@ -365,6 +368,7 @@ export class TablePage {
             : s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
           h("aside", { class: "side" },
             info ? seatList(info, this.who, s.toAct, s.pings) : null,
+            s.hands ? handsList(s.hands, this.who) : null,
             h("h2", {}, "What happened"),
             h("ul", { class: "feed", "aria-label": "event feed" },
               s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq, "data-key": `line-${line.line}`,
@@ -402,8 +406,19 @@ function seatList(info, who, toAct, pings) {
     h("p", { class: "spectators" }, `${info.spectators} watching`));
 }
 
-// A spectator's line: how far behind the table it is shown (a broadcast delay), if it is.
-function spectatorLine(info) {
+// A spectator's line: how far behind the table it is shown (a broadcast delay), if it is; the broadcast view's.
+function spectatorLine(info, broadcast) {
   const late = info ? behind(info.spectator_delay_ms, info.spectator_delay_entries) : "";
-  return late ? `You are watching as a spectator, ${late} behind the table.` : "You are watching as a spectator.";
+  const as = broadcast ? "the broadcast view, every hand shown" : "as a spectator";
+  return late ? `You are watching ${as}, ${late} behind the table.` : `You are watching ${as}.`;
+}
+
+// The broadcast view's hands: each seat's, as its player sees it (a game without hands shows none).
+function handsList(hands, who) {
+  const held = hands.map((hand, seat) => [seat, hand]).filter(([, hand]) => hand);
+  if (!held.length) return null;
+  return h("div", { class: "hands", memo: JSON.stringify([hands, hands.map((_, seat) => who(seat))]) },
+    h("h2", {}, "Hands"),
+    h("ul", {}, held.map(([seat, hand]) => h("li", { "data-seat": seat },
+      h("b", {}, who(seat)), `: ${hand.map(String).join(" ") || "-"}`))));
 }
