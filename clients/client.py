@@ -191,8 +191,8 @@ class Client:
 
     def _share(self, home: "Client") -> None:
         """Become a peer of ``home``: one more connection, to another node, with the same seats and stream."""
-        for name in ("games", "seats", "watching", "tournaments", "last_seq", "receipts", "routes", "_ids",
-                     "_nonce", "_send", "messages", "_peers", "_nursery"):
+        for name in ("games", "seats", "watching", "broadcast_keys", "tournaments", "last_seq", "receipts", "routes",
+                     "_ids", "_nonce", "_send", "messages", "_peers", "_nursery"):
             setattr(self, name, getattr(home, name))
         self._home = home
 

@@ -279,3 +279,26 @@ async def test_a_node_reports_its_spectators_count_as_one_comes_not_a_ticks_late
     await settle()
     assert await store.get(key) == "1"  # at once, not at the next tick
     follower.scope.cancel()
+
+
+async def test_a_broadcast_watch_asked_of_another_node_is_redirected_and_read_as_every_hand(tmp_path):
+    """The broadcast view is never relayed: the client library is sent on to the table's node, and the
+    connection it opens there reads each view as a ``BroadcastView`` (it once failed on the first one)."""
+    from server.protocol import BroadcastView, CreateTable
+
+    with trio.fail_after(60):
+        async with cluster_of(2, "local", tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                created = await creator.request(CreateTable(**{**GAME, "seats": 2}, bots=[BotSeat(0), BotSeat(1)],
+                                                            bot_delay_ms=100, spectator_delay_entries=1,
+                                                            broadcast=True))
+            table = created.table.table
+            await b.directory.next_beat()
+            async with open_client(b.url, reconnect=False) as commentator:
+                await commentator.watch(table, created.broadcast_key)
+                assert commentator.routes.get(table) == a.url  # redirected: served by the table's node
+                async for message in commentator.messages:
+                    if type(message) in (Update, Snapshot) and message.view is not None and message.seq > 3:
+                        break
+                assert type(message.view) is BroadcastView and len(message.view.seats) == 2
+                assert all(seat.hand is not None for seat in message.view.seats)
