@@ -115,7 +115,8 @@ def _who(seen: Seen, seat: int) -> str:
 def header(seen: Seen, now: float) -> str:
     where = f"table {seen.table}" + (f", {seen.title}" if seen.title else "")
     if seen.seat is None:
-        return f"Watching {where} as a spectator"
+        return f"Watching {where}: the broadcast view, every hand shown" if seen.hands else \
+            f"Watching {where} as a spectator"
     clock = ""
     if seen.deadline is not None and seen.result is None and seen.legal:
         clock = f", {max(0, int(seen.deadline - now + 0.999))} s left to move"

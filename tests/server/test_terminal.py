@@ -195,6 +195,7 @@ async def test_watch_with_the_broadcast_key_shows_every_seats_hand_and_without_i
     commentator = await _watch_until(running, table, "seat 2 (heuristic bot) hand: ", created.broadcast_key)
     screen = commentator.frames[-1]
     assert "seat 1 (heuristic bot) hand: " in screen and "your hand" not in screen
+    assert "the broadcast view, every hand shown" in screen.split("\n", 3)[2]  # its header says so
     plain = await _watch_until(running, table, "as a spectator")
     assert not any(" hand: " in frame for frame in plain.frames)  # a spectator without the key: no hand
 
