@@ -196,6 +196,20 @@ def test_the_create_form_opens_a_table_its_spectators_see_behind_in_seconds_and_
     assert page.text_content(".you") == "You are watching as a spectator, 2.5 s and 3 moves behind the table."
 
 
+def test_the_create_form_opens_a_broadcast_view_its_creator_is_taken_to_and_never_sits_at(person, server):
+    page = person("Ana")  # seat 1 a person, seat 2 a bot, "take the first free seat myself" ticked: as it opens
+    page.click("summary:text(\"Spectators' delay\")")
+    page.fill("input[name=spectator_delay_entries]", "1")
+    page.check("input[name=broadcast]")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".table-page .you")
+    table = server.running.lobby.find(page.get_attribute(".table-page", "data-table"))
+    assert page.evaluate("location.hash").startswith(f"#/broadcast/{table.id}/")
+    assert table.stream.key_hash is not None and table.slots[0].state == "free"  # it watches: it never sits
+    assert page.text_content(".you") == ("You are watching the broadcast view, every hand shown, 1 move behind the "
+                                         "table.")
+
+
 @pytest.mark.parametrize("name, shown", [("Ana\tBen", "U+0009"), ("Ana\u202eneB", "U+202E")])
 def test_a_refused_name_is_refused_before_any_table_is_created(person, server, shots, name, shown):
     page = person()

@@ -35,7 +35,7 @@ export class LobbyPage {
     this.busy = null; // the game a quick play is finding a seat at
     // delay null: the server bots' human pace for the mode (as `games` says it) until one is typed
     this.form = { game: "flag_finish", mode: null, seats: 2, bots: {}, options: {}, delay: null, turn: 0, sit: true,
-                  behindS: 0, behindMoves: 0 };
+                  behindS: 0, behindMoves: 0, broadcast: false };
     this.timer = setInterval(() => this.refresh(), 2000);
     this.gone = false; // left: an answer still on its way draws nothing over the next page, nor moves the person
   }
@@ -158,11 +158,15 @@ export class LobbyPage {
     const bots = Object.entries(f.bots).filter(([seat, policy]) => policy && Number(seat) < f.seats)
       .map(([seat, policy]) => ({ seat: Number(seat), policy }));
     try {
-      const table = await this.client.createTable({
+      const created = await this.client.request({ type: "create_table",
         game: f.game, mode: f.mode, seats: f.seats, options, bots, bot_delay_ms: this.delay(),
         turn_time_ms: Number(f.turn) || 0, spectator_delay_ms: Math.round((Number(f.behindS) || 0) * 1000),
-        spectator_delay_entries: Number(f.behindMoves) || 0,
+        spectator_delay_entries: Number(f.behindMoves) || 0, broadcast: !!f.broadcast,
       });
+      const table = created.table;
+      // the broadcast view's key is its creator's alone: it watches every hand, and so never sits
+      const key = created.broadcast_key;
+      if (key) return this.go(`#/broadcast/${table.table}/${encodeURIComponent(key)}`);
       const free = table.seats.find((seat) => seat.state === "free");
       if (f.sit && free) return this.sit(table.table, free.seat);
       this.go(`#/watch/${table.table}`);
@@ -294,7 +298,10 @@ export class LobbyPage {
           "data-key": "behind-s", min: 0, max: 3600, step: "any", value: f.behindS, oninput: set("behindS") })),
         h("label", {}, "Moves behind the table ", h("input", { type: "number", name: "spectator_delay_entries",
           "data-key": "behind-moves", min: 0, max: 10000, value: f.behindMoves, oninput: set("behindMoves") })),
-        h("small", {}, "Spectators see the table this far behind (with both, both hold); its players never wait.")),
+        h("small", {}, "Spectators see the table this far behind (with both, both hold); its players never wait."),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "broadcast", "data-key": "broadcast",
+          checked: f.broadcast, onchange: (e) => { f.broadcast = e.target.checked; } }),
+          " A broadcast view: every hand, past the delay, for a commentator or a stream (you watch it; you do not sit)")),
       h("label", { class: "check" }, h("input", { type: "checkbox", name: "sit", "data-key": "sit", checked: f.sit,
         onchange: (e) => { f.sit = e.target.checked; } }), " Take the first free seat myself"),
       h("button", { type: "submit", class: "primary", "data-key": "create" }, "Create table"));
