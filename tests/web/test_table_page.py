@@ -363,3 +363,7 @@ def test_the_broadcast_page_shows_every_hand_past_the_delay_and_a_plain_spectato
     page.goto(f"{live_server.url}#/watch/{table.id}")
     page.wait_for_selector(".table-page .board section")
     assert page.locator(".hands").count() == 0 and "broadcast" not in page.text_content(".you")
+    page.goto(f"{live_server.url}#/broadcast/{table.id}/a-guess")  # a wrong key: said once, no hand shown
+    page.wait_for_selector(".table-page .error")
+    assert "no broadcast view that key opens" in page.text_content(".table-page .error")
+    assert page.locator(".hands").count() == 0

@@ -88,7 +88,7 @@ export class TablePage {
         this.state.role = "watch";
       }
     } catch (error) {
-      if (error.code === CODE.BAD_TOKEN) {
+      if (error.code === CODE.BAD_TOKEN && !this.broadcastKey) { // (a broadcast's wrong key: said, not retried)
         seatStore.drop(this.state.table);
         this.state.notice = "Your seat here is no longer held for you: watching instead.";
         this.state.role = "watch";
