@@ -193,6 +193,7 @@ def test_the_create_form_opens_a_table_its_spectators_see_behind_in_seconds_and_
     page.wait_for_selector(".table-page .you")
     table = server.running.lobby.find(page.get_attribute(".table-page", "data-table"))
     assert (table.settings.spectator_delay_ms, table.settings.spectator_delay_entries) == (2500, 3)
+    page.wait_for_selector(".you:has-text('behind the table')")  # once the table's info is in
     assert page.text_content(".you") == "You are watching as a spectator, 2.5 s and 3 moves behind the table."
 
 
@@ -206,6 +207,7 @@ def test_the_create_form_opens_a_broadcast_view_its_creator_is_taken_to_and_neve
     table = server.running.lobby.find(page.get_attribute(".table-page", "data-table"))
     assert page.evaluate("location.hash").startswith(f"#/broadcast/{table.id}/")
     assert table.stream.key_hash is not None and table.slots[0].state == "free"  # it watches: it never sits
+    page.wait_for_selector(".you:has-text('behind the table')")  # once the table's info is in
     assert page.text_content(".you") == ("You are watching the broadcast view, every hand shown, 1 move behind the "
                                          "table.")
 

@@ -356,6 +356,7 @@ def test_the_broadcast_page_shows_every_hand_past_the_delay_and_a_plain_spectato
     page.goto(f"{live_server.url}#/broadcast/{table.id}/{key}")
     page.wait_for_selector(".hands li[data-seat='2']")
     assert page.locator(".hands li").count() == 3
+    page.wait_for_selector(".you:has-text('behind the table')")  # once the table's info is in
     assert page.text_content(".you") == ("You are watching the broadcast view, every hand shown, 1 move behind the "
                                          "table.")
     hand = page.text_content(".hands li[data-seat='0']").split(": ", 1)[1].split()

@@ -138,4 +138,5 @@ def test_a_spectator_of_a_delayed_table_is_told_how_far_behind_in_the_servers_an
         trio_token=live_server.token)
     page.goto(f"{live_server.url}#/watch/{table.id}")
     page.wait_for_selector(".you")
+    page.wait_for_selector(".you:has-text('behind the table')")  # once the table's info is in
     assert page.text_content(".you") == "You are watching as a spectator, 30 s and 2 moves behind the table."
