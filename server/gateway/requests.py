@@ -87,7 +87,6 @@ def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:
                       "behind: its replay opens once they have seen its end")
 
 
-
 async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:
     """A seat, a resume, a watch, an action or a leave: to the table's arbiter, or a redirect to its node."""
     kind = type(message)

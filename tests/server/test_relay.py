@@ -302,3 +302,38 @@ async def test_a_broadcast_watch_asked_of_another_node_is_redirected_and_read_as
                         break
                 assert type(message.view) is BroadcastView and len(message.view.seats) == 2
                 assert all(seat.hand is not None for seat in message.view.seats)
+
+
+@pytest.mark.parametrize("delay", [{"spectator_delay_entries": 4}, {"spectator_delay_ms": 1_500}])
+async def test_a_spectator_on_another_node_gets_nothing_fresher_than_the_broadcast_delay_allows(delay, tmp_path):
+    """The relay publishes what the table's own spectators are sent, past its delay: a spectator who asks another
+    node sees the table no nearer than one who asks the table's node, in moves or in seconds."""
+    with trio.fail_after(60):
+        async with cluster_of(2, "local", tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                info = await creator.create_table(**{**GAME, "seats": 2}, bots=[BotSeat(0), BotSeat(1)],
+                                                  bot_delay_ms=100, **delay)
+            table = a.lobby.find(info.table)
+            await b.directory.next_beat()
+            async with open_client(b.url, reconnect=False) as spectator:
+                watching = await spectator.watch(info.table)
+                assert info.table not in spectator.routes  # served by B, through the relay
+                assert watching.seq <= max(0, table.log.seq - delay.get("spectator_delay_entries", 1))
+                checked = 0
+                async for message in spectator.messages:
+                    if type(message) not in (Update, Snapshot):
+                        continue
+                    if message.result is not None:
+                        break
+                    if "spectator_delay_entries" in delay:  # (0: before the deal; once over, its end is shown)
+                        assert message.seq == 0 or message.seq <= table.log.seq - 4 or table.is_over()
+                    elif message.seq:
+                        made = table.t0 + table.log.entries[message.seq - 1].time
+                        assert trio.current_time() - made >= 1.5  # never sooner than 1.5 s after it happened
+                    checked += 1
+                assert checked > 10 and seen_end(message, table)
+
+
+def seen_end(message, table) -> bool:
+    """The spectator was shown the table's end, as it ended."""
+    return message.result is not None and message.seq == table.log.seq
