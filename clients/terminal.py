@@ -270,7 +270,10 @@ async def _next_at_alias(client: Client, alias: str, old: str, wait: float) -> A
             if watching is not None and watching.table != old:
                 return watching
             if watching is not None:
-                await client.leave(watching.table)
+                try:
+                    await client.leave(watching.table)
+                except ServerError:  # gone already (its node let it go): nothing to leave
+                    client.watching.discard(watching.table)
             await trio.sleep(ALIAS_POLL)
     return None
 

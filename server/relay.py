@@ -25,7 +25,13 @@ spectators never slows the node that runs the table.
   and "0 watching". The table's node counts them in its table list and its seats' presence too
   (``table.stream.followers``).
 
-A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node.
+- **An alias** (``demo``) is followed by its name. When it names the next table (the demo's next game) those
+  watching here stay on the table they were told, shown nothing more, and leave it by its id; who watches the
+  alias again is told the new one, as on the table's own node. The table's node forgets the snapshot kept
+  under the alias as it moves, so a node that starts following then never shows the table before.
+
+A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node. The
+store's names and the published ``Frame`` are in ``server/relaykeys.py``.
 """
 
 from __future__ import annotations
@@ -38,46 +44,13 @@ import trio
 
 from . import encodeonce
 from .presence import Presence, PresenceError
-from .protocol import CODECS, Snapshot, Watching, decode_server
+from .protocol import Snapshot, Watching, decode_server
 from .protocol import Presence as Present
+from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key
 from .table import intents, patching
 from .table.spectating import COUNT_EVERY_S
 
-PREFIX = "pf:"
-JSON = CODECS["json"]
 QUEUE = 4096  # frames waiting to be published; past it a frame is dropped (the next snapshot closes the gap)
-
-
-def channel(name: str) -> str:
-    return f"{PREFIX}relay:{name}"
-
-
-def followed_key(name: str) -> str:
-    return f"{PREFIX}followed:{name}"
-
-
-def snapshot_key(name: str) -> str:
-    return f"{PREFIX}relaysnap:{name}"
-
-
-def watchers_key(name: str, node: str) -> str:
-    """How many spectators of table (or alias) ``name`` node ``node`` serves (renewed with its mark)."""
-    return f"{PREFIX}watchers:{name}:{node}"
-
-
-NO_SNAPSHOT = msgspec.Raw(b"null")
-
-
-class Frame(msgspec.Struct):
-    """What a table's node publishes: its spectators' messages (JSON), the snapshot they lead to, if any."""
-
-    table: str
-    game: str
-    messages: list[msgspec.Raw]
-    snapshot: msgspec.Raw = NO_SNAPSHOT
-    counted: dict[str, int] = {}  # each following node's spectators in its ``presence`` counts, by its key
-
-
 _frame = msgspec.json.Decoder(Frame)
 
 
@@ -88,11 +61,17 @@ class Publisher:
         self.presence = presence
         self.expiry = expiry
         self.hooked: dict[str, set[str]] = {}  # table id -> the names it is followed under
+        self.aliased: dict[str, str] = {}  # alias -> the table it named at the last look-up
         self._send, self._receive = trio.open_memory_channel[tuple[str, bytes, bytes | None]](QUEUE)
 
     async def refresh(self, lobby, nodes: list[str] = ()) -> None:
         """Hook the tables followed now, unhook the others, and count the spectators ``nodes`` (the other live
         nodes) serve of each (one heartbeat's look-up)."""
+        moved = [snapshot_key(alias) for alias, table_id in lobby.aliases.items()
+                 if self.aliased.get(alias, table_id) != table_id]
+        if moved:  # (a node that starts following the alias then waits for its new table's snapshot)
+            await self.presence.delete(*moved)
+        self.aliased = dict(lobby.aliases)
         names = {table.id: [table.id] for table in lobby.tables.values() if not table.read_only}
         for alias, table_id in lobby.aliases.items():
             if table_id in names:
@@ -195,6 +174,7 @@ class Follower:
         self.here: Present | None = None  # who is at the table, as its node last said (``presence``)
         self.table_id: str | None = None
         self.game: str | None = None
+        self.former: dict = {}  # receiver -> the table it was told, which an alias named before this one
         self.scope = trio.CancelScope()  # cancelled once nobody here watches
         self.patching = patching.Patching()  # what each spectator that asked for patches was last sent
         self.spectators = self.watchers  # (as a table's: the receivers that share their patches)
@@ -204,8 +184,14 @@ class Follower:
     async def submit(self, intent) -> None:
         self.submit_nowait(intent)
 
+    def serves(self, table: str) -> bool:
+        """Whether a spectator here may name the table so: this follower's name, the table it names now, or
+        one it named before that someone here still watches."""
+        return table in (self.id, self.table_id) or table in self.former.values()
+
     def submit_nowait(self, intent) -> None:
         receiver = intent.receiver
+        told = self.former.pop(receiver, None)
         if type(intent) is intents.Watch:
             if self.latest is None:
                 self.waiting.append((receiver, intent.message))
@@ -218,8 +204,8 @@ class Follower:
             if type(intent) is intents.Leave:
                 from .protocol import Left
 
-                receiver.deliver(Left(ref=intent.message.id, table=self.table_id or self.id))
-            if not self.watchers and not self.waiting:
+                receiver.deliver(Left(ref=intent.message.id, table=told or self.table_id or self.id))
+            if not self.watchers and not self.waiting and not self.former:
                 self.done(self)
             self.recounted.set()
 
@@ -282,6 +268,8 @@ class Follower:
             await trio.sleep(self.expiry / 5)
 
     def _take(self, frame: Frame) -> None:
+        if self.table_id is not None and frame.table != self.table_id:
+            self._renamed()
         self.table_id, self.game = frame.table, frame.game
         messages = [encodeonce.share(decode_server(bytes(raw), JSON)) for raw in frame.messages]
         for message in messages:
@@ -310,6 +298,18 @@ class Follower:
             except PresenceError:
                 pass  # (the mark's next tick reports it)
             await trio.sleep(COUNT_EVERY_S)
+
+    def _renamed(self) -> None:
+        """The alias followed names another table now (the demo's next game): those watching here were told the
+        one before, and are shown nothing of this one under its name; they leave it by its id, as they would on
+        its own node, and watch the alias again to see the new one (`watch demo` does)."""
+        for receiver in self.watchers:
+            self.former[receiver] = self.table_id
+            patching.forget(self, receiver)
+        self.watchers.clear()
+        self.latest = self.here = None  # (who starts watching waits for the new table's snapshot)
+        self.included = 0
+        self.recounted.set()
 
     def _hand_on(self, messages: list) -> None:
         """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot."""

@@ -93,7 +93,7 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
     try:
         table = lobby.find(message.table)
     except Refusal:
-        followed = next((t for t in conn.tables if t.id == message.table and type(t) is not Table), None)
+        followed = next((t for t in conn.tables if type(t) is not Table and t.serves(message.table)), None)
         if kind is Leave and followed is not None:  # a table watched here through the relay
             return await followed.submit(intents.FOR_MESSAGE[kind](conn, message, now))
         if kind is Act or kind is Leave:  # an action never leaves its node
