@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 import trio
 
+from rules.words import game_words
+
 from .test_board_games import checkered_flag_click, finish_line_clicks
 from .test_browser import CHOOSE_FLAG_FINISH, create_table, lobby
 from .test_card_games import CHOOSE_FLUSH, CHOOSE_RACE
@@ -341,26 +343,63 @@ def test_a_page_watching_a_tables_alias_goes_on_to_its_next_table_when_the_game_
     trio.from_thread.run(second.stop, trio_token=token)
 
 
-def test_the_broadcast_page_shows_every_hand_past_the_delay_and_a_plain_spectator_none(page, live_server):
-    """#/broadcast/<table>/<key>: a commentator's screen or a stream's browser source (issue 35)."""
-    import trio
+# The broadcast page's Hands panel read in one go with the hands the page was sent (its state is what the
+# server's last view carried; a redraw follows each message before another script runs): each seat's entry, the
+# name in bold, and the cards drawn (each one element with its data-card, its class and its title).
+READ_HANDS = """() => {
+  const sent = window.photofinish.page.state.hands;
+  return [...document.querySelectorAll(".hands li[data-seat]")].map((li) => {
+    const cards = [...li.querySelectorAll(".card[data-card]")];
+    return { seat: Number(li.dataset.seat), name: li.querySelector(":scope > b").textContent,
+             sent: sent[Number(li.dataset.seat)], cards: cards.map((c) => c.dataset.card),
+             classes: cards.map((c) => c.className), titles: cards.map((c) => c.title) };
+  });
+}"""
 
+# The class a card of each game's own hand carries (its colour in Flag Finish), by the card.
+CARD_LOOK = {"flag_finish": lambda card: f"c-{card[0]}", "flush": lambda card: "fl-card",
+             "race_to_the_finish": lambda card: "rf-card"}
+
+
+def broadcast_table(live_server, game: str, seats: int, **options):
+    """A table of bots only with a broadcast view one move behind, and the key that opens it."""
     from server.protocol import BotSeat, CreateTable
     from server.table.seats import token_hash
 
     table = trio.from_thread.run(lambda: live_server.running.lobby.create(CreateTable(
-        game="flag_finish", mode="challenge", seats=3, bot_delay_ms=400, spectator_delay_entries=1, broadcast=True,
-        bots=[BotSeat(0), BotSeat(1), BotSeat(2)])), trio_token=live_server.token)
+        game=game, seats=seats, bot_delay_ms=400, spectator_delay_entries=1, broadcast=True,
+        bots=[BotSeat(seat) for seat in range(seats)], **options)), trio_token=live_server.token)
     key = "the commentator's key"
     table.stream.key_hash = token_hash(key)  # (the key the lobby made is the creator's answer: one of our own)
+    return table, key
+
+
+def assert_hands_drawn_as_cards(page, game: str, seats: int) -> None:
+    """Every seat's hand in the Hands panel is the game's cards, one element a card the server sent, each titled
+    with the game's card name and drawn as the seat's own hand draws it (its class)."""
+    page.wait_for_selector(f".hands li[data-seat='{seats - 1}'] .card")  # the deal, shown
+    names = game_words(game)["cards"]  # the game's card names, as the page says them (/words.json)
+    hands = page.evaluate(READ_HANDS)
+    assert [entry["seat"] for entry in hands] == list(range(seats))
+    for entry in hands:
+        assert entry["name"].startswith("heuristic bot")
+        assert len(entry["cards"]) == len(entry["sent"]) and sorted(entry["cards"]) == sorted(entry["sent"])
+        assert all({"card", CARD_LOOK[game](card)} <= set(classes.split())
+                   for card, classes in zip(entry["cards"], entry["classes"], strict=True))
+        titles = [title.removesuffix(" (Mimic)") for title in entry["titles"]]  # (Flush marks this round's Mimic)
+        assert titles == [names[card] for card in entry["cards"]]
+
+
+def test_the_broadcast_page_shows_every_hand_past_the_delay_and_a_plain_spectator_none(page, live_server):
+    """#/broadcast/<table>/<key>: a commentator's screen or a stream's browser source (issue 35)."""
+    table, key = broadcast_table(live_server, "flag_finish", 3, mode="challenge")
     page.goto(f"{live_server.url}#/broadcast/{table.id}/{key}")
     page.wait_for_selector(".hands li[data-seat='2']")
     assert page.locator(".hands li").count() == 3
     page.wait_for_selector(".you:has-text('behind the table')")  # once the table's info is in
     assert page.text_content(".you") == ("You are watching the broadcast view, every hand shown, 1 move behind the "
                                          "table.")
-    hand = page.text_content(".hands li[data-seat='0']").split(": ", 1)[1].split()
-    assert hand and all(card[0] in "BGOPRYF" for card in hand)  # cards, as the seat itself sees them
+    assert_hands_drawn_as_cards(page, "flag_finish", 3)  # cards, as the seat itself sees them
     page.goto(f"{live_server.url}#/watch/{table.id}")
     page.wait_for_selector(".table-page .board section")
     assert page.locator(".hands").count() == 0 and "broadcast" not in page.text_content(".you")
@@ -368,3 +407,12 @@ def test_the_broadcast_page_shows_every_hand_past_the_delay_and_a_plain_spectato
     page.wait_for_selector(".table-page .error")
     assert "no broadcast view that key opens" in page.text_content(".table-page .error")
     assert page.locator(".hands").count() == 0
+
+
+@pytest.mark.parametrize("game", ["flush", "race_to_the_finish"])
+def test_the_broadcast_pages_hands_are_drawn_in_each_games_own_cards(page, live_server, game):
+    """A stream's browser source shows each hand as its player sees it: the game's cards, not their codes."""
+    table, key = broadcast_table(live_server, game, 3)
+    page.goto(f"{live_server.url}#/broadcast/{table.id}/{key}")
+    assert_hands_drawn_as_cards(page, game, 3)
+    trio.from_thread.run(table.stop, trio_token=live_server.token)

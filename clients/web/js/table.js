@@ -3,7 +3,8 @@
 // whose turn it is with the latest line of the feed beside it, the event feed in words, a refused move's reason,
 // the turn clock, the result and the revealed seed, who is at the table (kept current by the server's
 // `presence`), and the game's rules in a panel. Each seat's last move (`lastBy`: the events of its latest turn,
-// and their words) is handed to the screen, which marks it on the board.
+// and their words) is handed to the screen, which marks it on the board. On the broadcast view, a Hands panel
+// shows every seat's hand in the cards the screen draws for a hand (its `handCards`).
 
 import { CODE } from "./codes.js";
 import { h, morph } from "./dom.js";
@@ -15,7 +16,7 @@ import { followAlias } from "./follow.js";
 import { rematchBox } from "./rematch.js";
 import { isWaiting, waitingBoard, waitingWords } from "./waiting.js";
 import { isQuiet, line, sayContest, sayEvent, sayResult } from "./sentences.js";
-import { behind, capital, joinWords } from "./words.js";
+import { behind, capital, joinWords, plain } from "./words.js";
 
 const FEED_LINES = 200;
 const LAST_KEPT = 6; // events of a seat's last turn kept (a seat acting many times in a row: the latest)
@@ -368,7 +369,7 @@ export class TablePage {
             : s.view ? screen.board(this.context()) : h("p", {}, "No cards dealt yet.")),
           h("aside", { class: "side" },
             info ? seatList(info, this.who, s.toAct, s.pings) : null,
-            s.hands ? handsList(s.hands, this.who) : null,
+            s.hands ? handsList(s.hands, this.who, screen, s.view) : null,
             h("h2", {}, "What happened"),
             h("ul", { class: "feed", "aria-label": "event feed" },
               s.feed.slice(-40).reverse().map((line) => h("li", { "data-seq": line.seq, "data-key": `line-${line.line}`,
@@ -413,12 +414,26 @@ function spectatorLine(info, broadcast) {
   return late ? `You are watching ${as}, ${late} behind the table.` : `You are watching ${as}.`;
 }
 
-// The broadcast view's hands: each seat's, as its player sees it (a game without hands shows none).
-function handsList(hands, who) {
+// The broadcast view's hands: each seat's, drawn as its player sees its cards (a game without hands shows none).
+function handsList(hands, who, screen, view) {
   const held = hands.map((hand, seat) => [seat, hand]).filter(([, hand]) => hand);
   if (!held.length) return null;
-  return h("div", { class: "hands", memo: JSON.stringify([hands, hands.map((_, seat) => who(seat))]) },
-    h("h2", {}, "Hands"),
-    h("ul", {}, held.map(([seat, hand]) => h("li", { "data-seat": seat },
-      h("b", {}, who(seat)), `: ${hand.map(String).join(" ") || "-"}`))));
+  return h("div", { class: "hands" }, h("h2", {}, "Hands"),
+    h("ul", {}, held.map(([seat, hand]) => handEntry(seat, who(seat), hand, screen, view))));
+}
+
+// One seat's hand, its name in bold: the game's cards (its screen's handCards, the look of the seat's own hand),
+// else the game's card names, else the items as text. memo (js/dom.js): what is drawn, for a card's look may
+// depend on the table's view as well as on the hand (Flush's Mimic).
+function handEntry(seat, name, hand, screen, view) {
+  const shown = !screen.handCards ? `: ${handWords(hand, screen) || "-"}`
+    : h("div", { class: "cards", "aria-label": `${name}'s hand` },
+      hand.length ? screen.handCards(hand, view) : h("span", { class: "empty" }, "no cards"));
+  return h("li", { "data-seat": seat, memo: JSON.stringify([name, shown]) }, h("b", {}, name), shown);
+}
+
+// A hand in words, for a game whose screen draws no hand of cards.
+function handWords(hand, screen) {
+  const say = screen.cardName || ((item) => plain(item)); // (an item may be structured, not a plain value)
+  return hand.map((item) => say(item)).join(" · ");
 }

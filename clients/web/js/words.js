@@ -12,7 +12,8 @@ export function describeAction(action) {
   return words.join(" ");
 }
 
-function plain(value) {
+// One value on one line: a list in brackets, an object as "name value" pairs, null as "-".
+export function plain(value) {
   if (value === null) return "-";
   if (Array.isArray(value)) return `[${value.map(plain).join(" ")}]`;
   if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${plain(v)}`).join(", ");

@@ -1,6 +1,7 @@
 // Flag Finish: each seat's row 0..10 then the flag, the open discard pile, the draw pile and your hand.
 // Only what the view holds is drawn, and only the legal actions of the last update can be clicked. Its events
-// are said from the game's words (js/sentences.js), as the terminal says them.
+// are said from the game's words (js/sentences.js), as the terminal says them. Any seat's hand is drawn as
+// plain cards too, for the broadcast view's Hands panel.
 
 import { h } from "../dom.js";
 import { gameWords, cardName as nameOf } from "../sentences.js";
@@ -25,6 +26,12 @@ function face(card) {
 
 function card(code, extra = "") {
   return h("span", { class: `card c-${code[0]} ${extra}`, title: cardName(code), "data-card": code }, face(code));
+}
+
+// A seat's hand as plain cards, as its player sees them with no move to make (a card of the board's hand is
+// drawn so while its move is not legal): the broadcast view's Hands panel (js/table.js).
+export function handCards(hand) {
+  return hand.map((code) => card(code));
 }
 
 // A card of the discard pile or of your hand: the button of its move (take, play or discard), with the card's

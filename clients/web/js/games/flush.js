@@ -1,8 +1,9 @@
 // Flush (Arena and Elimination): the Mimic, the pile, every seat's Bases (face-up tops, Blind cards face
-// down), your hand and your Bases. A declaration is built by selecting hand cards and Base tops, then
-// confirmed: only a selection that is one of the legal `release` actions of the last update (compared as a
-// multiset, in any order) can be sent. `blind`, `stop` and `pass_base` are buttons. Everything drawn comes from
-// the view or the legal list; a move that picks the pile up says so.
+// down), your hand and your Bases (and any seat's hand, as plain cards, for the broadcast view's Hands panel).
+// A declaration is built by selecting hand cards and Base tops, then confirmed: only a selection that is one of
+// the legal `release` actions of the last update (compared as a multiset, in any order) can be sent. `blind`,
+// `stop` and `pass_base` are buttons. Everything drawn comes from the view or the legal list; a move that picks
+// the pile up says so.
 
 import { h } from "../dom.js";
 import { cardName as nameOf } from "../sentences.js";
@@ -65,6 +66,12 @@ function label(card, mimic) {
 function card(code, mimic, extra = "") {
   return h("span", { class: classes(code, mimic, extra), title: label(code, mimic), "data-card": code,
                      role: "img", "aria-label": label(code, mimic) }, face(code, mimic));
+}
+
+// A seat's hand as plain cards, as its player sees the cards it cannot select (the Mimic's marked): the broadcast
+// view's Hands panel (js/table.js). `view`: the table's view, for this round's Mimic.
+export function handCards(hand, view) {
+  return hand.map((code) => card(code, view.mimic));
 }
 
 function blindBack(extra = "") {

@@ -1,7 +1,7 @@
 // The Race to the Finish: the track of 12 coloured cards between the start and the Finish with every piece
 // (two a seat in the two-seat game; a sidetracked piece beside its card), trump, the trick in play, your hand
-// (click a playable card to play it) and the piece choices of the two-seat game. Everything drawn comes from
-// the view or the legal list.
+// (click a playable card to play it; any seat's hand as plain cards for the broadcast view's Hands panel) and
+// the piece choices of the two-seat game. Everything drawn comes from the view or the legal list.
 
 import { h } from "../dom.js";
 import { cardName as nameOf } from "../sentences.js";
@@ -41,6 +41,12 @@ function card(code, extra = "") {
 function sortHand(hand) {
   const rank = (c) => (suitOf(c) ? SUIT_ORDER.indexOf(c[0]) * 100 + Number(c.slice(1)) : c === SUIT_YOURSELF ? 1000 : 2000);
   return [...hand].sort((a, b) => rank(a) - rank(b));
+}
+
+// A seat's hand as plain cards in the order its player sees them (by suit, then Suit Yourself and
+// Sidetracked): the broadcast view's Hands panel (js/table.js).
+export function handCards(hand) {
+  return sortHand(hand).map((code) => card(code));
 }
 
 function finish(view) {
