@@ -369,6 +369,8 @@ class Relay:
                 del self.followers[follower.id]
 
     def _done(self, follower: Follower) -> None:
+        if follower.scope.cancel_called:  # done before: its marks may be another follower's of that name now
+            return
         follower.scope.cancel()
         if self.followers.get(follower.id) is follower:
             del self.followers[follower.id]

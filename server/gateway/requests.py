@@ -95,6 +95,7 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
     except Refusal:
         followed = next((t for t in conn.tables if type(t) is not Table and t.serves(message.table)), None)
         if kind is Leave and followed is not None:  # a table watched here through the relay
+            conn.tables.discard(followed)  # (a follower left behind would take this connection's next leave)
             return await followed.submit(intents.FOR_MESSAGE[kind](conn, message, now))
         if kind is Act or kind is Leave:  # an action never leaves its node
             raise
