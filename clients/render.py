@@ -36,13 +36,20 @@ def wrap(label: str, words: list[str], width: int = 79, most: int = 3) -> list[s
     return lines
 
 
+def race_words(race: int, races: int) -> str:
+    """Which Flag Finish race this is ("race 2 of 3"); past the last, a race the tied totals added (RULES.md:
+    "race again until someone wins"), not "race 4 of 3". The browser's ``raceWords`` says the same."""
+    return f"race {race}, a tiebreak after {races}" if race > races else f"race {race} of {races}"
+
+
 def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
     from rules.flag_finish.game import HAND_ORDER
 
     totals = "/".join(str(t) for t in view.totals) if view.totals else "-"
     phase = game_words("flag_finish")["names"]["phase"].get(view.phase, view.phase)  # "racing", as the browser
-    lines = [f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - race {view.race} of "
-             f"{view.races}, {phase} - totals {totals}, lower wins"]
+    race = race_words(view.race, view.races)
+    lines = [f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - {race}, {phase} - "
+             f"totals {totals}, lower wins"]
     for seat, row in enumerate(view.rows):
         mark = ">" if seat in view.to_act else " "
         rank = len(row)

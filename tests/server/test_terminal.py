@@ -286,6 +286,21 @@ def test_the_flush_screen_shows_the_mimic_the_pile_and_only_your_own_hand():
     assert "your hand" not in render("flush", flush.view(session.state, None))
 
 
+def test_a_flag_finish_race_the_tied_totals_added_is_called_a_tiebreak_not_race_4_of_3():
+    import msgspec
+
+    from clients.render import render
+    from rules import Session, get_game, make_setup
+
+    game = get_game("flag_finish")
+    session = Session(game, make_setup(game.info, 3, "challenge", {"races": 3}), 5)
+    session.run_chance()
+    view = game.view(session.state, None)
+    assert "race 1 of 3," in render("flag_finish", view)
+    extra = render("flag_finish", msgspec.structs.replace(view, race=4))
+    assert "race 4, a tiebreak after 3," in extra and "4 of 3" not in extra
+
+
 async def test_watch_quits_on_q_and_follows_the_demo_alias_to_its_next_table(nursery):
     from server.app import keep_table
 

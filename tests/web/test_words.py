@@ -140,3 +140,17 @@ def test_a_spectator_of_a_delayed_table_is_told_how_far_behind_in_the_servers_an
     page.wait_for_selector(".you")
     page.wait_for_selector(".you:has-text('behind the table')")  # once the table's info is in
     assert page.text_content(".you") == "You are watching as a spectator, 30 s and 2 moves behind the table."
+
+
+def test_a_flag_finish_race_is_named_as_the_terminal_names_it_a_tiebreak_past_the_last(page, live_server):
+    from clients.render import race_words
+
+    page.goto(live_server.url)
+    page.wait_for_selector("form.create")
+    cases = [(1, 3), (3, 3), (4, 3), (12, 3)]
+    said = page.evaluate("""async (cases) => {
+      const flag = await import("/js/games/flag_finish.js");
+      return cases.map(([race, races]) => flag.raceWords({ race, races }));
+    }""", cases)
+    assert said == [race_words(*case).capitalize() for case in cases]
+    assert said[2] == "Race 4, a tiebreak after 3"

@@ -46,6 +46,12 @@ function cardMove(ctx, code, action, offered, small = "", extra = "") {
                         "aria-label": `${verb} ${cardName(code)}` }, offered);
 }
 
+// Which race this is: past the last one, a race the tied totals added (RULES.md: "race again until someone wins");
+// clients/render.py's race_words says the same.
+export function raceWords(view) {
+  return view.race > view.races ? `Race ${view.race}, a tiebreak after ${view.races}` : `Race ${view.race} of ${view.races}`;
+}
+
 export function board(ctx) {
   const { view, legal = [] } = ctx;
   const byKind = (type) => new Map(legal.filter((a) => a.type === type).map((a) => [a.card, a]));
@@ -58,7 +64,7 @@ export function board(ctx) {
   const discarded = new Set(lastEvents(ctx, "discarded").map((e) => e.card));
   const lastDiscard = new Set([...discarded].map((c) => view.discard.lastIndexOf(c)).filter((i) => i >= 0));
   return h("section", { class: "flag-finish" },
-    h("p", { class: "race" }, `Race ${view.race} of ${view.races} · ${mode} · ${phaseWords(view.phase)}`),
+    h("p", { class: "race" }, `${raceWords(view)} · ${mode} · ${phaseWords(view.phase)}`),
     h("div", { class: "rows" }, view.rows.map((row, seat) => h("div", {
       class: `seat-row${view.to_act.includes(seat) ? " acting" : ""}${seat === ctx.seat ? " mine" : ""}`,
       "data-seat": seat,
