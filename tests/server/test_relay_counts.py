@@ -170,6 +170,9 @@ class Counting(LocalPresence):
 
 
 async def test_a_thousand_spectators_coming_at_once_cost_a_few_writes_not_a_thousand(nursery, autojump_clock):
+    """A thousand pages start watching through B within a second: B reports its count at once and then at most
+    every ``REPORT_EVERY_S``, the count as it is by then, so the store is written a score of times, not a
+    thousand (and the table's node woken as often)."""
     from server.relaycount import REPORT_EVERY_S, channel
 
     store = Counting()
@@ -179,14 +182,14 @@ async def test_a_thousand_spectators_coming_at_once_cost_a_few_writes_not_a_thou
     nursery.start_soon(follower.run)
     await trio.sleep(0.5)  # (its mark written as it started)
     store.writes.clear()
-    with trio.move_on_after(1.0):
-        for _ in range(1000):  # a thousand in a second
-            follower.submit_nowait(intents.Watch(Sink(), Watch(table="t1", id=1)))
-            await trio.sleep(0.001)
-    await trio.sleep(REPORT_EVERY_S)
-    assert await store.get(relay.watchers_key("t1", "node-b")) == "1000"
-    reports = store.writes[relay.watchers_key("t1", "node-b")] - 1  # (less the mark's tick in that second)
-    assert reports <= 1 / REPORT_EVERY_S + 1 and store.writes[channel("node-a")] <= 1 / REPORT_EVERY_S + 1
+    for _ in range(1000):  # a thousand in a second
+        follower.submit_nowait(intents.Watch(Sink(), Watch(table="t1", id=1)))
+        await trio.sleep(0.0009)
+    await trio.sleep(2 * REPORT_EVERY_S)
+    key = relay.watchers_key("t1", "node-b")
+    assert await store.get(key) == "1000"
+    most = 1 / REPORT_EVERY_S + 2  # (and the mark's tick)
+    assert store.writes[key] <= most + 1 and store.writes[channel("node-a")] <= most
     follower.scope.cancel()
 
 
