@@ -20,10 +20,11 @@ spectators never slows the node that runs the table.
   snapshot), the store keeps the latest beside the snapshot, and the follower keeps it and tells each spectator
   who starts watching here, after the snapshot, and those here when one here comes or goes (at most once a
   second). The count of spectators it says is the table's node's own and every following node's, each as it
-  last reported (``watchers:<table>:<node>``, renewed with its mark), this node's as it is now. Without this a
-  spectator watching through another node, as half of them do under ``serve --workers 2``, saw no seat change
-  and "0 watching". The table's node counts them in its table list and its seats' presence too
-  (``table.stream.followers``).
+  last reported, this node's as it is now. Without this a spectator watching through another node, as half of
+  them do under ``serve --workers 2``, saw no seat change and "0 watching". The table's node counts them in its
+  table list and its seats' presence too (``table.stream.followers``). Each following node reports its count
+  as it changes, and the table's node applies it at once, its heartbeat's read of the store the repair
+  (``server/relaycount.py``).
 
 - **An alias** (``demo``) is followed by its name. When it names the next table (the demo's next game) those
   watching here stay on the table they were told, shown nothing more, and leave it by its id; who watches the
@@ -46,6 +47,7 @@ from . import encodeonce
 from .presence import Presence, PresenceError
 from .protocol import Snapshot, Watching, decode_server
 from .protocol import Presence as Present
+from .relaycount import Counts, Report, recount
 from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key
 from .table import intents, patching
 from .table.spectating import COUNT_EVERY_S
@@ -57,9 +59,11 @@ _frame = msgspec.json.Decoder(Frame)
 class Publisher:
     """The table's node: publishes the spectator stream of each of its tables that another node follows."""
 
-    def __init__(self, presence: Presence, expiry: float) -> None:
+    def __init__(self, presence: Presence, expiry: float, node: str = "") -> None:
         self.presence = presence
         self.expiry = expiry
+        self.node = node
+        self.counts = Counts(presence, node, expiry)  # the other nodes' counts of its tables, as they come
         self.hooked: dict[str, set[str]] = {}  # table id -> the names it is followed under
         self.aliased: dict[str, str] = {}  # alias -> the table it named at the last look-up
         self._send, self._receive = trio.open_memory_channel[tuple[str, bytes, bytes | None]](QUEUE)
@@ -86,21 +90,25 @@ class Publisher:
             table = lobby.tables.get(table_id)
             if table is not None:
                 table.stream.relay = None
-                _recount(table, {})
+                recount(table, {})
         counted = [(table_id, watchers_key(name, node)) for table_id, under in followed.items() for name in under
                    for node in nodes]
+        self.counts.heard = {}
         counts = await self.presence.get_many([key for _, key in counted]) if counted else []
+        heard = self.counts.heard  # (published while the store was read: newer than what it said)
         followers: dict[str, dict[str, int]] = {table_id: {} for table_id in followed}
         for (table_id, key), count in zip(counted, counts):
-            if count is not None and count.isdigit() and int(count):
-                followers[table_id][key] = int(count)
+            count = heard.get(key, int(count) if count is not None and count.isdigit() else 0)
+            if count:
+                followers[table_id][key] = count
         for table_id, under in followed.items():
             table = lobby.tables[table_id]
-            _recount(table, followers[table_id])
+            recount(table, followers[table_id])
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
                 table.stream.relay([_present(table)], _current(table))  # a new follower's first snapshot, now
         self.hooked = followed
+        self.counts.tables = {name: lobby.tables[table_id] for table_id, under in followed.items() for name in under}
 
     def _hook(self, table, names: list[str]):
         game = table.game.info.name
@@ -116,9 +124,10 @@ class Publisher:
                 last_snapshot = msgspec.Raw(JSON.encoder.encode(snapshot))
             counted = table.stream.counted  # (as the presence in ``messages`` counted them)
             frame = JSON.encoder.encode(Frame(table=table.id, game=game, messages=encoded, counted=counted,
-                                              snapshot=last_snapshot if snapshot is not None else NO_SNAPSHOT))
+                                              snapshot=last_snapshot if snapshot is not None else NO_SNAPSHOT,
+                                              node=self.node))
             snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[last_here] if last_here else [],
-                                             snapshot=last_snapshot, counted=counted)) \
+                                             snapshot=last_snapshot, counted=counted, node=self.node)) \
                 if last_snapshot is not None and (snapshot is not None or here) else None
             for name in names:
                 try:
@@ -135,15 +144,6 @@ class Publisher:
                     await self.presence.set(snapshot_key(name), snap.decode(), ttl_ms=int(self.expiry * 1000 * 12))
             except PresenceError:
                 pass  # followers see a gap and are caught up by the next snapshot
-
-
-def _recount(table, counted: dict[str, int]) -> None:
-    """The spectators other nodes serve of ``table``, each node's as it last reported them: where their number
-    changed the table is woken to tell its people, even a table where nothing else happens (a finished one)."""
-    before = table.stream.followers
-    table.stream.counted = counted
-    if table.stream.followers != before:
-        table.submit_nowait(intents.Recounted())
 
 
 def _current(table) -> Snapshot:
@@ -179,6 +179,7 @@ class Follower:
         self.patching = patching.Patching()  # what each spectator that asked for patches was last sent
         self.spectators = self.watchers  # (as a table's: the receivers that share their patches)
         self.recounted = trio.Event()  # set as a spectator here comes or goes: the others are told (``_recount``)
+        self.report = Report(presence, name, node, expiry, lambda: len(self.watchers))  # ... and the table's node
 
     # what a connection's tables are asked (as ``Table.submit``): watch, leave, disconnect
     async def submit(self, intent) -> None:
@@ -207,7 +208,7 @@ class Follower:
                 receiver.deliver(Left(ref=intent.message.id, table=told or self.table_id or self.id))
             if not self.watchers and not self.waiting and not self.former:
                 self.done(self)
-            self.recounted.set()
+            self._changed()
 
     def _start(self, receiver, message) -> None:
         self.watchers[receiver] = True
@@ -215,7 +216,11 @@ class Follower:
         self._deliver(receiver, self.latest)
         if self.here is not None:
             receiver.deliver(self._counted(self.here))
+        self._changed()
+
+    def _changed(self) -> None:
         self.recounted.set()
+        self.report.changed()
 
     def _counted(self, here: Present) -> Present:
         """Who is at the table, counting the spectators here as they are now rather than as the table's node
@@ -238,6 +243,7 @@ class Follower:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._keep_marked)
                 nursery.start_soon(self._recount)
+                nursery.start_soon(self.report.run)
                 while not await self._stream():
                     await trio.sleep(self.expiry / 5)
                 nursery.cancel_scope.cancel()
@@ -271,6 +277,7 @@ class Follower:
         if self.table_id is not None and frame.table != self.table_id:
             self._renamed()
         self.table_id, self.game = frame.table, frame.game
+        self.report.owner = frame.node or self.report.owner
         messages = [encodeonce.share(decode_server(bytes(raw), JSON)) for raw in frame.messages]
         for message in messages:
             if type(message) is Present:
@@ -284,19 +291,14 @@ class Follower:
 
     async def _recount(self) -> None:
         """A spectator here came or went: the others here are told the number watching at once, not a heartbeat or
-        three later through the table's node, and at most every ``COUNT_EVERY_S`` as the table's own are; the
-        number is reported at once too (the table's node reads it at its next heartbeat, not a mark's tick later:
-        the frames say what it counted for this node, so an early report never makes a count here wrong)."""
+        three later through the table's node, and at most every ``COUNT_EVERY_S`` as the table's own are. The
+        number is reported to the table's node at once too (``self.report``; the frames say what it counted for
+        this node, so an early report never makes a count here wrong)."""
         while True:
             await self.recounted.wait()
             self.recounted = trio.Event()
             if self.here is not None:
                 self._hand_on([encodeonce.share(self._counted(self.here))])
-            try:
-                await self.presence.set(watchers_key(self.id, self.node), str(len(self.watchers)),
-                                        ttl_ms=int(self.expiry * 1000))
-            except PresenceError:
-                pass  # (the mark's next tick reports it)
             await trio.sleep(COUNT_EVERY_S)
 
     def _renamed(self) -> None:
@@ -309,7 +311,7 @@ class Follower:
         self.watchers.clear()
         self.latest = self.here = None  # (who starts watching waits for the new table's snapshot)
         self.included = 0
-        self.recounted.set()
+        self._changed()
 
     def _hand_on(self, messages: list) -> None:
         """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot."""
@@ -338,7 +340,7 @@ class Relay:
         self.presence = presence
         self.expiry = expiry
         self.node = node
-        self.publisher = Publisher(presence, expiry)
+        self.publisher = Publisher(presence, expiry, node)
         self.followers: dict[str, Follower] = {}
         self.nursery: trio.Nursery | None = None
 
@@ -346,6 +348,7 @@ class Relay:
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             nursery.start_soon(self.publisher.run)
+            nursery.start_soon(self.publisher.counts.run)
             task_status.started()
             await trio.sleep(math.inf)
 
@@ -381,7 +384,10 @@ class Relay:
                 pass
 
     async def _stop(self, follower: Follower) -> None:
+        if follower.id in self.followers:  # someone here watches it again: the new follower keeps the marks
+            return
         try:
-            await self.presence.delete(followed_key(follower.id), watchers_key(follower.id, self.node))
+            await self.presence.delete(followed_key(follower.id))
+            await follower.report.gone()
         except PresenceError:
             pass

@@ -1,6 +1,6 @@
 """The relay's names in the presence store and the frame it publishes (``server/relay.py``): a table's channel,
-the marks and counts of the nodes that follow it, the snapshot kept for a node that starts following, and
-``Frame``, what the table's node publishes on the channel."""
+the marks and counts of the nodes that follow it and the channel their counts go by (``relaycount.py``), the
+snapshot kept for a node that starts following, and ``Frame``, what the table's node publishes on the channel."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ def watchers_key(name: str, node: str) -> str:
     return f"{PREFIX}watchers:{name}:{node}"
 
 
+def counts_channel(node: str) -> str:
+    """Where the counts of the tables that live on ``node`` are published (``server/relaycount.py``)."""
+    return f"{PREFIX}counts:{node}"
+
+
 NO_SNAPSHOT = msgspec.Raw(b"null")
 
 
@@ -40,4 +45,5 @@ class Frame(msgspec.Struct):
     messages: list[msgspec.Raw]
     snapshot: msgspec.Raw = NO_SNAPSHOT
     counted: dict[str, int] = {}  # each following node's spectators in its ``presence`` counts, by its key
+    node: str = ""  # the table's node: where a following node publishes its count (``relaycount``)
 
