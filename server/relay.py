@@ -166,6 +166,7 @@ class Follower:
         self.id = name
         self.node = node  # this node's id: the key it reports its spectators' count under
         self.included = 0  # this node's spectators as ``here`` counted them (what it had reported by then)
+        self.told: Present | None = None  # who is at the table, as those here were last told it together
         self.expiry = expiry
         self.done = done  # called once nobody here watches any more
         self.watchers: dict = {}  # receiver -> True while in the stream, False while it waits for a snapshot
@@ -309,12 +310,18 @@ class Follower:
             self.former[receiver] = self.table_id
             patching.forget(self, receiver)
         self.watchers.clear()
-        self.latest = self.here = None  # (who starts watching waits for the new table's snapshot)
+        self.latest = self.here = self.told = None  # (who starts watching waits for the new table's snapshot)
         self.included = 0
         self._changed()
 
     def _hand_on(self, messages: list) -> None:
-        """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot."""
+        """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot. Who
+        is at the table is not said again as it was last said (a count changed here is told at once, then comes
+        back the same from the table's node: a message per spectator that says nothing)."""
+        if any(type(m) is Present for m in messages):
+            fresh = [m for m in messages if type(m) is not Present or m != self.told]
+            self.told = next((m for m in reversed(messages) if type(m) is Present), self.told)
+            messages = fresh
         for receiver, in_stream in list(self.watchers.items()):
             if not in_stream:
                 continue

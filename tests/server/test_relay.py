@@ -337,3 +337,42 @@ async def test_a_spectator_on_another_node_gets_nothing_fresher_than_the_broadca
 def seen_end(message, table) -> bool:
     """The spectator was shown the table's end, as it ended."""
     return message.result is not None and message.seq == table.log.seq
+
+
+async def test_a_count_a_node_told_its_spectators_is_not_told_again_as_it_comes_back_from_the_tables_node(
+        nursery, autojump_clock):
+    """A phone coming to node B is counted there at once, and the table's node then says the same count back
+    (its frame): B's spectators are told it once, not twice (a message for each of a thousand spectators that
+    says nothing). Before, every change came to each spectator twice, or more."""
+    from server import relay
+    from server.presence import LocalPresence
+    from server.protocol import CODECS, SeatInfo
+    from server.protocol import Presence as Present
+    from server.table import intents
+
+    from .helpers import Sink, settle
+
+    encode = CODECS["json"].encoder.encode
+    follower = relay.Follower(LocalPresence(), "t1", 5.0, lambda _: None, "node-b")
+    follower.latest = Snapshot(table="t1", seq=3, view=None, to_act=[0])
+    seats = [SeatInfo(seat=0, state="free")]
+    mine = relay.watchers_key("t1", "node-b")
+
+    def said(spectators: int, counted: dict) -> None:
+        here = msgspec.Raw(encode(Present(table="t1", seats=seats, spectators=spectators)))
+        follower._take(relay.Frame(table="t1", game="flag_finish", messages=[here], counted=counted))
+
+    nursery.start_soon(follower.run)
+    first, second = Sink(), Sink()
+    follower.submit_nowait(intents.Watch(first, Watch(table="t1", id=1)))
+    said(1, {mine: 1})  # A: its own none, B's one
+    await settle()
+    follower.submit_nowait(intents.Watch(second, Watch(table="t1", id=1)))
+    await settle()
+    said(2, {mine: 2})  # A has heard B's two now: the same number B told them
+    said(2, {mine: 2})  # (and says it again, with a seat's change that is not one)
+    await settle()
+    counts = [p.spectators for p in first.of(Present)]
+    assert counts[-1] == 2 and counts.count(2) == 1, counts
+    assert second.of(Present)[-1].spectators == 2  # (told as it came in, and once more with the others)
+    follower.scope.cancel()
