@@ -50,7 +50,8 @@ from .protocol import Presence as Present
 from .relaycount import Counts, Report, recount
 from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key
 from .table import intents, patching
-from .table.spectating import COUNT_EVERY_S
+from .table.fanout import presence_now
+from .table.spectating import COUNT_EVERY_S, current_snapshot
 
 QUEUE = 4096  # frames waiting to be published; past it a frame is dropped (the next snapshot closes the gap)
 _frame = msgspec.json.Decoder(Frame)
@@ -106,28 +107,30 @@ class Publisher:
             recount(table, followers[table_id])
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
-                table.stream.relay([_present(table)], _current(table))  # a new follower's first snapshot, now
+                table.stream.relay([presence_now(table)], current_snapshot(table))  # a new follower's first snapshot, now
         self.hooked = followed
         self.counts.tables = {name: lobby.tables[table_id] for table_id, under in followed.items() for name in under}
 
     def _hook(self, table, names: list[str]):
         game = table.game.info.name
-        last_snapshot = last_here = None  # what the store keeps for a node that starts following: the last
-        # snapshot and who is at the table (``presence``), as published
+        # what the store keeps for a node that starts following: the last snapshot and who is at the table, as
+        last_snapshot = last_here = None  # published, with the other nodes' counts it counted (not a later frame's)
+        last_counted: dict[str, int] = {}
 
         def publish(messages: list[Any], snapshot: Snapshot | None) -> None:
-            nonlocal last_snapshot, last_here
+            nonlocal last_snapshot, last_here, last_counted
             encoded = [msgspec.Raw(JSON.encoder.encode(m)) for m in messages]
             here = [raw for message, raw in zip(messages, encoded) if type(message) is Present]
-            last_here = here[-1] if here else last_here
+            counted = table.stream.counted  # (as the presence in ``messages`` counted them)
+            if here:
+                last_here, last_counted = here[-1], counted
             if snapshot is not None:
                 last_snapshot = msgspec.Raw(JSON.encoder.encode(snapshot))
-            counted = table.stream.counted  # (as the presence in ``messages`` counted them)
             frame = JSON.encoder.encode(Frame(table=table.id, game=game, messages=encoded, counted=counted,
                                               snapshot=last_snapshot if snapshot is not None else NO_SNAPSHOT,
                                               node=self.node))
             snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[last_here] if last_here else [],
-                                             snapshot=last_snapshot, counted=counted, node=self.node)) \
+                                             snapshot=last_snapshot, counted=last_counted, node=self.node)) \
                 if last_snapshot is not None and (snapshot is not None or here) else None
             for name in names:
                 try:
@@ -144,18 +147,6 @@ class Publisher:
                     await self.presence.set(snapshot_key(name), snap.decode(), ttl_ms=int(self.expiry * 1000 * 12))
             except PresenceError:
                 pass  # followers see a gap and are caught up by the next snapshot
-
-
-def _current(table) -> Snapshot:
-    from .table.spectating import current_snapshot
-
-    return current_snapshot(table)
-
-
-def _present(table) -> Present:
-    from .table.fanout import presence_now
-
-    return presence_now(table)
 
 
 class Follower:
@@ -316,8 +307,7 @@ class Follower:
 
     def _hand_on(self, messages: list) -> None:
         """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot. Who
-        is at the table is not said again as it was last said (a count changed here is told at once, then comes
-        back the same from the table's node: a message per spectator that says nothing)."""
+        is at the table is not said again as last said (a count told here at once comes back from its node)."""
         if any(type(m) is Present for m in messages):
             fresh = [m for m in messages if type(m) is not Present or m != self.told]
             self.told = next((m for m in reversed(messages) if type(m) is Present), self.told)

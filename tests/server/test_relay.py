@@ -144,6 +144,14 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
                 frame = relay._frame.decode(kept[2])
                 assert decode_server(bytes(frame.snapshot), codec).seq == table.log.seq
                 assert [type(decode_server(bytes(m), codec)) for m in frame.messages] == [Present]
+                # the presence kept goes with the other nodes' counts it counted, not with a later frame's: a node
+                # that starts following takes its own part out of that presence
+                counted_then = dict(table.stream.counted)
+                table.stream.counted = {relay.watchers_key(info.table, "node-c"): 7}  # (C's, heard since)
+                publish([Update(table=info.table, seq=100, actor=0, to_act=[0])], spectating.current_snapshot(table))
+                frame = relay._frame.decode(publisher._receive.receive_nowait()[2])
+                assert [type(decode_server(bytes(m), codec)) for m in frame.messages] == [Present]
+                assert frame.counted == counted_then
 
 
 
