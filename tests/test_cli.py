@@ -244,6 +244,10 @@ async def test_create_with_a_spectator_delay_keeps_its_spectators_that_far_behin
     key = printed.err.split("--broadcast-key ")[1].split()[0]  # the command that watches it, key and all
     assert created == 0 and table.stream.key_hash == token_hash(key)
     assert f"http://127.0.0.1:{running.port}/#/broadcast/{table.id}/{key}" in printed.err  # and the page
+    assert " play " in printed.err  # a free seat: how to take it
+    created = await trio.to_thread.run_sync(main, ["create", running.url, "--seats", "2", "--bot", "1", "--bot", "2"])
+    printed = capsys.readouterr()
+    assert created == 0 and " play " not in printed.err and f"watch {running.url} " in printed.err  # none free
 
 
 async def test_tournament_create_gives_stand_in_bots_a_pace_people_can_play_against(nursery, capsys):

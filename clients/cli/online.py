@@ -144,9 +144,13 @@ def cmd_create(args: argparse.Namespace) -> int:
         info = created.table
         print(info.table)
         me = command_name()
-        print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
-              f"  {me} play {args.url} --table {info.table}\n"
-              f"  {me} watch {args.url} {info.table}", file=sys.stderr)
+        if len({seat for seat, _ in args.bot}) >= args.seats:  # no seat to take: only to watch
+            print(f"{game.info.title}, {mode}, {args.seats} seats, every one a server bot's; watch with:\n"
+                  f"  {me} watch {args.url} {info.table}", file=sys.stderr)
+        else:
+            print(f"{game.info.title}, {mode}, {args.seats} seats; join with:\n"
+                  f"  {me} play {args.url} --table {info.table}\n"
+                  f"  {me} watch {args.url} {info.table}", file=sys.stderr)
         if created.broadcast_key:  # the creator's alone: shown once
             page = args.url.replace("ws://", "http://", 1).replace("wss://", "https://", 1).rstrip("/")
             print(f"its broadcast view (every hand, past the delay; keep the key to yourself):\n"
