@@ -107,7 +107,7 @@ class Publisher:
             recount(table, followers[table_id])
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
-                table.stream.relay([presence_now(table)], current_snapshot(table))  # a new follower's first snapshot, now
+                table.stream.relay([presence_now(table)], current_snapshot(table))  # a new follower's first, now
         self.hooked = followed
         self.counts.tables = {name: lobby.tables[table_id] for table_id, under in followed.items() for name in under}
 
