@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
 from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
-from . import apply, fanout, patching, seats, spectating
+from . import apply, fanout, joins, patching, seats, spectating
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
 from ..secrets_typed import new_secret
@@ -92,10 +92,14 @@ def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) 
     missed = table.log.accepted_after(last_seq) if not patching.quiet(receiver) else []  # (no events: the snapshot)
     skipped = len(missed) if len(missed) > CATCH_UP_MOST else 0
     for entry in missed if not skipped else ():
+        if seat is None:  # a spectator's: built once for all (``joins.py``)
+            fanout.deliver(table, receiver, joins.entry_update(table, entry))
+            continue
         events = [table.game.redact(e, seat) for e in entry.events]
         fanout.deliver(table, receiver, Update(table=table.id, seq=entry.seq, actor=entry.actor, events=events,
                                                to_act=[], receipt=apply.receipt(table, entry.seq)))
-    fanout.deliver(table, receiver, fanout.snapshot(table, seat, skipped))
+    fanout.deliver(table, receiver, fanout.snapshot(table, seat, skipped) if seat is not None
+                   else joins.snapshot(table, skipped))
 
 
 def leave(table: Table, receiver: Receiver, message) -> None:

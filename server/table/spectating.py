@@ -78,6 +78,7 @@ class Stream:
     audience: Audience | None = None  # who watches, split as ``_to_all`` sends to them, until that changes
     told: float = -math.inf  # trio time the spectators were last told who is at the table (``tell_present``)
     count_due: float | None = None  # when they are told the number watching that changed since
+    joins: Any = None  # what a spectator who starts watching is sent, built once for all (``joins.Joins``)
 
     @property
     def delayed(self) -> bool:

@@ -37,6 +37,36 @@ async def test_spectators_are_sent_one_update_object_encoded_once(nursery, autoj
     assert type(batch) is Batch and len(batch.messages) == 3
 
 
+async def test_a_crowd_coming_in_at_once_is_caught_up_with_one_build_of_each_update_and_snapshot(nursery,
+                                                                                                 autojump_clock):
+    """The room scans the projector's code as the final starts: every spectator coming in at the same point is
+    sent the same catch-up and snapshot objects, built once and from the second one on encoded once; each still
+    gets the whole game so far, as one alone would, and one coming in later gets the table as it is then."""
+    from server.table import joins
+
+    table = new_table(seats=3, bots=[BotSeat(0), BotSeat(1), BotSeat(2)], options={"races": 1}, bot_delay_ms=50)
+    await nursery.start(table.run)
+    while table.log.seq < 20:
+        await trio.sleep(0.05)
+    crowd = [Sink() for _ in range(30)]
+    for sink in crowd:  # (in one step: the table takes them in one go, at one point of its log)
+        table.submit_nowait(intents.Watch(sink, Watch(table="t1")))
+    await settle()
+    caught = [[m for m in sink.messages if type(m) in (Update, Snapshot)] for sink in crowd]
+    first = caught[0]
+    assert [m.seq for m in first] == [e.seq for e in table.log.accepted_after(0)] + [first[-1].seq]
+    assert type(first[-1]) is Snapshot and first[-1] == joins.snapshot(table, 0)
+    for other in caught[1:]:
+        assert len(other) == len(first) and all(a is b for a, b in zip(other, first))  # the same objects
+    assert all(encodeonce.shared(m) for m in caught[-1])  # encoded once for all who came after the first
+    while table.log.seq < first[-1].seq + 3:
+        await trio.sleep(0.05)
+    late = Sink()
+    await table.submit(intents.Watch(late, Watch(table="t1")))
+    await settle()
+    assert late.of(Snapshot)[-1].seq == table.log.seq > first[-1].seq  # not the crowd's snapshot
+
+
 async def test_a_shared_message_in_a_batch_decodes_as_itself_in_both_encodings():
     update = encodeonce.share(Update(table="t9", seq=3, actor=1, to_act=[0], events=[], view={"a": [1, 2]}))
     plain = Update(table="t9", seq=4, actor=None, to_act=[], events=[])
