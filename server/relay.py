@@ -158,6 +158,7 @@ class Follower:
         self.node = node  # this node's id: the key it reports its spectators' count under
         self.included = 0  # this node's spectators as ``here`` counted them (what it had reported by then)
         self.told: Present | None = None  # who is at the table, as those here were last told it together
+        self.greeted: dict = {}  # receiver -> who is at the table, as told it alone as it came in (since ``told``)
         self.expiry = expiry
         self.done = done  # called once nobody here watches any more
         self.watchers: dict = {}  # receiver -> True while in the stream, False while it waits for a snapshot
@@ -207,7 +208,8 @@ class Follower:
         receiver.deliver(Watching(ref=message.id, table=self.table_id, game=self.game, seq=self.latest.seq))
         self._deliver(receiver, self.latest)
         if self.here is not None:
-            receiver.deliver(self._counted(self.here))
+            self.greeted[receiver] = greeting = self._counted(self.here)
+            receiver.deliver(greeting)
         self._changed()
 
     def _changed(self) -> None:
@@ -308,14 +310,18 @@ class Follower:
     def _hand_on(self, messages: list) -> None:
         """``messages`` to every spectator here in the stream; one too slow leaves it until the next snapshot. Who
         is at the table is not said again as last said (a count told here at once comes back from its node)."""
+        greeted = None
         if any(type(m) is Present for m in messages):
             fresh = [m for m in messages if type(m) is not Present or m != self.told]
             self.told = next((m for m in reversed(messages) if type(m) is Present), self.told)
-            messages = fresh
+            messages, greeted, self.greeted = fresh, self.greeted, {}
         for receiver, in_stream in list(self.watchers.items()):
             if not in_stream:
                 continue
+            told = greeted.get(receiver) if greeted else None
             for message in messages:
+                if told is not None and message == told:  # (what it was told as it came in)
+                    continue
                 if not self._deliver(receiver, message):
                     self.watchers[receiver] = False  # too slow: out of the stream until the next snapshot
                     break
