@@ -2,7 +2,7 @@
 store refuses every call for a while, from its Nth call after the spectator starts watching (a seam, as a
 Redis or the SQLite file of `serve --workers` on a full or lost disk does). Whatever N, the players' game on the table's own node goes on to
 its end with every accepted action in its log, and the spectator on the other node is never left with a
-stale view: once the store is back it is shown the game's end."""
+stale view: once the store is back it is shown the game's end, and the table's node counts it again."""
 
 from __future__ import annotations
 
@@ -118,6 +118,11 @@ async def test_a_spectator_on_another_node_sees_the_end_whenever_the_store_fails
                         last = message
                         if message.result is not None:
                             break
+                while window.calls < window.fail_at + FAILING_CALLS:  # (the store back, whenever it failed)
+                    await a.directory.next_beat()
+                for _ in range(3):
+                    await a.directory.next_beat()
+                assert table.stream.followers == 1, "the spectator on B is counted at A once the store is back"
             await table.over.wait()
             assert window.refused > 0, "the store failed while the spectator watched"
             assert last is not None and last.result is not None, "the spectator was shown the game's end"
