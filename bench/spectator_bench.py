@@ -243,6 +243,21 @@ def own_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def parse_rows(parser: argparse.ArgumentParser, text: str) -> list[tuple[int, int, int]]:
+    """``--rows``: each row TABLES:SPECTATORS[:NODES]; every row with spectators is read against a row with none
+    at as many tables, so one must be there (said before any row runs, not after them all)."""
+    try:
+        rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in text.split(",")]
+    except ValueError:
+        parser.error(f"--rows {text!r}: each row is TABLES:SPECTATORS[:NODES], whole numbers (e.g. 1:0,1:1000:3)")
+    alone = {tables for tables, spectators, _ in rows if spectators == 0}
+    lacking = sorted({tables for tables, spectators, _ in rows if spectators and tables not in alone})
+    if lacking:
+        parser.error(f"--rows: add a row with no spectators at {', '.join(f'{t}:0' for t in lacking)}: each row "
+                     "with spectators is read against one (its answers' ratio to alone, its CPU per update)")
+    return rows
+
+
 def run(rows: list[tuple[int, int, int]] = ROWS, processes: int = 1, seconds: float = 5.0) -> list[dict]:
     results = [trio.run(row, tables, spectators, processes, seconds, nodes) for tables, spectators, nodes in rows]
     for result in results:  # each read against the same run's row with no spectators at as many tables
@@ -318,7 +333,7 @@ def main() -> None:
             print("--pin needs two cores: nothing pinned apart", file=sys.stderr)
     rows = FULL_ROWS if args.full else ROWS
     if args.rows:
-        rows = [(*(int(x) for x in pair.split(":")), 1)[:3] for pair in args.rows.split(",")]
+        rows = parse_rows(parser, args.rows)
     results = run(rows, args.processes, args.seconds)
     print_table(results)
     if args.json:
