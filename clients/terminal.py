@@ -257,10 +257,7 @@ async def _watch_one(client: Client, url: str, watching: Any, terminal: Terminal
 async def _next_at_alias(client: Client, alias: str, old: str, wait: float) -> Any | None:
     """The ``watching`` answer for the next table the alias ``alias`` names once it no longer names ``old`` (a
     kept table such as ``demo`` starts again when its game ends), or None after ``wait`` s."""
-    try:
-        await client.leave(old)
-    except ServerError:
-        client.watching.discard(old)  # the table is gone already
+    await _leave_quietly(client, old)
     with trio.move_on_after(wait):
         while True:
             try:
@@ -270,12 +267,17 @@ async def _next_at_alias(client: Client, alias: str, old: str, wait: float) -> A
             if watching is not None and watching.table != old:
                 return watching
             if watching is not None:
-                try:
-                    await client.leave(watching.table)
-                except ServerError:  # gone already (its node let it go): nothing to leave
-                    client.watching.discard(watching.table)
+                await _leave_quietly(client, watching.table)
             await trio.sleep(ALIAS_POLL)
     return None
+
+
+async def _leave_quietly(client: Client, table: str) -> None:
+    """Stop watching ``table``; one its node let go already (refused: ``no_table``) leaves nothing to do."""
+    try:
+        await client.leave(table)
+    except ServerError:
+        client.watching.discard(table)
 
 
 async def _quit_on_q(keys: Callable[[], Awaitable[str]], cancel: trio.CancelScope) -> None:
