@@ -15,9 +15,14 @@ import pytest
 import trio
 import trio.testing
 
-from server.gateway import Limits
+from clients.cli import main
+from server.app import limit_line
+from server.config import ServeConfig
+from server.directory import LocalDirectory
+from server.gateway import Gateway, Limits
 from server.gateway.connection import kernel_reader
 from server.gateway.forwarded import client_address
+from server.workers import worker_config
 from tests.server.test_limits import answer, probe, start, to_the_close, websocket
 
 PROXY = (ip_network("127.0.0.1"),)
@@ -169,3 +174,16 @@ def test_the_kernel_round_trip_is_read_only_for_connections_that_come_through_no
     assert kernel_reader(ws("::ffff:10.0.0.7"), "direct", behind) is None
     assert kernel_reader(ws("127.0.0.1"), "direct") is None and kernel_reader(ws("::1"), "direct") is None
 
+
+def test_serve_trusted_proxy_is_repeatable_and_reaches_every_worker(monkeypatch, tmp_path):
+    import server.commands
+
+    configs: list[ServeConfig] = []
+    monkeypatch.setattr(server.commands, "serve", lambda config: configs.append(config) or 0)
+    assert main(["serve", "--data", str(tmp_path), "--port", "9000", "--workers", "2",
+                 "--trusted-proxy", "10.1.2.3/8", "--trusted-proxy", "::1"]) == 0
+    proxies = (ip_network("10.0.0.0/8"), ip_network("::1"))
+    assert configs[0].limits.trusted_proxies == proxies
+    assert [worker_config(configs[0], i).limits.trusted_proxies for i in range(2)] == [proxies, proxies]
+    gateway = Gateway(lobby=None, directory=LocalDirectory(), limits=configs[0].limits)
+    assert "64 from one address (each client behind 10.0.0.0/8, ::1: its own)" in limit_line(None, gateway)
