@@ -48,17 +48,18 @@ def parse_ip(text: str) -> IPv4Address | IPv6Address | None:
 
 def trusted(address: str, proxies: tuple[Network, ...]) -> bool:
     """Whether the peer ``address`` is one of the trusted ``proxies`` (never "", nor what is no address)."""
-    if not proxies:
-        return False
-    found = parse_ip(address)
-    return found is not None and any(found in network for network in proxies)
+    return bool(proxies) and _within(parse_ip(address), proxies)
 
 
 def direct(address: str, proxies: tuple[Network, ...]) -> bool:
     """Whether a connection from ``address`` reaches this server with no proxy between: not from loopback (a
     local client or a local proxy) nor from a trusted proxy, where the kernel measures the proxy's path."""
     found = parse_ip(address)
-    return found is not None and not any(found in network for network in LOOPBACK + tuple(proxies))
+    return found is not None and not _within(found, LOOPBACK + tuple(proxies))
+
+
+def _within(found: IPv4Address | IPv6Address | None, networks: tuple[Network, ...]) -> bool:
+    return found is not None and any(found in network for network in networks)
 
 
 def forwarded_for(headers) -> list[str]:
@@ -88,6 +89,6 @@ def client_address(headers, proxy: str, proxies: tuple[Network, ...]) -> str:
         found = parse_ip(entry)
         if found is None:
             return proxy
-        if not any(found in network for network in proxies):
+        if not _within(found, proxies):
             return str(found)
     return proxy if found is None else str(found)
