@@ -7,6 +7,7 @@ line saying what is wrong; `main` prints it and exits 2.
 from __future__ import annotations
 
 import argparse
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 
 from .client import BadUrl, check_url
@@ -37,6 +38,16 @@ def redis_url(text: str) -> str:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def trusted_proxy(text: str) -> IPv4Network | IPv6Network:
+    """`serve --trusted-proxy`: a reverse proxy's IP address, or a network of them (``10.0.0.0/8``; bits past
+    the prefix are ignored). No host name: what a name resolves to can change under a running server."""
+    try:
+        return ip_network(text.strip(), strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a trusted proxy is an IP address or network, e.g. 127.0.0.1, ::1 or "
+                                         f"10.0.0.0/8, not {text!r}") from None
 
 
 def _integer(text: str, low: int | None, high: int | None, what: str) -> int:

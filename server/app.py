@@ -216,8 +216,11 @@ def limit_line(raised: tuple[int, int] | None, gateway: Gateway) -> str:
     files = ("no open-file limit" if raised is None else
              f"{raised[1]} open files" + (f" (raised from {raised[0]})" if raised[1] != raised[0] else ""))
     total = gateway.admission.total
+    proxies = gateway.limits.trusted_proxies
+    shown = [str(n.network_address) if n.num_addresses == 1 else str(n) for n in proxies]
+    behind = f" (each client behind {', '.join(shown)}: its own)" if proxies else ""
     return (f"  {files}: at most {total if total is not None else 'any number of'} connections in all, "
-            f"{gateway.limits.max_conns_per_address} from one address")
+            f"{gateway.limits.max_conns_per_address} from one address{behind}")
 
 
 def join_lines(urls: tuple[str, ...]) -> list[str]:

@@ -11,8 +11,8 @@ the kernel's own measure of the connection and the seat's takes (``server/fairne
 
 ``kernel_min_rtt(sock)``: Linux's ``TCP_INFO`` for a connection, its ``tcpi_min_rtt``: the smallest round
 trip the kernel saw on its segments and their acknowledgements, which a client cannot delay without delaying
-everything it sends. A connection through a local proxy (from loopback) shows only the proxy's path, so the
-gateway reads it only for direct connections (``Limits.kernel_rtt``).
+everything it sends. A connection through a proxy (from loopback, or from a `serve --trusted-proxy`) shows only the
+proxy's path, so the gateway reads it only for direct connections (``Limits.kernel_rtt``).
 """
 
 from __future__ import annotations

@@ -235,7 +235,8 @@ class Buckets:
 
 
 class Admission:
-    """Connections open, in all and per address: counted at accept, released on close."""
+    """Connections open, in all and per address: counted at accept, released on close. A trusted proxy's
+    connection is counted in all at accept and against its client's address once its request head names it."""
 
     def __init__(self, per_address: int, total: int | None) -> None:
         self.per_address = per_address
@@ -243,21 +244,31 @@ class Admission:
         self.open: dict[str, int] = {}
         self.count = 0
 
-    def admit(self, address: str) -> tuple[str, str] | None:
-        """Count a new connection from ``address``, or say why it is refused (then nothing is counted)."""
+    def admit(self, address: str | None) -> tuple[str, str] | None:
+        """Count a new connection from ``address``, or say why it is refused (then nothing is counted);
+        ``address`` None: in all only (``admit_address`` counts it against its address later)."""
         if self.total is not None and self.count >= self.total:
             return ("server_full", f"the server has {self.count} connections open, the most it allows "
                                    f"(serve --max-connections, from its open-file limit); try again later")
+        refusal = None if address is None else self.admit_address(address)
+        if refusal is None:
+            self.count += 1
+        return refusal
+
+    def admit_address(self, address: str) -> tuple[str, str] | None:
+        """Count a connection against ``address`` only, or say why it is refused (then nothing is counted)."""
         held = self.open.get(address, 0)
         if held >= self.per_address:
             return ("too_many_connections", f"this address has {held} connections open, the most serve "
                                             f"--max-conns-per-address allows")
         self.open[address] = held + 1
-        self.count += 1
         return None
 
-    def release(self, address: str) -> None:
+    def release(self, address: str | None) -> None:
+        """A connection closed: uncounted in all, and from ``address`` (None: it was counted in all only)."""
         self.count -= 1
+        if address is None:
+            return
         held = self.open.pop(address, 1) - 1
         if held > 0:
             self.open[address] = held

@@ -96,6 +96,8 @@ CASES = [
     (["serve", "--rate", "0"], "--rate"),
     (["serve", "--rate", "inf"], "--rate"),
     (["serve", "--durability", "sometimes"], "invalid choice"),
+    (["serve", "--trusted-proxy", "proxy.lan"], "a trusted proxy is an IP address or network"),
+    (["serve", "--trusted-proxy", "10.0.0.0/33"], "a trusted proxy is an IP address or network"),
     (["serve", "--cluster", "http://127.0.0.1:6379"], "not a Redis address"),
     (["serve", "--cluster", "redis://127.0.0.1:x"], "bad port"),
     (["serve", "--public-url", "ws://127.0.0.1:8765"], "--cluster"),

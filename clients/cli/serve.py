@@ -89,13 +89,19 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
     serve.add_argument("--registrations-per-minute", type=checks.amount, default=limits.registrations_per_minute,
                        metavar="N", help=f"tournament registrations one address may make a minute (default "
                                          f"{limits.registrations_per_minute:g})")
+    serve.add_argument("--trusted-proxy", type=checks.trusted_proxy, action="append", default=[],
+                       dest="trusted_proxies", metavar="ADDR",
+                       help="a reverse proxy in front of the server (an IP address, or a network such as "
+                            "10.0.0.0/8; repeat for more): its connections count as the client its "
+                            "X-Forwarded-For names, so each client has its own per-address limits (default: none; "
+                            "any other connection's forwarding headers are ignored)")
     serve.add_argument("--kernel-rtt", choices=("direct", "always", "never"), default=limits.kernel_rtt,
                        help="fair ordering credits a seat no more round trip than the kernel measured on its "
-                            "connection: 'direct' (default) for connections not from loopback (a local proxy "
-                            "hides the path), 'always', or 'never'")
+                            "connection: 'direct' (default) for connections not from loopback nor a --trusted-proxy "
+                            "(a proxy hides the path), 'always', or 'never'")
     serve.add_argument("--unverified-credit-ms", type=checks.milliseconds, default=limits.unverified_credit_ms,
                        metavar="MS", help="fair ordering: the most round trip credited to a seat whose path the "
-                                          "kernel did not measure (through a local proxy, or --kernel-rtt never); "
+                                          "kernel did not measure (through a proxy, or --kernel-rtt never); "
                                           f"default {limits.unverified_credit_ms}: such a seat races by its "
                                           "reaction as the server saw it, and no client can look farther to win. "
                                           "Raise it only for clients you trust (docs: Fair ordering)")
@@ -112,7 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             budget_rate=args.budget_rate, budget_burst=args.budget_burst,
             tournaments_per_minute=args.tournaments_per_minute,
             registrations_per_minute=args.registrations_per_minute, kernel_rtt=args.kernel_rtt,
-            unverified_credit_ms=args.unverified_credit_ms),
+            unverified_credit_ms=args.unverified_credit_ms, trusted_proxies=tuple(args.trusted_proxies)),
         quotas=Quotas(waiting_per_connection=args.waiting_per_connection,
                       waiting_per_address=args.waiting_per_address, waiting_expiry=args.waiting_expiry,
                       playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished,

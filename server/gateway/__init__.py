@@ -7,7 +7,8 @@ a per-connection rate limit, and a bounded outbox: a connection that cannot keep
 instead of slowing its table. It never touches a game state: table work goes to the table's arbiter.
 
 So that no anonymous client can lock the others out (``server/limits.py`` has the machinery, ``Limits`` the
-figures): connections are counted per address and in all at accept (over either: told why at once), a
+figures): connections are counted per address and in all at accept (over either: told why at once; a
+`serve --trusted-proxy`'s per address once its request head names its client), a
 connection that sends no whole frame for ``idle_timeout`` is closed, frames nested too deep are malformed before
 they are decoded, ids are checked by shape before any lookup, and per address a message rate, a budget for
 expensive requests and rates for tournaments and registrations are shared by all its connections.
@@ -24,7 +25,8 @@ once when the connection asks for a seat (from then on), stamped when its frame 
 One module a job: ``accept.py`` (the ``Gateway``: accepting, refusing over a limit, running and closing a
 connection), ``connection.py`` (one connection: hello, framing, its own rate, the outbox writer, pings),
 ``requests.py`` (each request answered, by group: tables, tournaments, the directory's redirects),
-``quotas.py`` (what all connections of an address share), ``listing.py`` (the cached, encoded list of tables),
+``quotas.py`` (what all connections of an address share), ``forwarded.py`` (the client behind a trusted
+proxy: the address its limits are keyed by), ``listing.py`` (the cached, encoded list of tables),
 ``replays.py`` (the replay worker process) and ``config.py`` (``Limits``: every figure).
 """
 

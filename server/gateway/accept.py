@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import replace
+from functools import partial
 
+import h11
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, wrap_server_stream
 
@@ -33,6 +35,7 @@ from ..spread import Spread
 from ..table import intents
 from .config import Limits
 from .connection import Connection
+from .forwarded import Client, client_address, trusted
 from .quotas import Quotas
 
 LEAVING_AT_ONCE = 16  # connections whose end is handled at once; the others wait their turn, parked
@@ -130,13 +133,15 @@ class Gateway:
 
     async def _serve_stream(self, stream: trio.SocketStream) -> None:
         peer = peer_of(stream)
-        refusal = self.admission.admit(peer)
+        proxied = trusted(peer, self.limits.trusted_proxies)  # its client is counted once its head names it
+        refusal = self.admission.admit(None if proxied else peer)
         if refusal is not None:
             return await self._refuse(stream, *refusal, peer=peer)
+        client = Client(peer, counted=not proxied)
         try:
-            await self._serve_admitted(stream, peer)
+            await self._serve_admitted(stream, client)
         finally:
-            self.admission.release(peer)
+            self.admission.release(client.address if client.counted else None)
             task = trio.lowlevel.current_task()
             if task in self._leaving_tasks:  # (taken in ``handle`` once its reader saw the end)
                 self._leaving_tasks.discard(task)
@@ -164,10 +169,19 @@ class Gateway:
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
 
-    async def _serve_admitted(self, stream: trio.SocketStream, peer: str) -> None:
+    def _admit_client(self, client: Client, request: h11.Request) -> bool:
+        """A trusted proxy's connection, its first request head read: counted against the client it is
+        forwarded for (``forwarded.py``), or False with ``client.refusal`` set (nothing more counted)."""
+        client.address = client_address(request.headers, client.address, self.limits.trusted_proxies)
+        client.refusal = self.admission.admit_address(client.address)
+        client.counted = client.refusal is None
+        return client.counted
+
+    async def _serve_admitted(self, stream: trio.SocketStream, client: Client) -> None:
+        admit = None if client.counted else partial(self._admit_client, client)
         try:
             try:
-                upgrade = await serve_http(stream, self.site, self.http_limits)
+                upgrade = await serve_http(stream, self.site, self.http_limits, admit)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return  # the client went away mid-request
             except Exception:  # a bug in answering one request must show, and must not stop the server
@@ -175,13 +189,15 @@ class Gateway:
                 return
             if upgrade is None:
                 return
+            if client.refusal is not None:  # told as one over the cap at accept is (the head is replayed)
+                return await self._refuse(upgrade, *client.refusal, peer=client.address)
             async with trio.open_nursery() as nursery:
                 request = reader = None
                 with trio.move_on_after(self.limits.handshake_timeout):  # read here, or by trio-websocket's task
                     request, reader = await open_server(nursery, upgrade, self.limits.max_frame)
                 if request is not None:
                     try:
-                        await self.handle(request, peer, local_of(stream), reader)
+                        await self.handle(request, client.address, local_of(stream), reader)
                     except ConnectionClosed:
                         pass  # the client left during the handshake
                     except Exception:  # a bug on one connection shows on stderr and stops only that one

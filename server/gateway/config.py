@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from ipaddress import IPv4Network, IPv6Network
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Limits:
     close_timeout: float = 5.0  # seconds a closing client has to take its last frame, then `closing`
     handshake_timeout: float = 10.0  # seconds for a websocket upgrade's handshake
     ping_every: float = 1.0  # seconds between round-trip pings (and one at once when a seat is asked for)
-    kernel_rtt: str = "direct"  # read the kernel's round trip: "direct" (not from loopback), "always", "never"
+    kernel_rtt: str = "direct"  # kernel round trip read: "direct" (not loopback/a trusted proxy), "always", "never"
     unverified_credit_ms: int = 0  # fair ordering's credit for a seat whose round trip the kernel did not measure
     address_rate: float = 500.0  # messages a second the connections of one IP address are read at, together
     address_burst: int = 1000  # ... and at once
@@ -34,3 +35,4 @@ class Limits:
     tables_cache: float = 0.25  # seconds a list_tables answer is reused, encoded
     tournaments_per_minute: float = 10.0  # tournaments one address may create a minute
     registrations_per_minute: float = 60.0  # tournament registrations one address may make a minute
+    trusted_proxies: tuple[IPv4Network | IPv6Network, ...] = ()  # peers whose X-Forwarded-For names the client

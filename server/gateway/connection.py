@@ -29,6 +29,7 @@ from ..spread import Spread
 from ..table import Receiver, Table
 from . import requests
 from .config import Limits
+from .forwarded import direct
 from .quotas import Quotas
 
 SERVER_NAME = "photofinish 0.1.0"
@@ -46,16 +47,16 @@ def _problem(frame: str | bytes, error: Exception) -> str:
     return str(error)
 
 
-def kernel_reader(ws: WebSocketConnection, policy: str):
+def kernel_reader(ws: WebSocketConnection, policy: str, proxies: tuple = ()):
     """What reads the kernel's min round trip of ``ws`` (fair ordering credits no more than it), or None:
-    a connection from loopback is a local client or a local proxy, whose kernel measure says nothing of the
-    player's path, unless ``policy`` is ``always``."""
+    a connection from loopback (a local client or a local proxy) or from one of the trusted ``proxies``
+    measures the proxy's path, which says nothing of the player's, unless ``policy`` is ``always``."""
     sock = stream_socket(ws)
     if sock is None or policy == "never":
         return None
     if policy != "always":
         host = getattr(getattr(ws, "remote", None), "address", None)
-        if host is None or str(host).startswith("127.") or str(host) in ("::1", "::ffff:127.0.0.1"):
+        if host is None or not direct(str(host), proxies):
             return None
     return partial(kernel_min_rtt, sock)
 
@@ -104,7 +105,7 @@ class Connection(Receiver):
         self.events = True  # False: with patches, no events (``patching.quiet``)
         self.rows = False  # True: with patches, views as rows too (``patching.rows``)
         self.latency = LatencyMeter()  # the tables read the seat's round trip here (fair ordering, pings shown)
-        self.latency.kernel = kernel_reader(ws, limits.kernel_rtt)
+        self.latency.kernel = kernel_reader(ws, limits.kernel_rtt, limits.trusted_proxies)
         self.ping_now = trio.Event()  # set to ping at once (a seat was asked for)
         self._pings_queued = 0  # pings in the outbox, stamped by the writer as their frame leaves
         self.ping_scope = trio.CancelScope()  # cancelled when the reader stops

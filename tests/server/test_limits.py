@@ -34,13 +34,15 @@ async def start(nursery, **kwargs):
 
 
 @asynccontextmanager
-async def websocket(port: int, source: str = "127.0.0.1", hello: bool = True):
-    """A trio-websocket connection to the server on 127.0.0.1 from ``source`` (said hello, welcome read)."""
+async def websocket(port: int, source: str = "127.0.0.1", hello: bool = True, headers: dict[str, str] = {}):
+    """A trio-websocket connection to the server on 127.0.0.1 from ``source`` (said hello, welcome read),
+    its upgrade request carrying ``headers`` too."""
     sock = trio.socket.socket()
     await sock.bind((source, 0))
     await sock.connect(("127.0.0.1", port))
     async with trio.open_nursery() as nursery:
-        ws = await wrap_client_stream(nursery, trio.SocketStream(sock), "127.0.0.1", "/")
+        ws = await wrap_client_stream(nursery, trio.SocketStream(sock), "127.0.0.1", "/",
+                                      extra_headers=[(k.encode(), v.encode()) for k, v in headers.items()])
         try:
             if hello:
                 await ws.send_message(HELLO)

@@ -166,6 +166,18 @@ async def test_a_websocket_upgrade_is_handed_over_with_every_byte_already_read(s
     assert replayed == b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nFRAME"
 
 
+async def test_admit_sees_only_the_first_head_and_false_hands_it_back_unanswered(site):
+    seen = []
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(request_bytes("/") + request_bytes("/"))
+    assert await serve_http(theirs, site, HttpLimits(max_requests=2), lambda head: seen.append(head) or True) is None
+    assert [head.target for head in seen] == [b"/"], "one connection, one admission"
+    ours, theirs = trio.testing.memory_stream_pair()
+    await ours.send_all(request_bytes("/"))
+    handed = await serve_http(theirs, site, admit=lambda head: False)
+    assert await handed.receive_some() == request_bytes("/")  # nothing answered: the caller refuses it
+
+
 async def test_join_json_and_svg_give_the_first_lan_url_and_its_qr_code(site):
     data, _ = await exchange(site, request_bytes("/join.json") + request_bytes("/join.svg"))
     (info, body), (svg, picture) = parse_responses(data, ["GET", "GET"])
