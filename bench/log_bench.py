@@ -3,7 +3,7 @@
 - Durability: ``writers`` concurrent tasks (seats of busy tables) each append an entry and wait until it is
   durable, as the arbiter does before acknowledging. Reported: entries/s and acknowledgement latency
   p50/p99, with ``never`` (no fsync) as the floor of the same run. ``batch`` goes through the server's
-  journal (server/journal.py), ``always`` through the log's own syncer.
+  journal (server/logs/journal.py), ``always`` through the log's own syncer.
 - Replay: a log of random play is written, then `check_log` (chain + rules + digests) and `verify_seed`
   run over it. Floor: reading the same file and decoding every line with msgspec, nothing checked.
 """
@@ -19,11 +19,11 @@ import trio
 
 from clients.load import percentile
 from rules import SYSTEM, Rng, Session, get_game, make_setup
-from server.logfile import End, Entry, Header, seed_commitment
+from server.logs.logfile import End, Entry, Header, seed_commitment
 from server.protocol.logformat import _decoder
-from server.journal import Journal
-from server.logstore import FileLog
-from server.replay import check_log, verify_seed
+from server.logs.journal import Journal
+from server.logs.logstore import FileLog
+from server.logs.replay import check_log, verify_seed
 
 
 async def _durability(policy: str, folder: Path, writers: int, per_writer: int) -> dict:

@@ -28,7 +28,7 @@ Each row is read against the row with no spectators of the same run:
 
 A row of **three nodes** runs three `photofinish serve --cluster sqlite:PATH` processes sharing one SQLite file:
 the players play on the first, and the spectators are shared out over the nodes that do not run their table (a
-client process each at least), which follow it through the relay (`server/relay.py`); CPU and RSS are the three
+client process each at least), which follow it through the relay (`server/cluster/relay.py`); CPU and RSS are the three
 processes' together. It is read against the three-node row with no spectators, and its lag against the one-node
 row (the issue's target: with three nodes, 3x the spectators at the same lag).
 

@@ -1,7 +1,7 @@
 """The SQLite presence store's publish/subscribe, woken against polled (issue 35: spectators on another worker).
 
 `python -m bench.store_wake [--subscriptions N] [--messages M]` opens two stores on one file (as two workers do),
-each in its own process, once with wake-ups (``server/localwake.py``) and once polling every 50 ms as before
+each in its own process, once with wake-ups (``server/cluster/localwake.py``) and once polling every 50 ms as before
 (the floor, measured in the same run), and prints for each:
 
 - delivery: a message published by one process and read by the other's subscriber, p50 / p99 ms (the relay's
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import trio
 
-from server import sqlite_presence
-from server.sqlite_presence import open_sqlite_presence
+from server.cluster import sqlite_presence
+from server.cluster.sqlite_presence import open_sqlite_presence
 
 IDLE_S = 3.0
 

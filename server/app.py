@@ -18,20 +18,20 @@ import trio
 from rules import RulesError
 
 from .datalock import data_dir_lock
-from .disk import private_dir
+from .logs.disk import private_dir
 from .gateway import Gateway, Limits
 from .protocol.gctune import settle_gc
 from .protocol.commandline import human_pace_ms
 from .http import CLUSTER_CONNECT_SRC, load_site
 from .lan import WILDCARDS, join_urls
-from .cluster import Cluster
+from .cluster.node import Cluster
 from .config import ServeConfig
-from .directory import Directory, LocalDirectory
-from .nodeid import node_id
+from .cluster.directory import Directory, LocalDirectory
+from .cluster.nodeid import node_id
 from .limits import raise_file_limit
 from .lobby import Lobby
 from .quotas import Quotas
-from .presence import Presence
+from .cluster.presence import Presence
 from .protocol import BotSeat, CreateTable, Refusal
 from .tournament.hub import TournamentHub
 
@@ -125,7 +125,7 @@ async def run_server(host: str = "127.0.0.1", port: int = 8765, data_dir: Path |
 async def start_server(config: ServeConfig, cluster: ClusterConfig | None = None,
                        task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Serve; with a data directory every table is logged there and unfinished tables are reopened first.
-    ``cluster``: be one node of a cluster (``server/cluster.py``); the node has joined (or tried once) when
+    ``cluster``: be one node of a cluster (``server/cluster/node.py``); the node has joined (or tried once) when
     this has started. Starts with the ``Running`` server."""
     stopped = trio.Event()
     try:
@@ -253,11 +253,11 @@ async def serve_until_signal(config: ServeConfig, ready=None) -> None:
     if config.cluster_url is None:
         return await _serve_until_signal(config, None, ready)
     if config.cluster_url.startswith(SQLITE_SCHEME):
-        from .sqlite_presence import open_sqlite_presence as open_presence
+        from .cluster.sqlite_presence import open_sqlite_presence as open_presence
 
         where = config.cluster_url[len(SQLITE_SCHEME):]
     else:
-        from .redis_presence import open_redis_presence as open_presence
+        from .cluster.redis_presence import open_redis_presence as open_presence
 
         where = config.cluster_url
     async with open_presence(where) as presence:

@@ -5,12 +5,12 @@ it for the path instead of spelling one. It only names: creating folders (0700, 
 locking and writing stay with their owners. What lives there::
 
     DATA/server.lock             one server per data directory (``datalock.py``)
-    DATA/node.id                 this node's id in a cluster (``cluster.py``)
+    DATA/node.id                 this node's id in a cluster (``cluster/node.py``)
     DATA/.probe                  written and synced to see a failing disk work again (``lobby.py``)
-    DATA/journal/<n>.wal         the group commit's write-ahead journal (``journal.py``)
-    DATA/tables/t<n>.log         a table's hash-chained log (``logfile.py``, ``logstore.py``)
+    DATA/journal/<n>.wal         the group commit's write-ahead journal (``logs/journal.py``)
+    DATA/tables/t<n>.log         a table's hash-chained log (``logs/logfile.py``, ``logs/logstore.py``)
     DATA/tables/t<n>.seed        its secret seed until the end record reveals it
-    DATA/tables/t<n>.done        its finished marker (``finished.py``)
+    DATA/tables/t<n>.done        its finished marker (``logs/finished.py``)
     DATA/tournaments/T<n>.log    a tournament's log (``tournament/tlog.py``), and its ``.seed``
     DATA/tournaments.sqlite3     the tournament store (``tournament/store.py``)
     DATA/cluster.sqlite          the workers' shared lobby, with `serve --workers` (``workers.py``)

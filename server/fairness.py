@@ -1,6 +1,6 @@
 """Fair ordering of contested actions by reaction time: the arithmetic and the order, pure.
 
-The arbiter (``server/table/fair.py``), ``photofinish replay`` and ``verify`` (``server/replay.py``) all decide
+The arbiter (``server/table/fair.py``), ``photofinish replay`` and ``verify`` (``server/logs/replay.py``) all decide
 through these functions, so a log's every ordering decision can be recomputed from what it records.
 
 - A seat's **reaction** to an update is ``arrival - sent - credit``: when its action reached the server,

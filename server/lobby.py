@@ -18,19 +18,21 @@ import trio
 from rules.bots import get_policy
 from rules import GAMES, RulesError, Session, Setup, get_game, make_setup
 
-from . import disk, storage, tending
-from .finished import Finished, finished_marker, write_marker
-from .logfile import End, Entry, LogError, SeatTaken, read_log, seed_commitment
+from .logs import disk
+
+from . import storage, tending
+from .logs.finished import Finished, finished_marker, write_marker
+from .logs.logfile import End, Entry, LogError, SeatTaken, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
-from .journal import LIMIT as JOURNAL_LIMIT
-from .journal import Journal
-from .walfile import replay
-from .logstore import numbered_logs, reopen, table_dir, write_secret_seed
+from .logs.journal import LIMIT as JOURNAL_LIMIT
+from .logs.journal import Journal
+from .logs.walfile import replay
+from .logs.logstore import numbered_logs, reopen, table_dir, write_secret_seed
 from .datadir import DataDir, seed_beside
 from .quotas import Owner, Quotas
-from .rebuild import restored
+from .logs.rebuild import restored
 from .protocol import Code, CreateTable, GameSummary, Refusal, TableInfo, game_summary
-from .directory import Directory, LocalDirectory
+from .cluster.directory import Directory, LocalDirectory
 from .secrets_typed import new_secret
 from .table import Reservation, Table, TableSettings, intents
 from .table.seats import token_hash
@@ -271,7 +273,7 @@ class Lobby:
     async def open_playback(self, log_table: str, speed: float = 1.0, owner: Owner | None = None) -> Table:
         """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``; counted in
         the table cap, and against ``owner``'s address (``playbacks_per_address``)."""
-        from .replay import check_log
+        from .logs.replay import check_log
 
         self._make_room()
         if owner is not None:

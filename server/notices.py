@@ -42,6 +42,6 @@ def configure() -> None:
 def say_peer_changes(before: dict, now: dict, expiry: float) -> None:
     """The nodes that went down or came up since the last heartbeat, said on the console."""
     for node in sorted(before.keys() - now.keys()):
-        logging.getLogger("server.cluster").info(f"node {node} is down (no heartbeat for {expiry:g} s): its tables are listed unavailable")
+        logging.getLogger("server.cluster.node").info(f"node {node} is down (no heartbeat for {expiry:g} s): its tables are listed unavailable")
     for node in sorted(now.keys() - before.keys()):
-        logging.getLogger("server.cluster").info(f"node {node} is up ({now[node].url})")
+        logging.getLogger("server.cluster.node").info(f"node {node} is up ({now[node].url})")

@@ -18,7 +18,7 @@ from .protocol import Code, CreateTable, Refusal, Rematch, RematchOffered
 from .table import Table, intents
 
 if TYPE_CHECKING:
-    from .directory import Directory
+    from .cluster.directory import Directory
     from .lobby import Lobby
 
 

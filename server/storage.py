@@ -16,11 +16,11 @@ import trio
 
 from rules import RulesError, Setup
 
-from . import disk
+from .logs import disk
 from .datadir import DataDir
 from .fairness import EPSILON as FAIR_EPSILON
-from .logfile import Header, LogError, read_log, seed_commitment
-from .logstore import FileLog, table_dir, utc_now
+from .logs.logfile import Header, LogError, read_log, seed_commitment
+from .logs.logstore import FileLog, table_dir, utc_now
 from .protocol import PROTOCOL_VERSION, CreateTable, Refusal
 from .table import Table
 

@@ -2,7 +2,7 @@
 
 N worker processes listen on the same port P (``SO_REUSEPORT``: the kernel spreads new connections among them)
 and worker i on a port of its own too, P + 1 + i (fixed, so a firewall can open P..P+N). They are the nodes of
-one cluster whose directory is a SQLite file in the data directory (``server/sqlite_presence.py``), so a table
+one cluster whose directory is a SQLite file in the data directory (``server/cluster/sqlite_presence.py``), so a table
 lives on one worker, a new one opens on the least loaded, and a client that reaches another worker is sent to
 the table's own with the cluster's ``redirect`` (which the client library and the browser follow). Worker 0
 keeps its logs, tournaments and node id in ``DATA`` itself, where one process keeps them, so a data directory

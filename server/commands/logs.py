@@ -2,7 +2,7 @@
 
 Each takes the path the person typed: a log file, or a document `export` wrote (rebuilt into a temporary log
 file first, byte for byte the one exported, so its chain and receipts are the log's own). The checking is
-``server/replay.py``'s; this module prints its report and returns the exit code (0: the log checks out, 1: it
+``server/logs/replay.py``'s; this module prints its report and returns the exit code (0: the log checks out, 1: it
 does not). How each step of a walk through the log is shown is the caller's (``Show``: the terminal client's
 words and drawings); a ``BadInput`` is a path or seat that cannot be used.
 """
@@ -16,10 +16,10 @@ from typing import Any, Callable
 
 import msgspec
 
-from ..exported import ExportError, log_bytes, looks_exported
-from ..finished import finished_marker
-from ..logfile import Entry, LogError, ReadLog, read_log
-from ..replay import chance_count, check_log, check_receipt, export, verify_seed
+from ..logs.exported import ExportError, log_bytes, looks_exported
+from ..logs.finished import finished_marker
+from ..logs.logfile import Entry, LogError, ReadLog, read_log
+from ..logs.replay import chance_count, check_log, check_receipt, export, verify_seed
 from ..protocol.commandline import BadInput
 
 # One step of a walk through a log: (the log as read, its entry, the state after it, the events it made, or

@@ -24,7 +24,7 @@ import h11
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, wrap_server_stream
 
-from ..directory import Directory
+from ..cluster.directory import Directory
 from ..http import HttpLimits, Site, serve_http
 from ..limits import Admission, file_limit
 from ..lobby import Lobby

@@ -16,7 +16,7 @@ import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection
 
 from .. import encodeonce
-from ..directory import Directory
+from ..cluster.directory import Directory
 from ..latency import LatencyMeter, kernel_min_rtt
 from ..limits import shallow_json_id, shallow_msgpack_id, too_deep
 from ..lobby import Lobby

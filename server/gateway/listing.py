@@ -8,7 +8,7 @@ import math
 import msgspec
 import trio
 
-from ..directory import Directory
+from ..cluster.directory import Directory
 from ..lobby import Lobby
 from ..protocol import CODECS
 

@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 import trio
 
 
-from .. import frames
+from ..logs import frames
 from ..protocol import Code, Refusal, Replay
 
 

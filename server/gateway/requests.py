@@ -10,11 +10,11 @@ import trio
 
 from rules import RulesError
 
-from .. import frames
+from ..logs import frames
 from ..protocol import delay_behind
 from ..protocol.commandline import HUMAN_PACE_MS
 from ..rematch import open_rematch
-from ..directory import Directory
+from ..cluster.directory import Directory
 from ..lobby import Lobby
 from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
                         Leaderboard, Leave, ListGames, ListTables, ListTournaments, OpenPlayback, Pong, Ratings,

@@ -5,7 +5,7 @@ tagged by ``"kind"``) and ``<hash>`` is hex sha256 of the previous line's hash (
 followed by the JSON bytes exactly as written. Change, add or remove any byte of any line and the chain
 breaks at that line. ``server/LOG-FORMAT.md`` documents the format and why it is JSON lines. The log is a
 protocol like the wire's: a player reads it (``photofinish replay``, ``verify``) with this module alone; the
-server writes it with ``server/logfile.py``.
+server writes it with ``server/logs/logfile.py``.
 """
 
 from __future__ import annotations

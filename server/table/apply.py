@@ -12,8 +12,8 @@ import msgspec
 
 from rules import Result, RulesError, Step, ToAct
 
-from ..actionlog import compact_refused
-from ..logfile import End, Entry, Fair
+from ..logs.actionlog import compact_refused
+from ..logs.logfile import End, Entry, Fair
 from ..protocol import Accepted, Act, Contest, Rejected
 from . import durable, fair, fanout, intents, seating, timers
 

@@ -23,11 +23,11 @@ import trio
 from rules import Game, Rng, Session, Setup, derive
 from rules.contract import never_contested
 
-from ..actionlog import MemoryLog
-from ..disk import error_text
+from ..logs.actionlog import MemoryLog
+from ..logs.disk import error_text
 from ..fairness import draw_from, lot_rng
-from ..logfile import SeatTaken
-from ..logstore import FileLog
+from ..logs.logfile import SeatTaken
+from ..logs.logstore import FileLog
 from ..protocol import Error, SeatInfo, TableInfo
 from . import apply, durable, fair, fanout, intents, patching, playback, seating, seats, spectating, timers
 from .bots import LocalBot, start_stand_in

@@ -15,7 +15,7 @@ from rules import Rng, derive
 from rules.bots import get_policy
 
 from ..latency import LatencyMeter
-from ..logfile import StandIn
+from ..logs.logfile import StandIn
 from ..protocol import Act, BotDriver
 from . import apply, fanout, intents, seats
 from .receiver import Receiver

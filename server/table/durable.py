@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import trio
 
-from ..finished import Finished, write_marker
-from ..logstore import FileLog
+from ..logs.finished import Finished, write_marker
+from ..logs.logstore import FileLog
 from . import fanout, intents
 
 if TYPE_CHECKING:

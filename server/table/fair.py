@@ -20,7 +20,7 @@ from ..fairness import ALL, EPSILON, GUESS_REACTION, credited, early_floor, fair
 from ..fairness import QUICKEST_REACTION
 from ..fairness import credit as credit_for
 from ..fairness import reaction as reaction_of
-from ..logfile import Fair
+from ..logs.logfile import Fair
 from ..protocol import Accepted
 from . import apply, intents, seating
 from .receiver import Receiver

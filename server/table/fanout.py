@@ -140,7 +140,7 @@ def presence(table: Table) -> None:
     would otherwise cost each of them a message per newcomer; each is also told as it comes in). Never a ping:
     updates carry those."""
     seats = tuple((slot.state, slot.name) for slot in table.slots)
-    now = (seats, len(table.spectators) + table.stream.followers)  # (other nodes' too: ``server/relay.py``)
+    now = (seats, len(table.spectators) + table.stream.followers)  # (other nodes' too: ``server/cluster/relay.py``)
     if now == table.presence_sent:
         return
     seats_changed = table.presence_sent is None or table.presence_sent[0] != seats

@@ -9,7 +9,7 @@ import trio
 
 from rules import Step
 
-from ..rebuild import apply_entry
+from ..logs.rebuild import apply_entry
 from . import apply, intents
 
 if TYPE_CHECKING:

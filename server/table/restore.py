@@ -11,9 +11,9 @@ import msgspec
 
 from rules import Game, Session, Setup
 
-from ..actionlog import MemoryLog
-from ..logfile import Entry, ReadLog, SeatTaken, StandIn
-from ..logstore import FileLog
+from ..logs.actionlog import MemoryLog
+from ..logs.logfile import Entry, ReadLog, SeatTaken, StandIn
+from ..logs.logstore import FileLog
 from ..protocol import BotSeat
 from . import fair, seats
 from .arbiter import Table

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..logfile import SeatTaken, StandIn
+from ..logs.logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
 from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
 from . import apply, fanout, joins, patching, seats, spectating

@@ -66,7 +66,7 @@ class Stream:
     shown: Snapshot | None = None  # with a delay: the latest snapshot spectators may see
     shown_broadcast: Snapshot | None = None  # ... and the broadcast's
     broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
-    relay: Any = None  # another node follows this table: called with what spectators are sent (server/relay.py)
+    relay: Any = None  # another node follows this table: called with what spectators are sent (server/cluster/relay.py)
     counted: dict = field(default_factory=dict)  # spectators other nodes serve through the relay, each node's as it
     # last reported them (by its report's key: ``relay.watchers_key``)
     ended: bool = False  # with a delay: the table's end has been shown to spectators

@@ -13,7 +13,7 @@ import trio
 
 from rules import SYSTEM, ToAct
 
-from ..logfile import End
+from ..logs.logfile import End
 from ..protocol import TableEnded
 from . import apply, durable, fair, fanout, seating, spectating
 from .bots import start_stand_in

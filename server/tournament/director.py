@@ -39,9 +39,9 @@ import trio
 
 from rules import get_game
 
-from .. import crashpoint
-from ..disk import error_text
-from ..logstore import FileLog
+from ..logs import crashpoint
+from ..logs.disk import error_text
+from ..logs.logstore import FileLog
 from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import Code, CreateTournament, Refusal, TournamentInfo, TournamentState, YourTable
 from ..quotas import Owner

@@ -13,8 +13,8 @@ import trio
 
 from rules import RulesError
 
-from ..cluster import Cluster
-from ..presence import PresenceError
+from ..cluster.node import Cluster
+from ..cluster.presence import PresenceError
 from ..protocol import Refusal
 from ..table import Reservation, Table
 from .outcome import TableOutcome, outcome_from_log, outcome_of

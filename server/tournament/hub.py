@@ -19,12 +19,12 @@ import trio
 from rules import RulesError, get_game, make_setup
 
 from ..datadir import DataDir, seed_beside
-from ..logfile import LogError, seed_commitment
+from ..logs.logfile import LogError, seed_commitment
 from ..names import TITLE_MOST, check_name
-from .. import crashpoint, disk
-from ..directory import Directory, LocalDirectory
-from ..disk import private_dir
-from ..logstore import FileLog, numbered_logs, utc_now, write_secret_seed
+from ..logs import crashpoint, disk
+from ..cluster.directory import Directory, LocalDirectory
+from ..logs.disk import private_dir
+from ..logs.logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
 from . import clocks, opening, organiser, reporting, results
 from .actions import Reentered

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from ..logfile import StandIn
+from ..logs.logfile import StandIn
 from ..table import Table
 
 
@@ -36,7 +36,7 @@ def outcome_of(game: Any, table: Table) -> TableOutcome:
 def outcome_from_log(path: Path) -> TableOutcome:
     """The result of a table that ended while nobody followed it, from its log (``ValueError`` if the log does
     not check out or has no end with places)."""
-    from ..replay import check_log
+    from ..logs.replay import check_log
     from .verify import end_line_hash
 
     report = check_log(path)

@@ -39,8 +39,8 @@ from typing import Any, Awaitable, Callable
 import msgspec
 import trio
 
-from ..cluster import PREFIX, Cluster
-from ..presence import PresenceError
+from ..cluster.node import PREFIX, Cluster
+from ..cluster.presence import PresenceError
 from ..protocol import CreateTable
 from .outcome import TableOutcome
 

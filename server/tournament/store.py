@@ -35,7 +35,7 @@ import msgspec
 import trio
 
 from ..datadir import DataDir
-from ..disk import private_dir
+from ..logs.disk import private_dir
 from ..protocol import Code, Refusal
 from ..protocol.names import skeleton
 from .model import Seating, Settings, TableResult

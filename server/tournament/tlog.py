@@ -1,8 +1,8 @@
 """The tournament's own log: its records, and reading a log file back with its hash chain checked.
 
-Same line format and chain as a table's log (``server/logfile.py``, ``server/LOG-FORMAT.md``): one record per
+Same line format and chain as a table's log (``server/logs/logfile.py``, ``server/LOG-FORMAT.md``): one record per
 line, ``<hash> <json>``, the hash chaining every line to the one before, written with
-``server.logstore.FileLog`` (whose durability policies apply unchanged) and encoded by
+``server.logs.logstore.FileLog`` (whose durability policies apply unchanged) and encoded by
 ``logfile.encode_line``. The records are tagged by ``"kind"``; the first is ``created``, which publishes the
 commitment ``sha256(seed)`` (``logfile.seed_commitment``), and ``ended`` reveals the seed. What the records
 must say to each other is checked by ``state.Tournament.apply``; ``verify.verify_tournament`` checks a whole
@@ -17,7 +17,7 @@ from typing import Any, Union
 
 import msgspec
 
-from server.logfile import read_chain
+from server.logs.logfile import read_chain
 
 from .actions import (Disqualified, Penalised, Reentered, Repaired, RoundBegun, RoundEnded, Swapped,
                       Undropped)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import msgspec
 
-from server.logfile import LogError, read_log, seed_commitment
+from server.logs.logfile import LogError, read_log, seed_commitment
 
 from ..protocol import Refusal
 from .standings import Standing

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from server.app import run_server
-from server.logfile import read_log
+from server.logs.logfile import read_log
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -7,7 +7,7 @@ import trio
 
 from clients.client import open_client
 from rules import Rng, Session, get_game, make_setup
-from server.actionlog import MemoryLog
+from server.logs.actionlog import MemoryLog
 from server.app import run_server
 from server.protocol import Closing, Presence, Resume, Seated, Snapshot, TakeSeat, Update, Watch, Watching
 from server.table import Table, intents

@@ -12,11 +12,11 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server import walfile
-from server.journal import Journal
-from server.logfile import Entry
-from server.logstore import FileLog
-from server.walfile import journal_files
+from server.logs import walfile
+from server.logs.journal import Journal
+from server.logs.logfile import Entry
+from server.logs.logstore import FileLog
+from server.logs.walfile import journal_files
 
 LOGS = 3
 
@@ -88,7 +88,7 @@ def test_logs_that_hold_their_lines_are_checked_without_reading_the_journal_back
         read.append(len(data))
         return original(data)
 
-    monkeypatch.setattr("server.journal.read_records", counting)
+    monkeypatch.setattr("server.logs.journal.read_records", counting)
     clock = trio.testing.MockClock(autojump_threshold=0)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -15,7 +15,7 @@ import trio
 from clients.client import ServerError, open_client
 from clients.remote_bots import play_seat
 from server.app import ClusterConfig, run_server
-from server.presence import LocalPresence
+from server.cluster.presence import LocalPresence
 from server.protocol import Update
 from tests.server.redis_server import redis_server
 
@@ -36,7 +36,7 @@ async def presences(kind: str, tmp_path):
 
         yield local, None
         return
-    from server.redis_presence import open_redis_presence
+    from server.cluster.redis_presence import open_redis_presence
 
     async with redis_server(tmp_path) as redis:
         yield (lambda: open_redis_presence(redis.url, timeout=1.0)), redis

@@ -11,8 +11,8 @@ import pytest
 import trio
 
 from server.protocol import Refusal
-from server.cluster import Cluster
-from server.presence import LocalPresence
+from server.cluster.node import Cluster
+from server.cluster.presence import LocalPresence
 from server.protocol import SeatInfo, TableInfo
 
 HEARTBEAT, EXPIRY, FORGET = 1.0, 5.0, 60.0

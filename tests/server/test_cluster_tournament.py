@@ -18,8 +18,8 @@ import trio.testing
 from hypothesis import given, strategies as st
 
 from server.app import ClusterConfig, run_server
-from server.cluster import NODES, PREFIX, NodeLoad
-from server.presence import LocalPresence
+from server.cluster.node import NODES, PREFIX, NodeLoad
+from server.cluster.presence import LocalPresence
 from server.protocol import CreateTable, CreateTournament
 from server.tournament import remote
 from server.tournament.outcome import TableOutcome

@@ -19,7 +19,7 @@ from tests.server.test_cluster_crash import start_node, stop
 
 # 6 tables a round. Every player (and the organiser) is connected to the tournament's node, so its load
 # (tables + connections / 3) is above 4 at each seating: the tables go to the other node until its load is
-# higher, and some stay home (each node's load: server/cluster.py)
+# higher, and some stay home (each node's load: server/cluster/node.py)
 PLAYERS = 12
 
 

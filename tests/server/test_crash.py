@@ -10,7 +10,7 @@ import trio
 
 from bench.server_bench import free_port, start_process
 from clients.client import open_client
-from server.replay import check_log, verify_seed
+from server.logs.replay import check_log, verify_seed
 from tests.server.bot_watch import BotWatch
 
 

@@ -11,9 +11,9 @@ import pytest
 import trio
 
 from server.protocol import Refusal
-from server.cluster import Cluster
-from server.directory import Directory, LocalDirectory
-from server.presence import LocalPresence
+from server.cluster.node import Cluster
+from server.cluster.directory import Directory, LocalDirectory
+from server.cluster.presence import LocalPresence
 from server.protocol import SeatInfo, TableInfo, TournamentInfo
 from tests.server.redis_server import redis_server
 
@@ -31,7 +31,7 @@ class _Held:
 @asynccontextmanager
 async def presence_of(kind: str, tmp_path):
     if kind == "cluster-sqlite":
-        from server.sqlite_presence import open_sqlite_presence
+        from server.cluster.sqlite_presence import open_sqlite_presence
 
         async with open_sqlite_presence(tmp_path / "cluster.sqlite") as presence:
             yield presence
@@ -39,7 +39,7 @@ async def presence_of(kind: str, tmp_path):
     if kind != "cluster-redis":
         yield LocalPresence()
         return
-    from server.redis_presence import open_redis_presence
+    from server.cluster.redis_presence import open_redis_presence
 
     async with redis_server(tmp_path) as redis, open_redis_presence(redis.url) as presence:
         yield presence

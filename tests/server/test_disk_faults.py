@@ -1,7 +1,7 @@
 """A failing disk, injected: whatever call fails and however (a short write, ENOSPC, EIO, EROFS), nothing a seat
 saw acknowledged is lost, no log breaks its chain, and the server goes on (SQLite's I/O error testing).
 
-``server.disk.FaultyDisk`` fails the Nth call that changes a file; a property runs two tables under every
+``server.logs.disk.FaultyDisk`` fails the Nth call that changes a file; a property runs two tables under every
 durability policy with the failure at N, then restarts on the data directory as a clean stop left it and as a
 kill -9 left it (a copy of the files at the moment of the failure's aftermath), and checks every acknowledged
 entry against the logs. Other tests: a disk that comes back (the tables reopen by themselves, new tables are
@@ -23,15 +23,15 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server import disk
-from server.disk import FaultyDisk
-from server.journal import Journal
-from server.walfile import journal_files
+from server.logs import disk
+from server.logs.disk import FaultyDisk
+from server.logs.journal import Journal
+from server.logs.walfile import journal_files
 from server.lobby import Lobby
-from server.logfile import Entry, read_log
-from server.logstore import FileLog, numbered_logs
+from server.logs.logfile import Entry, read_log
+from server.logs.logstore import FileLog, numbered_logs
 from server.protocol import Accepted, Act, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update
-from server.replay import check_log
+from server.logs.replay import check_log
 from server.table import intents
 from tests.server.helpers import Sink
 

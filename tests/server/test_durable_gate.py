@@ -7,8 +7,8 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from server.journal import Journal
-from server.logstore import FileLog
+from server.logs.journal import Journal
+from server.logs.logstore import FileLog
 from server.table.durable import DurableGate
 
 from .test_journal import GatedSync, entry

@@ -20,7 +20,7 @@ from rules import GAMES, SYSTEM, Session, make_setup
 from server import storage
 from server.lobby import Lobby
 from server.protocol import Act, CreateTable, TakeSeat
-from server.replay import check_log
+from server.logs.replay import check_log
 from server.table import fair, intents
 from server.table.fair import LEFT_KEPT
 from server.table.seats import PATH_KEPT, SeatSlot

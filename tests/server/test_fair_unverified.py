@@ -19,7 +19,7 @@ from server.fairness import KERNEL_SLACK, credited
 from server.gateway.config import Limits
 from server.lobby import Lobby
 from server.protocol import CreateTable, TakeSeat
-from server.replay import check_log
+from server.logs.replay import check_log
 from server.table import intents
 
 from .helpers import end_by_time_limit, settle

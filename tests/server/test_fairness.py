@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 from rules.flag_finish.game import DrawPile, Play
 from server import fairness
 from server.fairness import EPSILON, credit, credited, fair_order
-from server.finished import marker_path
+from server.logs.finished import marker_path
 from server.latency import LatencyMeter, kernel_min_rtt
 from server.lobby import Lobby
-from server.logfile import chain, GENESIS
+from server.logs.logfile import chain, GENESIS
 from server.protocol import Accepted, Act, CreateTable, Rejected, Resume, Seated, TakeSeat, Update
-from server.replay import _check_fair, check_log, verify_seed
+from server.logs.replay import _check_fair, check_log, verify_seed
 from server.table import fair, fanout, intents
 from server.table.seats import PATH_KEPT
 
@@ -457,8 +457,8 @@ def test_verify_follows_the_photo_finish_window_in_reaction_time():
     """The window opened by a fair finish at virtual time 5 ms (arrival 47, credited 42) closes at 15 ms:
     ``verify`` accepts a finish at 14 ms and a ``too_late`` refusal at 16 ms, and names the opposite."""
     from rules import ToAct
-    from server.logfile import Entry, Fair
-    from server.replay import _Window
+    from server.logs.logfile import Entry, Fair
+    from server.logs.replay import _Window
 
     playing, window = ToAct(seats=(0, 1)), ToAct(seats=(0,), system=("close_window",), system_delay_ms=10)
     finish = {"type": "play", "card": "F"}
@@ -510,7 +510,7 @@ def test_replay_frames_show_who_won_each_contest_against_whom_and_by_what(tmp_pa
     """The browser's replay: the frame of a take that beat another seat's same take says both reaction times
     and whether a lot decided; no other frame carries a contest."""
     from server.datadir import DataDir
-    from server.frames import MOST_FRAMES, answer
+    from server.logs.frames import MOST_FRAMES, answer
     from server.protocol import Replay
 
     path, entries = play_fair_game(tmp_path, seed=5)

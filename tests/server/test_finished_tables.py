@@ -13,12 +13,12 @@ import trio.testing
 from clients.cli import main
 from clients.client import open_client
 from server.app import DEMO_ALIAS, OPEN_ALIAS, run_server
-from server.finished import marker_path
+from server.logs.finished import marker_path
 from server.lobby import Lobby
-from server.logfile import End, Entry, encode_log, read_log
+from server.logs.logfile import End, Entry, encode_log, read_log
 from server.protocol import (Accepted, Act, BotSeat, CreateTable, Rejected, Resume, Seated, Snapshot, TakeSeat,
                              Update, Watch)
-from server.replay import check_log
+from server.logs.replay import check_log
 from server.table import intents
 
 from .helpers import Sink, settle

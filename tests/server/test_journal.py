@@ -1,4 +1,4 @@
-"""The write-ahead journal of ``--durability batch`` (server/journal.py): one sync per round for every log,
+"""The write-ahead journal of ``--durability batch`` (server/logs/journal.py): one sync per round for every log,
 lines written during a sync covered by the next round, an answer held until its round, checkpoints that start
 the journal again, a failing journal stopping the tables it holds, and recovery writing back the lines a log
 file lacks."""
@@ -14,11 +14,11 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from server.journal import PREALLOC, Journal
-from server.walfile import MAGIC, encode_record, journal_files, read_records, replay
+from server.logs.journal import PREALLOC, Journal
+from server.logs.walfile import MAGIC, encode_record, journal_files, read_records, replay
 from server.lobby import Lobby
-from server.logfile import GENESIS, Entry, Header, encode_line, read_log
-from server.logstore import FileLog
+from server.logs.logfile import GENESIS, Entry, Header, encode_line, read_log
+from server.logs.logstore import FileLog
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Rejected
 from server.table import intents
 
@@ -357,7 +357,7 @@ def test_replay_restores_exactly_the_whole_records_of_a_torn_journal(count, data
 async def test_the_journals_count_of_runnable_tasks_is_trios_own():
     """The journal reads trio's run queue (the public statistics also walk every file descriptor, a cost
     that grows with the connections): the two counts agree, with none ready and with three ready."""
-    from server.journal import tasks_runnable
+    from server.logs.journal import tasks_runnable
 
     assert tasks_runnable() == trio.lowlevel.current_statistics().tasks_runnable == 0
     async with trio.open_nursery() as nursery:

@@ -20,7 +20,7 @@ from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessa
 
 from clients.client import ServerError, open_client
 from server.app import run_server
-from server.directory import LocalDirectory
+from server.cluster.directory import LocalDirectory
 from server.gateway import Limits
 from server.gateway.listing import TablesCache
 from server.limits import Admission, Buckets, check_ids, json_depth, msgpack_depth, too_deep

@@ -13,11 +13,11 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from server.protocol import Refusal
-from server.logfile import Entry, read_log
+from server.logs.logfile import Entry, read_log
 from server.quotas import Quotas
 from server.lobby import Lobby
 from server.protocol import Accepted, Act, BotSeat, CreateTable, Resume, Seated, Snapshot, TakeSeat, Update, Watch
-from server.replay import check_log, verify_seed
+from server.logs.replay import check_log, verify_seed
 from server.table import intents
 from clients.cli import main
 
@@ -72,7 +72,7 @@ def test_the_commands_say_ok_and_export_one_json_document(finished_log, capsys, 
 
 def test_an_exported_log_replays_verifies_and_checks_receipts_as_the_log_itself(finished_log, capsys, tmp_path):
     """A player sends the referee the export: it rebuilds the log byte for byte, so every check works on it."""
-    from server.exported import log_bytes
+    from server.logs.exported import log_bytes
 
     out = tmp_path / "game.json"
     assert main(["export", str(finished_log), "-o", str(out)]) == 0
@@ -143,7 +143,7 @@ def test_a_missing_entry_is_named(finished_log, tmp_path):
 
 def test_a_rewritten_chain_is_still_caught_by_the_state_digests(finished_log, tmp_path):
     """Someone edits an action and recomputes every hash: the recorded digests still give it away."""
-    from server.logfile import encode_log
+    from server.logs.logfile import encode_log
 
     read = read_log(finished_log)
     records = [read.header, *read.records]
@@ -302,7 +302,7 @@ async def test_a_data_directory_that_cannot_be_written_is_a_typed_error(tmp_path
 @pytest.mark.parametrize("durability", ["batch", "always"])
 async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp_path, nursery, monkeypatch,
                                                                              durability):
-    import server.logstore
+    import server.logs.logstore
 
     lobby = Lobby(nursery, tmp_path, durability)
     table, me = await seated_against_a_bot(lobby)
@@ -310,8 +310,8 @@ async def test_a_failing_fsync_stops_its_table_and_acknowledges_nothing_more(tmp
     def failing_fsync(fd):
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(server.logstore.os, "fsync", failing_fsync)  # a failing disk fails both
-    monkeypatch.setattr(server.logstore.os, "fdatasync", failing_fsync)
+    monkeypatch.setattr(server.logs.logstore.os, "fsync", failing_fsync)  # a failing disk fails both
+    monkeypatch.setattr(server.logs.logstore.os, "fdatasync", failing_fsync)
     await table.submit(intents.Act(me, Act(table=table.id, action={"type": "draw"}, id="unsafe")))
     with trio.fail_after(10):
         await table.stopped.wait()

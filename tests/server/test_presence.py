@@ -8,9 +8,9 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from server.cluster import Cluster
-from server.nodeid import ID_SPACE, node_mark
-from server.presence import LocalPresence, PresenceError
+from server.cluster.node import Cluster
+from server.cluster.nodeid import ID_SPACE, node_mark
+from server.cluster.presence import LocalPresence, PresenceError
 from tests.server.redis_server import redis_server
 
 
@@ -19,7 +19,7 @@ async def presence_of(kind: str, tmp_path):
     if kind == "local":
         yield LocalPresence()
         return
-    from server.redis_presence import open_redis_presence
+    from server.cluster.redis_presence import open_redis_presence
 
     async with redis_server(tmp_path) as redis, open_redis_presence(redis.url) as presence:
         yield presence
@@ -69,7 +69,7 @@ async def test_a_store_that_is_down_raises_and_changes_nothing():
 
 async def test_redis_that_is_not_there_is_a_presence_error_not_a_hang(tmp_path):
     from bench.server_bench import free_port
-    from server.redis_presence import open_redis_presence
+    from server.cluster.redis_presence import open_redis_presence
 
     with trio.fail_after(10):
         async with open_redis_presence(f"redis://127.0.0.1:{free_port()}", timeout=1.0) as presence:

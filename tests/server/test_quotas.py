@@ -18,12 +18,12 @@ import trio.testing
 from clients.cli import main
 from server.protocol import Refusal
 from server import lobby as lobby_module
-from server.finished import marker_path
+from server.logs.finished import marker_path
 from server.lobby import Lobby
-from server.logfile import read_log
+from server.logs.logfile import read_log
 from server.protocol import Act, BotSeat, CreateTable, Rejected, TableEnded, TakeSeat, Watch
 from server.quotas import Owner, Quotas
-from server.replay import check_log
+from server.logs.replay import check_log
 from server.table import Table, intents
 
 from .helpers import Sink, settle

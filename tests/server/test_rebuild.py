@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 
 from rules import CHANCE, digest, replay
-from server import frames
+from server.logs import frames
 from server.datadir import DataDir, seed_beside
-from server.logfile import End, Entry, Header, encode_log, seed_commitment
+from server.logs.logfile import End, Entry, Header, encode_log, seed_commitment
 from server.protocol import PROTOCOL_VERSION, Replay
-from server.rebuild import Unbuildable, fold, restored, start
-from server.replay import check_log, verify_seed
+from server.logs.rebuild import Unbuildable, fold, restored, start
+from server.logs.replay import check_log, verify_seed
 from tests.rules.test_contract_properties import PROPERTY, random_playout, tables
 
 DIGEST_EVERY = 7
@@ -134,9 +134,9 @@ def test_the_rebuild_is_pure():
     import ast
     from pathlib import Path
 
-    import server.rebuild
+    import server.logs.rebuild
 
-    tree = ast.parse(Path(server.rebuild.__file__).read_text())
+    tree = ast.parse(Path(server.logs.rebuild.__file__).read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {(node.module or "").split(".")[0] if node.level == 0 else f".{node.module}"
@@ -149,7 +149,7 @@ def test_an_export_sent_in_a_message_is_charged_for_its_unpacked_size_and_unpack
     import gzip
 
     from server.protocol import Refusal
-    from server.exported import MOST_BYTES, ExportError, unpack
+    from server.logs.exported import MOST_BYTES, ExportError, unpack
 
     def packed(data: bytes) -> str:
         return base64.b64encode(gzip.compress(data)).decode()

@@ -92,7 +92,7 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
 
     from trio_websocket import open_websocket_url
 
-    from server import relay
+    from server.cluster import relay
     from server.protocol import CODECS, decode_server
     from server.protocol import Presence as Present
     from server.table import fanout, spectating
@@ -160,8 +160,8 @@ async def test_spectators_on_another_node_are_told_as_one_there_comes_or_goes(nu
     node silent): as the second comes in and then leaves, the first is told the number watching, at most once a
     second. Before, it was told the count only as it came in and at a seat's change: a page said "2 watching" for
     good after the other had gone."""
-    from server import relay
-    from server.presence import LocalPresence
+    from server.cluster import relay
+    from server.cluster.presence import LocalPresence
     from server.protocol import Leave
     from server.protocol import Presence as Present
     from server.table import intents
@@ -198,8 +198,8 @@ async def test_a_node_takes_out_of_the_tables_count_exactly_what_the_tables_node
     spectators are told A's count less what A counted for B (the frame says it), plus B's as they are: before,
     B took out what it had last reported, which A might not have heard yet, and two pages on B beside one on A
     were told "2 watching" for a moment (A's 1, less B's 2 A had not counted, plus B's 2)."""
-    from server import relay
-    from server.presence import LocalPresence
+    from server.cluster import relay
+    from server.cluster.presence import LocalPresence
     from server.protocol import CODECS, SeatInfo
     from server.protocol import Presence as Present
     from server.table import intents
@@ -268,8 +268,8 @@ async def test_the_tables_own_spectators_are_told_of_another_nodes_at_a_table_wh
 async def test_a_node_reports_its_spectators_count_as_one_comes_not_a_ticks_later(nursery, autojump_clock):
     """The table's node reads each other node's count at its heartbeat; a node writes its own as one of its
     spectators comes or goes (at most once a second), not only at its mark's next tick."""
-    from server import relay
-    from server.presence import LocalPresence
+    from server.cluster import relay
+    from server.cluster.presence import LocalPresence
     from server.protocol import Presence as Present
     from server.table import intents
 
@@ -353,8 +353,8 @@ async def test_a_count_a_node_told_its_spectators_is_not_told_again_as_it_comes_
     (its frame): B's spectators are told it once, not twice (a message for each of a thousand spectators that
     says nothing), and the newcomer, told as it came in, not again with the others. Before, every change came to
     each spectator twice, or more."""
-    from server import relay
-    from server.presence import LocalPresence
+    from server.cluster import relay
+    from server.cluster.presence import LocalPresence
     from server.protocol import CODECS, SeatInfo
     from server.protocol import Presence as Present
     from server.table import intents

@@ -65,8 +65,8 @@ async def test_watch_through_another_node_follows_the_demo_to_its_next_table(tmp
 async def test_a_follower_of_an_alias_keeps_its_spectators_on_the_table_they_were_told(nursery, autojump_clock):
     """The follower of ``demo`` hears the alias's next table: those watching the old one get nothing of it and
     leave it by its id; one who starts watching now is told the new one."""
-    from server import relay
-    from server.presence import LocalPresence
+    from server.cluster import relay
+    from server.cluster.presence import LocalPresence
 
     from .helpers import Sink, settle
 

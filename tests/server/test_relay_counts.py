@@ -1,9 +1,9 @@
 """How many watch a table, across nodes: a spectator who starts watching through a node that does not run the
 table (``serve --workers``, ``--cluster``) is counted by the table's node, and its own spectators told, within
-tens of milliseconds, not at the table's node's next heartbeat (``server/relay.py``, ``server/relaycount.py``).
+tens of milliseconds, not at the table's node's next heartbeat (``server/cluster/relay.py``, ``server/cluster/relaycount.py``).
 
 Two nodes' relays over one store: the in-process one, the SQLite file of ``serve --workers`` opened twice (two
-processes: a publish wakes the other through ``server/localwake.py``) and a real redis-server. The table's node
+processes: a publish wakes the other through ``server/cluster/localwake.py``) and a real redis-server. The table's node
 reads the others' counts at a heartbeat of its own here (``Beats``: as ``Cluster.beat`` does, once a second).
 Times are the mock clock's: where the store works in a thread or a socket it moves only once everything has
 waited ``IDLE_S`` of real time, so the path a count takes costs no virtual time and a wait for the heartbeat
@@ -18,8 +18,8 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from server import relay
-from server.presence import LocalPresence
+from server.cluster import relay
+from server.cluster.presence import LocalPresence
 from server.protocol import Presence as Present
 from server.protocol import Snapshot, Watch
 from server.table import intents
@@ -41,12 +41,12 @@ async def two_stores(kind: str, tmp_path):
         shared = LocalPresence()
         yield shared, shared
     elif kind == "sqlite":
-        from server.sqlite_presence import open_sqlite_presence
+        from server.cluster.sqlite_presence import open_sqlite_presence
 
         async with open_sqlite_presence(tmp_path / "c.sqlite") as one, open_sqlite_presence(tmp_path / "c.sqlite") as two:
             yield one, two
     else:
-        from server.redis_presence import open_redis_presence
+        from server.cluster.redis_presence import open_redis_presence
 
         async with redis_server(tmp_path) as redis:
             async with open_redis_presence(redis.url) as one, open_redis_presence(redis.url) as two:
@@ -162,7 +162,7 @@ class Counting(LocalPresence):
 
     async def publish(self, channel: str, message: str) -> None:
         if channel in self.refusing:
-            from server.presence import PresenceError
+            from server.cluster.presence import PresenceError
 
             raise PresenceError("refused (injected)")
         self.writes[channel] = self.writes.get(channel, 0) + 1
@@ -173,7 +173,7 @@ async def test_a_thousand_spectators_coming_at_once_cost_a_few_writes_not_a_thou
     """A thousand pages start watching through B within a second: B reports its count at once and then at most
     every ``REPORT_EVERY_S``, the count as it is by then, so the store is written a score of times, not a
     thousand (and the table's node woken as often)."""
-    from server.relaycount import REPORT_EVERY_S, channel
+    from server.cluster.relaycount import REPORT_EVERY_S, channel
 
     store = Counting()
     follower = relay.Follower(store, "t1", EXPIRY, lambda _: None, "node-b")
@@ -198,7 +198,7 @@ async def test_a_count_the_store_refuses_to_carry_is_read_at_the_tables_nodes_ne
                                                                                           monkeypatch):
     """Publishing a count fails (the store away for it): nothing on either node fails with it, and the table's
     node counts the page at its heartbeat, from the store, as before."""
-    from server.relaycount import channel
+    from server.cluster.relaycount import channel
 
     store = Counting()
     monkeypatch.setattr(sys.modules[__name__], "LocalPresence", lambda: store)

@@ -12,10 +12,10 @@ import pytest
 import trio
 
 from clients.client import open_client
-from server.presence import LocalPresence, PresenceError
-from server.sqlite_presence import SqlitePresence, open_sqlite_presence
+from server.cluster.presence import LocalPresence, PresenceError
+from server.cluster.sqlite_presence import SqlitePresence, open_sqlite_presence
 from server.protocol import BotSeat, Snapshot, Update
-from server.replay import check_log
+from server.logs.replay import check_log
 
 from .test_cluster import GAME, start_node
 

@@ -8,8 +8,8 @@ import types
 
 import trio
 
-from server import sqlite_presence
-from server.sqlite_presence import open_sqlite_presence
+from server.cluster import sqlite_presence
+from server.cluster.sqlite_presence import open_sqlite_presence
 
 
 async def test_two_processes_racing_for_the_same_claims_each_get_one_and_only_one(tmp_path):
@@ -70,7 +70,7 @@ async def test_a_subscriber_gets_what_is_published_after_it_subscribed_in_order(
 async def test_a_file_that_cannot_be_opened_is_a_presence_error(tmp_path):
     import pytest
 
-    from server.presence import PresenceError
+    from server.cluster.presence import PresenceError
 
     with pytest.raises(PresenceError):
         async with open_sqlite_presence(tmp_path / "missing" / "cluster.sqlite"):
@@ -112,7 +112,7 @@ async def test_a_process_that_died_subscribed_is_forgotten_and_costs_a_publish_n
 
 async def test_where_no_process_can_be_woken_subscribers_still_get_every_message_by_polling(tmp_path,
                                                                                          monkeypatch):
-    from server import localwake
+    from server.cluster import localwake
 
     monkeypatch.setattr(localwake, "PREFIX", str(tmp_path / "no-such-folder" / "wake-"))  # the bind fails
     path = tmp_path / "cluster.sqlite"

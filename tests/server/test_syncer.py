@@ -1,4 +1,4 @@
-"""The group commit of ``--durability always`` (server/logstore.py ``Syncer``: rounds of fdatasyncs of the log
+"""The group commit of ``--durability always`` (server/logs/logstore.py ``Syncer``: rounds of fdatasyncs of the log
 files themselves) with a fake fsync that the test holds open: a round starts at once, lines written while it
 runs are covered by the next round, one round serves every dirty log, a failing sync fails only its own log,
 and a table's acknowledgement waits for its line's round. (``batch``'s journal: test_journal.py.)"""
@@ -11,8 +11,8 @@ import pytest
 import trio
 import trio.testing
 
-from server.logfile import Entry
-from server.logstore import FileLog, Syncer
+from server.logs.logfile import Entry
+from server.logs.logstore import FileLog, Syncer
 from server.lobby import Lobby
 from server.protocol import Accepted, Rejected
 
@@ -93,10 +93,10 @@ async def test_one_round_syncs_every_dirty_log_and_a_failure_stays_with_its_log(
 
 
 async def test_a_table_acknowledges_an_action_only_after_its_round_and_then_at_once(tmp_path, nursery, monkeypatch):
-    import server.logstore
+    import server.logs.logstore
 
     fake = GatedSync()
-    monkeypatch.setattr(server.logstore, "sync_file", fake)
+    monkeypatch.setattr(server.logs.logstore, "sync_file", fake)
     lobby = Lobby(nursery, tmp_path, "always")
     table, me = await seated_against_a_bot(lobby)
     with trio.fail_after(10):

@@ -18,7 +18,7 @@ import trio.testing
 from clients.cli import main
 from server.app import limit_line
 from server.config import ServeConfig
-from server.directory import LocalDirectory
+from server.cluster.directory import LocalDirectory
 from server.gateway import Gateway, Limits
 from server.gateway.connection import kernel_reader
 from server.gateway.forwarded import client_address

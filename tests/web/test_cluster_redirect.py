@@ -16,7 +16,7 @@ import trio
 
 from clients.client import open_client
 from server.app import ClusterConfig, run_server
-from server.redis_presence import open_redis_presence
+from server.cluster.redis_presence import open_redis_presence
 from tests.server.redis_server import need_redis, redis_server
 from tests.web.conftest import TIMEOUT_MS, WEB_ROOT
 from tests.web.test_browser import feed, next_flag_finish_click, play_to_the_end, play_until_it_waits
@@ -117,7 +117,7 @@ def test_a_page_on_one_node_sits_resumes_and_watches_at_a_table_on_the_other(bro
     assert page.evaluate("window.photofinish.client.url") == a.url
 
     watcher = new_page(browser, errors)
-    watcher.goto(f"{page_b}#/watch/{table}")  # a spectator through B, served there (server/relay.py)
+    watcher.goto(f"{page_b}#/watch/{table}")  # a spectator through B, served there (server/cluster/relay.py)
     watcher.wait_for_selector(".flag-finish")
     assert watcher.text_content(".you") == "You are watching as a spectator."
 

@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from clients.client import open_client
 from server.protocol import Refusal
-from server import frames
+from server.logs import frames
 from server.app import run_server
 from server.datadir import DataDir
 from server.protocol import BotSeat, CreateTable, Frame, Replay, Snapshot, Update
-from server.replay import check_log, export
+from server.logs.replay import check_log, export
 
 from .logged_server import LoggedServer, bot_table
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from rules.rng import Rng
-from server.logfile import seed_commitment
-from server.logstore import FileLog
+from server.logs.logfile import seed_commitment
+from server.logs.logstore import FileLog
 from server.protocol import Refusal
 from server.tournament import fixes
 from server.tournament.actions import (ActionTable, Disqualified, Penalised, Reentered, Repaired, RoundBegun,

@@ -1,5 +1,5 @@
 """kill -9 at each of the organiser's records (``server/tournament/actions.py``), between its log line and
-everything after it: a real server kills itself there (``server/crashpoint.py``), is started again on the same
+everything after it: a real server kills itself there (``server/logs/crashpoint.py``), is started again on the same
 data directory, and the event goes on to its end and verifies, with the store saying what the log says. A record
 written is a record replayed: a swap, a drop undone, a round begun (its tables opened at the restart), a penalty.
 

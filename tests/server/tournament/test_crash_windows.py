@@ -1,5 +1,5 @@
 """kill -9 at every kind of tournament record, between its log line and everything after it (the store, the
-ratings, the answer): a real server process kills itself there (``server/crashpoint.py``), is started again on
+ratings, the answer): a real server process kills itself there (``server/logs/crashpoint.py``), is started again on
 the same data directory, and the event goes on to its end and verifies. No window can make the log and the
 store disagree or stop ``serve`` (the store is rebuilt from the log at every start).
 

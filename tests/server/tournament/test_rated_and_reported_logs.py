@@ -7,7 +7,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from server.logfile import seed_commitment
+from server.logs.logfile import seed_commitment
 from server.protocol import Refusal
 from server.tournament.model import Settings, Sizes
 from server.tournament.rated import RatingsSeeded, round_one

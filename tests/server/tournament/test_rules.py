@@ -19,8 +19,8 @@ import trio
 from hypothesis import given, settings as hsettings, strategies as st
 
 from rules.rng import Rng
-from server.logfile import seed_commitment
-from server.logstore import FileLog
+from server.logs.logfile import seed_commitment
+from server.logs.logstore import FileLog
 from server.lobby import Lobby
 from server.protocol import CreateTournament, Refusal
 from server.tournament.hub import TournamentHub
@@ -428,7 +428,7 @@ async def test_ratings_follow_the_player_across_tournaments_whatever_form_of_the
 
 def old_log(folder: Path, records: list) -> Path:
     """A tournament T9's log and seed as a server before these rules left them in ``folder``/tournaments."""
-    from server.logstore import write_secret_seed
+    from server.logs.logstore import write_secret_seed
 
     (folder / "tournaments").mkdir(parents=True, exist_ok=True)
     path = folder / "tournaments" / "T9.log"

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from rules.rng import Rng
-from server.logfile import End, Header, seed_commitment
-from server.logstore import FileLog
+from server.logs.logfile import End, Header, seed_commitment
+from server.logs.logstore import FileLog
 from server.protocol import Refusal
 from server.tournament.model import Settings, Sizes
 from server.tournament.state import Tournament, fold

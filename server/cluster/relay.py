@@ -24,7 +24,7 @@ spectators never slows the node that runs the table.
   them do under ``serve --workers 2``, saw no seat change and "0 watching". The table's node counts them in its
   table list and its seats' presence too (``table.stream.followers``). Each following node reports its count
   as it changes, and the table's node applies it at once, its heartbeat's read of the store the repair
-  (``server/relaycount.py``).
+  (``server/cluster/relaycount.py``).
 
 - **An alias** (``demo``) is followed by its name. When it names the next table (the demo's next game) those
   watching here stay on the table they were told, shown nothing more, and leave it by its id; who watches the
@@ -32,7 +32,7 @@ spectators never slows the node that runs the table.
   under the alias as it moves, so a node that starts following then never shows the table before.
 
 A broadcast view (``broadcast_key``) is never relayed: such a watch is still sent to the table's node. The
-store's names and the published ``Frame`` are in ``server/relaykeys.py``.
+store's names and the published ``Frame`` are in ``server/cluster/relaykeys.py``.
 """
 
 from __future__ import annotations
@@ -43,15 +43,15 @@ from typing import Any
 import msgspec
 import trio
 
-from . import encodeonce
+from .. import encodeonce
 from .presence import Presence, PresenceError
-from .protocol import Snapshot, Watching, decode_server
-from .protocol import Presence as Present
+from ..protocol import Snapshot, Watching, decode_server
+from ..protocol import Presence as Present
 from .relaycount import Counts, Report, recount
 from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key
-from .table import intents, patching
-from .table.fanout import presence_now
-from .table.spectating import COUNT_EVERY_S, current_snapshot
+from ..table import intents, patching
+from ..table.fanout import presence_now
+from ..table.spectating import COUNT_EVERY_S, current_snapshot
 
 QUEUE = 4096  # frames waiting to be published; past it a frame is dropped (the next snapshot closes the gap)
 _frame = msgspec.json.Decoder(Frame)
@@ -196,7 +196,7 @@ class Follower:
             patching.forget(self, receiver)
             self.waiting = [(r, m) for r, m in self.waiting if r is not receiver]
             if type(intent) is intents.Leave:
-                from .protocol import Left
+                from ..protocol import Left
 
                 receiver.deliver(Left(ref=intent.message.id, table=told or self.table_id or self.id))
             if not self.watchers and not self.waiting and not self.former:

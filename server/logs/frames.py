@@ -5,7 +5,7 @@ events redacted for the chosen seat and that seat's view then, made by the game'
 so a frame holds exactly what a live table sent that receiver (a spectator's frames hold no hidden card).
 The source is a finished table's log on this server (a table still playing is refused, since its seats' views
 are secret until its end) or an exported log a person loaded (``Replay.export``: the file ``photofinish
-export`` wrote, gzip-compressed and base64-encoded, read back as its log by ``server/exported.py``). Either is
+export`` wrote, gzip-compressed and base64-encoded, read back as its log by ``server/logs/exported.py``). Either is
 checked whole by ``replay.check_read`` (the rebuild ``photofinish replay`` does) in the same pass that makes
 the frames asked for. Pure apart from reading the log file: no trio, no clock.
 """
@@ -17,11 +17,11 @@ import msgspec
 
 from rules import RulesError, Setup, get_game
 
-from .datadir import DataDir
+from ..datadir import DataDir
 from .exported import ExportError, read_export, unpack, unpacked_size
-from .limits import LOG_ID
+from ..limits import LOG_ID
 from .logfile import Entry, LogError, ReadLog, SeatTaken, read_log
-from .protocol import Code, Frame, FrameContest, Refusal, Replay, ReplayFrames, Rival
+from ..protocol import Code, Frame, FrameContest, Refusal, Replay, ReplayFrames, Rival
 from .finished import read_finished
 from .replay import check_read
 

@@ -1,6 +1,6 @@
 """Checking a log file by rebuilding its game: `photofinish replay`, `verify` and `export`.
 
-``check_log`` reads the file (hash chain), then rebuilds its game entry by entry (``server/rebuild.py``, the
+``check_log`` reads the file (hash chain), then rebuilds its game entry by entry (``server/logs/rebuild.py``, the
 fold a restarted server and the replay frames use too), checking the numbering, every action against the
 rules, every recorded state digest, and then the end record's digest and scores (``check_read`` does all but
 the reading, for a log read from an export). The first problem stops the check and is named by its line and
@@ -26,7 +26,7 @@ import msgspec
 from rules import CHANCE, RulesError, Setup, digest, get_game, make_setup
 
 from .finished import Finished, marker_path, read_finished
-from .fairness import EPSILON, GUESS_REACTION, credit, credited, draw_from, fair_order, hold_bound, lot_rng, reaction
+from ..fairness import EPSILON, GUESS_REACTION, credit, credited, draw_from, fair_order, hold_bound, lot_rng, reaction
 from .logfile import End, Entry, LogError, ReadLog, read_log, seed_commitment
 from .rebuild import Unbuildable, fold, start
 
@@ -96,7 +96,7 @@ def check_log(path: Path | str, on_step: OnStep | None = None) -> Report:
 
 
 def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | str | None = None) -> Report:
-    """Check a log already read (its chain whole): rebuild it entry by entry (``server/rebuild.py``), every
+    """Check a log already read (its chain whole): rebuild it entry by entry (``server/logs/rebuild.py``), every
     fair ordering decision and the end record; ``marker``, the finished marker kept beside its file, if any."""
     report = Report(read.path)
     report.read, report.torn, report.lines = read, read.torn, len(read.records) + 1

@@ -14,7 +14,7 @@ import coredis
 import trio
 
 from .presence import PresenceError
-from .protocol.addresses import parse_redis_url
+from ..protocol.addresses import parse_redis_url
 
 
 class RedisPresence:

@@ -1,8 +1,8 @@
 """Rebuilding a game from its log: the one fold of a log's entries through the rules.
 
 Every reader of a table's log rebuilds its game here: a restarted server restoring an unfinished table
-(``server/lobby.py``), ``photofinish replay`` and ``verify`` (``server/replay.py``), the browser's replay frames
-(``server/frames.py``) and a playback table (``server/table/playback.py``, an entry at a time: ``apply_entry``).
+(``server/lobby.py``), ``photofinish replay`` and ``verify`` (``server/logs/replay.py``), the browser's replay frames
+(``server/logs/frames.py``) and a playback table (``server/table/playback.py``, an entry at a time: ``apply_entry``).
 So they all agree on every state, and a log one of them refuses, the others refuse for the same reason.
 
 ``Rebuild.entry`` takes the log's entries in order (refused ones too, which change nothing) and checks, for

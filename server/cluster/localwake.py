@@ -1,5 +1,5 @@
 """Wake-ups between the processes of one machine: what tells a subscriber of the SQLite presence store
-(``server/sqlite_presence.py``, `serve --workers`) that a message was published on its channel, so that it
+(``server/cluster/sqlite_presence.py``, `serve --workers`) that a message was published on its channel, so that it
 reads it at once instead of at its next poll.
 
 Each process binds one Unix datagram socket in Linux's abstract namespace (no file to create or clean up; gone

@@ -6,7 +6,7 @@ worker thread at a time (``trio.to_thread``, under a lock), and every call is on
 with ``only_new`` is an ``INSERT`` that a live key refuses, ``incr`` an upsert, so several processes claim and
 count atomically. Expiry is in wall-clock time (``time.time()``: the one clock every process of the machine
 shares), checked when a key is read. Publish/subscribe is a table of messages that a subscriber reads when a
-publisher wakes it (``server/localwake.py``: each subscription's process is listed with its channel in
+publisher wakes it (``server/cluster/localwake.py``: each subscription's process is listed with its channel in
 ``wakers``, and a publish sends each a datagram), and at least every ``POLL_S`` (every ``POLL_UNWOKEN_S`` where
 no process can be woken: not Linux). A file that cannot be opened, written or read raises ``PresenceError``, as
 Redis away does.

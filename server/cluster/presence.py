@@ -2,8 +2,8 @@
 
 Keys with an optional expiry, hashes, a counter, and publish/subscribe; values are strings. Two
 implementations: ``LocalPresence`` here (in memory, one process: several nodes in one trio run share one, as
-the tests do) and ``RedisPresence`` (``server/redis_presence.py``, coredis) for nodes in several processes or
-machines. ``server/cluster.py`` is the only user and never knows which one it has.
+the tests do) and ``RedisPresence`` (``server/cluster/redis_presence.py``, coredis) for nodes in several processes or
+machines. ``server/cluster/node.py`` is the only user and never knows which one it has.
 
 Every call may raise ``PresenceError`` (the store cannot be reached); the caller goes on without it. Nothing
 here is a store of record: the table logs are.

@@ -8,7 +8,7 @@ ids, claims an id before the table or tournament opens (``claim``, ``holder``), 
 places a new table (``placement``, ``loads``), and leaves when the server stops (``leave``).
 
 Two implementations: ``LocalDirectory`` here, the default, for a server alone (every table is here; ids are
-``t1``, ``t2``, ...; a claim is a set in memory), and ``Cluster`` (``server/cluster.py``), one node of several
+``t1``, ``t2``, ...; a claim is a set in memory), and ``Cluster`` (``server/cluster/node.py``), one node of several
 sharing a ``Presence`` (in memory or on Redis). ``tests/server/test_directory.py`` runs one contract against
 both.
 """
@@ -20,7 +20,7 @@ from typing import Callable, Protocol
 import trio
 
 
-from .protocol import Code, Refusal, TableInfo, TournamentInfo
+from ..protocol import Code, Refusal, TableInfo, TournamentInfo
 
 KINDS = ("table", "tournament")
 

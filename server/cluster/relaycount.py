@@ -1,4 +1,4 @@
-"""How many watch a table through other nodes (``server/relay.py``): each following node's count of its
+"""How many watch a table through other nodes (``server/cluster/relay.py``): each following node's count of its
 spectators, reported to the table's node as it changes, so that the table's own spectators are told the new
 number within tens of milliseconds rather than at the table's node's next heartbeat.
 
@@ -46,7 +46,7 @@ _count = msgspec.json.Decoder(Count)
 def recount(table, counted: dict[str, int]) -> None:
     """The spectators other nodes serve of ``table``, each node's as it last reported them: where their number
     changed the table is woken to tell its people, even a table where nothing else happens (a finished one)."""
-    from .table import intents
+    from ..table import intents
 
     before = table.stream.followers
     table.stream.counted = counted

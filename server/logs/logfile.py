@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from .protocol.logformat import (FORMAT_VERSION, GENESIS, Chain, End, Entry, Fair, Header, LogError, ReadLog,
+from ..protocol.logformat import (FORMAT_VERSION, GENESIS, Chain, End, Entry, Fair, Header, LogError, ReadLog,
                                  Record, Reopened, SeatTaken, StandIn, chain, read_chain, read_log, seed_commitment)
 
 __all__ = ["FORMAT_VERSION", "GENESIS", "Chain", "End", "Entry", "Fair", "Header", "LogError", "ReadLog", "Record",

@@ -1,4 +1,4 @@
-"""The relay's names in the presence store and the frame it publishes (``server/relay.py``): a table's channel,
+"""The relay's names in the presence store and the frame it publishes (``server/cluster/relay.py``): a table's channel,
 the marks and counts of the nodes that follow it and the channel their counts go by (``relaycount.py``), the
 snapshot kept for a node that starts following, and ``Frame``, what the table's node publishes on the channel."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .protocol import CODECS
+from ..protocol import CODECS
 
 PREFIX = "pf:"
 JSON = CODECS["json"]
@@ -30,7 +30,7 @@ def watchers_key(name: str, node: str) -> str:
 
 
 def counts_channel(node: str) -> str:
-    """Where the counts of the tables that live on ``node`` are published (``server/relaycount.py``)."""
+    """Where the counts of the tables that live on ``node`` are published (``server/cluster/relaycount.py``)."""
     return f"{PREFIX}counts:{node}"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from .datadir import marker_beside
+from ..datadir import marker_beside
 from .disk import write_file
 
 

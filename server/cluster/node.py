@@ -1,5 +1,5 @@
 """One node of a cluster: several `photofinish serve` processes that share one lobby through a ``Presence``.
-``Cluster`` is the node's ``Directory`` (``server/directory.py``): the rest of the server uses it as it would a
+``Cluster`` is the node's ``Directory`` (``server/cluster/directory.py``): the rest of the server uses it as it would a
 server alone's ``LocalDirectory``, and never asks which one it has.
 
 What it owns, and the keys it keeps (all under ``photofinish:``):
@@ -33,7 +33,7 @@ a table that is not on this node) and listing do. When the presence store cannot
 running its tables, lists only its own, and refuses new tables (``cluster_unavailable``) until it is back;
 its next heartbeat then registers it again, reclaims its tables and republishes its directory.
 
-Ids: ``server/nodeid.py`` (a node numbers its own, needing nothing from the store).
+Ids: ``server/cluster/nodeid.py`` (a node numbers its own, needing nothing from the store).
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ import trio
 
 
 from .nodeid import ID_SPACE, node_mark
-from .notices import say_peer_changes
+from ..notices import say_peer_changes
 from .presence import Presence, PresenceError
 from .relay import Relay
-from .protocol import Code, Refusal, TableInfo, TournamentInfo
+from ..protocol import Code, Refusal, TableInfo, TournamentInfo
 
 logger = logging.getLogger(__name__)
 PREFIX = "photofinish:"
@@ -75,7 +75,7 @@ _decode_tournament = msgspec.json.Decoder(TournamentInfo).decode
 
 
 class Cluster:
-    """The ``Directory`` (``server/directory.py``) of node ``node`` in the cluster whose store is ``presence``;
+    """The ``Directory`` (``server/cluster/directory.py``) of node ``node`` in the cluster whose store is ``presence``;
     clients are sent to it at ``public_url`` (None: the URL ``run`` is given once the server listens). Run
     ``run`` in a nursery: it heartbeats every ``heartbeat`` seconds; silent for ``expiry`` seconds it is dead,
     and ``forget_after`` seconds later its tables are no longer listed."""

@@ -27,7 +27,7 @@ import hashlib
 import secrets
 from pathlib import Path
 
-from .datadir import DataDir
+from ..datadir import DataDir
 
 ID_SPACE = 10**15  # an id on a cluster is seq * ID_SPACE + the node's mark (48 bits: below 2.9 * 10**14)
 

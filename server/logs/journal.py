@@ -9,7 +9,7 @@ as that one ends (group commit with no fixed wait). When the journal passes ``li
 starts a new journal file and, while rounds go on in the new one, fsyncs every log file that has lines in the
 old one, then deletes it; a clean shutdown does the same with the last one.
 
-The records, the journal files and the replay at start are ``server/walfile.py``'s. Zeros follow the last
+The records, the journal files and the replay at start are ``server/logs/walfile.py``'s. Zeros follow the last
 record: a round writes ``PREALLOC`` bytes of them ahead whenever fewer than half are left, so that the rounds
 after it overwrite blocks the file already has and their fdatasync commits no new size (no file-system journal
 commit: two waits for the disk instead of three).

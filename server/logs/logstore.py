@@ -2,7 +2,7 @@
 of the data folder.
 
 Policies (`photofinish serve --durability`):
-- ``batch`` (default): group commit across the server through one write-ahead journal (``server/journal.py``):
+- ``batch`` (default): group commit across the server through one write-ahead journal (``server/logs/journal.py``):
   each line goes to its log file at once (no fsync) and to the journal, which a round writes and fdatasyncs
   once for every line of every log handed over since the last round. The first line starts a round at once;
   lines appended while a round runs are covered by the next, which starts as soon as that one ends. Log
@@ -29,7 +29,7 @@ from typing import Any, Callable, Protocol
 import trio
 
 from . import disk
-from .datadir import DataDir
+from ..datadir import DataDir
 from .logfile import GENESIS, Reopened, encode_line
 
 POLICIES = ("always", "batch", "never")
@@ -47,7 +47,7 @@ def sync_file(fd: int) -> None:
 
 class GroupCommit(Protocol):
     """What a log needs from the group commit it hands its lines to: the journal of ``batch``
-    (``server/journal.py``) or a ``Syncer`` (``always``). Each round ends with ``FileLog.synced`` on every log it
+    (``server/logs/journal.py``) or a ``Syncer`` (``always``). Each round ends with ``FileLog.synced`` on every log it
     covered."""
 
     def mark(self, log: "FileLog", offset: int, line: bytes) -> None:

@@ -1,4 +1,4 @@
-"""The journal's files (``--durability batch``, see ``server/journal.py``): where they are, the record format,
+"""The journal's files (``--durability batch``, see ``server/logs/journal.py``): where they are, the record format,
 reading records back, and the replay at start that writes every journaled line back into its log file.
 
 A record: ``@ <offset> <length> <crc32 hex> <path>\\n`` followed by the line's ``length`` bytes exactly as
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import disk
-from .datadir import DataDir
+from ..datadir import DataDir
 
 MAGIC = b"photofinish journal 1\n"
 
