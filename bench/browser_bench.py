@@ -52,7 +52,7 @@ from trio_websocket import ConnectionClosed, wrap_server_stream
 from server.app import run_server
 from server.http import load_site, serve_http
 from server.protocol import BotSeat, CreateTable
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 CHROMIUM = Path("/usr/bin/chromium")
 WEB_ROOT = Path(__file__).resolve().parents[1] / "clients" / "web"

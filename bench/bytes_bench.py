@@ -34,7 +34,7 @@ import trio
 import trio.testing
 
 from rules import GAMES, make_setup
-from server import encodeonce
+from server.wire import encodeonce
 from server.protocol import CODECS, ROWS, BotSeat, Snapshot, Update, Watch
 from server.protocol.viewpatch import Views
 from server.table import apply, arbiter, intents, patching

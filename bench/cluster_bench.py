@@ -32,7 +32,7 @@ import trio
 from clients.client import open_client
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load, summarize
 from server.protocol.gctune import settle_gc
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 from .server_bench import NO_ADDRESS_LIMITS, cpu_seconds, free_port, start_process, stop
 

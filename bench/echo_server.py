@@ -1,6 +1,6 @@
 """The floor: a bare trio-websocket echo server (`python -m bench.echo_server PORT`), nothing else.
 
-With ``--prompt`` it sends as photofinish does (server/sendpath.py), to show what that send path is worth alone.
+With ``--prompt`` it sends as photofinish does (server/wire/sendpath.py), to show what that send path is worth alone.
 With ``--relay N`` it is a bare relay instead: its connections, in the order they came, make tables of ``N``,
 and every message one of them sends goes to each of its table's ``N`` connections, the sender too (what a table
 does with a move at the least: one frame in, a frame to every seat out; for reference, not the floor).
@@ -11,7 +11,7 @@ import sys
 import trio
 from trio_websocket import ConnectionClosed, serve_websocket
 
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 PROMPT = "--prompt" in sys.argv[2:]
 RELAY = int(sys.argv[sys.argv.index("--relay") + 1]) if "--relay" in sys.argv else 0

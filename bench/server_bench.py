@@ -35,7 +35,7 @@ from trio_websocket import open_websocket_url
 
 from clients.load import FLAG_FINISH_LOAD, Speech, percentile, run_load, summarize
 from server.protocol.gctune import settle_gc
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 ACT = msgspec.json.encode({"type": "act", "id": 12345, "table": "t1", "action": {"type": "take", "card": "G10"}})
 
@@ -81,7 +81,7 @@ async def stop(process: trio.Process) -> None:
 
 async def floor(connections: int = 1, seconds: float = 1.5, prompt: bool = False, relay: int = 0) -> dict:
     """The bare echo: ``connections`` clients, each sending an action-sized message and waiting for it back.
-    ``prompt``: both ends send as photofinish's server does (server/sendpath.py), for reference; not the floor.
+    ``prompt``: both ends send as photofinish's server does (server/wire/sendpath.py), for reference; not the floor.
     ``relay``: the bare relay instead (``bench/echo_server.py``): each client's message goes to its table's
     ``relay`` clients, and each client reads the others' as it waits for its own; per round trip is then per
     message relayed to a table (for reference; not the floor)."""
@@ -248,7 +248,7 @@ def print_table(figures: dict) -> None:
               f"server CPU {floor_row['server_cpu_us_per_rt']:.0f} us per round trip")
     prompt = figures.get("floor_three_prompt")
     if prompt:
-        print(f"  for reference, 3 connections sending as photofinish's server does (server/sendpath.py, both ends): "
+        print(f"  for reference, 3 connections sending as photofinish's server does (server/wire/sendpath.py, both ends): "
               f"p50 {prompt['rt_p50_us']:.0f} us, p99 {prompt['rt_p99_us']:.0f} us; "
               f"{prompt['round_trips_per_s']:.0f} round trips/s")
     beside = next((r["echo_beside_us_per_rt"] for r in figures["load"] if "echo_beside_us_per_rt" in r), None)

@@ -7,7 +7,7 @@ spectators' clients share the players' core: ``bench/README.md``, "two tries at 
 - **wake**: how late a task woken in the server gets its turn. A probe task sleeps ``PROBE_S`` and notes how late
   it woke. A player's action that reaches the server's socket waits as long before its reader runs: trio looks
   at the sockets and at its timers at the same point, between two batches of tasks (a round of the spectators'
-  writer, ``server/spread.py``, is in such a batch).
+  writer, ``server/wire/spread.py``, is in such a batch).
 - **queue**: how long a player's action waits at its table: from its arrival at the table (``received``, stamped
   when the connection hands it over) to its answer (``apply.answer``).
 - **spread**: how long a table's update waits for the last of its spectators to be handed it: from its job's

@@ -62,7 +62,7 @@ import trio
 from trio_websocket import open_websocket_url
 
 from clients.load import FLAG_FINISH_LOAD, percentile, run_load
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 from . import rawwatch, server_waits
 from .server_bench import SERVE, cpu_seconds, free_port, rss_kib, start_process, stop

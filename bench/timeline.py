@@ -23,7 +23,7 @@ from pathlib import Path
 import msgspec
 import trio
 
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 from .server_bench import NO_ADDRESS_LIMITS, free_port, start_process, stop
 

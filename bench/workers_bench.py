@@ -18,7 +18,7 @@ import trio
 
 from clients.load import run_load, summarize
 from server.protocol.gctune import settle_gc
-from server.sendpath import send_promptly
+from server.wire.sendpath import send_promptly
 
 from .server_bench import SERVE, free_port, start_process, stop
 

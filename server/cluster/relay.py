@@ -43,7 +43,7 @@ from typing import Any
 import msgspec
 import trio
 
-from .. import encodeonce
+from ..wire import encodeonce
 from .presence import Presence, PresenceError
 from ..protocol import Snapshot, Watching, decode_server
 from ..protocol import Presence as Present

@@ -29,9 +29,9 @@ from ..http import HttpLimits, Site, serve_http
 from ..limits import Admission, file_limit
 from ..lobby import Lobby
 from ..protocol import CODECS, Closing
-from ..readpath import Reader, open_server
-from ..sendpath import send_promptly
-from ..spread import Spread
+from ..wire.readpath import Reader, open_server
+from ..wire.sendpath import send_promptly
+from ..wire.spread import Spread
 from ..table import intents
 from .config import Limits
 from .connection import Connection
@@ -107,7 +107,7 @@ class Gateway:
         self.quotas = Quotas(limits)
         self.admission = Admission(limits.max_conns_per_address, connection_cap(limits))
         self.refusing = 0  # refused connections still being told why
-        self.spread = Spread()  # writes the spectators' shared frames, players first (``server/spread.py``)
+        self.spread = Spread()  # writes the spectators' shared frames, players first (``server/wire/spread.py``)
         self.leaving = trio.CapacityLimiter(LEAVING_AT_ONCE)  # ends handled at once (the module's docstring)
         self._leaving_tasks: set[trio.lowlevel.Task] = set()  # the tasks holding one of them
 

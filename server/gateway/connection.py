@@ -15,17 +15,17 @@ import msgspec
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection
 
-from .. import encodeonce
+from ..wire import encodeonce
 from ..cluster.directory import Directory
 from ..latency import LatencyMeter, kernel_min_rtt
 from ..limits import shallow_json_id, shallow_msgpack_id, too_deep
 from ..lobby import Lobby
-from ..outbox import Outbox
+from ..wire.outbox import Outbox
 from ..protocol import (CODECS, PROTOCOL_VERSION, Error, Hello, Ping, Pong, Welcome, codec_for, decode_client, id_of)
 from ..quotas import new_owner, peer_address
-from ..readpath import Reader
-from ..sendpath import descriptor, frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
-from ..spread import Spread
+from ..wire.readpath import Reader
+from ..wire.sendpath import descriptor, frame_header, plain_frames, send_frame, send_rest, stream_socket, write_now
+from ..wire.spread import Spread
 from ..table import Receiver, Table
 from . import requests
 from .config import Limits
@@ -76,7 +76,7 @@ class Connection(Receiver):
     def __init__(self, ws: WebSocketConnection, limits: Limits, peer: str = "", quotas: Quotas | None = None,
                  spread: Spread | None = None, reader: Reader | None = None) -> None:
         self.ws = ws
-        self.reader = reader  # reads the frames in ``read_loop``'s task (server/readpath.py); None: trio-websocket's
+        self.reader = reader  # reads the frames in ``read_loop``'s task (server/wire/readpath.py); None: trio-websocket's
         self.limits = limits
         self.peer = peer  # the remote IP address: the key of every per-address limit
         self.local = ""  # the local IP address the client reached this server at (a redirect's host on a LAN)
@@ -85,7 +85,7 @@ class Connection(Receiver):
         self.reading = False  # the reader waits for the client's next frame (after its hello): ``check_idle`` watches
         self.idle_pinged = False  # pinged for being quiet since ``heard_at``
         self.codec = CODECS["json"]
-        self.frames = plain_frames(ws)  # the writer frames its messages itself (server/sendpath.py), or None
+        self.frames = plain_frames(ws)  # the writer frames its messages itself (server/wire/sendpath.py), or None
         self.fileno = descriptor(ws)  # the socket's descriptor, as ``write_now`` reads it (or None)
         self.outbox = Outbox(limits.outbox)
         self.spread = spread  # writes shared frames straight to the socket while the outbox is empty, or None

@@ -50,7 +50,7 @@ class Codec:
     """Encodes and decodes frames in one encoding (``json``: text frames; ``msgpack``: binary frames); with
     ``rows`` (msgpack only), ``update``, ``snapshot`` and ``accepted`` go as rows (``rows.py``) and are read
     back as the same messages. ``name`` tells the forms apart (``json``, ``msgpack``, ``msgpack rows``): bytes
-    encoded once are kept per name (``server/encodeonce.py``)."""
+    encoded once are kept per name (``server/wire/encodeonce.py``)."""
 
     def __init__(self, encoding: str, rows: bool = False) -> None:
         self.encoding = encoding

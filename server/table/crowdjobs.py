@@ -2,7 +2,7 @@
 the table's own task (issue 35: players first).
 
 A ``Crowd``'s message (one update for all who watch), once past the batch and the durability gate, becomes one
-``Job``: ``Spread`` hands it to ``JOB_CHUNK`` (``server/spread.py``) spectators at a time (each one's patch, its connection's queue,
+``Job``: ``Spread`` hands it to ``JOB_CHUNK`` (``server/wire/spread.py``) spectators at a time (each one's patch, its connection's queue,
 the fall of one that reads slowly to a snapshot catch-up), letting every other task run between chunks. A
 table's step then no longer grows with its spectators: at one table watched by a thousand, or ten tables
 watched by a hundred each whose steps ran in one batch of trio's scheduler, a player's action waited for all

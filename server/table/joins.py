@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import encodeonce
+from ..wire import encodeonce
 from ..protocol import Snapshot, Update
 from . import apply
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
-from .. import encodeonce
+from ..wire import encodeonce
 from ..protocol import Accepted, Snapshot, Update
 from ..protocol.legalrows import to_rows
 from ..protocol.viewpatch import diff, diff_row

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 import trio
 
-from .. import encodeonce
+from ..wire import encodeonce
 from ..protocol import BroadcastView, Code, Snapshot, TableEnded, Update, Watch, Watching
 from . import patching
 from .receiver import Receiver

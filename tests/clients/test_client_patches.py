@@ -8,7 +8,7 @@ import pytest
 import trio
 
 from clients.client import ActionRejected, open_client
-from server import encodeonce
+from server.wire import encodeonce
 from server.app import run_server
 from server.protocol import BotSeat, Codec, Snapshot, Update, codecs, rows
 from server.table import patching

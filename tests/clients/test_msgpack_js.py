@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from server import encodeonce
+from server.wire import encodeonce
 from server.protocol import CODECS, Accepted, Update, Welcome
 
 from .test_protocol_js_patches import NODE, put_js

@@ -11,8 +11,8 @@ import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from server.protocol import Act, BotSeat, Leave, Left, Presence, Snapshot, TakeSeat, Update, Watch, Watching
-from server import spread as spread_module
-from server.spread import Spread
+from server.wire import spread as spread_module
+from server.wire.spread import Spread
 from server.table import intents
 
 from .helpers import Sink, new_table, settle

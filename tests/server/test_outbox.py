@@ -6,7 +6,7 @@ import pytest
 import trio
 import trio.testing
 
-from server.outbox import Outbox
+from server.wire.outbox import Outbox
 
 
 async def test_the_writer_takes_everything_queued_in_order_up_to_its_frame_limit():

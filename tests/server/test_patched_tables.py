@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgspec
 import trio
 
-from server import encodeonce
+from server.wire import encodeonce
 from server.protocol import CODECS, Act, BotSeat, Leave, Snapshot, TakeSeat, Update, Watch
 from server.protocol.viewpatch import Views
 from rules import GAMES, make_setup

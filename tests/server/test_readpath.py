@@ -1,4 +1,4 @@
-"""The read path (server/readpath.py): a connection's client frames read in its own task give what
+"""The read path (server/wire/readpath.py): a connection's client frames read in its own task give what
 trio-websocket's reader task and ``get_message`` give, message for message and byte for byte back to the
 client, however the bytes arrive; and where trio-websocket stops matching, its own reader is used instead.
 
@@ -21,9 +21,9 @@ from wsproto.connection import Connection as FrameConnection
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, Request, TextMessage
 
 from clients.client import open_client
-from server import readpath
+from server.wire import readpath
 from server.gateway import Limits
-from server.readpath import Reader, open_server
+from server.wire.readpath import Reader, open_server
 from tests.server.test_gateway import start
 
 HELLO = '{"type": "hello", "protocol": 1, "id": 0}'

@@ -11,7 +11,7 @@ from clients.client import open_client
 from server.gateway import Limits
 from server.gateway.connection import YIELD_EVERY, Connection
 from server.protocol import Error
-from server.sendpath import PromptLock, descriptor, frame_header, plain_frames, send_frame, send_promptly, write_now
+from server.wire.sendpath import PromptLock, descriptor, frame_header, plain_frames, send_frame, send_promptly, write_now
 from tests.server.test_gateway import start
 
 

@@ -8,7 +8,7 @@ import pytest
 import trio
 
 from clients.client import ServerError, open_client
-from server import encodeonce
+from server.wire import encodeonce
 from server.app import run_server
 from server.protocol import (CODECS, Act, Batch, BotSeat, BroadcastView, CreateTable, Error, OpenPlayback, Replay,
                              Snapshot, TableEnded, TakeSeat, Update, Watch, Watching, decode_server)

@@ -1,4 +1,4 @@
-"""Spectators' frames written by one task straight to their sockets (``server/spread.py``), over real loopback
+"""Spectators' frames written by one task straight to their sockets (``server/wire/spread.py``), over real loopback
 sockets: a player's answer and update are on the wire before any spectator's copy of that update; a spectator
 whose socket takes nothing delays neither the table nor the other spectators, and once it reads again it gets
 whole frames and is caught up; a connection with messages waiting for the writer sends them before it closes."""
@@ -15,7 +15,7 @@ from wsproto.events import TextMessage
 
 from clients.client import open_client
 from rules import get_game
-from server import sendpath
+from server.wire import sendpath
 from server.app import run_server
 from server.gateway import Limits
 from server.protocol import BotSeat, CreateTable, Snapshot, Update

@@ -6,8 +6,8 @@ from __future__ import annotations
 import trio
 
 from clients.client import open_client
-from server import sendpath
-from server.outbox import Outbox
+from server.wire import sendpath
+from server.wire.outbox import Outbox
 from server.protocol import BotSeat, CreateTable
 
 from .test_outbox import waiting_writer

@@ -25,7 +25,7 @@ Closing: ``ws.aclose()`` waits for the client's close reply, which only a reader
 ``Reader.until_closed`` beside it (``Gateway._close``). ``cut``: a control frame's answer was cancelled mid-send
 (the gateway then cuts the TCP connection, as after a frame of its own writer cut short).
 
-Pinned on trio-websocket's and wsproto's private attributes as ``server/sendpath.py`` is: ``open_server``
+Pinned on trio-websocket's and wsproto's private attributes as ``server/wire/sendpath.py`` is: ``open_server``
 checks trio-websocket's (else ``wrap_server_stream`` and its reader task, as before), ``accepted`` wsproto's
 (else every frame goes through wsproto, in this task all the same); tests/server/test_readpath.py fails if an
 upgrade stops matching.
@@ -44,7 +44,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.connection import ConnectionState
 from wsproto.events import BytesMessage, CloseConnection, Ping, Pong, Request, TextMessage
 
-from .http import ReplayStream
+from ..http import ReplayStream
 
 _OPEN, _CLOSED = ConnectionState.OPEN, ConnectionState.CLOSED
 _HANDLERS = {BytesMessage: "_handle_message_event", TextMessage: "_handle_message_event",

@@ -17,8 +17,8 @@ from typing import Any
 
 import msgspec
 
-from .protocol import Batch
-from .protocol.codecs import Codec
+from ..protocol import Batch
+from ..protocol.codecs import Codec
 
 MOST = 2048  # shared messages remembered: a few seconds of every table's spectator updates
 
@@ -54,7 +54,7 @@ def encoded(message: Any, codec: Codec) -> msgspec.Raw | None:
 
 def whole_frame(message: Any, codec: Codec) -> bytes | None:
     """A shared message as one whole unmasked websocket frame (``sendpath.frame_header`` and its bytes), made
-    once per codec for all the connections it is written to straight (``server/spread.py``); None for a
+    once per codec for all the connections it is written to straight (``server/wire/spread.py``); None for a
     message that is not shared."""
     entry = _shared.get(id(message))
     if entry is None or entry[0] is not message:

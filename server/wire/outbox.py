@@ -62,7 +62,7 @@ class Outbox:
 
     def idle(self) -> bool:
         """Nothing queued and the writer waiting for more: whatever is sent next may be written by someone else
-        (``server/spread.py``) without passing anything queued before it."""
+        (``server/wire/spread.py``) without passing anything queued before it."""
         return self._writer is not None and not self._queue
 
     def close(self, drop: bool = False) -> None:
