@@ -46,6 +46,7 @@ def take_seat(table: Table, receiver: Receiver, message: TakeSeat) -> None:
         name = check_name(message.name, "a seat's name", PERSON_MOST)
     except Refusal as error:
         return fanout.error(table, receiver, message.id, error.code, error.message)
+    stop_watching(table, receiver)
     token = new_secret(24)
     seats.take(slot, name, token_hash(token), receiver)
     slot.answers = {}
@@ -62,6 +63,12 @@ def resume(table: Table, receiver: Receiver, message: Resume) -> None:
     slot = next((s for s in table.slots if s.token_hash == digest and s.state in HELD), None)
     if slot is None:
         return fanout.error(table, receiver, message.id, "bad_token", f"no seat at {table.id} holds that token")
+    held = slot_of(table, receiver)
+    if held is not None and held is not slot:  # one connection, one seat: as ``take_seat`` refuses a second
+        return fanout.error(table, receiver, message.id, "already_seated",
+                            f"you already hold seat {held.seat} at {table.id}; a second seat needs a connection "
+                            "of its own")
+    stop_watching(table, receiver)
     if slot.receiver is not None and slot.receiver is not receiver:
         slot.receiver.close("replaced", "this seat was resumed from another connection")
     if slot.state == STAND_IN:  # the player is back: they take their seat over from the stand-in
@@ -71,6 +78,14 @@ def resume(table: Table, receiver: Receiver, message: Resume) -> None:
     fanout.deliver(table, receiver, Seated(ref=message.id, table=table.id, game=table.game.info.name,
                                            seat=slot.seat, token=message.token, seq=table.log.seq))
     catch_up(table, receiver, slot.seat, message.last_seq)
+
+
+def stop_watching(table: Table, receiver: Receiver) -> None:
+    """A connection that watched the table and sits down at it watches no more: a seat is sent its own view
+    alone, each update once, and never the broadcast view (every hand) it may have watched with the key."""
+    if receiver in table.spectators or receiver in table.stream.broadcasters:
+        spectating.forget(table, receiver)
+        patching.forget(table, receiver)
 
 
 def watch(table: Table, receiver: Receiver, message: Watch) -> None:
