@@ -42,7 +42,7 @@ def _problem(frame: str | bytes, error: Exception) -> str:
     is no JSON, learns that before the decoder's words (which alone said "Expected `object`, got `int`")."""
     if isinstance(frame, bytes):
         return f"a binary frame is read as msgpack: {error}"
-    if isinstance(error, msgspec.DecodeError):
+    if isinstance(error, msgspec.DecodeError) and not isinstance(error, msgspec.ValidationError):  # (a subclass)
         return f"not JSON: {error}"
     return str(error)
 

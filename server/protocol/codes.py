@@ -74,7 +74,7 @@ class Code(StrEnum):
     # -- a table: seats and actions
     TABLE_CLOSED = "table_closed"  # the table has stopped (shutting down, its log failed): nothing applied
     READ_ONLY = "read_only"  # a playback: it takes no seat and no action
-    ALREADY_SEATED = "already_seated"  # this connection holds a seat at the table already
+    ALREADY_SEATED = "already_seated"  # this connection holds a seat at the table already (take_seat, or resume of another)
     TABLE_FULL = "table_full"  # no free seat at the table
     NO_SUCH_SEAT = "no_such_seat"  # a seat number the table does not have
     SEAT_TAKEN = "seat_taken"  # the seat asked for is held by someone (or a bot)
@@ -149,7 +149,8 @@ class Code(StrEnum):
     WRONG_END = "wrong_end"  # an end record whose reason does not fit the tournament
     WRONG_STANDINGS = "wrong_standings"  # final standings that do not follow from the results
     WRONG_WAITLIST = "wrong_waitlist"  # a registration logged as waitlisted (or not) against the cap
-    TABLES_FAILED = "tables_failed"  # never sent: a round's table could not open (retried, said in the server's log)
+    TABLES_FAILED = "tables_failed"  # a round is seated in the log but one of its tables could not open (the server
+    # holds as many tables as it may, say): the answer to the request that opened the round; retried every 5 s
     PLAYER_EXISTS = "player_exists"  # the store holds that player already
     ALREADY_RATED = "already_rated"  # the store has rated that table's result already
     STORE_UNREADABLE = "store_unreadable"  # the tournament store cannot be opened

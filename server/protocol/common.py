@@ -10,12 +10,15 @@ Every client message may carry an ``id`` (an int or a string); every answer to i
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 PROTOCOL_VERSION = 1
-MessageId = int | str | None
+# Every integer a client sends fits in 64 bits, as msgpack carries it (JSON has no bound): a larger one is refused
+# ``malformed`` as it is read, never met later by an answer that echoes it (a msgpack ``ref`` of 10**30 cannot be written)
+Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+MessageId = Int64 | str | None
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -41,7 +44,7 @@ class Hello(ClientMessage, tag="hello"):
     """The first message of every connection: ``protocol`` is required (a hello without it is refused
     ``bad_hello``, so a client never speaks a version it did not name); the rest have defaults."""
 
-    protocol: int
+    protocol: Int64
     encoding: Literal["json", "msgpack"] = "json"
     client: str = ""
     batch: bool = False  # True: the server may put several queued messages into one `batch` frame
@@ -70,7 +73,7 @@ class Error(ServerMessage, tag="error"):
 class Pong(ClientMessage, tag="pong"):
     """The answer to the server's ``ping``, at once, with its number: how the server measures the round trip."""
 
-    ping: int
+    ping: Int64
 
 
 class Ping(ServerMessage, tag="ping"):

@@ -35,7 +35,8 @@ MESSAGES = """## Client messages: required fields and defaults
 Every client message is a JSON object with `"type"`; a field listed as required must be there, any other may be
 left out and then has the default shown; a field the message does not have, a missing required field or a
 value of the wrong type or out of its bounds is refused with `error` `malformed`, its `message` naming the
-field, and nothing changes. `id` (an integer or a string, default null) may go on every message.
+field, and nothing changes. Every integer a client sends fits in 64 bits (-2^63 to 2^63 - 1: what msgpack
+carries); a larger one is `malformed` too. `id` (an integer or a string, default null) may go on every message.
 
 | message | required | optional, with its default |
 | --- | --- | --- |
@@ -232,7 +233,9 @@ def _type(prop: dict) -> str:
         return f"[{_type(inner)}]" if inner else "[any]"
     if kind is None:
         return "any"
-    bounds = [f"≥ {prop['minimum']}" if "minimum" in prop else "", f"≤ {prop['maximum']}" if "maximum" in prop else ""]
+    least, most = prop.get("minimum"), prop.get("maximum")  # every client integer's 64 bits go without saying
+    least, most = (None, None) if (least, most) == (-(2**63), 2**63 - 1) else (least, most)
+    bounds = [f"≥ {least}" if least is not None else "", f"≤ {most}" if most is not None else ""]
     bound = ", ".join(b for b in bounds if b)
     return f"{kind}" + (f" ({bound})" if bound else "")
 

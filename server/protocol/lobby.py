@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from .common import ClientMessage, MessageId, ServerMessage
+from .common import ClientMessage, Int64, MessageId, ServerMessage
 
 
 class ListGames(ClientMessage, tag="list_games"):
@@ -52,26 +52,26 @@ def game_summary(info) -> GameSummary:
 
 
 class BotSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    seat: int
+    seat: Int64
     policy: str = "heuristic"
 
 
 class CreateTable(ClientMessage, tag="create_table"):
     game: str = "flag_finish"
     mode: str = "lockstep"
-    seats: int = 2
+    seats: Int64 = 2
     options: dict[str, Any] = {}
     bots: list[BotSeat] = []  # seats the server fills with its own bots
     name: str = ""
-    turn_time_ms: int = 0  # lockstep: a seat's time to act, 0 = no limit
-    grace_ms: int = 60_000  # how long an away seat stays reserved for its token
-    bot_delay_ms: int = 0  # server-side bots wait this long before each action (a watchable pace)
-    seed: int | None = None  # None: the server draws one; a chosen seed only with ``practice`` (shown to all)
+    turn_time_ms: Int64 = 0  # lockstep: a seat's time to act, 0 = no limit
+    grace_ms: Int64 = 60_000  # how long an away seat stays reserved for its token
+    bot_delay_ms: Int64 = 0  # server-side bots wait this long before each action (a watchable pace)
+    seed: Int64 | None = None  # None: the server draws one; a chosen seed only with ``practice`` (shown to all)
     practice: bool = False  # a practice table: its creator may choose the seed, so its deal is no secret
     ordering: Literal["arrival", "fair"] | None = None  # None: fair in Challenge Mode, arrival in lockstep
-    fair_ms: int = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
-    spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)
-    spectator_delay_entries: int = 0  # ... and (or) this many log entries behind (0: none); the end is shown at once
+    fair_ms: Int64 = 50  # fair ordering: the most a seat's round trip is credited, and a contested action held
+    spectator_delay_ms: Int64 = 0  # a broadcast delay: spectators see the table this long ago (0: live)
+    spectator_delay_entries: Int64 = 0  # ... and (or) this many log entries behind (0: none); the end is shown at once
     broadcast: bool = False  # with a delay: a broadcast view (every hand) for whoever has the key it answers with
     placed: bool = False  # a cluster node sent this create here (``redirect``): open it here, never send it on
 
@@ -79,8 +79,8 @@ class CreateTable(ClientMessage, tag="create_table"):
 class ListTables(ClientMessage, tag="list_tables"):
     """The tables, ``limit`` of them (None: all) from the ``offset``-th on; the answer says the ``total``."""
 
-    offset: int = 0
-    limit: int | None = None
+    offset: Int64 = 0
+    limit: Int64 | None = None
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
@@ -155,9 +155,9 @@ class Replay(ClientMessage, tag="replay"):
 
     log: str = ""
     export: str = ""
-    seat: int | None = None
-    start: int = 0
-    count: int = 100
+    seat: Int64 | None = None
+    start: Int64 = 0
+    count: Int64 = 100
 
 
 class Rival(msgspec.Struct, frozen=True):

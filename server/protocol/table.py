@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from .common import ClientMessage, MessageId, ServerMessage
+from .common import ClientMessage, Int64, MessageId, ServerMessage
 from .lobby import SeatInfo
 
 
@@ -15,7 +15,7 @@ class TakeSeat(ClientMessage, tag="take_seat"):
     """Sit at a free seat (``seat`` None: any free seat). The answer carries the seat's secret token."""
 
     table: str
-    seat: int | None = None
+    seat: Int64 | None = None
     name: str = ""
 
 
@@ -36,7 +36,7 @@ class Watch(ClientMessage, tag="watch"):
     (a table with ``broadcast``): the view is then a ``BroadcastView``, every hand shown, past the delay."""
 
     table: str
-    last_seq: int = 0
+    last_seq: Int64 = 0
     broadcast_key: str = ""
 
 
@@ -55,8 +55,8 @@ class Act(ClientMessage, tag="act"):
 
     table: str
     action: Any
-    expect_seq: int | None = None
-    seen: int | None = None
+    expect_seq: Int64 | None = None
+    seen: Int64 | None = None
 
 
 class Leave(ClientMessage, tag="leave"):

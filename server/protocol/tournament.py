@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from .common import ClientMessage, MessageId, ServerMessage
+from .common import ClientMessage, Int64, MessageId, ServerMessage
 from .tournament_actions import ActionInfo, RoundHistory
 
 
@@ -17,32 +17,32 @@ class CreateTournament(ClientMessage, tag="create_tournament"):
     name: str = ""
     game: str = "flag_finish"
     mode: str = "lockstep"
-    seats: int = 3  # the table size wanted (smaller tables where the count does not divide)
+    seats: Int64 = 3  # the table size wanted (smaller tables where the count does not divide)
     options: dict[str, Any] = {}
     format: Literal["swiss", "round_robin", "arena"] = "swiss"
-    rounds: int | None = None  # swiss: the number of rounds (None: 3); round robin computes its own, arena has none
-    top: int = 0  # after swiss, a final table of the top N (0: none)
+    rounds: Int64 | None = None  # swiss: the number of rounds (None: 3); round robin computes its own, arena has none
+    top: Int64 = 0  # after swiss, a final table of the top N (0: none)
     points: list[float] | None = None  # placement points by place, 0 or more, best first (fractions kept as
     # written: 2.5 is 5/2); None: the default for the table size
     bye_points: float | None = None  # None: the points of first place
-    round_time_ms: int = 0  # 0: no limit; else unfinished tables end as they stand
-    turn_time_ms: int = 60_000  # lockstep tables: a seat's time to act (a walk-away cannot stall a round)
-    no_show_ms: int = 60_000  # a seat whose player is not there after this is played by a stand-in bot
-    bot_delay_ms: int = 0  # the pace of server bots (stand-ins)
-    spectator_delay_ms: int = 0  # a broadcast delay at every table: spectators see it this long ago (0: live)
-    spectator_delay_entries: int = 0  # ... and (or) this many log entries behind (0: none)
-    arena_ms: int = 0  # arena: how long it runs
-    late_entry_rounds: int = 0  # registration stays open until this round has started (0: only before start)
+    round_time_ms: Int64 = 0  # 0: no limit; else unfinished tables end as they stand
+    turn_time_ms: Int64 = 60_000  # lockstep tables: a seat's time to act (a walk-away cannot stall a round)
+    no_show_ms: Int64 = 60_000  # a seat whose player is not there after this is played by a stand-in bot
+    bot_delay_ms: Int64 = 0  # the pace of server bots (stand-ins)
+    spectator_delay_ms: Int64 = 0  # a broadcast delay at every table: spectators see it this long ago (0: live)
+    spectator_delay_entries: Int64 = 0  # ... and (or) this many log entries behind (0: none)
+    arena_ms: Int64 = 0  # arena: how long it runs
+    late_entry_rounds: Int64 = 0  # registration stays open until this round has started (0: only before start)
     check_in: bool = False  # True: only checked-in players are seated in round 1
-    max_players: int = 0  # players holding a place at most; later registrations go on a waitlist (0: no cap)
+    max_players: Int64 = 0  # players holding a place at most; later registrations go on a waitlist (0: no cap)
     pairings_first: bool = False  # swiss: each round is seated first and begins when the organiser starts it
     reentry: bool = False  # swiss: a dropped player may enter again as a new entry from 0 points
-    seed: int | None = None
+    seed: Int64 | None = None
     # scoring and seeding choices (server/tournament/scoring.py, rated.py, reporting.py)
-    points_by_size: dict[int, list[float]] = {}  # table size -> placement points best first (other sizes)
+    points_by_size: dict[Int64, list[float]] = {}  # table size -> placement points best first (other sizes)
     tiebreaks: list[str] = []  # the order of "opponents" and "share" after points (the lot is last); []: default
     seeding: str = ""  # "ratings": a Swiss round 1 seated from the players' ratings; "": by lot
-    reported_tables: int = 0  # each round, the last N tables play off the server and their players report
+    reported_tables: Int64 = 0  # each round, the last N tables play off the server and their players report
 
 
 class ListTournaments(ClientMessage, tag="list_tournaments"):
@@ -84,7 +84,7 @@ class CorrectResult(ClientMessage, tag="correct_result"):
     tournament: str
     secret: str
     table: str
-    places: list[int]
+    places: list[Int64]
     reason: str
 
 
@@ -95,7 +95,7 @@ class ReportResult(ClientMessage, tag="report_result"):
     tournament: str
     token: str
     table: str
-    places: list[int]
+    places: list[Int64]
 
 
 class SettleResult(ClientMessage, tag="settle_result"):
@@ -104,7 +104,7 @@ class SettleResult(ClientMessage, tag="settle_result"):
     tournament: str
     secret: str
     table: str
-    places: list[int]
+    places: list[Int64]
     reason: str = ""
 
 
@@ -113,7 +113,7 @@ class SetReportedTables(ClientMessage, tag="set_reported_tables"):
 
     tournament: str
     secret: str
-    tables: int
+    tables: Int64
 
 
 class WatchTournament(ClientMessage, tag="watch_tournament"):
@@ -135,7 +135,7 @@ class Leaderboard(ClientMessage, tag="leaderboard"):
     """The ratings of ``game``'s players (from every finished tournament table), best first."""
 
     game: str
-    limit: int = 50
+    limit: Int64 = 50
 
 
 class TournamentInfo(msgspec.Struct, frozen=True):

@@ -14,7 +14,9 @@ binary, masked, the length in its shortest form, at most ``max_message_size`` by
 one XOR of two integers, text decoded as UTF-8. Everything else from the first frame it cannot take whole (a
 fragment, a control frame, a close, a frame begun but not ended, an unmasked or oversized frame, text that is
 no UTF-8) goes to wsproto, and wsproto's events to trio-websocket's own handlers, as its reader task would: the
-same pong, the same close codes (1007, 1009, 1002), the same close handshake and ``ConnectionClosed`` reason.
+same pong, the same close handshake and ``ConnectionClosed`` reason, the same ends: a message over the size
+closed 1009, and a frame wsproto refuses (no UTF-8, unmasked, an RSV bit, a bad close code) the TCP connection
+ended with no close frame, as trio-websocket's own reader does.
 A frame is never split between the two: the fast path starts only where wsproto holds nothing.
 
 Bytes the client sent right behind its upgrade request, in the same read, were lost with trio-websocket's

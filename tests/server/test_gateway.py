@@ -132,6 +132,28 @@ async def test_a_malformed_request_is_answered_under_its_id_where_the_id_can_be_
     assert errors[5]["message"].startswith("not JSON: ") and "msgpack" in errors[6]["message"]
 
 
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+async def test_an_integer_beyond_64_bits_is_malformed_and_the_connection_goes_on(nursery, encoding):
+    """JSON has no bound on an integer and msgpack carries 64 bits: an id of 10**30 echoed as a msgpack ``ref``
+    could not be written (its connection was cut with a traceback); now it is refused as it is read."""
+    running = await start(nursery)
+    frames = ['{"type": "list_games", "id": 1000000000000000000000000000000}',
+              '{"type": "act", "table": "t1", "action": {}, "seen": -1000000000000000000000000000000, "id": 4}',
+              '{"type": "list_games", "id": 9223372036854775807}']
+    async with open_websocket_url(running.url) as ws:
+        await ws.send_message(f'{{"type": "hello", "protocol": 1, "encoding": "{encoding}"}}')
+        decode = msgspec.json.decode if encoding == "json" else msgspec.msgpack.decode
+        assert decode(await ws.get_message())["type"] == "welcome"
+        answers = []
+        with trio.fail_after(10):
+            for frame in frames:
+                await ws.send_message(frame)
+                answers.append(decode(await ws.get_message()))
+    assert [(a["type"], a.get("code"), a["ref"]) for a in answers] == [
+        ("error", "malformed", None), ("error", "malformed", 4), ("games", None, 2**63 - 1)]
+    assert "9223372036854775807" in answers[0]["message"]
+
+
 async def test_a_malformed_hello_is_refused_under_its_id(nursery):
     running = await start(nursery)
     async with open_websocket_url(running.url) as ws:
