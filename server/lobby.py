@@ -29,7 +29,7 @@ from .logs.journal import Journal
 from .logs.walfile import replay
 from .logs.logstore import numbered_logs, reopen, table_dir, write_secret_seed
 from .datadir import DataDir, seed_beside
-from .quotas import Owner, Quotas
+from .quotas import Owner, Quotas, check_waiting, held_by
 from .logs.rebuild import restored
 from .protocol import Code, CreateTable, GameSummary, Refusal, TableInfo, game_summary
 from .cluster.directory import Directory, LocalDirectory
@@ -110,13 +110,14 @@ class Lobby:
 
     def check(self, request: CreateTable, owner: Owner | None = None) -> tuple:
         """The game and checked set-up for a request, or a ``Refusal`` (the rules' ``RulesError`` for its options) saying what is wrong with it (or that
-        its ``owner`` holds its share of waiting tables already; None: a tournament's, never counted)."""
+        its ``owner`` holds its share of tables waiting or played by server bots alone, ``quotas.check_waiting``;
+        None: a tournament's, never counted)."""
         self._make_room()
         if self.storage_error is not None:
             raise Refusal(Code.STORAGE_FAILED, f"no new tables for now: {self.storage_error}; the server checks "
                              f"every {storage.STORAGE_RETRY:g} s and takes them again once the disk can be written")
         if owner is not None:
-            self._check_waiting(owner)
+            check_waiting(self.quotas, self.owners, self.tables, owner)
         game = get_game(request.game)
         check_name(request.name, "a table's name", TITLE_MOST)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
@@ -151,35 +152,13 @@ class Lobby:
         if len(self.tables) >= MAX_TABLES:
             raise Refusal(Code.TOO_MANY_TABLES, f"this server holds at most {MAX_TABLES} tables")
 
-    def _held_by(self, owner: Owner, playbacks: bool) -> tuple[int, int]:
-        """(by this connection, by its address): the waiting tables (or the playbacks) held for them."""
-        mine = address = 0
-        for table_id, who in self.owners.items():
-            table = self.tables.get(table_id)
-            if table is None or table.read_only != playbacks or (not playbacks and table.started):
-                continue
-            if who.address == owner.address:
-                address += 1
-                mine += who.connection == owner.connection
-        return mine, address
-
-    def _check_waiting(self, owner: Owner) -> None:
-        quotas = self.quotas
-        mine, address = self._held_by(owner, playbacks=False)
-        if quotas.waiting_per_connection and mine >= quotas.waiting_per_connection:
-            raise Refusal(Code.TOO_MANY_WAITING, f"this connection has {mine} tables waiting for players, the most "
-                             f"it may (serve --waiting-per-connection {quotas.waiting_per_connection}): sit at one "
-                             "or let one fill first")
-        if quotas.waiting_per_address and address >= quotas.waiting_per_address:
-            raise Refusal(Code.TOO_MANY_WAITING, f"your address has {address} tables waiting for players, the most "
-                             f"it may (serve --waiting-per-address {quotas.waiting_per_address})")
-
     async def create(self, request: CreateTable, alias: str | None = None, reserved: list[Reservation] = (),
                      stand_in: str | None = None, tags: dict | None = None, table_id: str | None = None,
                      owner: Owner | None = None) -> Table:
         """A new table; ``reserved`` seats are kept for their players' tokens (a tournament's), and with
         ``stand_in`` (a policy) an absent player's seat is played by that bot after ``grace_ms``. ``owner``:
-        the client that asked (its waiting tables are counted); an aliased table (the demo's) never expires."""
+        the client that asked (its waiting and all-bot tables are counted); an aliased table (the demo's) never
+        expires."""
         game, setup = self.check(request, owner)
         table_id = table_id or self.new_table_id()
         if table_id in self.tables:
@@ -277,7 +256,7 @@ class Lobby:
 
         self._make_room()
         if owner is not None:
-            _, held = self._held_by(owner, playbacks=True)
+            _, held = held_by(self.owners, self.tables, owner, playbacks=True)
             if self.quotas.playbacks_per_address and held >= self.quotas.playbacks_per_address:
                 raise Refusal(Code.TOO_MANY_PLAYBACKS, f"your address has {held} playbacks open, the most it may "
                                  f"(serve --playbacks-per-address {self.quotas.playbacks_per_address}); one nobody "

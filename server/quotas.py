@@ -1,7 +1,8 @@
 """What one client may hold of the server, and for how long: the lobby's limits (``photofinish serve`` flags).
 
-A waiting table is counted against the connection and the address that created it; a playback against the
-address that opened it; a tournament's registrations against the connection and the address that made them
+A waiting table is counted against the connection and the address that created it, and so is a table whose
+every seat is a server bot until its game is over (it starts at once, and would otherwise hold one of the
+server's tables for hours, counted nowhere); a playback against the address that opened it; a tournament's registrations against the connection and the address that made them
 (in that tournament, since the server started; ``tournament/director.py`` counts them). Tables a tournament opens have no owner and are never counted. Waiting tables nobody
 ever sat at expire; finished tables leave memory after a while (their logs stay on disk, their summaries
 stay listed). A count of 0 is no limit, an expiry of 0 never. docs/operators.md "The server" has the table of limits,
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+
+from .protocol import Code, Refusal
 
 _connections = itertools.count(1)
 
@@ -58,3 +61,38 @@ class Quotas:
     registrations_per_connection: int = 4  # --registrations-per-connection: players one connection enters in one
     # tournament (a player registers themself; a few for a family at one screen)
     registrations_per_address: int = 64  # --registrations-per-address: ... all connections from one IP address
+
+
+def counts(table, playbacks: bool) -> bool:
+    """Whether a table held for whoever opened it counts against them: a playback (``playbacks``); else a table
+    waiting for players, or one played by server bots alone while its game is not over (over is over, even
+    while it is still held or its end not yet shown to its spectators)."""
+    if table.read_only or playbacks:
+        return table.read_only and playbacks
+    return not table.started or (len(table.bot_seats) == len(table.slots) and not table.over.is_set())
+
+
+def held_by(owners: dict[str, Owner], tables: dict, owner: Owner, playbacks: bool) -> tuple[int, int]:
+    """(by ``owner``'s connection, by its address): the tables of ``owners`` that count against them."""
+    mine = address = 0
+    for table_id, who in owners.items():
+        table = tables.get(table_id)
+        if table is not None and who.address == owner.address and counts(table, playbacks):
+            address += 1
+            mine += who.connection == owner.connection
+    return mine, address
+
+
+HELD = "tables waiting for players or played by server bots alone"
+
+
+def check_waiting(quotas: Quotas, owners: dict[str, Owner], tables: dict, owner: Owner) -> None:
+    """A ``too_many_waiting`` refusal if ``owner``'s connection or address holds its share of tables already."""
+    mine, address = held_by(owners, tables, owner, playbacks=False)
+    if quotas.waiting_per_connection and mine >= quotas.waiting_per_connection:
+        raise Refusal(Code.TOO_MANY_WAITING, f"this connection has {mine} {HELD}, the most it may (serve "
+                      f"--waiting-per-connection {quotas.waiting_per_connection}): sit at one, or let one fill "
+                      "or end first")
+    if quotas.waiting_per_address and address >= quotas.waiting_per_address:
+        raise Refusal(Code.TOO_MANY_WAITING, f"your address has {address} {HELD}, the most it may (serve "
+                      f"--waiting-per-address {quotas.waiting_per_address})")

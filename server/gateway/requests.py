@@ -11,9 +11,8 @@ import trio
 from rules import RulesError
 
 from ..logs import frames
-from ..protocol import delay_behind
 from ..protocol.commandline import HUMAN_PACE_MS
-from ..rematch import open_rematch
+from ..rematch import open_rematch, refuse_until_end_shown
 from ..cluster.directory import Directory
 from ..lobby import Lobby
 from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTournament, Drop, Error, Games, Hello,
@@ -81,10 +80,8 @@ def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:
     """A table with a broadcast delay is replayed (or played back) only once its spectators have been shown its
     end: a replay shows every seat's hand, and the last moves before the delay has passed."""
     table = lobby.tables.get(table_id) if table_id else None
-    if table is not None and not table.end_shown():
-        behind = delay_behind(table.settings.spectator_delay_ms, table.settings.spectator_delay_entries)
-        raise Refusal(Code.NOT_FINISHED, f"table {table_id} is shown to spectators {behind} "
-                      "behind: its replay opens once they have seen its end")
+    if table is not None:
+        refuse_until_end_shown(table, "replay")
 
 
 async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:

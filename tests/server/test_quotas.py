@@ -31,6 +31,9 @@ from .helpers import Sink, settle
 WAITING = CreateTable(game="flag_finish", mode="lockstep", seats=2)
 BOTS = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
                    bots=[BotSeat(0), BotSeat(1, "random")])
+LONG_BOTS = CreateTable(game="flag_finish", mode="lockstep", seats=2, options={"races": 50},
+                        bots=[BotSeat(0), BotSeat(1)], bot_delay_ms=60_000)  # hours of play, watched by nobody
+HELD = "tables waiting for players or played by server bots alone"
 
 
 def fd_count() -> int:
@@ -68,6 +71,30 @@ async def test_waiting_tables_are_limited_per_connection_and_per_address(nursery
     assert mine[0].started
     await lobby.create(WAITING, owner=first)
     assert (await refused(lobby.create(WAITING, owner=first))).code == "too_many_waiting"
+
+
+async def test_tables_played_by_server_bots_alone_count_like_waiting_ones_until_they_are_over(nursery):
+    """A table whose every seat is a server bot starts at once, so it never waits; it counts against the
+    connection and address that opened it until its game is over, or one client could fill the server's
+    2,000 tables with games nobody plays (and a tournament's round could not open)."""
+    lobby = Lobby(nursery, quotas=Quotas(waiting_per_connection=2, waiting_per_address=3))
+    first, second, elsewhere = Owner("10.0.0.1", 1), Owner("10.0.0.1", 2), Owner("10.0.0.2", 3)
+    mine = [await lobby.create(LONG_BOTS, owner=first) for _ in range(2)]
+    assert all(table.started for table in mine)
+    error = await refused(lobby.create(LONG_BOTS, owner=first))
+    assert (error.code, error.message) == ("too_many_waiting", f"this connection has 2 {HELD}, the most it may "
+                                           "(serve --waiting-per-connection 2): sit at one, or let one fill or end first")
+    await lobby.create(WAITING, owner=second)  # a waiting table and all-bot ones share the count
+    error = await refused(lobby.create(LONG_BOTS, owner=second))
+    assert (error.code, error.message) == ("too_many_waiting", f"your address has 3 {HELD}, the most it may "
+                                           "(serve --waiting-per-address 3)")
+    await lobby.create(LONG_BOTS, owner=elsewhere)  # another address is not held back
+    await lobby.create(LONG_BOTS)  # a tournament's table (no owner) is never counted
+    await mine[0].halt("time_limit")
+    await mine[0].over.wait()
+    assert mine[0].id in lobby.tables and mine[0].id in lobby.owners  # still held, watchable: but over is over
+    await lobby.create(LONG_BOTS, owner=first)
+    assert (await refused(lobby.create(LONG_BOTS, owner=first))).code == "too_many_waiting"
 
 
 async def test_a_table_nobody_sat_at_expires_and_its_log_ends_expired(tmp_path, mock_clock):
@@ -337,6 +364,50 @@ async def test_over_the_wire_each_connection_and_its_address_are_counted(nursery
         assert error.value.code == "too_many_waiting" and "--waiting-per-address 3" in str(error.value)
     assert {o.address for o in running.lobby.owners.values()} == {"127.0.0.1"}
     await running.shutdown()
+
+
+async def test_over_the_wire_all_bot_tables_and_their_rematches_are_counted_at_the_default_limits(nursery):
+    """The red team's flood: one connection asking for tables two slow server bots play is refused at its
+    fifth (``serve --waiting-per-connection 4``), its address at its seventeenth (16), and a rematch of a
+    finished all-bot table is counted as a create is."""
+    from clients.client import ServerError, open_client
+    from server.app import run_server
+    from server.protocol import Rematch
+
+    running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
+    flood = dict(game="flag_finish", mode="lockstep", seats=2, bots=[{"seat": 0}, {"seat": 1}], bot_delay_ms=60_000,
+                 options={"races": 50})
+    async with open_client(running.url) as done:  # a finished all-bot table (held, but counted no more)
+        quick = await done.create_table(game="flag_finish", mode="lockstep", seats=2, options={"races": 1},
+                                        bots=[{"seat": 0}, {"seat": 1}])
+        with trio.fail_after(30):
+            await running.lobby.find(quick.table).over.wait()
+        clients = [await nursery.start(_client, running.url) for _ in range(5)]
+        for client in clients[:4]:
+            for _ in range(4):
+                await client.create_table(**flood)
+            with pytest.raises(ServerError) as error:
+                await client.create_table(**flood)
+            assert error.value.code == "too_many_waiting" and "--waiting-per-connection 4" in str(error.value)
+        assert [t.status for t in await done.list_tables()].count("playing") == 16
+        for ask in (lambda: clients[4].create_table(**flood), lambda: clients[4].request(Rematch(table=quick.table))):
+            with pytest.raises(ServerError) as error:  # a new connection from the same address
+                await ask()
+            assert error.value.code == "too_many_waiting" and f"address has 16 {HELD}" in str(error.value)
+        flooded = next(t for t in running.lobby.tables.values() if t.id != quick.table)
+        await flooded.halt("time_limit")  # one of them is over: the address may open one more (its rematch here)
+        await flooded.over.wait()
+        assert (await clients[4].request(Rematch(table=quick.table))).table.seats[0].state == "bot"
+    await running.shutdown()
+
+
+async def _client(url, task_status=trio.TASK_STATUS_IGNORED):
+    """A client connection that stays open until the test's nursery ends."""
+    from clients.client import open_client
+
+    async with open_client(url) as client:
+        task_status.started(client)
+        await trio.sleep_forever()
 
 
 async def test_a_tournament_never_takes_a_seed_from_a_client(nursery):

@@ -10,8 +10,8 @@ import trio
 from clients.client import ServerError, open_client
 from server.wire import encodeonce
 from server.app import run_server
-from server.protocol import (CODECS, Act, Batch, BotSeat, BroadcastView, CreateTable, Error, OpenPlayback, Replay,
-                             Snapshot, TableEnded, TakeSeat, Update, Watch, Watching, decode_server)
+from server.protocol import (CODECS, Act, Batch, BotSeat, BroadcastView, CreateTable, Error, OpenPlayback, Rematch,
+                             Replay, Snapshot, TableEnded, TakeSeat, Update, Watch, Watching, decode_server)
 from server.table import intents
 from server.table.seats import token_hash
 
@@ -166,10 +166,11 @@ async def test_over_the_wire_a_delayed_table_is_neither_listed_over_nor_replayed
         assert watching.seq == 0  # nothing of the game is shown for ten minutes
         (listed,) = [t for t in await client.list_tables() if t.table == info.table]
         assert listed.status == "playing" and listed.seq == 0
-        for request in (Replay(log=info.table, count=10), OpenPlayback(log=info.table)):
+        for request in (Replay(log=info.table, count=10), OpenPlayback(log=info.table), Rematch(table=info.table)):
             with pytest.raises(ServerError) as refused:
                 await client.request(request)
-            assert refused.value.code == "not_finished" and "spectators" in refused.value.message
+            assert refused.value.code == "not_finished" and "shown to spectators 600 s behind" in refused.value.message
+        assert len(await client.list_tables()) == 1  # no rematch listed under its name: that would tell its end
     await running.shutdown()
 
 
