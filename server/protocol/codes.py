@@ -59,7 +59,8 @@ class Code(StrEnum):
     BAD_OPTION = "bad_option"  # a table option (turn time, grace, bot delay, fair_ms, spectator delay) out of range
     BAD_PAGE = "bad_page"  # a page of tables with a negative offset or a limit outside 1..1000
     TOO_MANY_TABLES = "too_many_tables"  # the server holds as many tables as it may
-    TOO_MANY_WAITING = "too_many_waiting"  # this connection or address has its share of tables waiting for players
+    TOO_MANY_WAITING = "too_many_waiting"  # this connection or address holds its share of tables waiting for players
+    # (or played by server bots alone)
 
     # -- the lobby: logs, playbacks and replays
     NO_LOGS = "no_logs"  # this server keeps no logs (no data directory)
@@ -74,7 +75,7 @@ class Code(StrEnum):
     # -- a table: seats and actions
     TABLE_CLOSED = "table_closed"  # the table has stopped (shutting down, its log failed): nothing applied
     READ_ONLY = "read_only"  # a playback: it takes no seat and no action
-    ALREADY_SEATED = "already_seated"  # this connection holds a seat at the table already (take_seat, or resume of another)
+    ALREADY_SEATED = "already_seated"  # this connection holds a seat at the table already (take_seat; resume: another)
     TABLE_FULL = "table_full"  # no free seat at the table
     NO_SUCH_SEAT = "no_such_seat"  # a seat number the table does not have
     SEAT_TAKEN = "seat_taken"  # the seat asked for is held by someone (or a bot)

@@ -16,7 +16,8 @@ import msgspec
 
 PROTOCOL_VERSION = 1
 # Every integer a client sends fits in 64 bits, as msgpack carries it (JSON has no bound): a larger one is refused
-# ``malformed`` as it is read, never met later by an answer that echoes it (a msgpack ``ref`` of 10**30 cannot be written)
+# ``malformed`` as it is read, never met later by an answer that echoes it (a msgpack ``ref`` of 10**30 cannot be
+# written)
 Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 MessageId = Int64 | str | None
 
