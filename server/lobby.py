@@ -110,7 +110,7 @@ class Lobby:
 
     def check(self, request: CreateTable, owner: Owner | None = None) -> tuple:
         """The game and checked set-up for a request, or a ``Refusal`` (the rules' ``RulesError`` for its options) saying what is wrong with it (or that
-        its ``owner`` holds its share of tables waiting or played with no player connected, ``quotas.check_waiting``;
+        its ``owner`` holds its share of tables waiting or played by server bots alone, ``quotas.check_waiting``;
         None: a tournament's, never counted)."""
         self._make_room()
         if self.storage_error is not None:

@@ -15,7 +15,6 @@ import itertools
 from dataclasses import dataclass
 
 from .protocol import Code, Refusal
-from .table.seats import TAKEN
 
 _connections = itertools.count(1)
 
@@ -66,12 +65,11 @@ class Quotas:
 
 def counts(table, playbacks: bool) -> bool:
     """Whether a table held for whoever opened it counts against them: a playback (``playbacks``); else a table
-    waiting for players, or one whose game goes on with no player connected at it (server bots alone, or its
-    players gone or left) while it is not over (over is over, even while it is still held or its end not yet
-    shown to its spectators). A table someone plays at counts against nobody."""
+    waiting for players, or one played by server bots alone while its game is not over (over is over, even
+    while it is still held or its end not yet shown to its spectators)."""
     if table.read_only or playbacks:
         return table.read_only and playbacks
-    return not table.started or (not table.over.is_set() and not any(s.state == TAKEN for s in table.slots))
+    return not table.started or (len(table.bot_seats) == len(table.slots) and not table.over.is_set())
 
 
 def held_by(owners: dict[str, Owner], tables: dict, owner: Owner, playbacks: bool) -> tuple[int, int]:
@@ -85,7 +83,7 @@ def held_by(owners: dict[str, Owner], tables: dict, owner: Owner, playbacks: boo
     return mine, address
 
 
-HELD = "tables waiting for players or played with no player connected"
+HELD = "tables waiting for players or played by server bots alone"
 
 
 def check_waiting(quotas: Quotas, owners: dict[str, Owner], tables: dict, owner: Owner) -> None:

@@ -43,8 +43,8 @@ def add_serve(sub) -> None:
                             "leave every node's lists (default 600); if it comes back, they are listed again")
     quotas = Quotas()
     serve.add_argument("--waiting-per-connection", type=int, default=quotas.waiting_per_connection, metavar="N",
-                       help="tables waiting for players (or played with no player connected, until over) one "
-                            "connection may have created (0: no limit; default: %(default)s)")
+                       help="tables waiting for players (or played by server bots alone, until over) one connection may "
+                            "have created (0: no limit; default: %(default)s)")
     serve.add_argument("--waiting-per-address", type=int, default=quotas.waiting_per_address, metavar="N",
                        help="... all connections from one IP address (default: %(default)s)")
     serve.add_argument("--waiting-expiry", type=float, default=quotas.waiting_expiry, metavar="SECONDS",

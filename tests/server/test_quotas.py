@@ -21,7 +21,7 @@ from server import lobby as lobby_module
 from server.logs.finished import marker_path
 from server.lobby import Lobby
 from server.logs.logfile import read_log
-from server.protocol import Act, BotSeat, CreateTable, Leave, Rejected, TableEnded, TakeSeat, Watch
+from server.protocol import Act, BotSeat, CreateTable, Rejected, TableEnded, TakeSeat, Watch
 from server.quotas import Owner, Quotas
 from server.logs.replay import check_log
 from server.table import Table, intents
@@ -33,7 +33,7 @@ BOTS = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"race
                    bots=[BotSeat(0), BotSeat(1, "random")])
 LONG_BOTS = CreateTable(game="flag_finish", mode="lockstep", seats=2, options={"races": 50},
                         bots=[BotSeat(0), BotSeat(1)], bot_delay_ms=60_000)  # hours of play, watched by nobody
-HELD = "tables waiting for players or played with no player connected"
+HELD = "tables waiting for players or played by server bots alone"
 
 
 def fd_count() -> int:
@@ -95,32 +95,6 @@ async def test_tables_played_by_server_bots_alone_count_like_waiting_ones_until_
     assert mine[0].id in lobby.tables and mine[0].id in lobby.owners  # still held, watchable: but over is over
     await lobby.create(LONG_BOTS, owner=first)
     assert (await refused(lobby.create(LONG_BOTS, owner=first))).code == "too_many_waiting"
-
-
-async def test_a_started_table_its_player_left_counts_again_until_someone_plays_at_it(nursery):
-    """The same hole one step longer: a table with a bot in every seat but one, sat at (it starts: no longer
-    waiting), then left or dropped, holds one of the server's tables while its game waits for ever. It counts
-    against its opener while nobody is connected at it, and not while someone plays."""
-    lobby = Lobby(nursery, quotas=Quotas(waiting_per_connection=1, waiting_per_address=0))
-    opener = Owner("10.0.0.1", 1)
-    one_seat = CreateTable(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(1)], bot_delay_ms=60_000)
-    table = await lobby.create(one_seat, owner=opener)
-    player = Sink()
-    await table.submit(intents.TakeSeat(player, TakeSeat(table=table.id, seat=0)))
-    await settle()
-    assert table.started
-    second = await lobby.create(one_seat, owner=opener)  # the first is played: it counts against nobody
-    await second.submit(intents.TakeSeat(Sink(), TakeSeat(table=second.id, seat=0)))
-    await settle()
-    await table.submit(intents.Leave(player, Leave(table=table.id)))
-    await settle()
-    assert not table.over.is_set()
-    error = await refused(lobby.create(one_seat, owner=opener))
-    assert (error.code, error.message) == ("too_many_waiting", f"this connection has 1 {HELD}, the most it may "
-                                           "(serve --waiting-per-connection 1): sit at one, or let one fill or end first")
-    await table.submit(intents.TakeSeat(Sink(), TakeSeat(table=table.id, seat=0)))  # someone plays it again
-    await settle()
-    await lobby.create(one_seat, owner=opener)
 
 
 async def test_a_table_nobody_sat_at_expires_and_its_log_ends_expired(tmp_path, mock_clock):
