@@ -243,18 +243,44 @@ class Journal(GroupCommit):
 
     def _write_and_sync_locked(self, data: bytes) -> OSError | None:
         end = self._size + len(data)
-        if self._end - end < self.prealloc // 2:  # the zeros ahead run short: the next stretch, in this write
-            data += bytes(self.prealloc)
+        ahead = self._end - end < self.prealloc // 2  # the zeros ahead run short: the next stretch, in this write
         try:
-            disk.pwrite_all(self._fd, data, self._size)
+            disk.pwrite_all(self._fd, data + bytes(self.prealloc) if ahead else data, self._size)
+        except OSError as error:
+            if not ahead or not self._records_fit(data, end):
+                self._cut(max(self._end, self._size))  # what the failed write added, if it added anything
+                return error
+        else:
+            self._end = max(self._end, end + self.prealloc if ahead else end)
+        try:
             if self._new_file:
                 sync_folder(self.folder)
                 self._new_file = False
             self.sync(self._fd)
         except OSError as error:
             return error
-        self._size, self._end = end, max(self._end, self._size + len(data))
+        self._size, self._end = end, max(self._end, end)
         return None
+
+    def _records_fit(self, data: bytes, end: int) -> bool:
+        """The records and their zeros ahead did not fit (a disk nearly full): write the records alone, the file
+        cut back to them, and go on without zeros ahead (each sync then commits the file's new size) rather than
+        stop every table for space the records do not need; a later round writes zeros ahead again."""
+        try:
+            self._cut(self._size)
+            disk.pwrite_all(self._fd, data, self._size)
+        except OSError:
+            return False
+        self._end = end
+        return True
+
+    def _cut(self, size: int) -> None:
+        """The file cut back to ``size`` bytes: no part of a record a failed write began, no zeros that did not
+        all fit, holding the disk's last space (best effort: the write's own error is what is reported)."""
+        try:
+            disk.current().ftruncate(self._fd, size)
+        except OSError:
+            pass
 
     def _finish(self, counts: dict, error: OSError | None) -> None:
         self.rounds += 1

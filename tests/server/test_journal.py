@@ -5,6 +5,7 @@ file lacks."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 import threading
@@ -14,6 +15,7 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from server.logs import disk
 from server.logs.journal import PREALLOC, Journal
 from server.logs.walfile import MAGIC, encode_record, journal_files, read_records, replay
 from server.lobby import Lobby
@@ -364,3 +366,61 @@ async def test_the_journals_count_of_runnable_tasks_is_trios_own():
         for _ in range(3):
             nursery.start_soon(trio.sleep, 0)
         assert tasks_runnable() == trio.lowlevel.current_statistics().tasks_runnable == 3
+
+
+class SmallDisk(disk.Disk):
+    """A file system with ``free`` bytes left for the journal's files: a write that would grow one past them
+    writes what fits and fails ENOSPC, as a full disk does; cutting a file back frees its bytes again."""
+
+    def __init__(self, free: int) -> None:
+        self.free = free
+
+    @staticmethod
+    def _journal(fd: int) -> bool:
+        return "/journal/" in os.readlink(f"/proc/self/fd/{fd}")
+
+    def pwrite(self, fd, data, offset):
+        grows = max(0, offset + len(data) - os.fstat(fd).st_size)
+        if self._journal(fd) and grows > self.free:
+            fits = len(data) - (grows - self.free)
+            if fits > 0:
+                os.pwrite(fd, data[:fits], offset)
+            self.free = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        if self._journal(fd):
+            self.free -= grows
+        return super().pwrite(fd, data, offset)
+
+    def ftruncate(self, fd, size):
+        if self._journal(fd):
+            self.free += max(0, os.fstat(fd).st_size - size)
+        super().ftruncate(fd, size)
+
+
+async def test_on_a_nearly_full_disk_the_journal_writes_its_records_without_the_zeros_ahead(tmp_path, nursery):
+    """Red team: on a disk with less room than ``PREALLOC``, the round's one write of records and zeros failed,
+    the journal stopped every table for good (space its records did not need), and the failed file kept the
+    zeros that fit. Now the records go alone, the file cut back to them, and the rounds go on."""
+    (tmp_path / "tables").mkdir()
+    small = SmallDisk(free=PREALLOC // 4)
+    with disk.using(small):
+        journal = Journal(tmp_path, lambda fd: None, inline="never")
+        nursery.start_soon(journal.run)
+        log = FileLog(tmp_path / "tables" / "t1.log", "batch", syncer=journal)
+        for n in range(1, 41):
+            log.append(entry(n))
+            with trio.fail_after(10):
+                await log.wait_durable(log.written)
+        assert journal.error is None and log.durable == log.written
+        assert journal.path.stat().st_size == records_end(journal._fd), "no zeros left holding the disk"
+        records, problem = read_records(journal.path.read_bytes())
+        assert problem is None and [r.path for r in records] == ["tables/t1.log"] * 40
+        small.free = 0  # full: a round's records cannot be written at all
+        log.append(entry(41))
+        with trio.fail_after(10):
+            try:
+                await log.wait_durable(log.written)
+            except OSError:
+                pass
+        assert journal.error is not None, "a record that cannot be written still fails the journal, as before"
+        assert records_end(journal._fd) == journal.path.stat().st_size, "no part of the record it began is kept"
