@@ -85,10 +85,13 @@ async def refuse(stream: trio.abc.Stream, site: Site, code: str, message: str, l
     if upgrade is None:
         return
     async with trio.open_nursery() as nursery:
-        request = await wrap_server_stream(nursery, upgrade, max_message_size=limits.max_frame)
-        ws = await request.accept()
-        await ws.send_message(CODECS["json"].encode(Closing(code=code, message=message)))
-        await ws.aclose(1013, message[:120])
+        try:  # (caught here: out of the nursery it would be an ExceptionGroup, printed as a bug's traceback)
+            request = await wrap_server_stream(nursery, upgrade, max_message_size=limits.max_frame)
+            ws = await request.accept()
+            await ws.send_message(CODECS["json"].encode(Closing(code=code, message=message)))
+            await ws.aclose(1013, message[:120])
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ConnectionClosed):
+            pass  # the client went away before it was told: nothing to say, and nothing went wrong here
         nursery.cancel_scope.cancel()
 
 

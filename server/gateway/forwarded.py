@@ -39,7 +39,7 @@ def parse_ip(text: str) -> IPv4Address | IPv6Address | None:
     elif text.count(":") == 1:  # 192.0.2.1:4711
         text = text.partition(":")[0]
     try:
-        found = ip_address(text)
+        found = ip_address(text.partition("%")[0])  # fe80::1%eth0: one host whatever its zone (as counted)
     except ValueError:
         return None
     mapped = getattr(found, "ipv4_mapped", None)

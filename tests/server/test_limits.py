@@ -470,3 +470,27 @@ async def test_a_bug_on_one_connection_stops_that_connection_only(nursery, monke
     async with websocket(running.port) as again:
         assert (await answer(again, probe()))["type"] == "games", "the server is still up"
     assert "RuntimeError: a bug on this path" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("leaves_after", [0, 1])
+async def test_a_refused_client_that_goes_away_at_once_costs_no_traceback(leaves_after):
+    """Red team: a client over its cap that reset its connection as the refusal was said had the server print
+    a traceback (the ``ConnectionClosed`` of a nursery's body, out of the nursery an ExceptionGroup that
+    ``Gateway._refuse`` took for a bug); from many addresses, or forwarded ones, a flood of them on stderr."""
+    from server.gateway.accept import refuse
+    from server.http import Site
+
+    ours, theirs = trio.testing.memory_stream_pair()
+    upgrade = (b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    await ours.send_all(upgrade)
+
+    async def client_leaves() -> None:
+        if leaves_after:
+            await ours.receive_some()  # it reads the handshake's answer, then goes
+        await ours.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client_leaves)
+        with trio.fail_after(10):
+            await refuse(theirs, Site(), "too_many_connections", "over the cap", Limits())  # returns, raises nothing

@@ -113,6 +113,8 @@ async def test_a_spoofed_chain_through_trusted_proxies_keys_the_entry_the_last_u
     ([(b"x-forwarded-for", b"[2001:db8::1]:4711")], "2001:db8::1"),
     ([(b"x-forwarded-for", b"10.0.0.1:4711")], "10.0.0.1"),
     ([(b"x-forwarded-for", b"::ffff:10.0.0.1")], "10.0.0.1"),
+    ([(b"x-forwarded-for", b"fe80::1%2")], "fe80::1"),  # one host whatever its zone (red team: each zone a client)
+    ([(b"x-forwarded-for", b"[fe80::1%eth0]:4711")], "fe80::1"),
     ([(b"forwarded", b'for=6.6.6.6, for="[2001:db8:cafe::17]:4711";proto=https')], "2001:db8:cafe::17"),
     ([(b"forwarded", b"for=unknown")], "127.0.0.1"),
     ([(b"forwarded", b"proto=https")], "127.0.0.1"),
