@@ -248,7 +248,8 @@ class Journal(GroupCommit):
             disk.pwrite_all(self._fd, data + bytes(self.prealloc) if ahead else data, self._size)
         except OSError as error:
             if not ahead or not self._records_fit(data, end):
-                self._cut(max(self._end, self._size))  # what the failed write added, if it added anything
+                self._cut(self._size)  # no part of a record the failed write began (the journal stops here)
+                self._end = self._size
                 return error
         else:
             self._end = max(self._end, end + self.prealloc if ahead else end)
