@@ -11,7 +11,8 @@ as U+FFFD, for a terminal that shows names.
 ``skeleton(name)``: what a name looks like, for deciding that a tournament player's name is taken and for
 keying ratings (a player's identity across tournaments): NFKC, then the common Latin/Cyrillic/Greek look-alikes
 mapped to one letter (``CONFUSABLES``, a hand-kept subset of Unicode TR39's confusables: no PyPI package offers
-TR39's skeleton itself), then case-folded. So ``Ana``, ``ANA`` and ``Аna`` (Cyrillic А) are one player.
+TR39's skeleton itself), then case-folded, variation selectors left out. So ``Ana``, ``ANA``, ``Аna`` (Cyrillic А)
+and ``Ana`` + U+FE0F are one player.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ CONFUSABLES = str.maketrans({
 SEQUENCES = (("rn", "m"), ("vv", "w"))  # letter pairs read as one letter
 
 
+# Variation selectors: a name may hold them (an emoji drawn as a picture, "\u2764\ufe0f"), but after a letter
+# they show nothing, so "Ana" + U+FE0F reads as "Ana": what a name looks like leaves them out.
+def _selector(char: str) -> bool:
+    return "\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef"
+
+
 def refused(char: str) -> bool:
     """True for a character a name may not hold (see the module's text)."""
     return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") or char in BIDI_CONTROLS or char in INVISIBLE
@@ -55,7 +62,7 @@ def skeleton(name: str) -> str:
     """What ``name`` looks like: equal for names a reader could take for one another (see the module's text)."""
     text = unicodedata.normalize("NFKC", name).strip().translate(CONFUSABLES)
     text = unicodedata.normalize("NFKC", text.casefold()).translate(CONFUSABLES)
-    text = "".join(c for c in text if not refused(c))
+    text = "".join(c for c in text if not refused(c) and not _selector(c))
     for pair, letter in SEQUENCES:
         text = text.replace(pair, letter)
     return text
