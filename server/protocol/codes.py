@@ -128,7 +128,7 @@ class Code(StrEnum):
     BAD_EXCLUDE = "bad_exclude"  # an excluded pair that is not two different players of the tournament
     SAME_TABLE = "same_table"  # a swap of two players at the same table, or of a player with themselves
     NOT_IN_ROUND = "not_in_round"  # a player who is neither at a table nor on a bye this round
-    NO_ROUND_PLAYING = "no_round_playing"  # ending a round now, with no table of it playing
+    NO_ROUND_PLAYING = "no_round_playing"  # ending a round now, with no table of it playing (or ending already)
     BAD_PENALTY = "bad_penalty"  # a penalty of no points and no game loss, or of both, or of a bad amount
     NOT_DROPPED = "not_dropped"  # undoing the drop of a player who has not dropped
     DISQUALIFIED = "disqualified"  # the player is disqualified: no undo, no re-entry, no second one

@@ -84,6 +84,7 @@ class Director:
         self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line
         self.entrants: dict[str, Owner] = {}  # player -> the connection that registered them (since the start)
         self.paused: str | None = None  # a round logged whose tables did not all open yet (opening.retry_tables)
+        self.ending: int | None = None  # the round an organiser ended whose tables are being stopped (end_round)
         self.over = trio.Event()
         self._changed = trio.Event()  # set (and replaced) at every change pushed to the watchers
         self._t0 = trio.current_time()

@@ -119,8 +119,12 @@ async def end_round(d: Director, secret: str, reason: str) -> None:
     async with d.lock:
         d._not_over()
         round_no = d.state.round
+        if d.ending == round_no:  # its tables are being stopped: until their results are in they look unfinished
+            raise Refusal(Code.NO_ROUND_PLAYING, f"round {round_no} is ending already: its tables are being "
+                                                 "stopped (a table played with cards ends with its report)")
         playing = [t for t in d.state.unfinished() if d.state.tables[t][0] == round_no]
         await d.record(RoundEnded(round=round_no, tables=tuple(playing), reason=reason, time=d.now()))
+        d.ending = round_no
         d.push()
     await clocks.halt(d, playing)
     with trio.move_on_after(30):  # their results are logged by their own tasks: answer once they are in

@@ -11,6 +11,7 @@ import sys
 from functools import partial
 
 import pytest
+import trio
 
 from clients.client import ServerError, open_client
 from server.app import run_server
@@ -204,3 +205,28 @@ async def test_a_restart_keeps_the_waiting_round_closed_the_re_entry_s_token_and
         assert [p for p, _, _ in store.entries(director.id)] == reopened.state.players
     finally:
         store.close()
+
+
+async def test_two_end_rounds_at_once_end_the_round_once(nursery, autojump_clock):
+    """Red team (round three): two organisers' screens sending end_round at the same moment both had it logged
+    (the first one's tables look unfinished until their results are in), and three more after it too."""
+    director, secret = await open_director(nursery, seats=2, rounds=3)
+    for name in ("Ana", "Ben", "Cy", "Dee"):
+        await director.register(name)
+    await director.start(secret, True)
+    answers = []
+
+    async def end(reason: str) -> None:
+        try:
+            await organiser.end_round(director, secret, reason)
+            answers.append("ended")
+        except Refusal as refusal:
+            answers.append(refusal.code)
+
+    async with trio.open_nursery() as both:
+        both.start_soon(end, "first")
+        both.start_soon(end, "second")
+    assert sorted(answers) == ["ended", "no_round_playing"]
+    ended = [r for r in director.log.records if type(r) is RoundEnded]
+    assert [r.round for r in ended] == [1]
+    assert director.state.round == 2
