@@ -253,7 +253,11 @@ class Director:
         async with self.lock:
             self._not_over()
             if token:
-                player = self._player(token)
+                mine = self._player(token)
+                if player and player != mine:  # a mistake to say, never a silent drop of the sender instead
+                    raise Refusal(Code.UNKNOWN_PLAYER, "a token drops its own player only; the organiser drops "
+                                                       "another with the secret and that player")
+                player = mine
             else:
                 self._organiser(secret)
                 if not player:

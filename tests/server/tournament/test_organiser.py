@@ -230,3 +230,14 @@ async def test_two_end_rounds_at_once_end_the_round_once(nursery, autojump_clock
     ended = [r for r in director.log.records if type(r) is RoundEnded]
     assert [r.round for r in ended] == [1]
     assert director.state.round == 2
+
+
+async def test_a_drop_with_a_token_and_another_player_is_refused_and_drops_nobody(nursery, autojump_clock):
+    """Red team (round three): ``drop`` with a player's token and another player named dropped the token's
+    owner, silently: a mistake said in words now, and nobody leaves."""
+    director, secret = await open_director(nursery, seats=2, rounds=3)
+    (ana, token), (ben, _) = [await director.register(name) for name in ("Ana", "Ben")]
+    await refused(director.drop(token, "", ben), "unknown_player")
+    assert not director.state.dropped
+    await director.drop(token, "", ana)  # its own player, named or not
+    assert ana in director.state.dropped and ben not in director.state.dropped
