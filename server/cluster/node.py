@@ -375,26 +375,21 @@ class Cluster:
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
         """This node's tables as they are, then every other node's (``unavailable`` where its node is down);
         only this node's while the store cannot be reached."""
-        tables = list(local)
-        try:
-            directory = await self._directory("tables")
-        except PresenceError:
-            return tables
-        for alive, entries in directory:
-            for raw in entries.values():
-                info = _decode_table(raw)
-                tables.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
-        return tables
+        return await self._listed("tables", local, _decode_table)
 
     async def list_tournaments(self, local: list[TournamentInfo]) -> list[TournamentInfo]:
-        tournaments = list(local)
+        """As ``list_tables``, for tournaments."""
+        return await self._listed("tournaments", local, _decode_tournament)
+
+    async def _listed(self, directory: str, local: list, decode) -> list:
+        found = list(local)
         try:
-            directory = await self._directory("tournaments")
+            listed = await self._directory(directory)
         except PresenceError:
-            return tournaments
-        for alive, entries in directory:
+            return found
+        for alive, entries in listed:
             for raw in entries.values():
-                info = _decode_tournament(raw)
-                tournaments.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
-        return tournaments
+                info = decode(raw)
+                found.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
+        return found
 

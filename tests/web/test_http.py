@@ -170,7 +170,12 @@ async def test_admit_sees_only_the_first_head_and_false_hands_it_back_unanswered
     seen = []
     ours, theirs = trio.testing.memory_stream_pair()
     await ours.send_all(request_bytes("/") + request_bytes("/"))
-    assert await serve_http(theirs, site, HttpLimits(max_requests=2), lambda head: seen.append(head) or True) is None
+    await serve_http(theirs, site, HttpLimits(max_requests=2), lambda head: seen.append(head) or True)
+    await theirs.aclose()
+    answered = b""
+    while chunk := await ours.receive_some():
+        answered += chunk
+    assert answered.count(b"HTTP/1.1 200") == 2, "both requests admitted and answered"
     assert [head.target for head in seen] == [b"/"], "one connection, one admission"
     ours, theirs = trio.testing.memory_stream_pair()
     await ours.send_all(request_bytes("/"))
