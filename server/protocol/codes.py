@@ -105,7 +105,7 @@ class Code(StrEnum):
     TOO_MANY_REGISTRATIONS = "too_many_registrations"  # this connection or address registered its share of players
     ALREADY_REGISTERED = "already_registered"  # that player is registered already
     REGISTRATION_CLOSED = "registration_closed"  # the tournament takes no more entries
-    ALREADY_DROPPED = "already_dropped"  # that player has dropped already
+    ALREADY_DROPPED = "already_dropped"  # that player has dropped already (drop; check_in)
     UNKNOWN_PLAYER = "unknown_player"  # no such player in the tournament (or none named)
     UNKNOWN_TABLE = "unknown_table"  # no such table in the tournament, or none with a result to correct
     UNKNOWN_TOURNAMENT = "unknown_tournament"  # the store holds no such tournament

@@ -243,6 +243,9 @@ class Director:
         async with self.lock:
             self._not_over()
             player = self._player(token)
+            if player in self.state.dropped:  # (a log that has it anyway still folds: the record changes nothing)
+                raise Refusal(Code.ALREADY_DROPPED, f"{self.state.names[player]!r} has dropped from {self.id}; "
+                                                    "only the organiser can undo a drop (undrop)")
             if player in self.state.checked_in:
                 return
             await self.record(CheckedIn(player=player, time=self.now()))

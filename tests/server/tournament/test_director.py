@@ -277,3 +277,20 @@ async def test_a_player_who_watches_while_a_round_opens_is_sent_to_their_table_o
                 if type(message) is YourTable:
                     break
         assert lobby.find(message.table).slots[message.seat].name == "ann", "her reserved seat, open to take"
+
+
+async def test_a_player_who_dropped_cannot_check_in_again_and_stays_dropped(nursery, tmp_path):
+    running = await start_server(nursery, tmp_path)
+    async with open_client(running.url) as client:
+        created = await client.create_tournament(game="flag_finish", mode="challenge", seats=2, rounds=1,
+                                                 check_in=True)
+        tid = created.tournament.tournament
+        ana = await client.register(tid, "Ana")
+        await client.register(tid, "Ben")
+        await client.drop(tid, token=ana.token)
+        with pytest.raises(ServerError) as refused:
+            await client.check_in(tid, ana.token)
+        assert refused.value.code == "already_dropped" and "organiser" in refused.value.message
+        state = await client.watch_tournament(tid)
+    ana_row = next(p for p in state.players if p.player == ana.player)
+    assert ana_row.dropped and not ana_row.checked_in
