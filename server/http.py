@@ -12,8 +12,8 @@ says events, cards and results from the same data as the terminal); ``/rules/<ga
 ``/join/<T>.svg`` is the QR code of tournament ``T``'s page at that URL (the venue screen shows it), made on
 first request and kept. A websocket upgrade is handed back to the caller
 as a stream that first replays every byte already read, so the websocket side sees the connection from its first byte.
-A caller may see a connection's first request head before it is answered (``admit``: a trusted proxy's client is
-admitted by the address it names) and have the connection handed back unanswered, the same way, to refuse it.
+A caller may see each request head before it is answered (``admit``: a trusted proxy's client is admitted by
+the address it names) and have the connection handed back unanswered, the same way, to refuse it.
 """
 
 from __future__ import annotations
@@ -264,8 +264,8 @@ async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = H
                      admit: Callable[[h11.Request], bool] | None = None) -> trio.abc.Stream | None:
     """Answer plain HTTP requests on ``stream`` until it closes, idles or misbehaves (then None: the caller
     closes it), or until a websocket upgrade arrives: then the stream to give the websocket side, which
-    replays the upgrade request and anything sent after it. ``admit``, if given, sees the first request's
-    head before anything answers it; False hands the stream back at once, unanswered, replaying that request
+    replays the upgrade request and anything sent after it. ``admit``, if given, sees each request's head
+    before anything answers it; False hands the stream back at once, unanswered, replaying that request
     (the caller refuses it: a trusted proxy's client over its cap)."""
     conn = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_head)
     for _ in range(limits.max_requests):
@@ -299,10 +299,8 @@ async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = H
                 return None
         if request is None:
             return None  # no whole request in time
-        if admit is not None:
-            if not admit(request):
-                return ReplayStream(stream, bytes(raw))
-            admit = None
+        if admit is not None and not admit(request):
+            return ReplayStream(stream, bytes(raw))
         if _is_upgrade(request):
             return ReplayStream(stream, bytes(raw))
         status, headers, body = respond(site, request)

@@ -267,8 +267,11 @@ class Admission:
     def release(self, address: str | None) -> None:
         """A connection closed: uncounted in all, and from ``address`` (None: it was counted in all only)."""
         self.count -= 1
-        if address is None:
-            return
+        if address is not None:
+            self.release_address(address)
+
+    def release_address(self, address: str) -> None:
+        """A connection no longer counted against ``address`` (a proxy's next request is another client's)."""
         held = self.open.pop(address, 1) - 1
         if held > 0:
             self.open[address] = held

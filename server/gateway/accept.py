@@ -140,7 +140,7 @@ class Gateway:
         refusal = self.admission.admit(None if proxied else peer)
         if refusal is not None:
             return await self._refuse(stream, *refusal, peer=peer)
-        client = Client(peer, counted=not proxied)
+        client = Client(peer, counted=not proxied, proxy=peer if proxied else "")
         try:
             await self._serve_admitted(stream, client)
         finally:
@@ -173,10 +173,17 @@ class Gateway:
                 await trio.aclose_forcefully(stream)
 
     def _admit_client(self, client: Client, request: h11.Request) -> bool:
-        """A trusted proxy's connection, its first request head read: counted against the client it is
-        forwarded for (``forwarded.py``), or False with ``client.refusal`` set (nothing more counted)."""
-        client.address = client_address(request.headers, client.address, self.limits.trusted_proxies)
-        client.refusal = self.admission.admit_address(client.address)
+        """A trusted proxy's connection, a request head read: counted against the client it is forwarded for
+        (``forwarded.py``), or False with ``client.refusal`` set (nothing more counted). A proxy that keeps its
+        connection open for more requests (nginx's upstream ``keepalive``) may send each for another client:
+        the connection is counted against the client of its latest request."""
+        address = client_address(request.headers, client.proxy, self.limits.trusted_proxies)
+        if client.counted:
+            if address == client.address:
+                return True
+            self.admission.release_address(client.address)
+        client.address = address
+        client.refusal = self.admission.admit_address(address)
         client.counted = client.refusal is None
         return client.counted
 

@@ -28,6 +28,7 @@ class Client:
     address: str
     counted: bool
     refusal: tuple[str, str] | None = None  # (code, message) when its client was over the per-address cap
+    proxy: str = ""  # a trusted proxy's own address (its requests name their clients; each may name another)
 
 
 def parse_ip(text: str) -> IPv4Address | IPv6Address | None:

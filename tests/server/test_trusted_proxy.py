@@ -149,6 +149,36 @@ async def test_plain_http_through_a_trusted_proxy_is_admitted_by_its_client_too(
     await settled(running.gateway)
 
 
+async def test_a_proxys_kept_alive_connection_counts_against_the_client_of_its_latest_request(nursery):
+    """nginx's upstream ``keepalive`` sends many clients' requests down one connection: each request's client
+    is the one counted, so one client's cap is neither spent by another's request nor escaped by it."""
+    running = await start(nursery, limits=Limits(max_conns_per_address=1, trusted_proxies=PROXY))
+    port, gateway = running.port, running.gateway
+    kept = await trio.open_tcp_stream("127.0.0.1", port)
+
+    async def ask(forwarded_for: str) -> bytes:
+        await kept.send_all(f"GET / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {forwarded_for}\r\n\r\n".encode())
+        received = b""
+        with trio.fail_after(10):
+            while b"no web client" not in received and b"too_many_connections" not in received:
+                chunk = await kept.receive_some()
+                if not chunk:
+                    break
+                received += chunk
+        return received
+
+    assert (await ask("10.0.0.1")).startswith(b"HTTP/1.1 404")
+    assert gateway.admission.open == {"10.0.0.1": 1}
+    assert (await ask("10.0.0.2")).startswith(b"HTTP/1.1 404")  # the same connection, another client's request
+    assert gateway.admission.open == {"10.0.0.2": 1}  # 10.0.0.1's one connection is free again
+    async with websocket(port, headers=via("10.0.0.1")) as ws:
+        assert (await answer(ws, probe()))["type"] == "games"
+        refused = await ask("10.0.0.1")  # 10.0.0.1 is at its cap: its request down the kept connection too
+        assert refused.startswith(b"HTTP/1.1 503") and b"too_many_connections" in refused
+    await kept.aclose()
+    await settled(gateway)
+
+
 async def test_a_forwarded_clients_budget_and_owner_are_its_own(nursery, autojump_clock):
     running = await start(nursery, limits=Limits(budget_rate=1, budget_burst=3, trusted_proxies=PROXY))
     port, gateway = running.port, running.gateway
