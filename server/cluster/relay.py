@@ -50,7 +50,7 @@ from ..protocol import Presence as Present
 from .relaycount import Counts, Report, recount
 from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key
 from ..table import intents, patching
-from ..table.fanout import presence_now
+from ..table.present import shown as presence_shown
 from ..table.spectating import COUNT_EVERY_S, current_snapshot
 
 QUEUE = 4096  # frames waiting to be published; past it a frame is dropped (the next snapshot closes the gap)
@@ -107,7 +107,7 @@ class Publisher:
             recount(table, followers[table_id])
             if self.hooked.get(table_id) != under or table.stream.relay is None:
                 table.stream.relay = self._hook(table, sorted(under))
-                table.stream.relay([presence_now(table)], current_snapshot(table))  # a new follower's first, now
+                table.stream.relay([presence_shown(table)], current_snapshot(table))  # a new follower's first
         self.hooked = followed
         self.counts.tables = {name: lobby.tables[table_id] for table_id, under in followed.items() for name in under}
 

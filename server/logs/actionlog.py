@@ -52,6 +52,7 @@ class MemoryLog:
     def __init__(self) -> None:
         self.entries: list[LogEntry] = []
         self.accepted_seq = 0  # the seq of the last accepted entry: where the game's state last changed
+        self.accepted = 0  # how many entries were accepted (the moves; a broadcast delay in entries counts these)
 
     @property
     def seq(self) -> int:
@@ -64,6 +65,7 @@ class MemoryLog:
         self.entries.append(entry)
         if accepted:
             self.accepted_seq = entry.seq
+            self.accepted += 1
         return entry
 
     def accepted_after(self, seq: int) -> list[LogEntry]:

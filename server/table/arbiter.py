@@ -29,7 +29,7 @@ from ..fairness import draw_from, lot_rng
 from ..logs.logfile import SeatTaken
 from ..logs.logstore import FileLog
 from ..protocol import Error, SeatInfo, TableInfo
-from . import apply, durable, fair, fanout, intents, patching, playback, seating, seats, spectating, timers
+from . import apply, durable, fair, fanout, intents, patching, playback, present, seating, seats, spectating, timers
 from .bots import LocalBot, start_stand_in
 from .durable import DurableGate
 from .intents import Intent
@@ -176,7 +176,8 @@ class Table:
                 over, status = False, "playing"
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
-            options=dict(self.setup.options), seats=self.seat_infos(over),
+            options=dict(self.setup.options), seats=present.shown(self).seats if present.held(self) else
+            self.seat_infos(over),
             seq=seq, status=status, spectators=len(self.spectators) + self.stream.followers,
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
@@ -281,7 +282,7 @@ class Table:
                     intent = await self._next_intent()
                     if intent is None:
                         timers.fire(self)
-                        fanout.presence(self)  # a grace period ran out, a stand-in started
+                        present.presence(self)  # a grace period ran out, a stand-in started
                         if self.halted is not None and self.halted[0] == "expired":
                             break
                         continue
@@ -349,7 +350,7 @@ class Table:
                     break
             if self.held and not stopping:  # after every queued frame is in: one that was read first but
                 fair.release_due(self)  # handled later (a loaded server) still takes part in its item's decision
-            fanout.presence(self)  # a seat taken, left or gone, a spectator come or gone: told with the batch
+            present.presence(self)  # a seat taken, left or gone, a spectator come or gone: told with the batch
         finally:
             try:
                 fanout.flush(self)

@@ -14,11 +14,11 @@ import msgspec
 
 from rules import ToAct
 
-from ..protocol import BroadcastView, Error, MessageId, Presence, Snapshot, Update
+from ..protocol import BroadcastView, Error, MessageId, Snapshot, Update
 from . import apply, crowdjobs, fair, patching, seating, spectating
 from .receiver import Receiver
 from .spectating import Crowd
-from .seats import FREE, TAKEN
+from .seats import FREE
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -131,31 +131,6 @@ def flush(table: Table) -> None:
                 send_updates(table, item[1], final_group=index == last_group)
     finally:
         end_quiet(table, outer)
-
-
-def presence(table: Table) -> None:
-    """Tell the table's people who is at it, if that changed since they were last told: a seat taken, left, gone
-    away or back, a stand-in, or how many watch. The seated players at once; the spectators at once for a seat,
-    and the number watching at most every second (``spectating.tell_present``: a crowd of spectators coming in
-    would otherwise cost each of them a message per newcomer; each is also told as it comes in). Never a ping:
-    updates carry those."""
-    seats = tuple((slot.state, slot.name) for slot in table.slots)
-    now = (seats, len(table.spectators) + table.stream.followers)  # (other nodes' too: ``server/cluster/relay.py``)
-    if now == table.presence_sent:
-        return
-    seats_changed = table.presence_sent is None or table.presence_sent[0] != seats
-    table.presence_sent = now
-    message = presence_now(table)
-    for slot in table.slots:
-        if slot.state == TAKEN and slot.receiver is not None:  # a person's connection (bots read no presence)
-            deliver(table, slot.receiver, message)
-    if table.spectators or table.stream.relay is not None:  # (and those watching through other nodes)
-        spectating.tell_present(table, seats_changed)
-
-
-def presence_now(table: Table) -> Presence:
-    return Presence(table=table.id, seats=table.seat_infos(table.is_over()),
-                    spectators=len(table.spectators) + table.stream.followers)
 
 
 def broadcast(table: Table, entries: list, turn: ToAct) -> None:

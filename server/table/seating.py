@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..logs.logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
-from ..protocol import Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
-from . import apply, fanout, joins, patching, seats, spectating
+from ..protocol import Code, Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
+from . import apply, fanout, joins, patching, present, seats, spectating
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
 from ..secrets_typed import new_secret
@@ -42,6 +42,10 @@ def take_seat(table: Table, receiver: Receiver, message: TakeSeat) -> None:
         slot = table.slots[message.seat]
         if slot.state != FREE:
             return fanout.error(table, receiver, message.id, "seat_taken", f"seat {slot.seat} is {slot.state}")
+    if table.started and table.stream.delayed:  # a seat sees the table live: a way round the delay
+        return fanout.error(table, receiver, message.id, Code.SEAT_CLOSED,
+                            f"table {table.id} keeps its spectators behind it: once its game has begun, a seat "
+                            "its player left is not taken by another (watch it instead)")
     try:
         name = check_name(message.name, "a seat's name", PERSON_MOST)
     except Refusal as error:
@@ -91,13 +95,19 @@ def stop_watching(table: Table, receiver: Receiver) -> None:
 def watch(table: Table, receiver: Receiver, message: Watch) -> None:
     if message.broadcast_key:  # every hand, past the delay, for a commentator
         return spectating.watch_broadcast(table, receiver, message)
+    held = slot_of(table, receiver)
+    if held is not None:  # its seat's updates show it the table; as a spectator too it would be sent both
+        return fanout.error(table, receiver, message.id, Code.ALREADY_SEATED,
+                            f"you hold seat {held.seat} at {table.id}: your seat's updates show you the table; "
+                            "watch it from another connection")
     if table.stream.delayed:  # kept behind the table: the snapshot last released, never the table now
-        return spectating.watch(table, receiver, message.id, message.last_seq)
+        spectating.watch(table, receiver, message.id, message.last_seq)
+        return fanout.deliver(table, receiver, present.shown(table))  # who is here, as far as it may know
     spectating.join(table, receiver)
     fanout.deliver(table, receiver, Watching(ref=message.id, table=table.id, game=table.game.info.name,
                                              seq=table.log.seq))
     catch_up(table, receiver, None, message.last_seq)
-    fanout.deliver(table, receiver, fanout.presence_now(table))  # who is here (later: only when a seat changes)
+    fanout.deliver(table, receiver, present.presence_now(table))  # who is here (later: only when a seat changes)
 
 
 def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) -> None:
@@ -119,7 +129,10 @@ def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) 
 
 def leave(table: Table, receiver: Receiver, message) -> None:
     slot = slot_of(table, receiver)
-    if slot is not None:
+    if slot is not None and not table.is_over() and any(r.seat == slot.seat for r in table.settings.reserved):
+        disconnect(table, receiver)  # a tournament's seat stays its player's: away (their token takes it back;
+        # a stand-in plays it after the grace), never free for whoever asks
+    elif slot is not None:
         free(table, slot)
     elif receiver in table.spectators:
         spectating.forget(table, receiver)

@@ -4,8 +4,9 @@
   spectators is one message, built once and marked for ``encodeonce``: each encoding's bytes are made once,
   whatever the number of spectators. The players' updates are built and handed over first.
 - **A broadcast delay** (``spectator_delay_ms``, a table option): spectators are sent the table as it was that
-  long ago; with ``spectator_delay_entries`` as well (or instead), only once the table's log is that many entries
-  past it, however long its players think (a lockstep table's broadcast view never shows the hands of the turn
+  long ago; with ``spectator_delay_entries`` as well (or instead), only once that many accepted entries (moves)
+  have followed it, however long its players think (refused actions do not count: a player could send junk to
+  bring the stream up to the table) (a lockstep table's broadcast view never shows the hands of the turn
   being played), except that once the game is over its end is shown (after the time delay, if any). Their updates
   wait in ``Stream.pending`` (``Pending``) with the snapshot they lead to; a spectator who starts watching, catches
   up or falls behind is given the snapshot last released (``Stream.shown``), never the table as it is, and a
@@ -14,10 +15,8 @@
   the key its creator was given, and holds no seat at the table, gets every seat's view (``BroadcastView``)
   besides the public one, past the delay like every spectator; the events stay the public ones (a deal's hidden
   order is never shown, only the hands as their seats see them).
-- **How many watch** (``presence``): each spectator is told who is at the table as it comes in and at once when a
-  seat changes; when only the number watching changed, at most every ``COUNT_EVERY_S`` (``tell_present``): a
-  thousand coming in cost each of them a message a second, not one per newcomer, and the projector's count keeps
-  up.
+- **How many watch** (``present.py``): each spectator is told who is at the table as it comes in and at once when
+  a seat changes, the number watching at most every ``COUNT_EVERY_S``; behind the delay at a delayed table.
 - **A spectator who falls behind** (its outbox full) is not closed and never slows the table: it leaves the live
   stream, and once it has room again (tried at most every ``RETRY_S``) it is sent the snapshot (``skipped``
   says how many updates it missed) and rejoins the stream.
@@ -50,11 +49,12 @@ class Pending(NamedTuple):
     """What spectators are sent once a broadcast delay allows."""
 
     due: float  # trio time from which it may be shown
-    seq: int  # the table's last log entry when it was made: shown once the log is ``delay_entries`` past it
+    accepted: int  # the table's accepted entries when it was made: shown once ``delay_entries`` more are
     messages: Any
     after: Snapshot | None  # the snapshot the messages lead to (None: they carry no view)
     broadcast: Any  # the broadcast view's messages, and
     broadcast_after: Snapshot | None  # ... its snapshot
+    present: Any = None  # who is at the table (a ``Presence``) as the messages tell it, if they do
 
 
 @dataclass
@@ -65,6 +65,7 @@ class Stream:
     pending: deque = field(default_factory=deque)  # ``Pending``, in order
     shown: Snapshot | None = None  # with a delay: the latest snapshot spectators may see
     shown_broadcast: Snapshot | None = None  # ... and the broadcast's
+    shown_present: Any = None  # the ``Presence`` spectators were last told (``present.py``)
     broadcasters: set = field(default_factory=set)  # the spectators who watch the broadcast view
     relay: Any = None  # another node follows this table: called with what spectators are sent (server/cluster/relay.py)
     counted: dict = field(default_factory=dict)  # spectators other nodes serve through the relay, each node's as it
@@ -150,14 +151,14 @@ def send(table: Table, messages: patching.Forms, after: Snapshot | None, broadca
             encodeonce.share(message)
     if stream.delayed:
         return _hold(table, messages, after, broadcast, broadcast_after)
-    _to_all(table, messages, broadcast, watchers)
+    to_all(table, messages, broadcast, watchers)
 
 
 def _hold(table: Table, messages: Any, after: Snapshot | None, broadcast: Any,
-          broadcast_after: Snapshot | None) -> None:
+          broadcast_after: Snapshot | None, present: Any = None) -> None:
     stream = table.stream
-    stream.pending.append(Pending(trio.current_time() + stream.delay, table.log.seq, messages, after, broadcast,
-                                  broadcast_after))
+    stream.pending.append(Pending(trio.current_time() + stream.delay, table.log.accepted, messages, after,
+                                  broadcast, broadcast_after, present))
 
 
 def ended(table: Table, message: TableEnded) -> None:
@@ -165,12 +166,13 @@ def ended(table: Table, message: TableEnded) -> None:
     tell(table, message)
 
 
-def tell(table: Table, message: Any) -> None:
-    """A message for every spectator (a table's early end, a rematch offered), after the delay if there is one."""
+def tell(table: Table, message: Any, present: Any = None) -> None:
+    """A message for every spectator (a table's early end, a rematch offered, who is at it: ``present``), after
+    the delay if there is one."""
     if table.stream.delayed:
-        _hold(table, [message], None, [message], None)
+        _hold(table, [message], None, [message], None, present)
     else:
-        _to_all(table, [message], [message])
+        to_all(table, [message], [message])
 
 
 def next_due(table: Table) -> float | None:
@@ -183,24 +185,26 @@ def next_due(table: Table) -> float | None:
 
 
 def _entries_past(table: Table, pending: Pending) -> bool:
-    """The table's log is far enough past ``pending`` (or the game is over: its end is not held for entries
-    that will never come)."""
+    """Enough moves (accepted entries) followed ``pending`` (or the game is over: its end is not held for
+    entries that will never come)."""
     entries = table.stream.delay_entries
-    return not entries or table.log.seq >= pending.seq + entries or table.is_over()
+    return not entries or table.log.accepted >= pending.accepted + entries or table.is_over()
 
 
 def release_due(table: Table) -> None:
     """Send the spectators what the delay held back and may be shown now."""
     stream, now = table.stream, trio.current_time()
     while stream.pending and stream.pending[0].due <= now and _entries_past(table, stream.pending[0]):
-        _, _, messages, after, broadcast, broadcast_after = stream.pending.popleft()
+        _, _, messages, after, broadcast, broadcast_after, present = stream.pending.popleft()
+        if present is not None:
+            stream.shown_present = present
         if after is not None:
             stream.shown = after
             stream.ended = stream.ended or after.result is not None
         if broadcast_after is not None:
             stream.shown_broadcast = broadcast_after
         stream.ended = stream.ended or any(type(m) is TableEnded for m in messages)
-        _to_all(table, messages, broadcast)
+        to_all(table, messages, broadcast)
 
 
 def end_shown(table: Table) -> bool:
@@ -282,7 +286,7 @@ def current_snapshot(table: Table) -> Snapshot:
     return _shown(table) if table.stream.delayed else _now(table)
 
 
-def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: list | None = None) -> None:
+def to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: list | None = None) -> None:
     from .fanout import deliver
     if table.stream.relay is not None and messages:  # a snapshot with the frames that carry a view
         relayed = patching.form(None, messages)  # (one update per entry)
@@ -304,36 +308,6 @@ def _to_all(table: Table, messages: list[Any], broadcast: list[Any], watchers: l
             to = group[0] if len(group) == 1 else Crowd(group)
             for message in patching.form(group[0], messages):
                 deliver(table, to, message)
-
-
-def tell_present(table: Table, seats_changed: bool) -> None:
-    """Who is at the table changed (``fanout.presence``): the spectators, here and through other nodes, are told
-    at once when a seat changed or when they have not been told for ``COUNT_EVERY_S``; otherwise (only the number
-    watching changed, lately told) once that time is up, with the number then (``present_due``)."""
-    stream = table.stream
-    now = trio.current_time()
-    if seats_changed or now - stream.told >= COUNT_EVERY_S:
-        return _tell_present(table, now)
-    if stream.count_due is None:
-        stream.count_due = stream.told + COUNT_EVERY_S
-
-
-def present_due(table: Table) -> None:
-    """The table's clock: the number watching, held back by ``tell_present``, is told now if its time has come."""
-    now = trio.current_time()
-    if table.stream.count_due is not None and now >= table.stream.count_due:
-        _tell_present(table, now)
-
-
-def _tell_present(table: Table, now: float) -> None:
-    from .fanout import presence_now
-    stream = table.stream
-    stream.told, stream.count_due = now, None
-    message = presence_now(table)  # (a message of its own: one marked shared would take a player's connection
-    # the spectators' way, ``encodeonce``)
-    if len(table.spectators) > 1:
-        encodeonce.share(message)
-    _to_all(table, [message], [message])
 
 
 def next_offer(table: Table) -> float:

@@ -15,7 +15,7 @@ from rules import SYSTEM, ToAct
 
 from ..logs.logfile import End
 from ..protocol import TableEnded
-from . import apply, durable, fair, fanout, seating, spectating
+from . import apply, durable, fair, fanout, present, seating, spectating
 from .bots import start_stand_in
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def fire(table: Table) -> None:
         return expire(table)
     spectating.release_due(table)
     spectating.offer_due(table)
-    spectating.present_due(table)
+    present.present_due(table)
     fair.release_due(table)
     if table.window_deadline is not None and now >= table.window_deadline:
         table.window_deadline = None

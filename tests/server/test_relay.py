@@ -95,7 +95,7 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
     from server.cluster import relay
     from server.protocol import CODECS, decode_server
     from server.protocol import Presence as Present
-    from server.table import fanout, spectating
+    from server.table import fanout, present, spectating
 
     codec = CODECS["json"]
 
@@ -126,7 +126,7 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
                         await a.directory.next_beat()
                     listed = [t for t in await creator.list_tables() if t.table == info.table]
                     assert table.stream.followers == 1 and listed[0].spectators == 1
-                    assert fanout.presence_now(table).spectators == 1  # what A's seats are told
+                    assert present.presence_now(table).spectators == 1  # what A's seats are told
                     await creator.take_seat(info.table, seat=0)
                     while here.seats[0].state != "taken":
                         here = await next_presence(ws, kinds)
@@ -136,9 +136,9 @@ async def test_a_spectator_on_another_node_is_told_who_is_at_the_table_counting_
                 # a node that starts following now is given what the store keeps: the last snapshot and presence
                 publisher = relay.Publisher(None, 1.0)  # (not run: what it would publish stays in its queue)
                 publish = publisher._hook(table, [info.table])
-                publish([fanout.presence_now(table)], spectating.current_snapshot(table))
+                publish([present.presence_now(table)], spectating.current_snapshot(table))
                 publish([Update(table=info.table, seq=99, actor=0, to_act=[0])], None)
-                publish([fanout.presence_now(table)], None)  # a seat changed since the last snapshot
+                publish([present.presence_now(table)], None)  # a seat changed since the last snapshot
                 kept = [publisher._receive.receive_nowait()[2] for _ in range(3)]
                 assert kept[1] is None  # an update alone: the store keeps what it had
                 frame = relay._frame.decode(kept[2])
