@@ -278,12 +278,14 @@ class Client:
         seated = await self.request(TakeSeat(table=table, seat=seat, name=name or self.name))
         self.games[table] = get_game(seated.game)
         self.seats[table] = _Seat(seated.token, seated.seat)
+        self.watching.discard(table)  # a seat watches no more (the server's rule): not watched again on resync
         return seated
 
     async def resume(self, table: str, token: str, last_seq: int = 0) -> Seated:
         seated = await self.request(Resume(table=table, token=token, last_seq=last_seq))
         self.games[table] = get_game(seated.game)
         self.seats[table] = _Seat(token, seated.seat)
+        self.watching.discard(table)
         return seated
 
     async def watch(self, table: str, broadcast_key: str = "") -> Watching:

@@ -222,6 +222,7 @@ export class Client {
   async takeSeat(table, seat, name) {
     const seated = await this.request({ type: "take_seat", table, seat, name });
     this.seats.set(table, { token: seated.token, seat: seated.seat });
+    this.watching.delete(table); // a seat watches no more (the server's rule): not watched again on a resync
     seatStore.put(table, { token: seated.token, seat: seated.seat, name });
     return seated;
   }
@@ -229,6 +230,7 @@ export class Client {
   async resume(table, token) {
     const seated = await this.request({ type: "resume", table, token, last_seq: this.lastSeq.get(table) || 0 });
     this.seats.set(table, { token, seat: seated.seat });
+    this.watching.delete(table);
     return seated;
   }
 
