@@ -52,7 +52,7 @@ def presence_now(table: Table) -> Presence:
 
 def held(table: Table) -> bool:
     """The spectators are told who is at the table behind a delay (it has one, and its game has begun)."""
-    return table.stream.delayed and table.started and not table.stream.ended
+    return table.started and not spectating.end_shown(table)  # (end_shown: no delay, or its end was shown)
 
 
 def shown(table: Table) -> Presence:
