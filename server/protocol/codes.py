@@ -122,6 +122,8 @@ class Code(StrEnum):
     ALREADY_SETTLED = "already_settled"  # the reported table's result stands already (agreed or settled)
     BAD_PLACES = "bad_places"  # reported places that are not one place per seat, 1..n, ties sharing their best
     REPORTS_PENDING = "reports_pending"  # the next round now, while reported tables have no result yet
+    ROUND_NOT_BEGUN = "round_not_begun"  # a report or settlement at a table of a round seated, not yet begun
+    TOO_MANY_REPORTS = "too_many_reports"  # a player who changed their report at one table too often
     # -- the organiser's actions (server/tournament/actions.py)
     ROUND_BEGUN = "round_begun"  # the round has begun (its tables are open): its seating is fixed
     NO_ROUND_WAITING = "no_round_waiting"  # no round is seated and waiting to begin (re-pair, swap, begin)

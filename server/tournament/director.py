@@ -79,6 +79,7 @@ class Director:
         self.remote: RemoteTables | None = None  # on a cluster: the tables other nodes run for it
         self.unplaced: list[tuple[str, int, tuple[str, ...]]] = []  # reopened on a cluster: seated, not open here
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
+        self.reports_made: dict[tuple[str, str], int] = {}  # (table, player) -> reports since start (``reported``)
         self.arena_over = False
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
         self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line
@@ -243,6 +244,10 @@ class Director:
         async with self.lock:
             self._not_over()
             player = self._player(token)
+            settings = self.state.settings
+            if self.state.round >= max(1, settings.late_until) or settings.format == "round_robin" and self.state.round:
+                raise Refusal(Code.REGISTRATION_CLOSED, f"check-in closed with registration: round "
+                                                        f"{self.state.round} is seated; ask the organiser")
             if player in self.state.dropped:  # (a log that has it anyway still folds: the record changes nothing)
                 raise Refusal(Code.ALREADY_DROPPED, f"{self.state.names[player]!r} has dropped from {self.id}; "
                                                     "only the organiser can undo a drop (undrop)")

@@ -8,19 +8,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..protocol import Code, Refusal
 from . import results
 from .reporting import ReportedCount, Reported, Settled
 
 if TYPE_CHECKING:
     from .director import Director
 
+CHANGES_MOST = 20  # reports one player may make at one table (the first and its changes): past it, the organiser
+# settles (each is a log record and a push to every watcher: a player sending report after report filled the log)
+
 
 async def report(d: Director, token: str, table: str, places: list[int]) -> None:
-    """A player at ``table`` reports each seat's place (refused: ``Refusal``, nothing changed)."""
+    """A player at ``table`` reports each seat's place (refused: ``Refusal``, nothing changed). The same report
+    again changes nothing and logs nothing."""
     async with d.lock:
         d._not_over()
         player = d._player(token)
+        begun(d, table)
+        if d.state.reports.get(table, {}).get(player) == tuple(places) and table not in d.state.results:
+            return
+        made = d.reports_made.get((table, player), 0)
+        if made >= CHANGES_MOST:
+            raise Refusal(Code.TOO_MANY_REPORTS, f"you have reported table {table} {made} times; the organiser "
+                                                 "settles its result now (settle_result)")
         await d.record(Reported(table=table, player=player, places=tuple(places), time=d.now()))
+        d.reports_made[(table, player)] = made + 1
         await _after(d, table)
 
 
@@ -29,8 +42,20 @@ async def settle(d: Director, secret: str, table: str, places: list[int], reason
     d._organiser(secret)
     async with d.lock:
         d._not_over()
+        begun(d, table)
         await d.record(Settled(table=table, places=tuple(places), reason=reason.strip(), time=d.now()))
         await _after(d, table)
+
+
+def begun(d: Director, table: str) -> None:
+    """Refuse a result for a table of the round seated and waiting to begin (``pairings_first``): until the
+    organiser begins it, its seating may still change (a swap, a re-pair), and a result that stood before would
+    follow the table, not its players; and a round whose every table reported would be followed by the next
+    without ever having begun. (Here, not in the fold: a log that has such a record still reads.)"""
+    seated = d.state.tables.get(table)
+    if seated is not None and seated[0] == d.state.org.held:
+        raise Refusal(Code.ROUND_NOT_BEGUN, f"table {table}'s round {seated[0]} has not begun: its result is "
+                                            "reported once the organiser begins the round")
 
 
 async def set_count(d: Director, secret: str, tables: int) -> None:
