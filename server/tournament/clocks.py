@@ -1,6 +1,7 @@
 """A tournament's clocks: a round's time limit (``round_time_ms``: tables still playing end as they stand) and an
 arena's length (``arena_ms``). They only halt tables and mark the arena over; what follows is the results'
-(``results.py``) and the director's (``Director.advance``) as at any table's end.
+(``results.py``) and the director's (``Director.advance``) as at any table's end: with a broadcast delay, once
+each table's spectators have been shown its end.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ async def round_clock(d: Director, round_no: int, tables: list[str]) -> None:
     """Round ``round_no``'s ``tables`` end as they stand after ``round_time_ms``."""
     await trio.sleep(d.request.round_time_ms / 1000)
     await halt(d, tables)
+
+
+def results_wait(d: Director) -> float:
+    """How long an organiser who ended a round is kept waiting for its halted tables' results: 30 s, and a
+    broadcast delay's worth more (a result is taken once the table's spectators have been shown its end)."""
+    return 30 + d.request.spectator_delay_ms / 1000
 
 
 async def halt(d: Director, tables: list[str]) -> None:

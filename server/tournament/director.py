@@ -296,7 +296,7 @@ class Director:
             round_no = self.state.round
         if playing and self.state.settings.format != "arena":
             await clocks.halt(self, playing)
-            with trio.move_on_after(30):  # their results are logged by their own tasks, then the round advances
+            with trio.move_on_after(clocks.results_wait(self)):  # logged by their tasks; the round advances
                 while self.state.round == round_no and self.state.ended is None and self.failed is None:
                     changed = self._changed
                     await changed.wait()

@@ -1,6 +1,8 @@
 """A cluster node's side of other nodes' tournaments: it opens the tables their directors ask of it
 (``photofinish:open:<node>``, ``remote.OpenRequest``) and writes each one's result (``outcome.TableOutcome``)
-where its director reads it (``photofinish:tourney:<T>``). ``remote.py`` says how the two sides meet.
+where its director reads it (``photofinish:tourney:<T>``): with a broadcast delay, once the table's spectators
+have been shown its end (``outcome.shown_end``: the wait is here, where the table is). ``remote.py`` says how
+the two sides meet.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..cluster.node import Cluster
 from ..cluster.presence import PresenceError
 from ..protocol import Refusal
 from ..table import Reservation, Table
-from .outcome import TableOutcome, outcome_from_log, outcome_of
+from .outcome import TableOutcome, outcome_from_log, outcome_of, shown_end
 from .remote import OpenAnswer, OpenRequest, decode_request, encode, open_key, poll, poll_interval, tourney_key
 
 logger = logging.getLogger(__name__)
@@ -84,6 +86,7 @@ class TableHost:
                 self.nursery.start_soon(self._halt_after, table, request.halt_after_ms)
             await table.over.wait()
             await table.wait_end_durable()
+            await shown_end(table)
             await self._write(request, outcome_of(table.game, table))
         except PresenceError:
             pass  # the store went away while opening: the request is read again when it is back

@@ -127,7 +127,7 @@ async def end_round(d: Director, secret: str, reason: str) -> None:
         d.ending = round_no
         d.push()
     await clocks.halt(d, playing)
-    with trio.move_on_after(30):  # their results are logged by their own tasks: answer once they are in
+    with trio.move_on_after(clocks.results_wait(d)):  # logged by their own tasks: answer once they are in
         while any(t not in d.state.results for t in playing if t in d.tables) and d.state.ended is None \
                 and d.failed is None:
             changed = d._changed

@@ -1,6 +1,12 @@
 """A tournament table's result as its own end gives it (``TableOutcome``): read from a table that is over, or
 from the log of one that ended while nobody followed it. A director logs it as a ``table_result``; on a cluster
 the node that ran the table hands it over through Redis (``remote.py``, ``host.py``).
+
+A table with a broadcast delay gives its result only once its spectators have been shown its end
+(``shown_end``, where the table is: the director's node, or the node that runs it): the tournament's standings,
+log, listing and next round would otherwise tell anyone the end the delay still hides. A table found ended in
+its log at a start (the server stopped or crashed in between) gives it at once: it is not reopened, so its
+replay and playback are open to anyone already, and holding its result back would hide nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import msgspec
 
 from ..logs.logfile import StandIn
 from ..table import Table
+from ..tending import first_of
 
 
 class TableOutcome(msgspec.Struct, frozen=True):
@@ -31,6 +38,14 @@ def outcome_of(game: Any, table: Table) -> TableOutcome:
                         scores=outcome.scores if outcome.scores is not None else (0,) * len(outcome.places),
                         log_hash=outcome.end_hash or "", lower_is_better=outcome.lower_is_better,
                         stand_ins=outcome.stand_ins)
+
+
+async def shown_end(table: Table) -> None:
+    """Return once the spectators of a table that is over have been shown its end: at once without a broadcast
+    delay; with one, once it has passed. A table stopped before then (forgotten to make room, the server shutting
+    down) returns too: its log is open to replay from then on."""
+    if not table.end_shown():
+        await first_of(table.stream.ended, table.stopped)
 
 
 def outcome_from_log(path: Path) -> TableOutcome:

@@ -1,6 +1,7 @@
-"""Taking a table's result (lila's SwissFinish and score computing): from a table open here when it ends, or
-from another node of the cluster; logged once (``table_result``, the table's places, scores, stand-ins and the
-hash of its log's end line, never what a player says), mirrored in the store, rated, and then the event
+"""Taking a table's result (lila's SwissFinish and score computing): from a table open here when it ends (with
+a broadcast delay, once its spectators have been shown its end: ``outcome.shown_end``), or from another node of
+the cluster (which writes it no sooner); logged once (``table_result``, the table's places, scores, stand-ins
+and the hash of its log's end line, never what a player says), mirrored in the store, rated, and then the event
 advances (``Director.advance``).
 
 Ratings are openskill's per player and game (``ratings.py``), kept in the store with the tables they took in,
@@ -19,7 +20,7 @@ from ..names import skeleton
 from ..protocol import Refusal
 from ..table import Table
 from .model import TableResult
-from .outcome import TableOutcome, outcome_of
+from .outcome import TableOutcome, outcome_of, shown_end
 from .ratings import rate_table
 from .store import Store
 from .tlog import TableFinished
@@ -31,9 +32,10 @@ logger = logging.getLogger(__name__)
 
 
 async def await_result(d: Director, table: Table, round_no: int, players: tuple[str, ...]) -> None:
-    """A table open here: its result once it is over and its end is on disk."""
+    """A table open here: its result once it is over, its end is on disk and its spectators have been shown it."""
     await table.over.wait()
     await table.wait_end_durable()
+    await shown_end(table)
     await finished(d, round_no, table.id, players, outcome_of(d.game, table))
 
 
