@@ -69,7 +69,7 @@ class Stream:
     relay: Any = None  # another node follows this table: called with what spectators are sent (server/cluster/relay.py)
     counted: dict = field(default_factory=dict)  # spectators other nodes serve through the relay, each node's as it
     # last reported them (by its report's key: ``relay.watchers_key``)
-    ended: bool = False  # with a delay: the table's end has been shown to spectators
+    ended: trio.Event = field(default_factory=trio.Event)  # with a delay: set once the table's end was shown
     lagging: dict = field(default_factory=dict)  # receiver -> [updates missed, trio time of the last offer]
     spread: Any = None  # the gateway's ``Spread`` that hands out this table's jobs (``crowdjobs.py``), or None
     jobs_made: int = 0  # jobs made for the spectators (numbered from 1), and of those
@@ -196,16 +196,16 @@ def release_due(table: Table) -> None:
         _, _, messages, after, broadcast, broadcast_after = stream.pending.popleft()
         if after is not None:
             stream.shown = after
-            stream.ended = stream.ended or after.result is not None
         if broadcast_after is not None:
             stream.shown_broadcast = broadcast_after
-        stream.ended = stream.ended or any(type(m) is TableEnded for m in messages)
+        if (after is not None and after.result is not None) or any(type(m) is TableEnded for m in messages):
+            stream.ended.set()  # (the lobby holds a finished table until then: ``tending.py``)
         _to_all(table, messages, broadcast)
 
 
 def end_shown(table: Table) -> bool:
     """Whether spectators may know everything up to the table's end (no delay, or its end was released)."""
-    return not table.stream.delayed or table.stream.ended
+    return not table.stream.delayed or table.stream.ended.is_set()
 
 
 def hold_present(table: Table) -> None:
