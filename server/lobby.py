@@ -20,7 +20,7 @@ from rules import GAMES, RulesError, Session, Setup, get_game, make_setup
 
 from .logs import disk
 
-from . import storage, tending
+from . import heldends, storage, tending
 from .logs.finished import Finished, finished_marker, write_marker
 from .logs.logfile import End, Entry, LogError, SeatTaken, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
@@ -60,6 +60,7 @@ class Lobby:
         self.owners: dict[str, Owner] = {}  # a held table or playback -> who created or opened it
         self.finished: OrderedDict[str, None] = OrderedDict()  # held tables that are over, oldest first
         self.summaries: OrderedDict[str, TableInfo] = OrderedDict()  # finished tables no longer held
+        self.unshown: dict[str, heldends.Unshown] = {}  # ... of them, those whose delay has not shown their end
         self.journal_limit = journal_limit  # the journal's checkpoint size (tests make it small)
         self.data_dir = DataDir(data_dir) if data_dir is not None else None  # every path under it
         self.durability = durability
@@ -89,7 +90,7 @@ class Lobby:
     def find(self, table_id: str) -> Table:
         table = self.tables.get(self.aliases.get(table_id, table_id))
         if table is None:
-            if table_id in self.summaries:
+            if table_id in self.summaries and table_id not in self.unshown:  # (else listed as still played)
                 raise Refusal(Code.TABLE_OVER, f"table {table_id} is over and no longer held: its log can be "
                                  f"played back (open_playback {table_id}) or replayed")
             raise Refusal(Code.NO_TABLE, f"no table {table_id!r}")
@@ -233,7 +234,8 @@ class Lobby:
     def evict_finished(self) -> None:
         """Make room: forget tables whose game is over (their logs stay on disk for replay and playback)."""
         for table in list(self.tables.values()):
-            if table.over.is_set() and table.id not in self.aliases.values():
+            if table.over.is_set() and table.id not in self.aliases.values() and table.end_shown():  # (a delay
+                # that has not shown its end yet keeps it: at most an hour)
                 self.forget(table, summary=not table.read_only)
 
     def forget(self, table: Table, summary: bool = True) -> None:
@@ -245,9 +247,7 @@ class Lobby:
         self.owners.pop(table.id, None)
         self.finished.pop(table.id, None)
         if summary and table.over.is_set():
-            self.summaries[table.id] = table.info()
-            while len(self.summaries) > self.quotas.summaries_most:
-                self.summaries.popitem(last=False)
+            heldends.keep_summary(self, table)  # the real one, once its spectators have seen its end
 
     async def open_playback(self, log_table: str, speed: float = 1.0, owner: Owner | None = None) -> Table:
         """A read-only table that plays the finished log of ``log_table`` to its watchers at ``speed``; counted in
@@ -310,6 +310,7 @@ class Lobby:
             try:
                 read = read_log(path)
                 if read.end is not None:
+                    heldends.after_restart(self, path, read)  # its broadcast delay still runs past its end
                     continue
                 finished = finished_marker(path)
                 if finished is not None:

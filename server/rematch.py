@@ -43,9 +43,14 @@ def refuse_until_end_shown(table: Table, what: str) -> None:
     whether its game is over or still played (else the refusal itself would say that it is over). ``what``
     (its ``replay``, its ``rematch``) opens once they have seen it."""
     if not table.end_shown():
-        behind = delay_behind(table.settings.spectator_delay_ms, table.settings.spectator_delay_entries)
-        raise Refusal(Code.NOT_FINISHED, f"table {table.id} is shown to spectators {behind} behind: its {what} "
-                      "opens once they have seen its end")
+        raise not_shown_yet(table.id, table.settings.spectator_delay_ms, table.settings.spectator_delay_entries,
+                            what)
+
+
+def not_shown_yet(table_id: str, delay_ms: int, delay_entries: int, what: str) -> Refusal:
+    """The refusal of ``what`` at a table whose spectators have not been shown its end (``heldends.py`` too)."""
+    return Refusal(Code.NOT_FINISHED, f"table {table_id} is shown to spectators "
+                   f"{delay_behind(delay_ms, delay_entries)} behind: its {what} opens once they have seen its end")
 
 
 async def open_rematch(conn, lobby: Lobby, directory: Directory, message: Rematch, create) -> Table:

@@ -1,6 +1,7 @@
 """The lobby's tending of what it holds: a finished table leaves memory ``keep_finished`` seconds after its log
-is closed (fewer when more than ``finished_most`` are held; its summary stays listed, its log on disk), a waiting
-table nobody sat at ends itself (``expired``) and is forgotten, and a playback nobody watches is closed.
+is closed (fewer when more than ``finished_most`` are held; its summary stays listed, its log on disk), never
+before a broadcast delay has shown its spectators its end; a waiting table nobody sat at ends itself
+(``expired``) and is forgotten, and a playback nobody watches is closed.
 """
 
 from __future__ import annotations
@@ -44,18 +45,23 @@ async def tend(lobby: Lobby, table: Table) -> None:
     with trio.move_on_after(lobby.quotas.keep_finished + table.settings.spectator_delay_ms / 1000):  # its
         # spectators are shown the end a broadcast delay later
         await table.stopped.wait()
+    if not table.end_shown():  # its spectators see its end a little later still: forgotten only then
+        await first_of(table.stream.ended, table.stopped)
     lobby.forget(table)
 
 
 def hold_fewer_finished(lobby: Lobby) -> None:
-    """Forget the oldest finished tables while more than ``finished_most`` are held (a function of its own:
-    a waiting task's frame must not keep a forgotten table alive)."""
-    while len(lobby.finished) > lobby.quotas.finished_most:
-        oldest = lobby.tables.get(next(iter(lobby.finished)))
-        if oldest is None:
-            lobby.finished.popitem(last=False)
-        else:
-            lobby.forget(oldest)
+    """Forget the oldest finished tables while more than ``finished_most`` are held, never one whose spectators
+    have not been shown its end (a delay: its own wait ends once they have); a function of its own: a waiting
+    task's frame must not keep a forgotten table alive."""
+    for table_id in list(lobby.finished):
+        if len(lobby.finished) <= lobby.quotas.finished_most:
+            return
+        table = lobby.tables.get(table_id)
+        if table is None:
+            lobby.finished.pop(table_id, None)
+        elif table.end_shown():
+            lobby.forget(table)
 
 
 async def tend_playback(lobby: Lobby, table: Table) -> None:

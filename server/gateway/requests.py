@@ -12,6 +12,7 @@ from rules import RulesError
 
 from ..logs import frames
 from ..protocol.commandline import HUMAN_PACE_MS
+from .. import heldends
 from ..rematch import open_rematch, refuse_until_end_shown
 from ..cluster.directory import Directory
 from ..lobby import Lobby
@@ -82,6 +83,7 @@ def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:
     table = lobby.tables.get(table_id) if table_id else None
     if table is not None:
         refuse_until_end_shown(table, "replay")
+    heldends.refuse_unshown(lobby, table_id, "replay")  # one let go, or ended just before a restart
 
 
 async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:

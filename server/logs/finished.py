@@ -2,7 +2,9 @@
 (``datadir.marker_beside``).
 
 A table's marker is written, and fsynced with its folder, once the log's end record is on disk. It holds the
-last entry's seq and the end record's line hash. A finished log that later loses its tail (a disk fault, a
+last entry's seq, the end record's line hash and, from markers written since, the wall-clock time the game ended
+(``ended``): a table with a broadcast delay keeps its replay shut until that time plus its delay, even across a
+restart (``ended_at``: an older marker's own time, or the log's, stands in for it). A finished log that later loses its tail (a disk fault, a
 cut copy) has no end record any more and would look like a table whose server died mid-game; recovery reads
 the marker first and leaves such a log alone instead of reopening it to be played to another result.
 """
@@ -21,6 +23,7 @@ class Finished(msgspec.Struct, frozen=True):
     table: str
     seq: int  # the table's last entry when the game ended
     end_hash: str  # the hash of the end record's line in the log
+    ended: float | None = None  # Unix time when the game ended (None: a marker written before this was kept)
 
 
 def marker_path(log_path: Path) -> Path:
@@ -46,6 +49,20 @@ def read_finished(log_path: Path) -> Finished | str | None:
         return msgspec.json.decode(data, type=Finished)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return path.name
+
+
+def ended_at(log_path: Path) -> float:
+    """Unix time when the table of ``log_path`` (a log with its end record) ended: its marker's ``ended``, else
+    the time its marker was written, else the time its log was last written (it is closed at its end)."""
+    finished = read_finished(log_path)
+    if isinstance(finished, Finished) and finished.ended is not None:
+        return finished.ended
+    for path in (marker_path(log_path), log_path):
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            continue
+    return 0.0
 
 
 def finished_marker(log_path: Path) -> str | None:

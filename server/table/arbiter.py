@@ -164,13 +164,13 @@ class Table:
         """The game has ended (by its rules, or halted: a round's time, an expiry)."""
         return (self.session.to_act().over and self.started) or self.halted is not None
 
-    def info(self) -> TableInfo:
+    def info(self, unmasked: bool = False) -> TableInfo:
         """The table as lists show it; with a broadcast delay, as its spectators are shown it (no end, seq nor
-        seed sooner than the delay allows)."""
+        seed sooner than the delay allows), unless ``unmasked`` (the summary listed once they have seen it)."""
         over = self.is_over()
         status = "over" if over else ("playing" if self.started else "waiting")
         seq = self.log.seq
-        if self.stream.delayed:
+        if self.stream.delayed and not unmasked:
             seq = self.stream.shown.seq if self.stream.shown is not None else 0
             if over and not spectating.end_shown(self):
                 over, status = False, "playing"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -107,7 +108,8 @@ def ended(table: Table) -> None:
     table.end_hash = store.head if store is not None else None
     table.end_line = store.written if store is not None else 0
     if store is not None:
-        table.finished_at = Marker(store.written, Finished(table=table.id, seq=table.log.seq, end_hash=store.head))
+        table.finished_at = Marker(store.written, Finished(table=table.id, seq=table.log.seq, end_hash=store.head,
+                                                            ended=time.time()))
     table.over.set()
 
 

@@ -203,7 +203,7 @@ def release_due(table: Table) -> None:
         if broadcast_after is not None:
             stream.shown_broadcast = broadcast_after
         if (after is not None and after.result is not None) or any(type(m) is TableEnded for m in messages):
-            stream.ended.set()  # (a tournament takes the table's result from now on: ``outcome.shown_end``)
+            stream.ended.set()  # (a tournament takes its result, the lobby may let it go: outcome.py, tending.py)
         to_all(table, messages, broadcast)
 
 
