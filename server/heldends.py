@@ -52,6 +52,14 @@ def refuse_unshown(lobby: Lobby, table_id: str, what: str) -> None:
         raise not_shown_yet(table_id, unshown.delay_ms, unshown.delay_entries, what)
 
 
+async def until_shown(lobby: Lobby, table_id: str) -> None:
+    """Return once the end of a table kept here may be known (its delay has passed since it): at once for any
+    other (a tournament takes a result found in a log at a restart no sooner than its spectators would have)."""
+    unshown = lobby.unshown.get(table_id)
+    if unshown is not None:
+        await trio.sleep_until(unshown.due)
+
+
 def keep_summary(lobby: Lobby, table: Table) -> None:
     """A finished table let go: listed by its summary, its real one only once its end is shown (a table stopped
     before that: the end was held at most its delay from now)."""

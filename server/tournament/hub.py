@@ -31,6 +31,7 @@ from .actions import Reentered
 from .director import Director, secret_hash
 from .host import TableHost
 from .model import Settings, Sizes
+from ..heldends import until_shown
 from .outcome import outcome_from_log
 from .ratings import leaderboard
 from .state import fold, Tournament
@@ -279,7 +280,10 @@ class TournamentHub:
                 continue
             table_log = self.lobby.data_dir.table_log(table_id) if self.lobby.data_dir else None
             if table_log is not None and table_log.exists():  # it ended while we were down: read its result
-                await self._result_from_log(director, table_log, round_no, players)
+                if table_id in self.lobby.unshown:  # ... once its delay has passed since its end (``heldends``)
+                    self.spawn(director.id, self._result_from_log, director, table_log, round_no, players)
+                else:
+                    await self._result_from_log(director, table_log, round_no, players)
             elif self.directory.spans_nodes:  # another node's, or never opened: found (or opened) once joined
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
@@ -296,6 +300,7 @@ class TournamentHub:
         return director
 
     async def _result_from_log(self, director: Director, path: Path, round_no: int, players: tuple) -> None:
+        await until_shown(self.lobby, path.stem)
         outcome = await trio.to_thread.run_sync(outcome_from_log, path)
         record = TableFinished(round=round_no, table=path.stem, players=players, places=outcome.places,
                                scores=outcome.scores, log_hash=outcome.log_hash,

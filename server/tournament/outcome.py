@@ -5,8 +5,9 @@ the node that ran the table hands it over through Redis (``remote.py``, ``host.p
 A table with a broadcast delay gives its result only once its spectators have been shown its end
 (``shown_end``, where the table is: the director's node, or the node that runs it): the tournament's standings,
 log, listing and next round would otherwise tell anyone the end the delay still hides. A table found ended in
-its log at a start (the server stopped or crashed in between) gives it at once: it is not reopened, so its
-replay and playback are open to anyone already, and holding its result back would hide nothing.
+its log at a start (the server stopped or crashed in between) is not reopened: the lobby keeps its end hidden
+until its delay has passed since the end (``heldends.py``), and the tournament takes its result then
+(``TournamentHub._result_from_log``).
 """
 
 from __future__ import annotations
