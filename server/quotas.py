@@ -65,10 +65,14 @@ class Quotas:
 
 def counts(table, playbacks: bool) -> bool:
     """Whether a table held for whoever opened it counts against them: a playback (``playbacks``); else a table
-    waiting for players, or one played by server bots alone while its game is not over (over is over, even
-    while it is still held or its end not yet shown to its spectators)."""
+    waiting for players, one played by server bots alone while its game is not over, and one kept behind a
+    broadcast delay until its spectators have been shown its end. (Such a table is never let go before then, to
+    make room or otherwise, so one client could fill the server with finished games hours long; counted from
+    its creation, not from its end, so that its creator's count never tells them the end before the delay.)"""
     if table.read_only or playbacks:
         return table.read_only and playbacks
+    if table.stream.delayed and not table.end_shown():
+        return True
     return not table.started or (len(table.bot_seats) == len(table.slots) and not table.over.is_set())
 
 
@@ -83,7 +87,7 @@ def held_by(owners: dict[str, Owner], tables: dict, owner: Owner, playbacks: boo
     return mine, address
 
 
-HELD = "tables waiting for players or played by server bots alone"
+HELD = "tables waiting for players, played by server bots alone or kept behind a broadcast delay"
 
 
 def check_waiting(quotas: Quotas, owners: dict[str, Owner], tables: dict, owner: Owner) -> None:

@@ -43,7 +43,8 @@ def add_serve(sub) -> None:
                             "leave every node's lists (default 600); if it comes back, they are listed again")
     quotas = Quotas()
     serve.add_argument("--waiting-per-connection", type=int, default=quotas.waiting_per_connection, metavar="N",
-                       help="tables waiting for players (or played by server bots alone, until over) one connection may "
+                       help="tables waiting for players (or played by server bots alone, until over; or behind a broadcast "
+                            "delay, until its end is shown) one connection may "
                             "have created (0: no limit; default: %(default)s)")
     serve.add_argument("--waiting-per-address", type=int, default=quotas.waiting_per_address, metavar="N",
                        help="... all connections from one IP address (default: %(default)s)")

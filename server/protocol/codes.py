@@ -60,7 +60,7 @@ class Code(StrEnum):
     BAD_PAGE = "bad_page"  # a page of tables with a negative offset or a limit outside 1..1000
     TOO_MANY_TABLES = "too_many_tables"  # the server holds as many tables as it may
     TOO_MANY_WAITING = "too_many_waiting"  # this connection or address holds its share of tables waiting for players
-    # (or played by server bots alone)
+    # (or played by server bots alone, or kept behind a broadcast delay)
 
     # -- the lobby: logs, playbacks and replays
     NO_LOGS = "no_logs"  # this server keeps no logs (no data directory)

@@ -33,7 +33,7 @@ BOTS = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"race
                    bots=[BotSeat(0), BotSeat(1, "random")])
 LONG_BOTS = CreateTable(game="flag_finish", mode="lockstep", seats=2, options={"races": 50},
                         bots=[BotSeat(0), BotSeat(1)], bot_delay_ms=60_000)  # hours of play, watched by nobody
-HELD = "tables waiting for players or played by server bots alone"
+HELD = "tables waiting for players, played by server bots alone or kept behind a broadcast delay"
 
 
 def fd_count() -> int:
@@ -95,6 +95,29 @@ async def test_tables_played_by_server_bots_alone_count_like_waiting_ones_until_
     assert mine[0].id in lobby.tables and mine[0].id in lobby.owners  # still held, watchable: but over is over
     await lobby.create(LONG_BOTS, owner=first)
     assert (await refused(lobby.create(LONG_BOTS, owner=first))).code == "too_many_waiting"
+
+
+async def test_a_table_behind_a_broadcast_delay_counts_from_its_creation_until_its_end_is_shown(nursery,
+                                                                                                autojump_clock):
+    """A finished table is never let go before its spectators were shown its end (so its end stays hidden), so
+    such tables count against whoever opened them, or one client playing fast games behind an hour's delay
+    could fill the server's tables for an hour; from the start, so the count never tells the creator the end."""
+    lobby = Lobby(nursery, quotas=Quotas(waiting_per_connection=1, waiting_per_address=1))
+    first = Owner("10.0.0.1", 1)
+    delayed = CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 1},
+                          bots=[BotSeat(1)], spectator_delay_ms=60_000)
+    table = await lobby.create(delayed, owner=first)
+    await table.submit(intents.TakeSeat(Sink(), TakeSeat(table=table.id, seat=0)))
+    await settle()
+    assert table.started  # a person plays it: a table like this one used to count against nobody
+    assert (await refused(lobby.create(WAITING, owner=first))).code == "too_many_waiting"
+    await table.halt("time_limit")
+    await table.over.wait()
+    assert not table.end_shown()
+    assert (await refused(lobby.create(WAITING, owner=first))).code == "too_many_waiting"  # the same as before
+    await trio.sleep(61)
+    assert table.end_shown()
+    await lobby.create(WAITING, owner=first)
 
 
 async def test_a_table_nobody_sat_at_expires_and_its_log_ends_expired(tmp_path, mock_clock):
