@@ -197,9 +197,9 @@ async def test_tables_lists_every_table_with_its_seats_names_and_states(nursery,
     running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, task_status=task_status))
     waiting = await running.lobby.create(CreateTable(game="flush", mode="lockstep", seats=3, name="evening game",
                                                      bots=[BotSeat(2, "random")]))
-    async with open_client(running.url) as alice:
+    async with open_client(running.url) as alice, open_client(running.url) as bob:
         await alice.take_seat(waiting.id, seat=0, name="alice")
-        await alice.watch(waiting.id)
+        await bob.watch(waiting.id)  # (a seat's own connection does not also watch)
         assert await trio.to_thread.run_sync(main, ["tables", running.url]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1
