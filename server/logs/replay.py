@@ -82,8 +82,9 @@ class Report:
 
 
 # End reasons of a table ended before its game's end, placed as the game stood (``server/table/timers.py``
-# ``halt``), and what they mean
-HALTED = {"time_limit": "a tournament round's time ran out"}
+# ``halt``), and what they mean; a log before ``abandoned`` existed has none, and reads as it always did
+HALTED = {"time_limit": "a tournament round's time ran out",
+          "abandoned": "no player was connected for serve --abandoned-after seconds"}
 
 
 OnStep = Callable[[Entry, Any, "list | None"], None]  # an entry, the state after it, its events (None: refused)
