@@ -1,5 +1,5 @@
 """A started table its people left to the server's bots ends by itself (``serve --abandoned-after``): its log ends
-``abandoned`` and reads back through replay and verify, its spectators are told, it
+``abandoned`` and reads back through replay and verify, its spectators and a player who comes back are told, it
 is a finished table like any other (held, then listed by its summary) and leaves room under the table cap. A
 player back (or a newcomer in a freed seat) before the limit keeps it going; tournament tables, the demo's, tables
 of bots alone and a limit of 0 are never ended this way. All in virtual time, exact to the second."""
@@ -146,6 +146,16 @@ async def test_a_player_back_before_the_limit_keeps_the_table_and_the_clock_star
     left = await leave(table, back)
     assert await ended_at(table) - left == LIMIT  # counted from the last time a player went, not the first
     assert table.halted[0] == "abandoned"
+    again = Sink()  # the player comes back to their seat after the end (its grace still runs): told it ended
+    await table.submit(intents.Resume(again, Resume(table=table.id, token=token)))
+    await settle()
+    assert [m.reason for m in again.of(TableEnded)] == ["abandoned"]
+    kinds = [type(m) for m in again.messages]
+    assert kinds.index(TableEnded) > kinds.index(Snapshot)  # after the view that still offers moves
+    late = Sink()  # and so is a spectator who comes after it
+    await table.submit(intents.Watch(late, Watch(table=table.id)))
+    await settle()
+    assert [m.reason for m in late.of(TableEnded)] == ["abandoned"]
 
 
 async def test_a_newcomer_in_a_freed_seat_keeps_the_table_going(nursery, autojump_clock):
