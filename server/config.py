@@ -67,6 +67,7 @@ class ServeConfig:
                                   ("--waiting-per-address", quotas.waiting_per_address, 100_000),
                                   ("--playbacks-per-address", quotas.playbacks_per_address, 10_000),
                                   ("--waiting-expiry", quotas.waiting_expiry, MONTH),
+                                  ("--abandoned-after", quotas.abandoned_after, MONTH),
                                   ("--keep-finished", quotas.keep_finished, MONTH),
                                   ("--registrations-per-connection", quotas.registrations_per_connection, 100_000),
                                   ("--registrations-per-address", quotas.registrations_per_address, 100_000)):

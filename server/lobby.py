@@ -159,7 +159,7 @@ class Lobby:
         """A new table; ``reserved`` seats are kept for their players' tokens (a tournament's), and with
         ``stand_in`` (a policy) an absent player's seat is played by that bot after ``grace_ms``. ``owner``:
         the client that asked (its waiting and all-bot tables are counted); an aliased table (the demo's) never
-        expires."""
+        expires nor ends abandoned, and a tournament's never ends abandoned (its round has a clock of its own)."""
         game, setup = self.check(request, owner)
         table_id = table_id or self.new_table_id()
         if table_id in self.tables:
@@ -193,6 +193,7 @@ class Lobby:
                                  ordering=request.ordering, fair_ms=request.fair_ms,
                                  unverified_credit_ms=self.unverified_credit_ms,
                                  expire_after=None if alias else self.quotas.waiting_expiry or None,
+                                 abandon_after=self._abandon_after(alias or reserved or (tags or {}).get("tournament")),
                                  chosen_seed=request.seed, practice=request.practice,
                                  spectator_delay_ms=request.spectator_delay_ms,
                                  spectator_delay_entries=request.spectator_delay_entries, broadcast_key_hash=key_hash)
@@ -367,9 +368,15 @@ class Lobby:
         session, log = restored(game, setup, seed, read.entries())  # each entry checked as `replay` does
         options = header.table_options
         settings = settings_of(header.name, options,
-                               None if options.get("alias") else self.quotas.waiting_expiry or None)
+                               None if options.get("alias") else self.quotas.waiting_expiry or None,
+                               self._abandon_after(options.get("alias") or options.get("tournament")))
         store = reopen(path, read, self.durability, self.shared_syncer())
         return reopen_table(read, game, setup, seed, settings, session=session, log=log, store=store)
+
+    def _abandon_after(self, kept) -> float | None:
+        """A table's ``abandon_after``: none for one ``kept`` under an alias (the app replaces the demo's) or a
+        tournament's (its round's clock ends it), else ``serve --abandoned-after`` (0: none)."""
+        return None if kept else self.quotas.abandoned_after or None
 
     async def stop_all(self) -> None:
         self._stopping = True

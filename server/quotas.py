@@ -4,8 +4,11 @@ A waiting table is counted against the connection and the address that created i
 every seat is a server bot until its game is over (it starts at once, and would otherwise hold one of the
 server's tables for hours, counted nowhere); a playback against the address that opened it; a tournament's registrations against the connection and the address that made them
 (in that tournament, since the server started; ``tournament/director.py`` counts them). Tables a tournament opens have no owner and are never counted. Waiting tables nobody
-ever sat at expire; finished tables leave memory after a while (their logs stay on disk, their summaries
-stay listed). A count of 0 is no limit, an expiry of 0 never. docs/operators.md "The server" has the table of limits,
+ever sat at expire. A started table at which no player has been connected for ``abandoned_after`` seconds ends
+itself as it stands (``abandoned``: ``table/timers.py``), so that a table left to its bots is never held for
+good; it is not counted against its creator's address instead (browser tests, a LAN behind one NAT: many
+people share one address and leave tables behind). Finished tables leave memory after a while (their logs stay
+on disk, their summaries stay listed). A count of 0 is no limit, an expiry of 0 never. docs/operators.md "The server" has the table of limits,
 defaults and flags.
 """
 
@@ -52,6 +55,8 @@ class Quotas:
     waiting_per_connection: int = 4  # --waiting-per-connection: waiting tables one connection created
     waiting_per_address: int = 16  # --waiting-per-address: ... all connections from one IP address
     waiting_expiry: float = 600.0  # --waiting-expiry: seconds a table nobody sat at may wait (0: never)
+    abandoned_after: float = 900.0  # --abandoned-after: seconds a started table may go on with no player connected
+    # (its other seats server bots or away); then it ends as it stands (0: never). Longer than a seat's grace
     playbacks_per_address: int = 4  # --playbacks-per-address: playbacks held for one IP address
     playback_idle: float = 60.0  # seconds a playback with no watcher is kept while it plays
     played_out_idle: float = 5.0  # ... once it has played to its end

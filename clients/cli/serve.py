@@ -50,6 +50,9 @@ def add_serve(sub) -> None:
                        help="... all connections from one IP address (default: %(default)s)")
     serve.add_argument("--waiting-expiry", type=float, default=quotas.waiting_expiry, metavar="SECONDS",
                        help="a table nobody sat at is closed after this long (0: never; default: %(default)s)")
+    serve.add_argument("--abandoned-after", type=float, default=quotas.abandoned_after, metavar="SECONDS",
+                       help="a started table with no player connected this long (its other seats server bots) ends "
+                            "as it stands, abandoned; not tournament tables (0: never; default: %(default)s)")
     serve.add_argument("--playbacks-per-address", type=int, default=quotas.playbacks_per_address, metavar="N",
                        help="playbacks one IP address may have open (0: no limit; default: %(default)s)")
     serve.add_argument("--keep-finished", type=float, default=quotas.keep_finished, metavar="SECONDS",
@@ -123,6 +126,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             unverified_credit_ms=args.unverified_credit_ms, trusted_proxies=tuple(args.trusted_proxies)),
         quotas=Quotas(waiting_per_connection=args.waiting_per_connection,
                       waiting_per_address=args.waiting_per_address, waiting_expiry=args.waiting_expiry,
+                      abandoned_after=args.abandoned_after,
                       playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished,
                       registrations_per_connection=args.registrations_per_connection,
                       registrations_per_address=args.registrations_per_address),

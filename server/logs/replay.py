@@ -45,6 +45,7 @@ class Report:
     decisions: int = 0  # fair ordering decisions recomputed
     ended: bool = False
     expired: bool = False  # the end record says nobody sat at it (``expired``)
+    halted: str | None = None  # the end record's reason when the table was ended as it stood (``HALTED``)
     torn: str | None = None
     result: Any = None
     problem: str | None = None
@@ -72,10 +73,18 @@ class Report:
             lines.append(f"  result: scores {list(self.result.scores)}, winners {list(self.result.winners)}")
         elif self.ended and self.expired:
             lines.append("  expired: nobody sat at the table before it was closed")
+        elif self.ended and self.halted is not None:
+            lines.append(f"  ended as it stood ({HALTED[self.halted]}): places {list(self.read.end.places or [])}")
         elif self.problem is None:
             lines.append("  no end record: the table was still open (or its server died); replayed so far")
         lines.append(f"  PROBLEM: {self.problem}" if self.problem else "  OK: every state rebuilt exactly")
         return "\n".join(lines)
+
+
+# End reasons of a table ended before its game's end, placed as the game stood (``server/table/timers.py``
+# ``halt``), and what they mean; a log before ``abandoned`` existed has none, and reads as it always did
+HALTED = {"time_limit": "a tournament round's time ran out",
+          "abandoned": "no player was connected for serve --abandoned-after seconds"}
 
 
 OnStep = Callable[[Entry, Any, "list | None"], None]  # an entry, the state after it, its events (None: refused)
@@ -156,7 +165,7 @@ def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | 
                     report.problem = f"line {line} (end): a table that expired had started"
                     return report
                 result = None
-            elif record.reason == "time_limit":  # halted before the game's end: placed as the game stood
+            elif record.reason in HALTED:  # halted before the game's end: placed as the game stood
                 if record.places != list(game.standing(state)):
                     report.problem = f"line {line} (end): the recorded places are not the game's standing"
                     return report
@@ -179,6 +188,7 @@ def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | 
             report.digests_checked += 1
             report.ended, report.result = True, result
             report.expired = record.reason == "expired"
+            report.halted = record.reason if record.reason in HALTED else None
     for members in fair_groups(read).values():
         problem = _check_group(members, header.table_options)
         if problem is not None:

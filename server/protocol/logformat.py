@@ -108,7 +108,8 @@ class End(msgspec.Struct, tag_field="kind", tag="end", frozen=True, omit_default
     seq: int
     seed: int  # revealed: `photofinish verify` checks every shuffle and die against it
     digest: str
-    reason: str  # "over" (the game ended), "time_limit" (halted: places as the game stood), "stopped"
+    reason: str  # "over" (the game ended), "time_limit" or "abandoned" (halted: places as the game stood),
+    # "expired" (nobody sat at it: no places)
     scores: list[int] | None = None
     winners: list[int] | None = None
     places: list[int] | None = None  # each seat's place (1 = first, ties share): the game's, or as it stood

@@ -115,6 +115,7 @@ class Table:
         self.opening: float | None = None  # the virtual time of the fair action being applied
         self.window_opened: float | None = None  # ... of the one that opened the photo-finish window
         self.expires: float | None = None  # when it expires (trio time), while nobody has sat and it waits
+        self.abandons: float | None = None  # when it ends abandoned (trio time), while no player is connected
         self.seated_ever = bool(settings.reserved)  # a person sat here
         self.chosen_seed = settings.chosen_seed
         self.practice = settings.practice
@@ -161,7 +162,7 @@ class Table:
         await self.submit(intents.Halt(reason))
 
     def is_over(self) -> bool:
-        """The game has ended (by its rules, or halted: a round's time, an expiry)."""
+        """The game has ended (by its rules, or halted: a round's time, an expiry, abandoned)."""
         return (self.session.to_act().over and self.started) or self.halted is not None
 
     def info(self, unmasked: bool = False) -> TableInfo:
@@ -311,6 +312,7 @@ class Table:
 
     async def _next_intent(self) -> Intent | None:
         """The next intent, or None when a timer falls due first (no cancel scope when none runs)."""
+        timers.attend(self)  # (after every batch and timer: a player gone, or back)
         deadline = timers.next_deadline(self)
         if deadline == math.inf:
             return await self._inbox.receive()

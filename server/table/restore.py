@@ -20,15 +20,16 @@ from .arbiter import Table
 from .settings import TableSettings
 
 
-def settings_of(name: str, options: dict[str, Any], expire_after: float | None) -> TableSettings:
-    """A reopened table's settings, from its log header's ``table_options``."""
+def settings_of(name: str, options: dict[str, Any], expire_after: float | None,
+                abandon_after: float | None = None) -> TableSettings:
+    """A reopened table's settings, from its log header's ``table_options`` (and the server's limits now)."""
     return TableSettings(
         name=name, bots=tuple(msgspec.convert(b, BotSeat) for b in options.get("bots", [])),
         turn_time_ms=options.get("turn_time_ms", 0), grace_ms=options.get("grace_ms", 60_000),
         bot_delay_ms=options.get("bot_delay_ms", 0), stand_in=options.get("stand_in"),
         ordering=options.get("ordering", "arrival"), fair_ms=options.get("fair_ms", 50),
         unverified_credit_ms=options.get("unverified_credit_ms"),
-        expire_after=expire_after, chosen_seed=options.get("chosen_seed"),
+        expire_after=expire_after, abandon_after=abandon_after, chosen_seed=options.get("chosen_seed"),
         practice=options.get("practice", False), spectator_delay_ms=options.get("spectator_delay_ms", 0),
         spectator_delay_entries=options.get("spectator_delay_entries", 0),
         broadcast_key_hash=options.get("broadcast_key_hash"))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..logs.logfile import SeatTaken, StandIn
 from ..names import PERSON_MOST, check_name
-from ..protocol import Code, Left, Refusal, Resume, Seated, TakeSeat, Update, Watch, Watching
+from ..protocol import Code, Left, Refusal, Resume, Seated, TableEnded, TakeSeat, Update, Watch, Watching
 from . import apply, fanout, joins, patching, present, seats, spectating
 from .receiver import Receiver
 from .seats import FREE, HELD, STAND_IN, TAKEN, SeatSlot, token_hash
@@ -112,7 +112,7 @@ def watch(table: Table, receiver: Receiver, message: Watch) -> None:
 
 def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) -> None:
     """Every accepted entry after ``last_seq``, redacted for ``seat``, then the whole view now (also
-    before the game starts). More than ``CATCH_UP_MOST`` missed entries are not resent: they would
+    before the game starts), and ``table_ended`` if the table was ended before its game's end. More than ``CATCH_UP_MOST`` missed entries are not resent: they would
     overflow the receiver's outbox; the snapshot alone brings it to now and says how many it skipped."""
     missed = table.log.accepted_after(last_seq) if not patching.quiet(receiver) else []  # (no events: the snapshot)
     skipped = len(missed) if len(missed) > CATCH_UP_MOST else 0
@@ -125,6 +125,9 @@ def catch_up(table: Table, receiver: Receiver, seat: int | None, last_seq: int) 
                                                to_act=[], receipt=apply.receipt(table, entry.seq)))
     fanout.deliver(table, receiver, fanout.snapshot(table, seat, skipped) if seat is not None
                    else joins.snapshot(table, skipped))
+    if table.halted is not None:  # ended before its game's end (halted, abandoned): the view still offers moves,
+        reason, places = table.halted  # so whoever comes (back) after is told, as those there then were
+        fanout.deliver(table, receiver, TableEnded(table=table.id, seq=table.log.seq, reason=reason, places=places))
 
 
 def leave(table: Table, receiver: Receiver, message) -> None:

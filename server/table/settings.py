@@ -25,6 +25,8 @@ class TableSettings:
     unverified_credit_ms: int | None = None  # the most round trip credited where the kernel did not measure it
     # (`serve --unverified-credit-ms`, default 0; None: no such bound, as in logs before 2026-11-29)
     expire_after: float | None = None  # seconds a table nobody sat at may wait before it is ended (None: ever)
+    abandon_after: float | None = None  # seconds a started table may go on with no player connected before it is
+    # ended as it stands, ``abandoned`` (None: ever; the lobby gives none to a tournament's or an alias's table)
     chosen_seed: int | None = None  # the creator chose the seed (a practice table): shown to everyone
     practice: bool = False
     spectator_delay_ms: int = 0  # a broadcast delay: spectators see the table this long ago (0: live)

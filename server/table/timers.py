@@ -1,7 +1,9 @@
 """A table's clocks: the photo-finish window (a due system action), lockstep's per-action time limit (a timeout
-action), each away seat's grace period, the fair hold of contested actions, and the expiry of a table nobody
-sat at; and the two ways a table ends before its game does: halted (a tournament's time ran out) or expired.
-The arbiter waits for its next intent until ``next_deadline`` and then calls ``fire``.
+action), each away seat's grace period, the fair hold of contested actions, the expiry of a table nobody
+sat at, and the time a started table has gone on with no player connected (``attend``); and the ways a table
+ends before its game does: halted as it stands (a tournament's time ran out, ``time_limit``; or no player was
+connected for ``abandon_after`` seconds, ``abandoned``) or expired. The arbiter waits for its next intent until
+``next_deadline`` and then calls ``fire``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..logs.logfile import End
 from ..protocol import TableEnded
 from . import apply, durable, fair, fanout, present, seating, spectating
 from .bots import start_stand_in
+from .seats import TAKEN
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -52,6 +55,8 @@ def next_deadline(table: Table) -> float:
         deadline = min(deadline, table.t0 + min(h.fair.until for h in table.held))
     if table.expires is not None:
         deadline = min(deadline, table.expires)
+    if table.abandons is not None:
+        deadline = min(deadline, table.abandons)
     released = spectating.next_due(table)  # (None: nothing held, or held for entries still to come)
     if released is not None:
         deadline = min(deadline, released)
@@ -70,6 +75,9 @@ def fire(table: Table) -> None:
     now = trio.current_time()
     if table.expires is not None and now >= table.expires:
         return expire(table)
+    if table.abandons is not None and now >= table.abandons:
+        table.abandons = None
+        halt(table, "abandoned")
     spectating.release_due(table)
     spectating.offer_due(table)
     present.present_due(table)
@@ -96,8 +104,8 @@ def fire(table: Table) -> None:
 
 
 def halt(table: Table, reason: str) -> None:
-    """End the table now, before the game's own end (a tournament round's time ran out): every seat is
-    placed as the game stands (``game.standing``), logged in the end record, and no action is taken after."""
+    """End the table now, before the game's own end (a tournament round's time ran out; abandoned): every seat
+    is placed as the game stands (``game.standing``), logged in the end record, and no action is taken after."""
     if table.over.is_set() or not table.started:
         return
     fair.release_held(table)  # held actions arrived before the halt: they count
@@ -125,3 +133,16 @@ def expire(table: Table) -> None:
     apply.persist(table, End(seq=table.log.seq, seed=table.seed, digest=table.session.digest(), reason="expired"))
     spectating.ended(table, TableEnded(table=table.id, seq=table.log.seq, reason="expired", places=[]))
     durable.ended(table)
+
+
+def attend(table: Table) -> None:
+    """The abandoned clock (``abandon_after``): it runs from the moment a started table that has a player's seat
+    is left with no player connected (every seat a server bot, a stand-in, away or freed), and stops as soon as
+    one is (back by token, or a newcomer in a freed seat): whoever goes next starts it afresh. Its end is
+    ``fire``'s. A table of server bots alone has no player to wait for: its bots play it to its end."""
+    after = table.settings.abandon_after
+    if not after or not table.started or table.over.is_set() or len(table.bot_seats) == len(table.slots) \
+            or any(slot.state == TAKEN for slot in table.slots):
+        table.abandons = None
+    elif table.abandons is None:
+        table.abandons = trio.current_time() + after

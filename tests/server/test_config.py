@@ -25,6 +25,7 @@ REFUSED = [
     (dict(quotas=Quotas(waiting_per_address=100_001)), "--waiting-per-address is 0..100000"),
     (dict(quotas=Quotas(playbacks_per_address=10_001)), "--playbacks-per-address is 0..10000"),
     (dict(quotas=Quotas(waiting_expiry=-1.0)), "--waiting-expiry is 0..2592000"),
+    (dict(quotas=Quotas(abandoned_after=-1.0)), "--abandoned-after is 0..2592000"),
     (dict(quotas=Quotas(keep_finished=31 * 86400.0)), "--keep-finished is 0..2592000"),
     (dict(quotas=Quotas(registrations_per_connection=-1)), "--registrations-per-connection is 0..100000"),
     (dict(quotas=Quotas(registrations_per_address=100_001)), "--registrations-per-address is 0..100000"),
