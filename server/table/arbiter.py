@@ -177,8 +177,7 @@ class Table:
                 over, status = False, "playing"
         return TableInfo(
             table=self.id, name=self.name, game=self.game.info.name, mode=self.setup.mode,
-            options=dict(self.setup.options), seats=present.shown(self).seats if present.held(self) else
-            self.seat_infos(over),
+            options=dict(self.setup.options), seats=self.seat_infos(over, masked=present.held(self) and not unmasked),
             seq=seq, status=status, spectators=len(self.spectators) + self.stream.followers,
             turn_time_ms=self.turn_time_ms, grace_ms=self.grace_ms, ordering=self.ordering, fair_ms=self.fair_ms,
             practice=self.practice, seed=self.chosen_seed, spectator_delay_ms=self.settings.spectator_delay_ms,
@@ -191,11 +190,12 @@ class Table:
         """Whether its spectators may know everything up to its end (no broadcast delay, or its end was shown)."""
         return spectating.end_shown(self)
 
-    def seat_infos(self, over: bool = False) -> list[SeatInfo]:
+    def seat_infos(self, over: bool = False, masked: bool = False) -> list[SeatInfo]:
         """Each seat as the lobby and the table's people see it; once ``over``, a seat its player left after
-        playing says who played it (``left``), not ``free``."""
-        return [SeatInfo(seat=s.seat, state="left", name=s.played_by, guesses=s.guesses)
-                if over and s.state == FREE and s.played_by is not None else
+        playing says who played it (``left``), not ``free``; ``masked`` (a delayed table the lists show as its
+        spectators may know it), ``taken`` by them still: their leaving may be the game's end."""
+        return [SeatInfo(seat=s.seat, state="left" if over else "taken", name=s.played_by, guesses=s.guesses)
+                if (over or masked) and s.state == FREE and s.played_by is not None else
                 SeatInfo(seat=s.seat, state=s.state.value, name=s.name, ping_ms=ping, guesses=s.guesses)
                 for s, ping in zip(self.slots, self.pings())]
 

@@ -5,8 +5,9 @@ second, not one per newcomer, and the projector's count keeps up).
 
 With a broadcast delay, once the game has begun, the spectators are told who is at the table as late as they are
 shown its play (``spectating.tell``): a seat freed by a player who leaves as the game ends would otherwise tell
-them of the end before the delay allows. What they were last told (``Stream.shown_present``) is also what the
-lobby lists (``shown``, ``Table.info``) until the end is shown.
+them of the end before the delay allows (``Stream.shown_present``: what they were last told, ``shown``). The lobby
+lists such a seat as still taken by its player until the end is shown (``Table.seat_infos``, ``masked``), every
+other seat as it is: the players at the table read their own names from the lists.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
 
 def presence(table: Table) -> None:
     """Tell the table's people who is at it, if that changed since they were last told (never a ping: updates
-    carry those). A delayed table's seat changes are passed to its spectators' stream even when none watch: the
-    lobby lists the seats as they were shown."""
+    carry those). A delayed table's seat changes are passed to its spectators' stream even when none watch: one who
+    comes later is told who is at the table as far as it may know (``shown``)."""
     seats = tuple((slot.state, slot.name) for slot in table.slots)
     now = (seats, len(table.spectators) + table.stream.followers)  # (other nodes' too: ``server/cluster/relay.py``)
     if now == table.presence_sent:
