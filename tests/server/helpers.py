@@ -53,7 +53,11 @@ class Sink:
         return [m for m in self.messages if type(m) is kind]
 
     def last_view(self):
-        return next(m.view for m in reversed(self.messages) if type(m) in (Update, Snapshot) and m.view is not None)
+        return self.last_viewed().view
+
+    def last_viewed(self):
+        """The last update or snapshot that carried a view (and the legal actions with it)."""
+        return next(m for m in reversed(self.messages) if type(m) in (Update, Snapshot) and m.view is not None)
 
 
 def new_table(seats: int = 2, mode: str = "challenge", bots: list[BotSeat] = (), seed: int = 1, **kwargs) -> Table:

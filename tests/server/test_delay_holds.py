@@ -65,7 +65,7 @@ async def test_refused_actions_do_not_bring_an_entries_delay_nearer_the_table(nu
     moves = 0
     while moves < 4:
         await trio.sleep(0.5)
-        latest = next(m for m in reversed(person.messages) if type(m) in (Update, Snapshot) and m.view is not None)
+        latest = person.last_viewed()
         if latest.legal:
             await act(table, person, latest.legal[0])
             for _ in range(3):  # junk: each refused, each an entry in the log

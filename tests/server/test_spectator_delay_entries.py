@@ -63,12 +63,12 @@ async def slow_lockstep_table(nursery, **delay) -> tuple:
     turns = 0
     while turns < 6:
         await trio.sleep(1)
-        update = next(m for m in reversed(person.messages) if type(m) in (Update, Snapshot) and m.view is not None)
+        update = person.last_viewed()
         if update.legal:
             await act(table, person, update.legal[0])
             turns += 1
     await trio.sleep(1)
-    update = next(m for m in reversed(person.messages) if type(m) in (Update, Snapshot) and m.view is not None)
+    update = person.last_viewed()
     assert update.legal and not table.over.is_set()  # the person's turn: the table waits for it
     await trio.sleep(600)
     return table, commentator
