@@ -11,10 +11,11 @@ What it owns, and the keys it keeps (all under ``photofinish:``):
   node id is kept in the data directory (``node.id``), so a node restarted on the same data directory is the
   same node and its tables are its own again.
 - **Claims.** ``table:<id>`` and ``tournament:<id>`` name the one node a table or tournament lives on. A node
-  claims a table before it opens it (``SET NX``: atomically, once); a table reopened from its log after a
-  restart is reclaimed (the claim already names this node). Only another node's name on the key refuses a
-  claim (``_claim``, the one claim every caller goes through): a refusal with nothing there is asked again (its
-  two calls straddled a Redis restart). A node that leaves keeps its claims (its heartbeat stops first).
+  claims a table or tournament before it opens it (``SET NX``: atomically, once; ``locate`` finds it by this
+  from any node once its create is answered); one reopened from its log after a restart is reclaimed (the
+  claim already names this node). Only another node's name on the key refuses a claim (``_claim``, the one
+  claim every caller goes through): a refusal with nothing there is asked again (its two calls straddled a
+  Redis restart). A node that leaves keeps its claims (its heartbeat stops first).
 - **Ids** (see "Ids" below) come from the node's own id, not from the store: nothing in Redis is needed to
   keep them apart, so nothing Redis forgets can make two nodes hand out the same one.
 - **The directory.** ``tables:<node>`` and ``tournaments:<node>`` (hashes: id -> ``TableInfo`` /

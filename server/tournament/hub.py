@@ -161,6 +161,19 @@ class TournamentHub:
         self._next += 1
         self._next = self.directory.number(self._next)  # on a cluster this node's own ids: never another's
         tid = f"T{self._next}"
+        # claimed before it opens, as a table is: once its create is answered, a call for it reaching another node
+        # (another worker of `serve --workers`) finds its node by the claim and is sent there, never "no such"
+        await self.directory.claim("tournament", tid)
+        try:
+            return await self._open(request, tid, game, settings, options)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await self.directory.release("tournament", tid)
+            raise
+
+    async def _open(self, request: CreateTournament, tid: str, game, settings: Settings,
+                    options: dict) -> tuple[Director, str]:
+        """Write a new tournament's log and store rows, and open its director (``create``, its id claimed)."""
         seed = request.seed if request.seed is not None else secrets.randbits(64)
         secret = new_secret(18)
         tables = {name: getattr(request, name) for name in TABLE_FIELDS
