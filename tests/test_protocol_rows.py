@@ -51,7 +51,7 @@ FIELDS = {  # a strategy for every field of the row messages (a new field withou
     "time_left_ms": maybe(st.integers(min_value=0, max_value=10**9)), "view_patch": maybe(patch),
     "legal_same": st.booleans(), "entries": maybe(st.lists(st.lists(ints, min_size=3, max_size=3), max_size=3)),
     "legal_patch": maybe(patch), "skipped": st.integers(min_value=0, max_value=10**6), "waiting_for": maybe(seats),
-    "ref": st.none() | st.integers(min_value=-2**63, max_value=2**63) | st.text(max_size=8),
+    "ref": st.none() | st.integers(min_value=-2**63, max_value=2**63 - 1) | st.text(max_size=8),
     "duplicate": st.booleans(),
 }
 OTHERS = [Welcome(ref=0, protocol=1, encoding="msgpack", server="photofinish"), Ping(ping=3),
