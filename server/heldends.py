@@ -8,6 +8,9 @@ has passed since its end: listed as its spectators were shown it (``playing``, n
 playback refused ``not_finished`` in the words a held table gets (``rematch.not_shown_yet``); then it is listed by
 its real summary, as every finished table is. After a restart the end's time is the one its ``.done`` marker
 records (``logs/finished.py`` ``ended_at``), so a replay opens when it would have without the restart.
+
+A finished table another worker of `serve --workers` holds is not this worker's to know: its log, found in that
+worker's directory, says (``refuse_unshown_elsewhere``: its header's delay, the end its marker records).
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import trio
 
 from rules import RulesError, Setup, get_game
 
-from .logs.logfile import LogError, ReadLog
-from .logs.finished import ended_at
+from .limits import LOG_ID
+from .logs.logfile import LogError, ReadLog, read_log
+from .logs.finished import ended_at, read_finished
 from .logs.rebuild import restored
 from .protocol import TableInfo
 from .rematch import not_shown_yet
@@ -50,6 +54,26 @@ def refuse_unshown(lobby: Lobby, table_id: str, what: str) -> None:
     unshown = lobby.unshown.get(table_id)
     if unshown is not None and trio.current_time() < unshown.due:
         raise not_shown_yet(table_id, unshown.delay_ms, unshown.delay_entries, what)
+
+
+def refuse_unshown_elsewhere(lobby: Lobby, table_id: str, what: str) -> None:
+    """``not_finished`` for ``what`` of a finished table whose log is in another worker's directory (that worker
+    holds it, not this one) and whose ``spectator_delay_ms`` has not passed since its end, in the words a held
+    table gets. A log without its marker is refused unfinished when it is asked for (``finished_log``)."""
+    data = lobby.data_dir
+    if data is None or not table_id or not LOG_ID.fullmatch(table_id):
+        return
+    path = data.find_table_log(table_id)
+    if data.keeps(path) or read_finished(path) is None:  # this worker's own (held or kept here), none, or live
+        return
+    try:
+        with path.open("rb") as file:
+            options = read_log(path, file.readline(1 << 20)).header.table_options  # the header alone
+    except (OSError, LogError):
+        return  # the replay itself finds the log does not check out
+    delay_ms = options.get("spectator_delay_ms", 0)
+    if delay_ms and wall() < ended_at(path) + delay_ms / 1000:
+        raise not_shown_yet(table_id, delay_ms, options.get("spectator_delay_entries", 0), what)
 
 
 async def until_shown(lobby: Lobby, table_id: str) -> None:

@@ -21,7 +21,7 @@ from rules import GAMES, RulesError, Session, Setup, get_game, make_setup
 from .logs import disk
 
 from . import heldends, storage, tending
-from .logs.finished import Finished, finished_marker, write_marker
+from .logs.finished import Finished, finished_log, finished_marker, write_marker
 from .logs.logfile import End, Entry, LogError, SeatTaken, read_log, seed_commitment
 from .names import TITLE_MOST, check_name
 from .logs.journal import LIMIT as JOURNAL_LIMIT
@@ -266,9 +266,7 @@ class Lobby:
             raise Refusal(Code.NO_LOGS, "this server keeps no logs (it runs without a data directory)")
         if not 0.01 <= speed <= 10_000:
             raise Refusal(Code.BAD_SPEED, f"speed is 0.01..10000, not {speed}")
-        path = self.data_dir.table_log(log_table)
-        if not log_table.replace("t", "", 1).isdigit() or not path.exists():
-            raise Refusal(Code.NO_LOG, f"no log for table {log_table!r}")
+        path = finished_log(self.data_dir, log_table)  # any worker's of this machine, once it finished
         report = await trio.to_thread.run_sync(check_log, path)
         if not report.ok:
             raise Refusal(Code.BAD_LOG, f"the log of {log_table} does not check out: {report.problem}")

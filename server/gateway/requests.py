@@ -84,6 +84,7 @@ def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:
     if table is not None:
         refuse_until_end_shown(table, "replay")
     heldends.refuse_unshown(lobby, table_id, "replay")  # one let go, or ended just before a restart
+    heldends.refuse_unshown_elsewhere(lobby, table_id, "replay")  # one another worker of this machine holds
 
 
 async def table_call(conn, lobby: Lobby, directory: Directory, message, now: float) -> None:

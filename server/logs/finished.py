@@ -7,6 +7,10 @@ last entry's seq, the end record's line hash and, from markers written since, th
 restart (``ended_at``: an older marker's own time, or the log's, stands in for it). A finished log that later loses its tail (a disk fault, a
 cut copy) has no end record any more and would look like a table whose server died mid-game; recovery reads
 the marker first and leaves such a log alone instead of reopening it to be played to another result.
+
+A client names a finished table's log by its id (a replay, a playback): ``finished_log`` finds it in any worker's
+directory of this machine (``DataDir.find_table_log``), and opens another worker's only once its marker says the
+table finished: that worker may still be writing a live table's log.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..datadir import marker_beside
+from ..datadir import DataDir, marker_beside
+from ..limits import LOG_ID
+from ..protocol import Code, Refusal
 from .disk import write_file
 
 
@@ -71,3 +77,19 @@ def finished_marker(log_path: Path) -> str | None:
     if finished is None or isinstance(finished, str):
         return finished and f"{finished} says it finished"
     return f"{marker_path(log_path).name} says it finished at entry {finished.seq}"
+
+
+def finished_log(data_dir: DataDir | None, table: str) -> Path:
+    """The log a client asks for by its table's id, in whichever worker's directory of this machine keeps it; or
+    ``Refusal``: ``no_logs``, ``no_log``, ``not_finished`` for another worker's table without its marker (its
+    log is never read here). This worker's own log is returned whatever it holds: reading it says if it ended."""
+    if data_dir is None:
+        raise Refusal(Code.NO_LOGS, "this server keeps no logs (it runs without a data directory)")
+    if not LOG_ID.fullmatch(table):  # a file name is made only of an id of the right shape (and length)
+        raise Refusal(Code.NO_LOG, f"no log for table {table[:24]!r}")
+    path = data_dir.find_table_log(table)
+    if not path.exists():
+        raise Refusal(Code.NO_LOG, f"no log for table {table!r}")
+    if not data_dir.keeps(path) and read_finished(path) is None:
+        raise Refusal(Code.NOT_FINISHED, f"table {table} has not finished: watch it live instead")
+    return path

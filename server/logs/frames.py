@@ -3,11 +3,12 @@
 Frame 0 is the table before its first entry; frame i is the table after its i-th accepted entry: the entry's
 events redacted for the chosen seat and that seat's view then, made by the game's own ``redact`` and ``view``,
 so a frame holds exactly what a live table sent that receiver (a spectator's frames hold no hidden card).
-The source is a finished table's log on this server (a table still playing is refused, since its seats' views
-are secret until its end) or an exported log a person loaded (``Replay.export``: the file ``photofinish
-export`` wrote, gzip-compressed and base64-encoded, read back as its log by ``server/logs/exported.py``). Either is
-checked whole by ``replay.check_read`` (the rebuild ``photofinish replay`` does) in the same pass that makes
-the frames asked for. Pure apart from reading the log file: no trio, no clock.
+The source is a finished table's log on this server (any worker's of `serve --workers`: ``finished_log``; a
+table still playing is refused, since its seats' views are secret until its end) or an exported log a person
+loaded (``Replay.export``: the file ``photofinish export`` wrote, gzip-compressed and base64-encoded, read back as
+its log by ``server/logs/exported.py``). Either is checked whole by ``replay.check_read`` (the rebuild
+``photofinish replay`` does) in the same pass that makes the frames asked for. Pure apart from reading the log
+file: no trio, no clock.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .exported import ExportError, read_export, unpack, unpacked_size
 from ..limits import LOG_ID
 from .logfile import Entry, LogError, ReadLog, SeatTaken, read_log
 from ..protocol import Code, Frame, FrameContest, Refusal, Replay, ReplayFrames, Rival
-from .finished import read_finished
+from .finished import finished_log, read_finished
 from .replay import check_read
 
 MOST_FRAMES = 200  # in one answer: a page asks for the next ones
@@ -38,7 +39,7 @@ def log_units(data_dir: DataDir | None, message: Replay) -> int:
     if data_dir is None or not message.log or not LOG_ID.fullmatch(message.log):
         return 0
     try:
-        return data_dir.table_log(message.log).stat().st_size // LOG_UNIT
+        return data_dir.find_table_log(message.log).stat().st_size // LOG_UNIT
     except OSError:
         return 0
 
@@ -91,13 +92,7 @@ def answer(data_dir: DataDir | None, message: Replay) -> ReplayFrames:
 
 
 def _from_file(data_dir: DataDir | None, log: str) -> ReadLog:
-    if data_dir is None:
-        raise Refusal(Code.NO_LOGS, "this server keeps no logs (it runs without a data directory)")
-    if not LOG_ID.fullmatch(log):  # a file name is made only of an id of the right shape (and length)
-        raise Refusal(Code.NO_LOG, f"no log for table {log[:24]!r}")
-    path = data_dir.table_log(log)
-    if not path.exists():
-        raise Refusal(Code.NO_LOG, f"no log for table {log!r}")
+    path = finished_log(data_dir, log)  # this worker's, or another's of this machine once it finished
     try:
         return read_log(path)
     except LogError as error:
