@@ -149,7 +149,8 @@ async def _watch(url: str, table: str, task_status=trio.TASK_STATUS_IGNORED) -> 
 async def test_a_spectator_whose_socket_takes_nothing_delays_neither_the_table_nor_the_others(nursery, tmp_path):
     running = await start(nursery, tmp_path, Limits(outbox=64))  # a stuck spectator's outbox fills soon
     table = await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=3,
-                                                   options={"races": 3},
+                                                   options={"races": 3}, bot_delay_ms=5,  # (a pace the
+                                                   # reading spectators keep up with on a loaded machine too)
                                                    bots=[BotSeat(0), BotSeat(1, "random"), BotSeat(2)]))
     stuck = await RawClient.connect(running.port)
     await stuck.send({"type": "hello", "protocol": 1, "id": 0, "batch": True, "patches": True})
@@ -159,7 +160,7 @@ async def test_a_spectator_whose_socket_takes_nothing_delays_neither_the_table_n
     conn.ws._stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # its socket fills at once
     await stuck.send({"type": "watch", "table": table.id, "id": 1})
     others = [await nursery.start(_watch, running.url, table.id) for _ in range(3)]
-    with trio.fail_after(60):  # bots race with no pause: the stuck spectator reads nothing meanwhile
+    with trio.fail_after(120):  # bots race: the stuck spectator reads nothing meanwhile
         await table.over.wait()
         accepted = [entry.seq for entry in table.log.entries if entry.accepted]  # (a refused one has a seq too)
         for seen in others:
