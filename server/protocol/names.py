@@ -11,7 +11,7 @@ as U+FFFD, for a terminal that shows names.
 ``skeleton(name)``: what a name looks like, for deciding that a tournament player's name is taken and for
 keying ratings (a player's identity across tournaments): NFKC, then the common Latin/Cyrillic/Greek look-alikes
 mapped to one letter (``CONFUSABLES``, a hand-kept subset of Unicode TR39's confusables: no PyPI package offers
-TR39's skeleton itself), then case-folded, variation selectors left out. So ``Ana``, ``ANA``, ``Аna`` (Cyrillic А)
+TR39's skeleton itself; small capitals too), then case-folded, variation selectors left out, runs of spaces as one. So ``Ana``, ``ANA``, ``Аna`` (Cyrillic А)
 and ``Ana`` + U+FE0F are one player.
 """
 
@@ -37,6 +37,10 @@ CONFUSABLES = str.maketrans({
     "κ": "k", "ϲ": "c", "ϳ": "j",
     # Latin variants, digits and signs
     "ı": "i", "ȷ": "j", "ɡ": "g", "ɑ": "a", "ℓ": "l", "0": "o", "1": "l", "|": "l", "ǀ": "l",
+    # Latin small capitals (a red team registered "ᴀna" beside "Ana")
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j",
+    "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u",
+    "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
 })
 SEQUENCES = (("rn", "m"), ("vv", "w"))  # letter pairs read as one letter
 
@@ -62,7 +66,8 @@ def skeleton(name: str) -> str:
     """What ``name`` looks like: equal for names a reader could take for one another (see the module's text)."""
     text = unicodedata.normalize("NFKC", name).strip().translate(CONFUSABLES)
     text = unicodedata.normalize("NFKC", text.casefold()).translate(CONFUSABLES)
-    text = "".join(c for c in text if not refused(c) and not _selector(c))
+    text = " ".join("".join(c for c in text if not refused(c) and not _selector(c)).split())  # (two spaces read as
+    # one)
     for pair, letter in SEQUENCES:
         text = text.replace(pair, letter)
     return text
