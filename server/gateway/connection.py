@@ -148,9 +148,10 @@ class Connection(Receiver):
     def push(self) -> None:
         """Write what is queued now, from the table that queued it, when the writer holds nothing (a player's
         ``accepted`` and update at the end of the table's batch, and before the table goes on to its spectators:
-        ``table/fanout.py``); otherwise the writer sends it as usual. Ends a ``hush``."""
+        ``table/fanout.py``); otherwise the writer sends it as usual. Ends a ``hush``. Not while a frame is
+        half on the wire (``sending``): the rest of it is queued first, and only the writer sends it."""
         outbox = self.outbox
-        if (self.frames is None or self.direct is not None or outbox.closed
+        if (self.frames is None or self.direct is not None or outbox.closed or self.sending
                 or not outbox.writer_holds_nothing()):
             return outbox.unhush()
         outbox.hushed = False  # what ``_write_now`` leaves for the writer wakes it

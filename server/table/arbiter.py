@@ -295,9 +295,7 @@ class Table:
                            "that was not on disk was acknowledged, and the server reopens the table from its log "
                            "by itself once the disk can be written again: resume your seat then")
             except Exception as error:  # a bug (in a game's rules, in the arbiter): this table stops, never the
-                # server; what was logged stays whole, and nothing of the failing intent was acknowledged
-                self._fail(f"table {self.id} stopped on an internal error ({type(error).__name__}: {error}); the "
-                           "other tables go on, and restarting the server reopens it from its log", "internal_error")
+                durable.stop_on_bug(self, error)  # server; nothing of the failing intent was acknowledged
             finally:
                 self._send.close()
                 while True:  # what came in behind the stop is answered too: a request left unanswered (a watch of

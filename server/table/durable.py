@@ -85,6 +85,16 @@ async def release_when_durable(table: Table) -> None:
             fanout.release_durable(table)
     except OSError:
         return  # the log failed: ``watch_log`` stops the table and says why
+    except Exception as error:  # a bug in handing messages over: this table stops, never the server
+        stop_on_bug(table, error)
+        table.nursery.cancel_scope.cancel()  # (the arbiter's task ends, closing the log as on any stop)
+
+
+def stop_on_bug(table: Table, error: Exception) -> None:
+    """A bug stopped the table (in a game's rules, the arbiter, its hand-over of messages): its people are told,
+    the operator too; what was logged stays whole."""
+    table._fail(f"table {table.id} stopped on an internal error ({type(error).__name__}: {error}); the other "
+                "tables go on, and restarting the server reopens it from its log", "internal_error")
 
 
 async def watch_log(table: Table) -> None:

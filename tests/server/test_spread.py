@@ -187,3 +187,29 @@ def stuck_conn_is_behind(conn, table) -> bool:
     """The stuck spectator fell behind without being closed: it waits out of the live stream, or its own
     writer holds what the socket would not take."""
     return conn.closing is None and (conn in table.stream.lagging or conn.sending or not conn.outbox.idle())
+
+
+async def test_a_player_at_many_busy_tables_who_stops_reading_is_closed_and_the_server_goes_on(nursery, tmp_path):
+    """A red team's crash: a connection seated at ten Challenge tables, a server bot racing at each, stops
+    reading. A frame the socket took only part of leaves its rest for the writer; another table's batch then
+    wrote what was queued itself, the rest included, which is no message (a TypeError that stopped the server).
+    Now the connection is closed as too slow, or simply left behind, and every table and the server go on."""
+    running = await start(nursery, tmp_path, Limits(outbox=64))
+    tables = [await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
+                                                     options={"races": 3}, bots=[BotSeat(1, "random")]))
+              for _ in range(10)]
+    stuck = await RawClient.connect(running.port)
+    await stuck.send({"type": "hello", "protocol": 1, "id": 0, "batch": True})
+    while not any(type(event) is TextMessage for event in await stuck.events()):
+        pass  # the welcome
+    (conn,) = running.gateway.connections
+    conn.ws._stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # its socket fills at once
+    for number, table in enumerate(tables):
+        await stuck.send({"type": "take_seat", "table": table.id, "seat": 0, "id": number + 1})
+    with trio.fail_after(60):  # it reads nothing from now on; the bots race
+        while not all(table.started for table in tables):
+            await trio.sleep(0.05)
+        await trio.sleep(2)
+    assert not [table for table in tables if table.failed_code is not None]  # no table stopped on a bug
+    async with open_client(running.url) as other:  # and the server answers
+        assert len(await other.list_tables()) == len(tables)
