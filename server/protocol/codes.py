@@ -97,7 +97,7 @@ class Code(StrEnum):
     NO_TOURNAMENT = "no_tournament"  # no such tournament (or an id of the wrong shape)
     TOURNAMENT_EXISTS = "tournament_exists"  # a tournament of that id exists already (another node, the store)
     TOURNAMENT_UNAVAILABLE = "tournament_unavailable"  # the tournament lives on a cluster node that is down
-    TOO_MANY_TOURNAMENTS = "too_many_tournaments"  # the server holds as many tournaments as it may
+    TOO_MANY_TOURNAMENTS = "too_many_tournaments"  # the server holds as many tournaments not over as it may
     BAD_SETTINGS = "bad_settings"  # tournament settings that do not fit (rounds, points, times, format)
     BAD_SIZES = "bad_sizes"  # table sizes that are not 2 <= min <= wanted <= max
     BAD_LIMIT = "bad_limit"  # a leaderboard of other than 1..1000 players

@@ -41,7 +41,7 @@ from ..secrets_typed import new_secret
 
 logger = logging.getLogger(__name__)
 
-MAX_TOURNAMENTS = 200
+MAX_TOURNAMENTS = 200  # tournaments not over held at once (a finished one stays, watchable, and counts no more)
 DEFAULT_ROUNDS = 3  # a Swiss tournament's rounds when the request gives none
 TABLE_FIELDS = ("mode", "turn_time_ms", "no_show_ms", "round_time_ms", "bot_delay_ms", "arena_ms",
                 "spectator_delay_ms", "spectator_delay_entries")
@@ -59,6 +59,7 @@ class TournamentHub:
         self.durability = durability
         self.store: AsyncStore | None = None
         self.directors: dict[str, Director] = {}
+        self._opening = 0  # tournaments being created now (counted against ``MAX_TOURNAMENTS`` as they open)
         self.closing = False  # the server is shutting down: no result is logged from now on (see stop_all)
         self._next = 0
 
@@ -154,8 +155,13 @@ class TournamentHub:
         return game, settings, dict(setup.options)
 
     async def create(self, request: CreateTournament) -> tuple[Director, str]:
-        if len(self.directors) >= MAX_TOURNAMENTS:
-            raise Refusal(Code.TOO_MANY_TOURNAMENTS, f"this server holds at most {MAX_TOURNAMENTS} tournaments")
+        """A new tournament, refused while ``MAX_TOURNAMENTS`` not over are held or being opened: finished and
+        cancelled ones counted too, the cap was reached for good (a red team's 210 in 6 s locked every later
+        organiser out, across restarts), and creates awaited together all passed one check."""
+        live = sum(1 for director in self.directors.values() if not director.over.is_set()) + self._opening
+        if live >= MAX_TOURNAMENTS:
+            raise Refusal(Code.TOO_MANY_TOURNAMENTS, f"this server holds {MAX_TOURNAMENTS} tournaments not over, the "
+                                                     "most it may: try again once one has ended")
         check_name(request.name, "a tournament's name", TITLE_MOST)
         game, settings, options = self.settings_for(request)
         self._next += 1
@@ -163,13 +169,17 @@ class TournamentHub:
         tid = f"T{self._next}"
         # claimed before it opens, as a table is: once its create is answered, a call for it reaching another node
         # (another worker of `serve --workers`) finds its node by the claim and is sent there, never "no such"
-        await self.directory.claim("tournament", tid)
+        self._opening += 1
         try:
-            return await self._open(request, tid, game, settings, options)
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await self.directory.release("tournament", tid)
-            raise
+            await self.directory.claim("tournament", tid)
+            try:
+                return await self._open(request, tid, game, settings, options)
+            except BaseException:
+                with trio.CancelScope(shield=True):
+                    await self.directory.release("tournament", tid)
+                raise
+        finally:
+            self._opening -= 1
 
     async def _open(self, request: CreateTournament, tid: str, game, settings: Settings,
                     options: dict) -> tuple[Director, str]:

@@ -6,6 +6,7 @@ report after report filling the log, and a check-in after the start as a late en
 from __future__ import annotations
 
 import pytest
+import trio
 
 from server.protocol import Refusal
 from server.tournament import organiser, reported
@@ -81,3 +82,28 @@ async def test_a_check_in_after_the_start_is_refused_as_registration_is(nursery,
     await refused(director.check_in(tokens[late]), "registration_closed")
     assert late not in director.state.checked_in and len(records(director, CheckedIn)) == 2
     assert late not in director.state.active()
+
+
+async def test_finished_tournaments_no_longer_count_toward_the_servers_cap_and_creates_at_once_keep_to_it(
+        nursery, autojump_clock, monkeypatch):
+    from server.tournament import hub as hub_module
+
+    monkeypatch.setattr(hub_module, "MAX_TOURNAMENTS", 3)
+    director, secret = await open_director(nursery, seats=2, rounds=1)
+    hub = director.hub
+    results = []
+
+    async def create() -> None:
+        try:
+            results.append(await hub.create(director.request))
+        except Refusal as refusal:
+            results.append(refusal.code)
+
+    async with trio.open_nursery() as together:  # four at once against the two places left
+        for _ in range(4):
+            together.start_soon(create)
+    assert sorted(r if isinstance(r, str) else "created" for r in results) == [
+        "created", "created", "too_many_tournaments", "too_many_tournaments"]
+    await organiser.cancel(director, secret, "nobody came")  # over: it stays, watchable, and counts no more
+    assert director.over.is_set() and director.id in hub.directors
+    await hub.create(director.request)
