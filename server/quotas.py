@@ -54,7 +54,7 @@ def new_owner(address: str | None) -> Owner:
 class Quotas:
     waiting_per_connection: int = 4  # --waiting-per-connection: waiting tables one connection created
     waiting_per_address: int = 16  # --waiting-per-address: ... all connections from one IP address
-    waiting_expiry: float = 600.0  # --waiting-expiry: seconds a table nobody sat at may wait (0: never)
+    waiting_expiry: float = 600.0  # --waiting-expiry: seconds a table nobody sits at may wait (0: never)
     abandoned_after: float = 900.0  # --abandoned-after: seconds a started table may go on with no player connected
     # (its other seats server bots or away); then it ends as it stands (0: never). Longer than a seat's grace
     playbacks_per_address: int = 4  # --playbacks-per-address: playbacks held for one IP address

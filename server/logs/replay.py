@@ -72,7 +72,7 @@ class Report:
         if self.result is not None:
             lines.append(f"  result: scores {list(self.result.scores)}, winners {list(self.result.winners)}")
         elif self.ended and self.expired:
-            lines.append("  expired: nobody sat at the table before it was closed")
+            lines.append("  expired: nobody sat at the table (or its players all left) before it filled; it was closed")
         elif self.ended and self.halted is not None:
             lines.append(f"  ended as it stood ({HALTED[self.halted]}): places {list(self.read.end.places or [])}")
         elif self.problem is None:

@@ -19,7 +19,7 @@ from ..logs.logfile import End
 from ..protocol import TableEnded
 from . import apply, durable, fair, fanout, present, seating, spectating
 from .bots import start_stand_in
-from .seats import TAKEN
+from .seats import HELD, TAKEN
 
 if TYPE_CHECKING:
     from .arbiter import Table
@@ -124,10 +124,10 @@ def halt(table: Table, reason: str) -> None:
 
 
 def expire(table: Table) -> None:
-    """Nobody sat at this table for ``expire_after`` seconds: end it (reason ``expired``, no places) and stop
-    the arbiter; the lobby forgets it. Watchers are told."""
+    """Nobody sat at this waiting table (or nobody has since its players left) for ``expire_after`` seconds: end it
+    (reason ``expired``, no places) and stop the arbiter; the lobby forgets it. Watchers are told."""
     table.expires = None
-    if table.started or table.seated_ever or table.over.is_set():
+    if table.started or table.over.is_set():
         return
     table.halted = ("expired", [])
     apply.persist(table, End(seq=table.log.seq, seed=table.seed, digest=table.session.digest(), reason="expired"))
@@ -140,6 +140,13 @@ def attend(table: Table) -> None:
     is left with no player connected (every seat a server bot, a stand-in, away or freed), and stops as soon as
     one is (back by token, or a newcomer in a freed seat): whoever goes next starts it afresh. Its end is
     ``fire``'s. A table of server bots alone has no player to wait for: its bots play it to its end."""
+    if not table.started and table.settings.expire_after and table.seated_ever:  # sat at, then left: a waiting
+        # table whose players all left expires as one nobody sat at (it held its creator's place, and the
+        # server's, for good: sixteen "sit, then leave" locked an address out of creating tables)
+        if any(slot.state in HELD for slot in table.slots):
+            table.expires = None
+        elif table.expires is None:
+            table.expires = trio.current_time() + table.settings.expire_after
     after = table.settings.abandon_after
     if not after or not table.started or table.over.is_set() or len(table.bot_seats) == len(table.slots) \
             or any(slot.state == TAKEN for slot in table.slots):

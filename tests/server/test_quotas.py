@@ -21,7 +21,7 @@ from server import lobby as lobby_module
 from server.logs.finished import marker_path
 from server.lobby import Lobby
 from server.logs.logfile import read_log
-from server.protocol import Act, BotSeat, CreateTable, Rejected, TableEnded, TakeSeat, Watch
+from server.protocol import Act, BotSeat, CreateTable, Leave, Rejected, TableEnded, TakeSeat, Watch
 from server.quotas import Owner, Quotas
 from server.logs.replay import check_log
 from server.table import Table, intents
@@ -142,9 +142,32 @@ async def test_a_table_nobody_sat_at_expires_and_its_log_ends_expired(tmp_path, 
         assert read.end.reason == "expired" and marker_path(lonely.store.path).exists()
         report = check_log(lonely.store.path)
         assert report.ok and report.expired, report.problem
-        assert "expired: nobody sat" in report.summary()
+        assert "expired: nobody sat at the table" in report.summary()
         await passes(mock_clock, 3600)
-        assert set(lobby.tables) == {sat.id, kept.id}  # a seat taken (even if left) or an alias: never expires
+        assert set(lobby.tables) == {sat.id, kept.id}  # a seat held, or an alias: never expires
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_waiting_table_its_players_all_left_expires_as_one_nobody_sat_at(tmp_path, mock_clock):
+    """A red team sat at sixteen tables and left each: they waited for ever, holding the address's sixteen
+    places (too_many_waiting for good) and the server's. The expiry runs from when the last player left."""
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(waiting_expiry=600, waiting_per_address=1))
+        owner = Owner("10.0.0.1", 1)
+        table = await lobby.create(WAITING, owner=owner)
+        person = Sink()
+        await table.submit(intents.TakeSeat(person, TakeSeat(table=table.id, seat=0)))
+        await settle()
+        await passes(mock_clock, 700)
+        assert not table.stopped.is_set()  # someone sits there: it waits
+        await table.submit(intents.Leave(person, Leave(table=table.id)))
+        await settle()
+        assert (await refused(lobby.create(WAITING, owner=owner))).code == "too_many_waiting"
+        await passes(mock_clock, 599)
+        assert not table.stopped.is_set()
+        await passes(mock_clock, 2)
+        assert table.stopped.is_set() and read_log(table.store.path).end.reason == "expired"
+        await lobby.create(WAITING, owner=owner)  # the address's place is free again
         nursery.cancel_scope.cancel()
 
 
