@@ -128,7 +128,8 @@ async def floor(connections: int = 1, seconds: float = 1.5, prompt: bool = False
 
 # every load client comes from loopback: no per-address caps either (issue 29's limits are for anonymous clients)
 NO_ADDRESS_LIMITS = ["--address-rate", "1000000", "--max-conns-per-address", "1000000", "--registrations-per-minute", "1000000", "--tournaments-per-minute", "1000000",
-                     "--waiting-per-connection", "0", "--waiting-per-address", "0"]  # load opens all its tables first
+                     "--waiting-per-connection", "0", "--waiting-per-address", "0",  # load opens all its tables first
+                     "--seats-per-connection", "0", "--seats-per-address", "0"]  # ... and sits at them from one address
 SERVE = ["serve", "--workers", "1", "--rate", "1000000", *NO_ADDRESS_LIMITS]  # one process; no per-connection rate limit
 # (tables, offered actions/s; 0: max). 100 tables also paced: at 1,600/s (the latency target's load, with a
 # margin) and at 2,000/s, near where paced traffic saturates the server (it batches less than a closed loop).

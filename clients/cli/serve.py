@@ -74,6 +74,11 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
     serve.add_argument("--max-conns-per-address", type=checks.positive, default=limits.max_conns_per_address,
                        metavar="N", help=f"connections open at once from one IP address (default "
                                          f"{limits.max_conns_per_address}; a LAN behind one NAT is one address)")
+    serve.add_argument("--seats-per-connection", type=checks.count, default=limits.seats_per_connection,
+                       metavar="N", help=f"seats one connection may hold at tables still playing (default "
+                                         f"{limits.seats_per_connection}; 0: no limit)")
+    serve.add_argument("--seats-per-address", type=checks.count, default=limits.seats_per_address, metavar="N",
+                       help=f"... all connections from one IP address (default {limits.seats_per_address})")
     serve.add_argument("--max-connections", type=checks.positive, default=limits.max_connections, metavar="N",
                        help=f"connections open at once in all (default: the open-file limit, raised to its hard "
                             f"limit at start, less {limits.fd_reserve}); more are refused at once with a reason")
@@ -119,6 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, data_dir=Path(args.data), demo=args.demo, durability=args.durability,
         limits=connection_limits(
             args.rate, args.address_rate, max_conns_per_address=args.max_conns_per_address,
+            seats_per_connection=args.seats_per_connection, seats_per_address=args.seats_per_address,
             max_connections=args.max_connections, idle_timeout=args.idle_timeout, max_depth=args.max_depth,
             budget_rate=args.budget_rate, budget_burst=args.budget_burst,
             tournaments_per_minute=args.tournaments_per_minute,

@@ -233,6 +233,7 @@ class Gateway:
         conn = Connection(ws, self.limits, peer, self.quotas, self.spread, reader and reader.accepted())
         conn.local = local
         self.connections.add(conn)
+        self.quotas.by_address.setdefault(conn.peer, set()).add(conn)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(conn.write_loop)
@@ -260,6 +261,11 @@ class Gateway:
                 director.unwatch(conn)
             await self._close(conn)
             self.connections.discard(conn)
+            mates = self.quotas.by_address.get(conn.peer)
+            if mates is not None:
+                mates.discard(conn)
+                if not mates:
+                    del self.quotas.by_address[conn.peer]
             conn.ended.set()
             self._closed_one.set()
 

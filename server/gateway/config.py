@@ -25,6 +25,8 @@ class Limits:
     address_rate: float = 500.0  # messages a second the connections of one IP address are read at, together
     address_burst: int = 1000  # ... and at once
     max_conns_per_address: int = 64  # connections open at once from one IP address (a LAN behind one NAT)
+    seats_per_connection: int = 8  # seats one connection holds at tables not over (take_seat, resume)
+    seats_per_address: int = 64  # ... all the connections of one IP address
     max_connections: int | None = None  # in all; None: the open-file limit less ``fd_reserve``
     fd_reserve: int = 256  # file descriptors kept for logs, journals and refusals when the cap is derived
     refuse_timeout: float = 2.0  # seconds a refused connection has to read its reason before it is cut

@@ -37,6 +37,23 @@ class Quotas:
         self.created = Buckets(limits.tournaments_per_minute / 60, limits.tournaments_per_minute)
         self.registered = Buckets(limits.registrations_per_minute / 60, limits.registrations_per_minute)
         self.tables = TablesCache(limits.tables_cache)
+        self.by_address: dict[str, set] = {}  # address -> its connections open (``check_seats`` counts their seats)
+
+    def check_seats(self, conn) -> None:
+        """Refuse another seat (``too_many_seats``) to a connection, or an address, that holds its share at tables
+        not over: a table someone sits at and never plays (a lockstep game waits for its turn for ever) held one
+        of the server's tables counted nowhere, and one address filled all 2,000 in seconds. A seat at a finished
+        table, or one left, counts no more."""
+        mine = seats_held(conn)
+        limits = self.limits
+        if limits.seats_per_connection and mine >= limits.seats_per_connection:
+            raise Refusal(Code.TOO_MANY_SEATS, f"this connection holds {mine} seats at tables still playing, the "
+                                               f"most serve --seats-per-connection allows: leave one, or finish it")
+        if limits.seats_per_address:
+            address = mine + sum(seats_held(other) for other in self.by_address.get(conn.peer, ()) if other is not conn)
+            if address >= limits.seats_per_address:
+                raise Refusal(Code.TOO_MANY_SEATS, f"this address holds {address} seats at tables still playing, "
+                                                   "the most serve --seats-per-address allows")
 
     def spend(self, peer: str, cost: float, now: float) -> None:
         """Take ``cost`` from the address's budget, or refuse the request (``over_budget``, nothing done)."""
@@ -62,3 +79,9 @@ class Quotas:
             raise Refusal(Code.RATE_LIMITED, f"this address makes more than {buckets.burst:g} {what} a minute, the "
                                              f"most serve {flag} allows: nothing was done, retry in "
                                              f"{math.ceil(retry * 1000)} ms", retry_ms(retry))
+
+
+def seats_held(conn) -> int:
+    """The seats ``conn`` holds at tables whose game is not over (of the tables it sat at or watched)."""
+    return sum(1 for table in conn.tables if getattr(table, "slots", None) is not None and not table.is_over()
+               and any(slot.receiver is conn for slot in table.slots))

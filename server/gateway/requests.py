@@ -108,10 +108,12 @@ async def table_call(conn, lobby: Lobby, directory: Directory, message, now: flo
         if url is None:
             raise
         return conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local), table=message.table))
+    if kind is TakeSeat or kind is Resume:
+        if not any(slot.receiver is conn for slot in table.slots):  # (its own seat again: answered as before)
+            conn.quotas.check_seats(conn)
+        conn.ping_now.set()  # the seat's round trip, measured as soon as it plays
     if kind is not Act:
         conn.tables.add(table)
-    if kind is TakeSeat or kind is Resume:
-        conn.ping_now.set()  # the seat's round trip, measured as soon as it plays
     await table.submit(intents.FOR_MESSAGE[kind](conn, message, now))
 
 

@@ -80,6 +80,7 @@ class Code(StrEnum):
     NO_SUCH_SEAT = "no_such_seat"  # a seat number the table does not have
     SEAT_TAKEN = "seat_taken"  # the seat asked for is held by someone (or a bot)
     SEAT_CLOSED = "seat_closed"  # a table with a broadcast delay, its game begun: a seat would see it live
+    TOO_MANY_SEATS = "too_many_seats"  # this connection or address holds its share of seats at tables still playing
     BAD_TOKEN = "bad_token"  # no seat (or tournament player) holds that token
     NOT_HERE = "not_here"  # this connection neither sits at nor watches the table
     NOT_SEATED = "not_seated"  # this connection holds no seat at the table

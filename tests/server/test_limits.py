@@ -24,7 +24,7 @@ from server.cluster.directory import LocalDirectory
 from server.gateway import Limits
 from server.gateway.listing import TablesCache
 from server.limits import Admission, Buckets, check_ids, json_depth, msgpack_depth, too_deep
-from server.protocol import CreateTable, Refusal, Replay, Watch
+from server.protocol import BotSeat, CreateTable, Refusal, Replay, Watch
 
 HELLO = '{"type": "hello", "protocol": 1, "id": 0}'
 
@@ -494,3 +494,35 @@ async def test_a_refused_client_that_goes_away_at_once_costs_no_traceback(leaves
         nursery.start_soon(client_leaves)
         with trio.fail_after(10):
             await refuse(theirs, Site(), "too_many_connections", "over the cap", Limits())  # returns, raises nothing
+
+
+# ------------------------------------------------------------------ seats
+
+
+async def test_seats_at_tables_still_playing_are_limited_per_connection_and_per_address(nursery):
+    """A red team sat at lockstep tables and never played: each waits for its turn for ever, counted nowhere,
+    and one address filled the server's 2,000 tables in seconds. Seats at tables still playing are limited;
+    one left, or at a finished table, counts no more; another address still sits down."""
+    running = await start(nursery, limits=Limits(seats_per_connection=2, seats_per_address=3))
+    lobby = running.lobby
+    tables = [await lobby.create(CreateTable(game="flag_finish", mode="lockstep", seats=2, bots=[BotSeat(1)]))
+              for _ in range(6)]
+
+    def take(table) -> str:
+        return probe("take_seat", table=table.id, seat=0)
+
+    async with websocket(running.port) as first, websocket(running.port) as second:
+        for table in tables[:2]:
+            assert (await answer(first, take(table)))["type"] == "seated"
+        refused = await answer(first, take(tables[2]))
+        assert refused["code"] == "too_many_seats" and "--seats-per-connection" in refused["message"]
+        assert (await answer(second, take(tables[2])))["type"] == "seated"  # the address's third
+        refused = await answer(second, take(tables[3]))
+        assert refused["code"] == "too_many_seats" and "--seats-per-address" in refused["message"]
+        async with websocket(running.port, source="127.0.0.2") as elsewhere:  # another address sits down
+            assert (await answer(elsewhere, take(tables[4])))["type"] == "seated"
+        assert (await answer(first, probe("leave", table=tables[0].id)))["type"] == "left"
+        assert (await answer(second, take(tables[3])))["type"] == "seated"  # one left: its place is free
+        await tables[1].halt("time_limit")
+        await tables[1].over.wait()  # a finished table's seat counts no more
+        assert (await answer(first, take(tables[5])))["type"] == "seated"
