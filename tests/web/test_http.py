@@ -286,3 +286,22 @@ async def test_a_client_that_leaves_mid_request_costs_nothing_but_its_connection
     await ours.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
     await ours.aclose()
     assert await serve_http(theirs, site) is None
+
+
+async def test_new_qr_codes_are_made_no_faster_than_the_server_allows_and_one_made_is_kept(site, autojump_clock):
+    """A red team asked for a fresh QR code 291 times a second (each about 6 ms on the event loop): every
+    player's answers slowed a hundredfold. New ones are made at most ``QR_PER_SECOND`` a second, server-wide;
+    one made is served again however many are asked for meanwhile."""
+    from server import http
+
+    first = request_bytes("/join/T1.svg")
+    await exchange(site, first)  # made, and kept
+    burst = b"".join(request_bytes(f"/join/T{n}.svg") for n in range(100, 100 + 2 * int(http.QR_PER_SECOND)))
+    data, _ = await exchange(site, burst + first)
+    asked = 2 * int(http.QR_PER_SECOND) + 1
+    statuses = [response.status_code for response, _ in parse_responses(data, ["GET"] * asked)]
+    assert statuses.count(200) <= http.QR_PER_SECOND + 1 and 404 in statuses
+    assert statuses[-1] == 200  # the one made before
+    await trio.sleep(1)  # a second later: new ones again
+    data, _ = await exchange(site, request_bytes("/join/T999.svg"))
+    assert parse_responses(data, ["GET"])[0][0].status_code == 200
