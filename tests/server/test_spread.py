@@ -194,7 +194,7 @@ async def test_a_player_at_many_busy_tables_who_stops_reading_is_closed_and_the_
     reading. A frame the socket took only part of leaves its rest for the writer; another table's batch then
     wrote what was queued itself, the rest included, which is no message (a TypeError that stopped the server).
     Now the connection is closed as too slow, or simply left behind, and every table and the server go on."""
-    running = await start(nursery, tmp_path, Limits(outbox=64))
+    running = await start(nursery, tmp_path, Limits(outbox=64, seats_per_connection=0))  # (ten seats: over 8)
     tables = [await running.lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2,
                                                      options={"races": 3}, bots=[BotSeat(1, "random")]))
               for _ in range(10)]
