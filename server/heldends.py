@@ -72,8 +72,16 @@ def refuse_unshown_elsewhere(lobby: Lobby, table_id: str, what: str) -> None:
     except (OSError, LogError):
         return  # the replay itself finds the log does not check out
     delay_ms = options.get("spectator_delay_ms", 0)
-    if delay_ms and wall() < ended_at(path) + delay_ms / 1000:
+    if delay_left(path, delay_ms) > 0:
         raise not_shown_yet(table_id, delay_ms, options.get("spectator_delay_entries", 0), what)
+
+
+def delay_left(path: Path, delay_ms: int) -> float:
+    """Seconds until a finished log's broadcast delay has passed since its end (its marker's time), 0 or less
+    once it has; never more than the delay itself (a wall clock set back)."""
+    if not delay_ms:
+        return 0.0
+    return min(ended_at(path) + delay_ms / 1000 - wall(), delay_ms / 1000)
 
 
 async def until_shown(lobby: Lobby, table_id: str) -> None:
@@ -100,7 +108,7 @@ def after_restart(lobby: Lobby, path: Path, read: ReadLog) -> None:
     delay_ms = options.get("spectator_delay_ms", 0)
     if not delay_ms or read.end.reason == "expired":  # (entries alone: its end was shown with it)
         return
-    left = min(ended_at(path) + delay_ms / 1000 - wall(), delay_ms / 1000)  # (a clock set back: never longer)
+    left = delay_left(path, delay_ms)
     if left <= 0:
         return
     try:
