@@ -45,7 +45,7 @@ class Code(StrEnum):
     MALFORMED = "malformed"  # a frame that is no message (bad JSON, a field missing or wrong, nested too deep)
     RATE_LIMITED = "rate_limited"  # over the connection's (or the address's) rate: dropped, send again later
     OVER_BUDGET = "over_budget"  # the address spent its request budget: send again after ``retry_ms``
-    BAD_NAME = "bad_name"  # a name too long, empty where one is needed, or holding control/invisible characters
+    BAD_NAME = "bad_name"  # a name too long, empty where one is needed, holding control/invisible characters, or more than two marks on a letter
     BAD_SEED = "bad_seed"  # a seed out of range, chosen without ``practice``, or sent for a tournament
     CLUSTER_UNAVAILABLE = "cluster_unavailable"  # this cluster node cannot reach the cluster's store now
     STORAGE_FAILED = "storage_failed"  # the server cannot write to its data directory now

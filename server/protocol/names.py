@@ -8,6 +8,12 @@ and an override makes a name read as another) or another invisible character (``
 the blank Braille pattern, the combining grapheme joiner, ...). ``printable(text)`` shows each such character
 as U+FFFD, for a terminal that shows names.
 
+A name may not stack more than ``MARKS_MOST`` combining marks (categories Mn, Me) on one character, nor begin
+with one (``stacked``): marks piled on a letter ("Zalgo" text) are drawn over the lines above and below it, over
+other players' names in a seat list, a standings table or a terminal; and a mark with no letter of its own is
+drawn on whatever comes before the name (a separator, the seat before). Two are enough for every language's
+letters that have no composed form (Vietnamese stacks two on a vowel).
+
 ``skeleton(name)``: what a name looks like, for deciding that a tournament player's name is taken and for
 keying ratings (a player's identity across tournaments): NFKC, then the common Latin/Cyrillic/Greek look-alikes
 mapped to one letter (``CONFUSABLES``, a hand-kept subset of Unicode TR39's confusables: no PyPI package offers
@@ -43,6 +49,7 @@ CONFUSABLES = str.maketrans({
     "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
 })
 SEQUENCES = (("rn", "m"), ("vv", "w"))  # letter pairs read as one letter
+MARKS_MOST = 2  # combining marks on one character (after NFC)
 
 
 # Variation selectors: a name may hold them (an emoji drawn as a picture, "\u2764\ufe0f"), but after a letter
@@ -54,6 +61,26 @@ def _selector(char: str) -> bool:
 def refused(char: str) -> bool:
     """True for a character a name may not hold (see the module's text)."""
     return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") or char in BIDI_CONTROLS or char in INVISIBLE
+
+
+def is_mark(char: str) -> bool:
+    """A combining mark: drawn on the character before it (Unicode categories Mn and Me)."""
+    return unicodedata.category(char) in ("Mn", "Me")
+
+
+def stacked(text: str) -> tuple[int, str] | None:
+    """Where ``text`` breaks the marks' rule (see the module's text): ``(marks, base)``, the number of marks on
+    the first character that carries more than ``MARKS_MOST`` of them (``base`` empty: the marks the text begins
+    with), or None. Read on the text as given (the server reads a name in NFC)."""
+    base, marks = "", 0
+    for char in text + "x":  # (a last letter ends the last run of marks)
+        if is_mark(char):
+            marks += 1
+            continue
+        if marks and (not base or marks > MARKS_MOST):
+            return marks, base
+        base, marks = char, 0
+    return None
 
 
 def printable(text: str) -> str:

@@ -12,7 +12,7 @@ from clients.client import ServerError, open_client
 from server.app import run_server
 from server.names import PERSON_MOST, check_name
 from server.protocol import Refusal
-from server.protocol.names import BIDI_CONTROLS, INVISIBLE, skeleton
+from server.protocol.names import BIDI_CONTROLS, INVISIBLE, MARKS_MOST, skeleton
 
 
 @given(st.text(max_size=60))
@@ -24,11 +24,41 @@ def test_a_name_is_taken_in_nfc_as_typed_or_refused_with_the_reason(text):
         stripped = unicodedata.normalize("NFC", text).strip()
         assert len(stripped) > PERSON_MOST or any(
             unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") or c in BIDI_CONTROLS or c in INVISIBLE
-            for c in stripped)
+            for c in stripped) or piled_marks(stripped) > MARKS_MOST or is_mark(stripped[:1])
     else:
         assert name == unicodedata.normalize("NFC", text).strip() and len(name) <= PERSON_MOST
         assert unicodedata.is_normalized("NFC", name)
         assert not any(unicodedata.category(c) in ("Cc", "Cf") or c in BIDI_CONTROLS or c in INVISIBLE for c in name)
+        assert piled_marks(name) <= MARKS_MOST and not is_mark(name[:1])
+
+
+def is_mark(char: str) -> bool:
+    return bool(char) and unicodedata.category(char) in ("Mn", "Me")
+
+
+def piled_marks(text: str) -> int:
+    """The most combining marks in a row anywhere in ``text``."""
+    most = run = 0
+    for char in text:
+        run = run + 1 if is_mark(char) else 0
+        most = max(most, run)
+    return most
+
+
+@pytest.mark.parametrize("name, said", [("Z\u0336\u0336\u0336algo", "it has 3 on 'Z'"),
+                                        ("A" + "\u0300\u0301\u0302\u0303" * 5, "it has 19 on"),  # (NFC: A + U+0300 is À)
+                                        ("\u0301Ana", "at its start")])
+def test_a_name_with_marks_piled_on_a_letter_or_before_any_letter_is_refused(name, said):
+    """Marks piled on a letter are drawn over the lines above and below (other players' names in a seat list)."""
+    with pytest.raises(Refusal) as refused:
+        check_name(name, "a seat's name", PERSON_MOST)
+    assert refused.value.code == "bad_name" and said in refused.value.message
+
+
+@pytest.mark.parametrize("name", ["Vi\u1ec7t", "Nguy\u1ec5n", "a\u0308\u0301", "Jos\u00e9", "Ana\u0332"])
+def test_two_marks_on_a_letter_are_a_name(name):
+    """Vietnamese stacks two marks on a vowel (most have a composed form; a letter with two that has none is kept)."""
+    assert check_name(name, "a seat's name", PERSON_MOST) == unicodedata.normalize("NFC", name)
 
 
 @pytest.mark.parametrize("name", ["Ana\u200b", "\u200b", "\u2060", "\u00adAna", "A\u200dna", "\u3164", "\ufeffAna"])

@@ -16,6 +16,8 @@ import trio
 from clients.client import open_client
 from server.protocol import BotSeat, CreateTable
 from server.protocol.commandline import human_pace_ms
+from server.names import PERSON_MOST, check_name
+from server.protocol import Refusal
 from server.protocol.names import refused
 
 from .conftest import TIMEOUT_MS, LiveServer
@@ -244,6 +246,22 @@ def test_the_pages_name_rule_is_the_servers_for_every_character(person, server):
     assigned = lambda code: unicodedata.category(chr(code)) != "Cn"
     differ = sorted(code for code in page_refuses ^ server_refuses if assigned(code))
     assert [f"U+{code:04X}" for code in differ] == []
+
+
+def test_the_page_refuses_marks_piled_on_a_letter_in_the_servers_words(person, server):
+    page = person()
+    names = ["Vi\u1ec7t", "a\u0308\u0301", "Z\u0336\u0336\u0336algo", "\u0301Ana", "A" + "\u0300\u0301" * 4, "Ana"]
+    said = page.evaluate("""async (names) => {
+      const { nameProblem } = await import("/js/names.js");
+      return names.map((name) => nameProblem(name));
+    }""", names)
+    for name, problem in zip(names, said):
+        try:
+            check_name(name, "a seat's name", PERSON_MOST)
+        except Refusal as refusal:
+            assert problem == refusal.message
+        else:
+            assert problem is None
 
 
 def test_play_again_opens_a_rematch_the_other_player_joins_in_one_click(person, server, shots):
