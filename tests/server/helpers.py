@@ -60,6 +60,18 @@ class Sink:
         return next(m for m in reversed(self.messages) if type(m) in (Update, Snapshot) and m.view is not None)
 
 
+async def my_turns(person: Sink, count: int, pause: float):
+    """A person's next ``count`` turns, looked for every ``pause`` seconds of the trio clock: each turn's update
+    (its view and legal actions), for the caller to play before the next is looked for."""
+    taken = 0
+    while taken < count:
+        await trio.sleep(pause)
+        update = person.last_viewed()
+        if update.legal:
+            yield update
+            taken += 1
+
+
 def new_table(seats: int = 2, mode: str = "challenge", bots: list[BotSeat] = (), seed: int = 1, **kwargs) -> Table:
     options = kwargs.pop("options", {})
     setup = make_setup(FLAG_FINISH.info, seats, mode, options)

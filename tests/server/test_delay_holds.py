@@ -11,7 +11,7 @@ from server.protocol import (BotSeat, Error, Leave, Left, Presence, Resume, Seat
                              Watch)
 from server.table import Reservation, intents, token_hash
 
-from .helpers import Sink, act, new_table, settle
+from .helpers import Sink, act, my_turns, new_table, settle
 
 DELAY_MS = 5_000
 
@@ -62,19 +62,14 @@ async def test_refused_actions_do_not_bring_an_entries_delay_nearer_the_table(nu
     person, spectator = Sink(), Sink()
     await table.submit(intents.Watch(spectator, Watch(table="t1")))
     await take(table, person)
-    moves = 0
-    while moves < 4:
-        await trio.sleep(0.5)
-        latest = person.last_viewed()
-        if latest.legal:
+    async for latest in my_turns(person, 4, pause=0.5):
+        await act(table, person, latest.legal[0])
+        for _ in range(3):  # junk: each refused, each an entry in the log
             await act(table, person, latest.legal[0])
-            for _ in range(3):  # junk: each refused, each an entry in the log
-                await act(table, person, latest.legal[0])
-            moves += 1
-            accepted = [e.seq for e in table.log.entries if e.accepted]
-            assert table.log.seq > accepted[-1]  # (refusals came after the last move)
-            shown = max([m.seq for m in spectator.messages if type(m) in (Update, Snapshot)], default=0)
-            assert shown <= (accepted[-3] if len(accepted) > 2 else 0), "shown one of the last two moves"
+        accepted = [e.seq for e in table.log.entries if e.accepted]
+        assert table.log.seq > accepted[-1]  # (refusals came after the last move)
+        shown = max([m.seq for m in spectator.messages if type(m) in (Update, Snapshot)], default=0)
+        assert shown <= (accepted[-3] if len(accepted) > 2 else 0), "shown one of the last two moves"
     assert not table.over.is_set()
 
 

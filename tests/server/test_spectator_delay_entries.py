@@ -13,7 +13,7 @@ from server.protocol import BotSeat, BroadcastView, CreateTable, Replay, Snapsho
 from server.table import intents, timers
 from server.table.seats import token_hash
 
-from .helpers import Sink, act, new_table, settle
+from .helpers import Sink, act, my_turns, new_table, settle
 
 ENTRIES = 4
 
@@ -60,13 +60,8 @@ async def slow_lockstep_table(nursery, **delay) -> tuple:
     await table.submit(intents.Watch(commentator, Watch(table="t1", broadcast_key="the key")))
     await table.submit(intents.TakeSeat(person, TakeSeat(table="t1", seat=0)))
     await settle()
-    turns = 0
-    while turns < 6:
-        await trio.sleep(1)
-        update = person.last_viewed()
-        if update.legal:
-            await act(table, person, update.legal[0])
-            turns += 1
+    async for update in my_turns(person, 6, pause=1):
+        await act(table, person, update.legal[0])
     await trio.sleep(1)
     update = person.last_viewed()
     assert update.legal and not table.over.is_set()  # the person's turn: the table waits for it
