@@ -26,7 +26,7 @@ from ..cluster.directory import Directory, LocalDirectory
 from ..logs.disk import private_dir
 from ..logs.logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
-from . import clocks, opening, organiser, reporting, results
+from . import clocks, opening, organiser, reported, reporting, results
 from .actions import Reentered
 from .director import Director, secret_hash
 from .host import TableHost
@@ -278,6 +278,7 @@ class TournamentHub:
             logger.info(f"tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
                         "seats are kept and played by a stand-in")
         director = Director(self, tid, request, state, log, digest, tokens, self.store)
+        director.reports_made = reported.made(records)  # the budget as the log spent it, not afresh
         last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
         director._t0 = trio.current_time() - last
         rated = await self.store.call(Store.rated, tid)
