@@ -29,10 +29,30 @@ async def arena_clock(d: Director) -> None:
         await halt(d, [t for t in d.state.unfinished()])
 
 
-async def round_clock(d: Director, round_no: int, tables: list[str]) -> None:
-    """Round ``round_no``'s ``tables`` end as they stand after ``round_time_ms``."""
-    await trio.sleep(d.request.round_time_ms / 1000)
+async def round_clock(d: Director, round_no: int, tables: list[str], seconds: float | None = None) -> None:
+    """Round ``round_no``'s ``tables`` end as they stand after ``round_time_ms`` (``seconds``: what is left of it)."""
+    await trio.sleep(d.request.round_time_ms / 1000 if seconds is None else seconds)
     await halt(d, tables)
+
+
+def rearm(d: Director, records: list) -> None:
+    """At a restart: the current round's clock goes on for what was left of it (its time runs from its seating, or
+    under ``pairings_first`` its beginning, to the log's last record: the time the server was down is not
+    counted, nobody could play), or a restart would let its tables play on past ``round_time_ms``."""
+    from .actions import RoundBegun
+    from .reporting import is_reported
+    from .tlog import RoundSeated
+
+    state = d.state
+    if not d.request.round_time_ms or state.settings.format == "arena" or not state.round \
+            or state.round == state.org.held:
+        return
+    tables = [t for t in state.unfinished() if state.tables[t][0] == state.round and not is_reported(state, t)]
+    start = max((r.time for r in records if type(r) in (RoundSeated, RoundBegun) and r.round == state.round),
+                default=d.now())
+    if tables:
+        left = max(0.0, d.request.round_time_ms / 1000 - (d.now() - start))
+        d.hub.spawn(d.id, round_clock, d, state.round, tables, left)
 
 
 def results_wait(d: Director) -> float:

@@ -312,6 +312,7 @@ class TournamentHub:
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
                 await opening.open_table(director, table_id, round_no, players)
+        clocks.rearm(director, records)  # the round's time goes on where it stood
         async with director.lock:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
