@@ -36,22 +36,33 @@ async def round_clock(d: Director, round_no: int, tables: list[str], seconds: fl
 
 
 def rearm(d: Director, records: list) -> None:
-    """At a restart: the current round's clock goes on for what was left of it (its time runs from its seating, or
-    under ``pairings_first`` its beginning, to the log's last record: the time the server was down is not
-    counted, nobody could play), or a restart would let its tables play on past ``round_time_ms``."""
-    from .actions import RoundBegun
+    """At a restart, what the clocks and the organiser had decided goes on (or a round's tables would play on
+    for ever, tournament tables having no abandon clock): the current round's ``round_time_ms`` runs for what
+    was left of it (from its seating, or under ``pairings_first`` its beginning, to the log's last record: the
+    time the server was down is not counted, nobody could play); a round the organiser ended (``round_ended``
+    logged, the server killed before its tables stopped) and an event that ended (cancelled) with tables still
+    playing have those tables halted at once, as ``end_round`` and ``cancel`` halt them."""
+    from .actions import RoundBegun, RoundEnded
     from .reporting import is_reported
     from .tlog import RoundSeated
 
-    state = d.state
-    if not d.request.round_time_ms or state.settings.format == "arena" or not state.round \
-            or state.round == state.org.held:
+    state, lobby = d.state, d.hub.lobby
+    if state.ended is not None:
+        tables, left = list(state.unfinished()), 0.0
+        d.tables.update({t: lobby.tables[t] for t in tables if t in lobby.tables})
+    elif not state.round or state.settings.format == "arena" or state.round == state.org.held:
         return
-    tables = [t for t in state.unfinished() if state.tables[t][0] == state.round and not is_reported(state, t)]
-    start = max((r.time for r in records if type(r) in (RoundSeated, RoundBegun) and r.round == state.round),
-                default=d.now())
+    else:
+        tables = [t for t in state.unfinished() if state.tables[t][0] == state.round and not is_reported(state, t)]
+        if any(type(r) is RoundEnded and r.round == state.round for r in records):
+            d.ending, left = state.round, 0.0
+        elif d.request.round_time_ms:
+            start = max((r.time for r in records if type(r) in (RoundSeated, RoundBegun) and r.round == state.round),
+                        default=d.now())
+            left = max(0.0, d.request.round_time_ms / 1000 - (d.now() - start))
+        else:
+            return
     if tables:
-        left = max(0.0, d.request.round_time_ms / 1000 - (d.now() - start))
         d.hub.spawn(d.id, round_clock, d, state.round, tables, left)
 
 

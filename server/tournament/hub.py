@@ -290,6 +290,7 @@ class TournamentHub:
                 await results.rate(director, state.results[table_id])
         if ended:
             director.over.set()
+            clocks.rearm(director, records)  # tables a cancel had not halted yet are halted now
             return director
         for table_id in state.unfinished():
             round_no, players = state.tables[table_id]
@@ -312,7 +313,7 @@ class TournamentHub:
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
                 await opening.open_table(director, table_id, round_no, players)
-        clocks.rearm(director, records)  # the round's time goes on where it stood
+        clocks.rearm(director, records)  # the round's time goes on where it stood, an ended round's tables halt
         async with director.lock:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
