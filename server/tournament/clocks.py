@@ -15,10 +15,18 @@ if TYPE_CHECKING:
     from .director import Director
 
 
-async def arena_clock(d: Director) -> None:
+async def arena_clock(d: Director, records: list | None = None) -> None:
     """An arena runs for ``arena_ms`` (default 10 minutes): then nobody more is seated, and it ends once its
-    last tables are over (with ``round_time_ms``, those still playing after that long end as they stand)."""
-    await trio.sleep((d.request.arena_ms or 600_000) / 1000)
+    last tables are over (with ``round_time_ms``, those still playing after that long end as they stand).
+    Reopened at a restart (its log's ``records``): for what was left of it, from its first seating to the log's
+    last record (a restart never gives an arena its whole time again)."""
+    from .tlog import RoundSeated
+
+    length = (d.request.arena_ms or 600_000) / 1000
+    if records is not None:
+        start = next((r.time for r in records if type(r) is RoundSeated), d.now())
+        length = max(0.0, length - (d.now() - start))
+    await trio.sleep(length)
     async with d.lock:
         d.arena_over = True
         d.waiting = []

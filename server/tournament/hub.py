@@ -319,7 +319,7 @@ class TournamentHub:
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
                 if state.round:
-                    self.spawn(director.id, clocks.arena_clock, director)
+                    self.spawn(director.id, clocks.arena_clock, director, records)  # what is left of it
             await director.advance()
         if director.unplaced:
             self.spawn(director.id, opening.place_unplaced, director)

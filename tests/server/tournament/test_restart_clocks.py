@@ -110,3 +110,24 @@ async def test_a_tournament_cancelled_just_before_a_kill_leaves_no_table_playing
         await passes(mock_clock, 1)  # ... and halted, as cancel halts them: no table plays on for an event over
         assert table.over.is_set() and table.halted[0] == "time_limit"
         nursery.cancel_scope.cancel()
+
+
+async def test_an_arena_reopened_after_a_restart_runs_for_what_was_left_of_its_time(mock_clock, tmp_path):
+    async with trio.open_nursery() as nursery:
+        hub = await run_hub(nursery, tmp_path / "first")
+        director, secret = await hub.create(CreateTournament(
+            game="flag_finish", mode="challenge", seats=2, format="arena", seed=SEED, arena_ms=2 * ROUND_S * 1000,
+            no_show_ms=3_600_000))
+        for name in ("Ana", "Ben", "Cy"):
+            _, token = await director.register(name)
+        await director.start(secret, False)
+        await passes(mock_clock, ROUND_S)
+        await director.drop(token, "", None)  # Cy, waiting, leaves: the log's last record, half the arena's time in
+        shutil.copytree(tmp_path / "first", tmp_path / "second")  # the server dies here
+        hub = await run_hub(nursery, tmp_path / "second")
+        director = hub.find(director.id)
+        await passes(mock_clock, ROUND_S - 1)
+        assert not director.arena_over
+        await passes(mock_clock, 2)
+        assert director.arena_over  # never its whole time again
+        nursery.cancel_scope.cancel()
