@@ -15,10 +15,18 @@ if TYPE_CHECKING:
     from .director import Director
 
 
-async def arena_clock(d: Director) -> None:
+async def arena_clock(d: Director, records: list | None = None) -> None:
     """An arena runs for ``arena_ms`` (default 10 minutes): then nobody more is seated, and it ends once its
-    last tables are over (with ``round_time_ms``, those still playing after that long end as they stand)."""
-    await trio.sleep((d.request.arena_ms or 600_000) / 1000)
+    last tables are over (with ``round_time_ms``, those still playing after that long end as they stand).
+    Reopened at a restart (its log's ``records``): for what was left of it, from its first seating to the log's
+    last record (a restart never gives an arena its whole time again)."""
+    from .tlog import RoundSeated
+
+    length = (d.request.arena_ms or 600_000) / 1000
+    if records is not None:
+        start = next((r.time for r in records if type(r) is RoundSeated), d.now())
+        length = max(0.0, length - (d.now() - start))
+    await trio.sleep(length)
     async with d.lock:
         d.arena_over = True
         d.waiting = []
@@ -29,10 +37,41 @@ async def arena_clock(d: Director) -> None:
         await halt(d, [t for t in d.state.unfinished()])
 
 
-async def round_clock(d: Director, round_no: int, tables: list[str]) -> None:
-    """Round ``round_no``'s ``tables`` end as they stand after ``round_time_ms``."""
-    await trio.sleep(d.request.round_time_ms / 1000)
+async def round_clock(d: Director, round_no: int, tables: list[str], seconds: float | None = None) -> None:
+    """Round ``round_no``'s ``tables`` end as they stand after ``round_time_ms`` (``seconds``: what is left of it)."""
+    await trio.sleep(d.request.round_time_ms / 1000 if seconds is None else seconds)
     await halt(d, tables)
+
+
+def rearm(d: Director, records: list) -> None:
+    """At a restart, what the clocks and the organiser had decided goes on (or a round's tables would play on
+    for ever, tournament tables having no abandon clock): the current round's ``round_time_ms`` runs for what
+    was left of it (from its seating, or under ``pairings_first`` its beginning, to the log's last record: the
+    time the server was down is not counted, nobody could play); a round the organiser ended (``round_ended``
+    logged, the server killed before its tables stopped) and an event that ended (cancelled) with tables still
+    playing have those tables halted at once, as ``end_round`` and ``cancel`` halt them."""
+    from .actions import RoundBegun, RoundEnded
+    from .reporting import is_reported
+    from .tlog import RoundSeated
+
+    state, lobby = d.state, d.hub.lobby
+    if state.ended is not None:
+        tables, left = list(state.unfinished()), 0.0
+        d.tables.update({t: lobby.tables[t] for t in tables if t in lobby.tables})
+    elif not state.round or state.settings.format == "arena" or state.round == state.org.held:
+        return
+    else:
+        tables = [t for t in state.unfinished() if state.tables[t][0] == state.round and not is_reported(state, t)]
+        if any(type(r) is RoundEnded and r.round == state.round for r in records):
+            d.ending, left = state.round, 0.0
+        elif d.request.round_time_ms:
+            start = max((r.time for r in records if type(r) in (RoundSeated, RoundBegun) and r.round == state.round),
+                        default=d.now())
+            left = max(0.0, d.request.round_time_ms / 1000 - (d.now() - start))
+        else:
+            return
+    if tables:
+        d.hub.spawn(d.id, round_clock, d, state.round, tables, left)
 
 
 def results_wait(d: Director) -> float:

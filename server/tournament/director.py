@@ -79,7 +79,7 @@ class Director:
         self.remote: RemoteTables | None = None  # on a cluster: the tables other nodes run for it
         self.unplaced: list[tuple[str, int, tuple[str, ...]]] = []  # reopened on a cluster: seated, not open here
         self.waiting: list[str] = []  # arena: players free to be seated, in the order they became free
-        self.reports_made: dict[tuple[str, str], int] = {}  # (table, player) -> reports since start (``reported``)
+        self.reports_made: dict[tuple[str, str], int] = {}  # (table, player) -> reports logged (``reported``)
         self.arena_over = False
         self.failed: str | None = None  # why its log cannot be written (its changes are refused from then on)
         self.receipts: dict[str, str | None] = {}  # player -> the hash of its registration's line

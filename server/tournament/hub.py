@@ -26,7 +26,7 @@ from ..cluster.directory import Directory, LocalDirectory
 from ..logs.disk import private_dir
 from ..logs.logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
-from . import clocks, opening, organiser, reporting, results
+from . import clocks, opening, organiser, reported, reporting, results
 from .actions import Reentered
 from .director import Director, secret_hash
 from .host import TableHost
@@ -278,6 +278,7 @@ class TournamentHub:
             logger.info(f"tournament {tid}: no token for {', '.join(missing)} (an old store lost it): their "
                         "seats are kept and played by a stand-in")
         director = Director(self, tid, request, state, log, digest, tokens, self.store)
+        director.reports_made = reported.made(records)  # the budget as the log spent it, not afresh
         last = max((getattr(r, "time", 0.0) for r in read.records), default=0.0)
         director._t0 = trio.current_time() - last
         rated = await self.store.call(Store.rated, tid)
@@ -289,6 +290,7 @@ class TournamentHub:
                 await results.rate(director, state.results[table_id])
         if ended:
             director.over.set()
+            clocks.rearm(director, records)  # tables a cancel had not halted yet are halted now
             return director
         for table_id in state.unfinished():
             round_no, players = state.tables[table_id]
@@ -311,12 +313,13 @@ class TournamentHub:
                 director.unplaced.append((table_id, round_no, players))
             else:  # seated in the log, never opened: open it now
                 await opening.open_table(director, table_id, round_no, players)
+        clocks.rearm(director, records)  # the round's time goes on where it stood, an ended round's tables halt
         async with director.lock:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
                 if state.round:
-                    self.spawn(director.id, clocks.arena_clock, director)
+                    self.spawn(director.id, clocks.arena_clock, director, records)  # what is left of it
             await director.advance()
         if director.unplaced:
             self.spawn(director.id, opening.place_unplaced, director)

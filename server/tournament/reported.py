@@ -37,6 +37,16 @@ async def report(d: Director, token: str, table: str, places: list[int]) -> None
         await _after(d, table)
 
 
+def made(records) -> dict[tuple[str, str], int]:
+    """The reports each player made at each table, counted from a reopened tournament's log (``reports_made``): a
+    restart never gives a player their ``CHANGES_MOST`` again."""
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        if type(record) is Reported:
+            counts[(record.table, record.player)] = counts.get((record.table, record.player), 0) + 1
+    return counts
+
+
 async def settle(d: Director, secret: str, table: str, places: list[int], reason: str = "") -> None:
     """The organiser gives ``table``'s places; its result stands at once."""
     d._organiser(secret)

@@ -187,3 +187,33 @@ async def test_a_restart_keeps_the_reports_and_never_opens_a_reported_table(tmp_
         second_run.cancel_scope.cancel()
     assert verify_tournament(tmp_path / "tournaments" / f"{tid}.log", tmp_path / "tables").ok
     assert not (tmp_path / "tables" / f"{table.table}.log").exists()
+
+
+async def test_a_restart_gives_a_player_who_spent_their_reports_no_new_ones(tmp_path):
+    """The too_many_reports budget is counted from the log: a player who spent it (changing their report over and
+    over) does not get it afresh by the server restarting."""
+    from server.tournament.reported import CHANGES_MOST
+
+    async with trio.open_nursery() as first_run:
+        running = await start_server(first_run, tmp_path)
+        async with open_client(running.url) as organiser:
+            created = await organiser.create_tournament(game="flush", seats=3, rounds=1, reported_tables=1)
+            tid = created.tournament.tournament
+            tokens = {}
+            for name in ("Ana", "Ben", "Cy"):
+                async with open_client(running.url) as phone:
+                    entry = await phone.register(tid, name)
+                    tokens[entry.player] = entry.token
+            (table,) = (await organiser.start_tournament(tid, created.secret)).seatings
+            first = table.players[0]
+            for flip in range(CHANGES_MOST):
+                await organiser.report_result(tid, tokens[first], table.table, [2, 1, 3] if flip % 2 else [1, 2, 3])
+        first_run.cancel_scope.cancel()
+    async with trio.open_nursery() as second_run:
+        running = await start_server(second_run, tmp_path)
+        async with open_client(running.url) as phone:
+            with pytest.raises(ServerError) as refused:
+                await phone.report_result(tid, tokens[first], table.table, [3, 2, 1])
+            assert refused.value.code == "too_many_reports"
+            await phone.report_result(tid, tokens[table.players[1]], table.table, [3, 2, 1])  # another still may
+        second_run.cancel_scope.cancel()
