@@ -341,13 +341,17 @@ class Cluster:
     async def follow(self, key: str):
         """A ``relay.Follower`` of table ``key``, which lives on another live node, to serve its spectators
         here; None when no other node has it (``locate``'s refusals when its node is down)."""
-        if await self.locate("table", key) is None:
-            return None
-        return self.relay.follow(key)
+        found = await self._find("table", key)
+        return None if found is None else self.relay.follow(key, found[0])
 
     async def locate(self, kind: str, key: str) -> str | None:
         """The public URL of the live node ``key`` lives on; None when no other node has it, ``Refusal``
         ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
+        found = await self._find(kind, key)
+        return None if found is None else found[1]
+
+    async def _find(self, kind: str, key: str) -> tuple[str, str] | None:
+        """``locate``'s: the node ``key`` lives on and its public URL."""
         try:
             owner = await self.presence.get(f"{PREFIX}{kind}:{key}")
             if owner is None or owner == self.node:
@@ -359,7 +363,7 @@ class Cluster:
         if alive is None:
             raise Refusal(Code(f"{kind}_unavailable"), f"{kind} {key} lives on a node that is down; it comes back "
                              "when that node restarts")
-        return _decode_load(alive).url
+        return owner, _decode_load(alive).url
 
     async def _directory(self, directory: str) -> list[tuple[bool, dict[str, str]]]:
         """Every other node's published ``directory`` hash, with whether that node is alive; a node neither
