@@ -43,6 +43,7 @@ class Publisher:
         self._send, self._receive = trio.open_memory_channel[tuple[str, bytes, bytes | None]](QUEUE)
         self.lobby = None  # what the last heartbeat looked up, and the other live nodes then (for ``answer``)
         self.nodes: list[str] = []
+        self.store = presence  # the heartbeat's way to the store: every look-up goes by it (none waits on clients')
         self.asked: set[str] = set()  # names a new follower asked for since the last look-up
         self._asked = trio.Event()
         self._looking = trio.Lock()  # one look-up at a time: the heartbeat's or an answer's
@@ -61,30 +62,31 @@ class Publisher:
             if self.lobby is None:
                 continue
             try:
-                await self.refresh(self.lobby, self.nodes)
+                await self.refresh(self.lobby, self.nodes, self.store)
             except PresenceError:
                 pass  # (the next heartbeat looks again)
 
-    async def refresh(self, lobby, nodes: list[str] = ()) -> None:
+    async def refresh(self, lobby, nodes: list[str] = (), store: Presence | None = None) -> None:
         """Hook the tables followed now, unhook the others, and count the spectators ``nodes`` (the other live
-        nodes) serve of each (one heartbeat's look-up, or one asked for by a new follower)."""
+        nodes) serve of each (one heartbeat's look-up, through the heartbeat's ``store``, or one asked for by a
+        new follower)."""
         async with self._looking:
-            self.lobby, self.nodes = lobby, list(nodes)
+            self.lobby, self.nodes, self.store = lobby, list(nodes), store or self.store
             asked, self.asked = self.asked, set()
-            await self._refresh(lobby, nodes, asked)
+            await self._refresh(lobby, nodes, asked, self.store)
 
-    async def _refresh(self, lobby, nodes: list[str], asked: set[str]) -> None:
+    async def _refresh(self, lobby, nodes: list[str], asked: set[str], store: Presence) -> None:
         moved = [snapshot_key(alias) for alias, table_id in lobby.aliases.items()
                  if self.aliased.get(alias, table_id) != table_id]
         if moved:  # (a node that starts following the alias then waits for its new table's snapshot)
-            await self.presence.delete(*moved)
+            await store.delete(*moved)
         self.aliased = dict(lobby.aliases)
         names = {table.id: [table.id] for table in lobby.tables.values() if not table.read_only}
         for alias, table_id in lobby.aliases.items():
             if table_id in names:
                 names[table_id].append(alias)
         flat = [(table_id, name) for table_id, all_names in names.items() for name in all_names]
-        marks = await self.presence.get_many([followed_key(name) for _, name in flat])
+        marks = await store.get_many([followed_key(name) for _, name in flat])
         followed: dict[str, set[str]] = {}
         for (table_id, name), mark in zip(flat, marks):
             if mark is not None:
@@ -97,7 +99,7 @@ class Publisher:
         counted = [(table_id, watchers_key(name, node)) for table_id, under in followed.items() for name in under
                    for node in nodes]
         self.counts.heard = {}
-        counts = await self.presence.get_many([key for _, key in counted]) if counted else []
+        counts = await store.get_many([key for _, key in counted]) if counted else []
         heard = self.counts.heard  # (published while the store was read: newer than what it said)
         followers: dict[str, dict[str, int]] = {table_id: {} for table_id in followed}
         for (table_id, key), count in zip(counted, counts):
