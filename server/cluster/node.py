@@ -45,6 +45,8 @@ import msgspec
 import trio
 
 
+from .lists import listed
+from .keys import NODES, PREFIX
 from .nodeid import ID_SPACE, node_mark
 from ..notices import say_peer_changes
 from .presence import Presence, PresenceError
@@ -52,8 +54,6 @@ from .relay import Relay
 from ..protocol import Code, Refusal, TableInfo, TournamentInfo
 
 logger = logging.getLogger(__name__)
-PREFIX = "photofinish:"
-NODES = PREFIX + "nodes"
 SEATS_PER_TABLE = 3  # connections that count as one table's load
 
 
@@ -85,7 +85,8 @@ class Cluster:
 
     def __init__(self, presence: Presence, node: str, public_url: str | None = None, heartbeat: float = 1.0,
                  expiry: float = 5.0, forget_after: float = 600.0) -> None:
-        self.presence = presence
+        self.presence = presence  # for what clients ask (a create's claim, a locate, a list) ...
+        self.store = presence.urgent()  # ... and for the heartbeat: a way of its own, which no client's waits on
         self.lobby = None  # what this node holds, read at each heartbeat (given to ``run``)
         self.node = node
         self.url = public_url or ""
@@ -97,6 +98,7 @@ class Cluster:
         self.mark = node_mark(node)  # the last 15 digits of every id this node numbers
         self.peers: dict[str, NodeLoad] = {}  # the other live nodes, as of the last heartbeat
         self.claimed: dict[str, set[str]] = {"table": set(), "tournament": set()}
+        self.fresh: dict[str, set[str]] = {"table": set(), "tournament": set()}  # claimed by ``claim`` since the join
         self.conflicts: set[str] = set()  # ids another node holds (reported once)
         self.published: dict[str, dict[str, bytes]] = {"tables": {}, "tournaments": {}}
         self.announced: dict[str, set[str]] = {"tables": set(), "tournaments": set()}  # published at creation
@@ -144,15 +146,15 @@ class Cluster:
                     await self._join()
                     await self._read_peers()
                     rejoined = was
-                await self.presence.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
+                await self.store.set(f"{PREFIX}alive:{self.node}", _encode(self._load()).decode(),
                                         ttl_ms=int(self.expiry * 1000))
-                await self.presence.set(f"{PREFIX}known:{self.node}", self.url,
+                await self.store.set(f"{PREFIX}known:{self.node}", self.url,
                                         ttl_ms=int((self.expiry + self.forget_after) * 1000))
                 await self._reconcile("table", "tables", self._local_tables())
                 await self._reconcile("tournament", "tournaments", self._local_tournaments())
                 for alias in self.lobby.aliases:  # `demo`, `open`: a client of any node is sent to the one here
-                    await self.holds("table", alias)
-                await self.relay.publisher.refresh(self.lobby, list(self.peers))
+                    await self.holds("table", alias, self.store)
+                await self.relay.publisher.refresh(self.lobby, list(self.peers), self.store)
             self.online = True
             if rejoined:
                 logger.info(f"in the cluster again as node {self.node}: its store had forgotten it; all republished")
@@ -169,11 +171,12 @@ class Cluster:
     async def _join(self) -> None:
         """(Again) in the store: the registration, everything claimed and published anew (a Redis that
         restarted has forgotten it; a node notices at its next heartbeat, from its registration being gone)."""
-        await self.presence.hset(NODES, {self.node: self.url})
+        await self.store.hset(NODES, {self.node: self.url})
         for kind in self.claimed:
             self.claimed[kind] = set()
+            self.fresh[kind] = set()
         self.published = {"tables": {}, "tournaments": {}}
-        await self.presence.delete(f"{PREFIX}tables:{self.node}", f"{PREFIX}tournaments:{self.node}")
+        await self.store.delete(f"{PREFIX}tables:{self.node}", f"{PREFIX}tournaments:{self.node}")
         self.joins += 1
 
     def _load(self) -> NodeLoad:
@@ -192,40 +195,42 @@ class Cluster:
         """Claim what is new here, release what is gone, publish what changed."""
         claimed = self.claimed[kind]
         announced = set(self.announced[directory])  # as of ``local``: a table announced later is not gone
+        fresh, self.fresh[kind] = self.fresh[kind], set()  # (the store said they are ours as they were created:
+        claimed |= fresh & local.keys()  # not asked again, or a flood of creates made each heartbeat as long)
         for key in local.keys() - claimed:
             if key in self.conflicts:
                 continue
-            if await self.holds(kind, key):
+            if await self.holds(kind, key, self.store):
                 claimed.add(key)
             else:
                 self.conflicts.add(key)
                 logger.info(f"{kind} {key} is claimed by another node; not listed from here")
         gone = (claimed | announced) - local.keys()
         if gone:
-            await self.presence.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))
+            await self.store.delete(*(f"{PREFIX}{kind}:{key}" for key in gone))
             claimed -= gone
         published = self.published[directory]
         changed = {key: value.decode() for key, value in local.items()
                    if key in claimed and published.get(key) != value}
         removed = [key for key in published.keys() | announced if key not in claimed]
         hash_key = f"{PREFIX}{directory}:{self.node}"
-        await self.presence.hset(hash_key, changed)
-        await self.presence.hdel(hash_key, *removed)
+        await self.store.hset(hash_key, changed)
+        await self.store.hdel(hash_key, *removed)
         self.published[directory] = {key: value for key, value in local.items() if key in claimed}
         self.announced[directory] -= announced
 
-    async def holds(self, kind: str, key: str) -> bool:
+    async def holds(self, kind: str, key: str, store: Presence | None = None) -> bool:
         """Claim ``key`` unless a node has it; whether this node holds it now (``PresenceError`` as ``_claim``)."""
-        return await self._claim(kind, key) == self.node
+        return await self._claim(kind, key, store or self.presence) == self.node
 
     async def holder(self, kind: str, key: str) -> str | None:
         """Claim ``key`` unless a node has it; the node that holds it now, or None when the store cannot say."""
         try:
-            return await self._claim(kind, key)
+            return await self._claim(kind, key, self.presence)
         except PresenceError:
             return None
 
-    async def _claim(self, kind: str, key: str) -> str:
+    async def _claim(self, kind: str, key: str, store: Presence) -> str:
         """The one claim (``SET NX``) of the cluster: this node's name on ``key`` unless a node's is there; returns
         the node whose name is there now. A claim refused with nothing there is asked again: its two calls
         straddled a Redis that restarted empty (the refusal from the old one, which held our own claim, the empty
@@ -234,9 +239,9 @@ class Cluster:
         answers sensibly)."""
         name = f"{PREFIX}{kind}:{key}"
         for _ in range(3):
-            if await self.presence.set(name, self.node, only_new=True):
+            if await store.set(name, self.node, only_new=True):
                 return self.node
-            holder = await self.presence.get(name)
+            holder = await store.get(name)
             if holder is not None:
                 return holder
         raise PresenceError(f"{name}: a claim refused three times with nothing there")
@@ -251,9 +256,9 @@ class Cluster:
 
     async def _read_peers(self) -> bool:
         """The other live nodes and their loads; returns whether this node is still registered."""
-        nodes = await self.presence.hgetall(NODES)
+        nodes = await self.store.hgetall(NODES)
         others = sorted(node for node in nodes if node != self.node)
-        loads = await self.presence.get_many([f"{PREFIX}alive:{node}" for node in others])
+        loads = await self.store.get_many([f"{PREFIX}alive:{node}" for node in others])
         peers = {node: _decode_load(raw) for node, raw in zip(others, loads) if raw is not None}
         if self.online:  # what changed since the last heartbeat (the first one says how many are alive)
             say_peer_changes(self.peers, peers, self.expiry)
@@ -309,6 +314,7 @@ class Cluster:
         """Claim ``key`` for this node before it opens (``Refusal`` if the store is away or another node
         has it)."""
         self.require_online()
+        joins = self.joins
         try:
             ours = await self.holds(kind, key)
         except PresenceError:
@@ -316,6 +322,8 @@ class Cluster:
             self.require_online()
         if not ours:
             raise Refusal(Code(f"{kind}_exists"), f"{kind} {key} exists on another node")
+        if joins == self.joins:  # (the heartbeat that finds it open takes it as claimed, asking nothing; not
+            self.fresh[kind].add(key)  # across a join: the store it was claimed in may have forgotten it)
         # not in self.claimed until the table is open: a heartbeat in between must not release it
 
     async def announce(self, info: TableInfo | TournamentInfo) -> None:
@@ -333,6 +341,7 @@ class Cluster:
 
     async def release(self, kind: str, key: str) -> None:
         """Give up a claim made for a table that did not open after all."""
+        self.fresh[kind].discard(key)
         try:
             await self.presence.delete(f"{PREFIX}{kind}:{key}")
         except PresenceError:
@@ -341,13 +350,17 @@ class Cluster:
     async def follow(self, key: str):
         """A ``relay.Follower`` of table ``key``, which lives on another live node, to serve its spectators
         here; None when no other node has it (``locate``'s refusals when its node is down)."""
-        if await self.locate("table", key) is None:
-            return None
-        return self.relay.follow(key)
+        found = await self._find("table", key)
+        return None if found is None else self.relay.follow(key, found[0])
 
     async def locate(self, kind: str, key: str) -> str | None:
         """The public URL of the live node ``key`` lives on; None when no other node has it, ``Refusal``
         ``{kind}_unavailable`` when its node is down, ``cluster_unavailable`` without the store."""
+        found = await self._find(kind, key)
+        return None if found is None else found[1]
+
+    async def _find(self, kind: str, key: str) -> tuple[str, str] | None:
+        """``locate``'s: the node ``key`` lives on and its public URL."""
         try:
             owner = await self.presence.get(f"{PREFIX}{kind}:{key}")
             if owner is None or owner == self.node:
@@ -359,38 +372,13 @@ class Cluster:
         if alive is None:
             raise Refusal(Code(f"{kind}_unavailable"), f"{kind} {key} lives on a node that is down; it comes back "
                              "when that node restarts")
-        return _decode_load(alive).url
-
-    async def _directory(self, directory: str) -> list[tuple[bool, dict[str, str]]]:
-        """Every other node's published ``directory`` hash, with whether that node is alive; a node neither
-        alive nor known (dead for longer than its ``forget_after``) is left out."""
-        nodes = sorted(node for node in await self.presence.hgetall(NODES) if node != self.node)
-        states = await self.presence.get_many([f"{PREFIX}{state}:{node}" for state in ("alive", "known")
-                                               for node in nodes])
-        alive = states[:len(nodes)]
-        listed = [(node, raw is not None) for node, raw, known in zip(nodes, alive, states[len(nodes):])
-                  if raw is not None or known is not None]
-        hashes = await self.presence.hgetall_many([f"{PREFIX}{directory}:{node}" for node, _ in listed])
-        return [(live, entries) for (_, live), entries in zip(listed, hashes)]
+        return owner, _decode_load(alive).url
 
     async def list_tables(self, local: list[TableInfo]) -> list[TableInfo]:
         """This node's tables as they are, then every other node's (``unavailable`` where its node is down);
         only this node's while the store cannot be reached."""
-        return await self._listed("tables", local, _decode_table)
+        return await listed(self.presence, self.node, "tables", local, _decode_table)
 
     async def list_tournaments(self, local: list[TournamentInfo]) -> list[TournamentInfo]:
         """As ``list_tables``, for tournaments."""
-        return await self._listed("tournaments", local, _decode_tournament)
-
-    async def _listed(self, directory: str, local: list, decode) -> list:
-        found = list(local)
-        try:
-            listed = await self._directory(directory)
-        except PresenceError:
-            return found
-        for alive, entries in listed:
-            for raw in entries.values():
-                info = decode(raw)
-                found.append(info if alive else msgspec.structs.replace(info, status="unavailable"))
-        return found
-
+        return await listed(self.presence, self.node, "tournaments", local, _decode_tournament)

@@ -14,7 +14,9 @@ spectators never slows the node that runs the table.
 - **Publishing** (the table's node, ``Publisher``): at each heartbeat it looks up which of its tables (or their
   aliases: ``demo``) are followed, and hooks those tables' spectator stream (``table.stream.relay``): what its
   own spectators are sent, past any broadcast delay, is published as one frame with the snapshot it leads to.
-  A frame the store misses costs followers nothing but a gap, which the next snapshot closes.
+  A frame the store misses costs followers nothing but a gap, which the next snapshot closes. A follower that
+  starts where the store keeps no snapshot asks the table's node, which publishes it at once: the first
+  ``watching`` waits for no heartbeat (``server/cluster/relaypublish.py``, ``Publisher``).
 - **Who is at the table** (``presence``) goes the same way: the table's node publishes it as its own spectators
   are told (a seat taken, left, gone or back, at most once a second the number watching; and with the first
   snapshot), the store keeps the latest beside the snapshot, and the follower keeps it and tells each spectator
@@ -47,112 +49,19 @@ from ..wire import encodeonce
 from .presence import Presence, PresenceError
 from ..protocol import Snapshot, Watching, decode_server
 from ..protocol import Presence as Present
-from .relaycount import Counts, Report, recount
-from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key
+from .relaycount import Report
+from .relaykeys import JSON, NO_SNAPSHOT, Frame, channel, followed_key, snapshot_key, watchers_key  # noqa: F401 (tests)
+from .relaypublish import Publisher
 from ..table import intents, patching
-from ..table.present import shown as presence_shown
-from ..table.spectating import COUNT_EVERY_S, current_snapshot
+from ..table.spectating import COUNT_EVERY_S
 
-QUEUE = 4096  # frames waiting to be published; past it a frame is dropped (the next snapshot closes the gap)
 _frame = msgspec.json.Decoder(Frame)
-
-
-class Publisher:
-    """The table's node: publishes the spectator stream of each of its tables that another node follows."""
-
-    def __init__(self, presence: Presence, expiry: float, node: str = "") -> None:
-        self.presence = presence
-        self.expiry = expiry
-        self.node = node
-        self.counts = Counts(presence, node, expiry)  # the other nodes' counts of its tables, as they come
-        self.hooked: dict[str, set[str]] = {}  # table id -> the names it is followed under
-        self.aliased: dict[str, str] = {}  # alias -> the table it named at the last look-up
-        self._send, self._receive = trio.open_memory_channel[tuple[str, bytes, bytes | None]](QUEUE)
-
-    async def refresh(self, lobby, nodes: list[str] = ()) -> None:
-        """Hook the tables followed now, unhook the others, and count the spectators ``nodes`` (the other live
-        nodes) serve of each (one heartbeat's look-up)."""
-        moved = [snapshot_key(alias) for alias, table_id in lobby.aliases.items()
-                 if self.aliased.get(alias, table_id) != table_id]
-        if moved:  # (a node that starts following the alias then waits for its new table's snapshot)
-            await self.presence.delete(*moved)
-        self.aliased = dict(lobby.aliases)
-        names = {table.id: [table.id] for table in lobby.tables.values() if not table.read_only}
-        for alias, table_id in lobby.aliases.items():
-            if table_id in names:
-                names[table_id].append(alias)
-        flat = [(table_id, name) for table_id, all_names in names.items() for name in all_names]
-        marks = await self.presence.get_many([followed_key(name) for _, name in flat])
-        followed: dict[str, set[str]] = {}
-        for (table_id, name), mark in zip(flat, marks):
-            if mark is not None:
-                followed.setdefault(table_id, set()).add(name)
-        for table_id in self.hooked.keys() - followed.keys():
-            table = lobby.tables.get(table_id)
-            if table is not None:
-                table.stream.relay = None
-                recount(table, {})
-        counted = [(table_id, watchers_key(name, node)) for table_id, under in followed.items() for name in under
-                   for node in nodes]
-        self.counts.heard = {}
-        counts = await self.presence.get_many([key for _, key in counted]) if counted else []
-        heard = self.counts.heard  # (published while the store was read: newer than what it said)
-        followers: dict[str, dict[str, int]] = {table_id: {} for table_id in followed}
-        for (table_id, key), count in zip(counted, counts):
-            count = heard.get(key, int(count) if count is not None and count.isdigit() else 0)
-            if count:
-                followers[table_id][key] = count
-        for table_id, under in followed.items():
-            table = lobby.tables[table_id]
-            recount(table, followers[table_id])
-            if self.hooked.get(table_id) != under or table.stream.relay is None:
-                table.stream.relay = self._hook(table, sorted(under))
-                table.stream.relay([presence_shown(table)], current_snapshot(table))  # a new follower's first
-        self.hooked = followed
-        self.counts.tables = {name: lobby.tables[table_id] for table_id, under in followed.items() for name in under}
-
-    def _hook(self, table, names: list[str]):
-        game = table.game.info.name
-        # what the store keeps for a node that starts following: the last snapshot and who is at the table, as
-        last_snapshot = last_here = None  # published, with the other nodes' counts it counted (not a later frame's)
-        last_counted: dict[str, int] = {}
-
-        def publish(messages: list[Any], snapshot: Snapshot | None) -> None:
-            nonlocal last_snapshot, last_here, last_counted
-            encoded = [msgspec.Raw(JSON.encoder.encode(m)) for m in messages]
-            here = [raw for message, raw in zip(messages, encoded) if type(message) is Present]
-            counted = table.stream.counted  # (as the presence in ``messages`` counted them)
-            if here:
-                last_here, last_counted = here[-1], counted
-            if snapshot is not None:
-                last_snapshot = msgspec.Raw(JSON.encoder.encode(snapshot))
-            frame = JSON.encoder.encode(Frame(table=table.id, game=game, messages=encoded, counted=counted,
-                                              snapshot=last_snapshot if snapshot is not None else NO_SNAPSHOT,
-                                              node=self.node))
-            snap = JSON.encoder.encode(Frame(table=table.id, game=game, messages=[last_here] if last_here else [],
-                                             snapshot=last_snapshot, counted=last_counted, node=self.node)) \
-                if last_snapshot is not None and (snapshot is not None or here) else None
-            for name in names:
-                try:
-                    self._send.send_nowait((name, frame, snap))
-                except trio.WouldBlock:
-                    return  # the store is behind: followers resync from the next snapshot
-        return publish
-
-    async def run(self) -> None:
-        async for name, frame, snap in self._receive:
-            try:
-                await self.presence.publish(channel(name), frame.decode())
-                if snap is not None:
-                    await self.presence.set(snapshot_key(name), snap.decode(), ttl_ms=int(self.expiry * 1000 * 12))
-            except PresenceError:
-                pass  # followers see a gap and are caught up by the next snapshot
 
 
 class Follower:
     """This node's spectators of table (or alias) ``name``, which lives on another node."""
 
-    def __init__(self, presence: Presence, name: str, expiry: float, done, node: str) -> None:
+    def __init__(self, presence: Presence, name: str, expiry: float, done, node: str, owner: str = "") -> None:
         self.presence = presence
         self.id = name
         self.node = node  # this node's id: the key it reports its spectators' count under
@@ -173,6 +82,7 @@ class Follower:
         self.spectators = self.watchers  # (as a table's: the receivers that share their patches)
         self.recounted = trio.Event()  # set as a spectator here comes or goes: the others are told (``_recount``)
         self.report = Report(presence, name, node, expiry, lambda: len(self.watchers))  # ... and the table's node
+        self.report.owner = owner  # (the table's node, as the directory said: asked for a first snapshot)
 
     # what a connection's tables are asked (as ``Table.submit``): watch, leave, disconnect
     async def submit(self, intent) -> None:
@@ -251,6 +161,9 @@ class Follower:
                 known = await self.presence.get(snapshot_key(self.id))  # the table as last published
                 if known is not None:
                     self._take(_frame.decode(known))
+                elif self.latest is None:  # nobody followed it lately: its node is asked to publish it now, not
+                    await self.presence.set(followed_key(self.id), "1", ttl_ms=int(self.expiry * 1000))  # at its
+                    await self.report.ask()  # next heartbeat (marked first: its node looks the marks up)
                 async for raw in frames:
                     self._take(_frame.decode(raw))
         except* PresenceError:
@@ -352,16 +265,18 @@ class Relay:
             self.nursery = nursery
             nursery.start_soon(self.publisher.run)
             nursery.start_soon(self.publisher.counts.run)
+            nursery.start_soon(self.publisher.answer)
             task_status.started()
             await trio.sleep(math.inf)
 
-    def follow(self, name: str) -> Follower | None:
-        """The follower of ``name`` here (started now if nobody here watched it); None before ``run``."""
+    def follow(self, name: str, owner: str = "") -> Follower | None:
+        """The follower of ``name`` here (started now if nobody here watched it), which lives on node ``owner``;
+        None before ``run``."""
         if self.nursery is None:
             return None
         follower = self.followers.get(name)
         if follower is None:
-            follower = self.followers[name] = Follower(self.presence, name, self.expiry, self._done, self.node)
+            follower = self.followers[name] = Follower(self.presence, name, self.expiry, self._done, self.node, owner)
             self.nursery.start_soon(self._follow, follower)
         return follower
 

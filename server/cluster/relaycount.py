@@ -10,8 +10,10 @@ number within tens of milliseconds rather than at the table's node's next heartb
 - **Applied** (the table's node, ``Counts``): it subscribes to its own channel once, not once per table (a
   subscription to the SQLite store polls), and applies each count to the table followed under the name it gives
   (``recount``: the table is woken to tell its spectators, at most once a second as ever:
-  ``spectating.tell_present``). A count for a table it does not publish yet waits for its heartbeat.
-- **Repaired** (the table's node's heartbeat, ``relay.Publisher.refresh``): every live node's count is read from
+  ``spectating.tell_present``). A count for a table it does not publish yet waits for its heartbeat. The same
+  channel carries a new follower's ask (``Count.first``): the table's node publishes the table at once
+  (``server/cluster/relaypublish.py``), so that a first watch through another node waits for no heartbeat.
+- **Repaired** (the table's node's heartbeat, ``relaypublish.Publisher.refresh``): every live node's count is read from
   the store there too, as before: what catches a count published while the store or this node's subscription
   was away, and what drops a node gone. A count heard while that read was under way wins over what it read.
 """
@@ -37,6 +39,7 @@ class Count(msgspec.Struct):
     name: str
     node: str
     count: Annotated[int, msgspec.Meta(ge=0)]
+    first: bool = False  # not a count: a follower that has just started asks for the table's snapshot now
 
 
 _encode = msgspec.json.Encoder().encode
@@ -57,8 +60,9 @@ def recount(table, counted: dict[str, int]) -> None:
 class Counts:
     """The table's node: the counts the other nodes publish for its tables, applied as they come."""
 
-    def __init__(self, presence: Presence, node: str, expiry: float) -> None:
+    def __init__(self, presence: Presence, node: str, expiry: float, ask: Callable[[str], None] = lambda name: None) -> None:
         self.presence = presence
+        self.ask = ask  # called with the name a new follower asks for (``Publisher.ask``)
         self.node = node
         self.expiry = expiry
         self.tables: dict[str, Any] = {}  # name -> table, for each name a table here is published under (relay)
@@ -82,6 +86,9 @@ class Counts:
         try:
             count = _count.decode(raw)
         except msgspec.DecodeError:  # (not one of ours: a node of another version)
+            return
+        if count.first:
+            self.ask(count.name)
             return
         key = watchers_key(count.name, count.node)
         self.heard[key] = count.count
@@ -129,6 +136,13 @@ class Report:
         if self.owner:
             await self.presence.publish(channel(self.owner),
                                         _encode(Count(name=self.name, node=self.node, count=count)).decode())
+
+    async def ask(self) -> None:
+        """A follower that has just started, with no snapshot of the table in the store: the table's node asked
+        to publish one now (``server/cluster/relaypublish.py``) rather than at its next heartbeat."""
+        if self.owner:
+            await self.presence.publish(channel(self.owner),
+                                        _encode(Count(name=self.name, node=self.node, count=0, first=True)).decode())
 
     async def gone(self) -> None:
         """Nobody here watches any more: the count taken out of the store, and the table's node told so."""

@@ -4,7 +4,11 @@ install (`serve --workers N`, or `serve --cluster sqlite:PATH`).
 Each process opens the file (WAL, so readers never wait for the writer) through one connection used from one
 worker thread at a time (``trio.to_thread``, under a lock), and every call is one short transaction: ``set``
 with ``only_new`` is an ``INSERT`` that a live key refuses, ``incr`` an upsert, so several processes claim and
-count atomically. Expiry is in wall-clock time (``time.time()``: the one clock every process of the machine
+count atomically. The heartbeat (``urgent``) has a connection, lock and thread of its own, and goes first: a flood
+of clients' writes (each ``create_table`` claims and announces its table) queues on the other lock, which starts
+no transaction while a heartbeat's call is under way (``Priority``), so the heartbeat waits for at most the one
+transaction being written in each process, never for the queue: a flood never makes a node miss its heartbeat's
+deadline (which took both workers of `serve --workers 2` out of the cluster for seconds). Expiry is in wall-clock time (``time.time()``: the one clock every process of the machine
 shares), checked when a key is read. Publish/subscribe is a table of messages that a subscriber reads when a
 publisher wakes it (``server/cluster/localwake.py``: each subscription's process is listed with its channel in
 ``wakers``, and a publish sends each a datagram), and at least every ``POLL_S`` (every ``POLL_UNWOKEN_S`` where
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
@@ -48,16 +52,53 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+class Priority:
+    """The heartbeat's calls under way: the clients' connection starts no transaction of this process meanwhile,
+    so the heartbeat competes for the file's write lock with the other processes alone."""
+
+    def __init__(self) -> None:
+        self.urgent = 0
+        self.idle = trio.Event()
+        self.idle.set()
+
+    @contextmanager
+    def first(self):
+        self.urgent += 1
+        if self.idle.is_set():
+            self.idle = trio.Event()
+        try:
+            yield
+        finally:
+            self.urgent -= 1
+            if not self.urgent:
+                self.idle.set()
+
+    async def after(self) -> None:
+        while self.urgent:
+            await self.idle.wait()
+
+
 class SqlitePresence:
     def __init__(self, db: sqlite3.Connection, waker: Waker | None = None) -> None:
         self.db = db
         self.lock = trio.Lock()
         self.waker = waker
+        self._urgent: SqlitePresence | None = None  # the heartbeat's: another connection to the file
+        self.priority: Priority | None = None  # shared by the two (``open_sqlite_presence``)
+        self.first = False  # this is the heartbeat's
         self._subscribed: dict[str, int] = {}  # this process's subscriptions per channel (listed in ``wakers``)
         self._gone: set[str] = set()  # wake-up addresses no process holds any more: forgotten at the next publish
 
     async def _do(self, work: Callable[[sqlite3.Connection], object]):
+        if self.priority is not None and self.first:
+            with self.priority.first():
+                return await self._locked(work)
+        return await self._locked(work)
+
+    async def _locked(self, work):
         async with self.lock:
+            if self.priority is not None and not self.first:
+                await self.priority.after()
             try:
                 return await trio.to_thread.run_sync(self._transaction, work)
             except sqlite3.Error as error:
@@ -213,6 +254,9 @@ class SqlitePresence:
             except PresenceError:
                 pass
 
+    def urgent(self) -> SqlitePresence:
+        return self._urgent or self
+
     async def aclose(self) -> None:
         async with self.lock:
             self.db.close()
@@ -223,12 +267,21 @@ async def open_sqlite_presence(path: str | Path) -> AsyncIterator[SqlitePresence
     """The presence store in the SQLite file ``path`` (made if missing), for the life of the block."""
     try:
         db = await trio.to_thread.run_sync(_connect, Path(path))
+        try:
+            urgent = await trio.to_thread.run_sync(_connect, Path(path))
+        except BaseException:
+            db.close()
+            raise
     except sqlite3.Error as error:
         raise PresenceError(f"SQLite: cannot open {path}: {error}") from None
     presence = SqlitePresence(db)
+    presence._urgent = SqlitePresence(urgent)
+    presence.priority = presence._urgent.priority = Priority()
+    presence._urgent.first = True
     try:
         async with open_waker() as waker:
-            presence.waker = waker
-            yield presence
+            presence.waker = presence._urgent.waker = waker  # (the heartbeat subscribes to nothing: its
+            yield presence  # publishes, if any, wake as the others')
     finally:
+        await presence._urgent.aclose()
         await presence.aclose()

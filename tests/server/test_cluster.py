@@ -26,7 +26,8 @@ GAME = dict(game="flag_finish", mode="challenge", seats=2, options={"races": 1})
 
 @asynccontextmanager
 async def presences(kind: str, tmp_path):
-    """A function giving each node its presence: one shared in-process store, or a Redis client each."""
+    """A function giving each node its presence: one shared in-process store, the SQLite file of `serve --workers`
+    opened by each, or a Redis client each."""
     if kind == "local":
         shared = LocalPresence()
 
@@ -35,6 +36,11 @@ async def presences(kind: str, tmp_path):
             yield shared
 
         yield local, None
+        return
+    if kind == "sqlite":  # (as `serve --workers`: each node its own connection to one file, woken by a publish)
+        from server.cluster.sqlite_presence import open_sqlite_presence
+
+        yield (lambda: open_sqlite_presence(tmp_path / "cluster.sqlite")), None
         return
     from server.cluster.redis_presence import open_redis_presence
 

@@ -386,3 +386,28 @@ async def test_a_count_a_node_told_its_spectators_is_not_told_again_as_it_comes_
     assert counts[-1] == 2 and counts.count(2) == 1, counts
     assert [p.spectators for p in second.of(Present)] == [2]  # as it came in, and not again with the others
     follower.scope.cancel()
+
+
+@pytest.mark.parametrize("kind", ["local", "sqlite", "redis"])
+async def test_a_first_watch_through_another_node_waits_for_no_heartbeat_of_the_tables_node(kind, tmp_path):
+    """A spectator who starts watching a table through node B, which nobody followed before, is told ``watching``
+    and the snapshot as soon as B's ask reaches A through the store's publish (``relaypublish.py``), not at A's
+    next heartbeat: A beats once a minute here. Before, A hooked the table only at its heartbeat's look-up of the
+    marks: the red team's watch through the other worker of ``serve --workers 2`` waited up to a second."""
+    with trio.fail_after(60):
+        async with cluster_of(2, kind, tmp_path) as ([a, b], _):
+            async with open_client(a.url, reconnect=False) as creator:
+                info = await creator.create_table(**GAME)  # seats free: nothing happens at it
+                a.directory.expiry = 600.0  # (alive for the rest of the test on the heartbeat below)
+                await a.directory.next_beat()
+                a.directory.heartbeat = 60.0
+                await a.directory.pulse.wait()  # A's last heartbeat in this test
+                async with open_client(b.url, reconnect=False) as spectator:
+                    start = trio.current_time()
+                    with trio.fail_after(5):  # (a twelfth of A's heartbeat)
+                        watching = await spectator.watch(info.table)
+                        snapshot = await spectator.messages.__anext__()
+                    lag = trio.current_time() - start
+                    assert watching.table == info.table and info.table not in spectator.routes  # served by B
+                    assert type(snapshot) is Snapshot and snapshot.table == info.table
+                    assert lag < 2.0, f"watching {lag:.2f} s after"
