@@ -1,7 +1,8 @@
 """Each request a connection reads, answered: its ids checked, its cost taken from the address's budget, then
 by group: the lobby's (games, tables, playbacks, replays), a table's (sent to its arbiter), a tournament's (its
 director). A table or tournament that is not on this server is found through the ``Directory``: a ``redirect``
-to its node (never for an action: it never leaves its node). Refusals are typed ``error``s; nothing changes.
+to its node (never for an action: it never leaves its node), as is a replay or playback of a finished table whose
+log is on another machine (``log_elsewhere``). Refusals are typed ``error``s; nothing changes.
 """
 
 from __future__ import annotations
