@@ -329,7 +329,8 @@ async def playback(url: str, log_table: str, speed: float = 1.0, *, terminal: Te
             names = (await client.request(Replay(log=log_table, count=1))).names
         except ServerError:
             names = []
-    return await watch(url, created.table.table, played_by=names, terminal=terminal)
+        at = client.routes.get(created.table.table, url)  # a cluster's node that has the log opened it (redirect)
+    return await watch(at, created.table.table, played_by=names, terminal=terminal)
 
 
 async def _sit(client: Client, url: str, table: str, seat: int | None, token: str | None):

@@ -1,7 +1,8 @@
 """Each request a connection reads, answered: its ids checked, its cost taken from the address's budget, then
 by group: the lobby's (games, tables, playbacks, replays), a table's (sent to its arbiter), a tournament's (its
 director). A table or tournament that is not on this server is found through the ``Directory``: a ``redirect``
-to its node (never for an action: it never leaves its node). Refusals are typed ``error``s; nothing changes.
+to its node (never for an action: it never leaves its node), as is a replay or playback of a finished table whose
+log is on another machine (``log_elsewhere``). Refusals are typed ``error``s; nothing changes.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..protocol import (Act, CheckIn, Code, CorrectResult, CreateTable, CreateTo
                         TakeSeat, TournamentCreated, TournamentLog, TournamentLogFile, Tournaments,
                         Watch, WatchTournament)
 from ..lan import WILDCARDS
-from ..limits import check_ids
+from ..limits import LOG_ID, check_ids
 from ..protocol import (CancelTournament, Disqualify, EndRound, Penalise, Reenter, RepairRound, SwapPlayers,
                         UndoDrop)
 from ..tournament import organiser, reported
@@ -61,12 +62,14 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
                 conn.deliver(TableCreated(ref=message.id, table=table.info(), broadcast_key=table.broadcast_key))
         elif kind is Rematch:
             await rematch(conn, lobby, directory, message)
-        elif kind is OpenPlayback:
+        elif kind is OpenPlayback or kind is Replay:
+            if (url := await log_elsewhere(lobby, directory, message.log)) is not None:
+                return conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local), table=message.log))
             not_before_its_end_is_shown(lobby, message.log)
-            table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)
-            conn.deliver(TableCreated(ref=message.id, table=table.info()))
-        elif kind is Replay:  # rebuilt in a worker process, never on the event loop's
-            not_before_its_end_is_shown(lobby, message.log)
+            if kind is OpenPlayback:
+                table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)
+                return conn.deliver(TableCreated(ref=message.id, table=table.info()))
+            # a replay is rebuilt in a worker process, never on the event loop's
             conn.deliver(await conn.quotas.replays.answer(lobby.data_dir, message))
         else:
             await table_call(conn, lobby, directory, message, now)
@@ -75,6 +78,18 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
                            retry_ms=getattr(error, "retry_ms", None)))
     except RecursionError:  # never with frames --max-depth allows; a bug must not close the connection
         conn.deliver(Error(ref=message.id, code="malformed", message="the message nests too deep to handle"))
+
+
+async def log_elsewhere(lobby: Lobby, directory: Directory, table_id: str) -> str | None:
+    """The URL of the node whose machine keeps table ``table_id``'s log, when this machine does not (a cluster's
+    nodes each keep their own data directory; the workers of one machine read each other's, ``find_table_log``):
+    None when the log is here, or no other node has the table (then ``no_log``, as ever); ``table_unavailable``
+    when its node is down. That node answers as for its own: a delayed table's end stays refused there."""
+    if not table_id or not LOG_ID.fullmatch(table_id) or table_id in lobby.tables:
+        return None
+    if lobby.data_dir is not None and lobby.data_dir.find_table_log(table_id).exists():
+        return None
+    return await directory.locate("table", table_id)
 
 
 def not_before_its_end_is_shown(lobby: Lobby, table_id: str) -> None:

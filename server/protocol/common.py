@@ -91,8 +91,8 @@ class Batch(ServerMessage, tag="batch"):
 
 
 class Redirect(ServerMessage, tag="redirect"):
-    """In a cluster: what you asked for (a seat, a resume, a watch, a tournament call, or a new table) is on
-    another node; send the same request to ``url``. Nothing was changed here."""
+    """In a cluster: what you asked for (a seat, a resume, a watch, a tournament call, a new table, or a finished
+    table's replay or playback) is on another node; send the same request to ``url``. Nothing was changed here."""
 
     ref: MessageId
     url: str

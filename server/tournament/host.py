@@ -1,13 +1,17 @@
 """A cluster node's side of other nodes' tournaments: it opens the tables their directors ask of it
 (``photofinish:open:<node>``, ``remote.OpenRequest``) and writes each one's result (``outcome.TableOutcome``)
 where its director reads it (``photofinish:tourney:<T>``): with a broadcast delay, once the table's spectators
-have been shown its end (``outcome.shown_end``: the wait is here, where the table is). ``remote.py`` says how
-the two sides meet.
+have been shown its end (``outcome.shown_end``: the wait is here, where the table is). A table stopped before
+its end was shown (this node shutting down) has nothing written on the way down; started again, the node finds
+it ended in its log, answers the director as for a table open here, and writes its result once its delay has
+passed since its end (``heldends.until_shown``), as a single server takes it. ``remote.py`` says how the two
+sides meet.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -17,6 +21,7 @@ from rules import RulesError
 
 from ..cluster.node import Cluster
 from ..cluster.presence import PresenceError
+from ..heldends import until_shown
 from ..protocol import Refusal
 from ..table import Reservation, Table
 from .outcome import TableOutcome, outcome_from_log, outcome_of, shown_end
@@ -47,6 +52,8 @@ class TableHost:
         await poll(poll_interval(self.cluster), self._read)
 
     async def _read(self) -> None:
+        if self.lobby.tournaments.closing:  # shutting down: nothing more opened, nor read from a log (next start)
+            return
         if self.cluster.joins != self.joins:  # (re)joined: a Redis that restarted empty lost what we wrote
             for table, (tournament, raw) in list(self.written.items()):
                 await self.presence.hset(tourney_key(tournament), {f"result:{table}": raw})
@@ -87,6 +94,10 @@ class TableHost:
             await table.over.wait()
             await table.wait_end_durable()
             await shown_end(table)
+            if not table.end_shown():  # stopped before its end was shown
+                if self.lobby.tournaments.closing:  # shutting down: its log has the end for the next start
+                    return
+                await until_shown(self.lobby, table.id)  # let go here (``heldends.keep_summary``): its delay
             await self._write(request, outcome_of(table.game, table))
         except PresenceError:
             pass  # the store went away while opening: the request is read again when it is back
@@ -101,15 +112,7 @@ class TableHost:
         if table is None:
             path = lobby.data_dir.table_log(request.table) if lobby.data_dir is not None else None
             if path is not None and path.exists():  # it ended here while nobody was there to write its result
-                try:
-                    outcome = await trio.to_thread.run_sync(outcome_from_log, path)
-                except (ValueError, OSError) as error:
-                    await self._refuse(request, str(error))
-                    return None
-                await self._write(request, outcome)
-                # answered too, as a table still open here is: the director asking again (restarted) follows it
-                # here and hears the result, instead of waiting out its answer time with the result unheard
-                await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
+                await self._from_log(request, raw, path)
                 return None
             if not await self.cluster.holds("table", request.table):
                 await self._refuse(request, "another node holds the table")
@@ -126,6 +129,21 @@ class TableHost:
         self.answered[request.table] = raw
         await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
         return table
+
+    async def _from_log(self, request: OpenRequest, raw: str, path: Path) -> None:
+        """A table that ended here while nobody wrote its result (this node stopped in between): answered as a
+        table still open here is (a director asking, restarted or not, follows it here and waits for the result
+        instead of waiting out its answer time), then its result from its log, once its spectators may know its
+        end: a delayed table's is held until its delay has passed since the end (``heldends``)."""
+        try:
+            outcome = await trio.to_thread.run_sync(outcome_from_log, path)
+        except (ValueError, OSError) as error:
+            await self._refuse(request, str(error))
+            return
+        self.answered[request.table] = raw  # (asked again meanwhile: answered again, ``_answer_again``)
+        await self._answer(request, OpenAnswer(node=self.cluster.node, ok=True))
+        await until_shown(self.lobby, request.table)
+        await self._write(request, outcome)
 
     async def _answer(self, request: OpenRequest, answer: OpenAnswer) -> None:
         key = tourney_key(request.tournament)

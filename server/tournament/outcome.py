@@ -7,7 +7,7 @@ A table with a broadcast delay gives its result only once its spectators have be
 log, listing and next round would otherwise tell anyone the end the delay still hides. A table found ended in
 its log at a start (the server stopped or crashed in between) is not reopened: the lobby keeps its end hidden
 until its delay has passed since the end (``heldends.py``), and the tournament takes its result then
-(``TournamentHub._result_from_log``).
+(``TournamentHub._result_from_log``; on a cluster, the node that ran it writes it then: ``TableHost._from_log``).
 """
 
 from __future__ import annotations

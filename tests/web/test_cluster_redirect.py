@@ -134,3 +134,30 @@ def test_a_page_on_one_node_sits_resumes_and_watches_at_a_table_on_the_other(bro
         return a.lobby.tables[table].over.is_set(), table in b.lobby.tables
 
     assert trio.from_thread.run_sync(where, trio_token=two_nodes.token) == (True, False)  # played on A only
+
+
+async def finished_on(node) -> str:
+    """A table of two server bots, created on ``node`` and played to its end there (its log's end marked)."""
+    async with open_client(node.url) as client:
+        info = await client.create_table(game="flag_finish", mode="challenge", seats=2, placed=True,
+                                         options={"races": 1}, bots=[{"seat": 0}, {"seat": 1, "policy": "random"}])
+    table = node.lobby.tables[info.table]
+    with trio.fail_after(60):
+        await table.over.wait()
+        await table.marked.wait()
+    return info.table
+
+
+def test_a_replay_page_on_one_node_shows_a_table_the_other_node_played(browser, two_nodes):
+    """The log is on A's machine only: B answers the page's ``replay`` with a redirect to A, which it follows."""
+    a, b = two_nodes.nodes
+    table = two_nodes.run(finished_on, a)
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    page.goto(f"http://127.0.0.1:{b.port}/#/replay/{table}")
+    page.wait_for_selector(".replay-controls")
+    page.wait_for_function("() => !document.querySelector('.replay-where').textContent.includes('loading')")
+    assert page.text_content(".replay-where").startswith("Step 0 of ")
+    assert page.evaluate("window.photofinish.client.url") == a.url
+    page.context.close()
+    assert not errors, f"the page logged errors: {errors}"

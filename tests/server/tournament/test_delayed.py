@@ -255,3 +255,40 @@ async def test_an_arena_seats_a_tables_players_again_once_its_spectators_saw_its
         assert record.time + director._t0 >= min(over_at.values()) + DELAY_S - 0.1
     report = director.log.verify(tmp_path)
     assert report.ok, report.problem
+
+
+async def test_a_node_restarted_after_its_delayed_table_ended_hands_its_result_over_only_once_its_delay_passed(
+        autojump_clock, tmp_path, monkeypatch):
+    """The node that ran a delayed table, stopped between the table's end and its being shown, writes nothing on
+    the way down; started again, it finds the table ended in its log and hands its result to the director only
+    once its delay has passed since the end, as a single server takes it (``heldends.until_shown``)."""
+    from server.tournament import remote
+    from server.tournament.remote import tourney_key
+
+    monkeypatch.setattr(remote, "ANSWER_WAIT", 3600.0)  # (virtual time races ahead while a node opens files)
+    presence = LocalPresence()
+    async with trio.open_nursery() as nursery:
+        home = await start_node(nursery, presence, tmp_path / "home")
+        other = await start_node(nursery, presence, tmp_path / "other")
+        await beats(home, other, home)
+        director, secret = await home.lobby.tournaments.create(cup(spectator_delay_ms=DELAY_S * 1000))
+        for index in range(4):
+            await director.register(f"player {index + 1}")
+        outsider = Timed()
+        director.watch(outsider, "", None)
+        await director.start(secret, next_round=False)
+        [away] = set(director.state.tables) & set(other.lobby.tables)
+        table = other.lobby.tables[away]
+        with trio.fail_after(600):
+            await table.over.wait()
+        ended = trio.current_time()
+        await trio.sleep(1)
+        await other.shutdown()
+        assert f"result:{away}" not in await presence.hgetall(tourney_key(director.id))  # none on the way down
+        other = await start_node(nursery, presence, tmp_path / "other")
+        with trio.fail_after(600):
+            await director.over.wait()
+        told = outsider.first(lambda m: places_of(m, away) is not None)
+        assert told is not None and told >= ended + DELAY_S - 0.1  # (the wall clock reads the end's time)
+        for node in (home, other):
+            await node.shutdown()
