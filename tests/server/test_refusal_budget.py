@@ -272,3 +272,21 @@ async def test_a_table_reopened_after_a_restart_keeps_each_seats_budget_as_its_l
         assert reopened.log.seq == seq
         second.cancel_scope.cancel()
     assert check_log(table.store.path).ok
+
+
+async def test_a_stand_in_for_a_seat_whose_player_spent_its_budget_plays_on(nursery, autojump_clock):
+    table = new_table(seats=2, stand_in="heuristic", grace_ms=100)
+    await nursery.start(table.run)
+    me, other = Seat(0.005), Seat(0.005)
+    for index, seat in enumerate((me, other)):
+        await table.submit(intents.TakeSeat(seat, TakeSeat(table=table.id, seat=index)))
+    await settle()
+    for number in range(refusals.BURST + 5):  # its whole budget at once, and the player goes
+        await table.submit(intents.Act(me, Act(table=table.id, action={"type": "take", "card": "x"},
+                                               id=f"j{number}")))
+    await table.submit(intents.Disconnect(me))
+    await settle()
+    moves = sum(e.accepted and e.actor == 0 for e in table.log.entries)
+    await trio.sleep(5)
+    assert table.slots[0].state == "stand_in"
+    assert sum(e.accepted and e.actor == 0 for e in table.log.entries) > moves + 5, "the stand-in plays the seat"
