@@ -1,7 +1,8 @@
 """A seat's action, top to bottom: decoded once, taken into fair ordering if contested (``fair.py``), else
-applied now: all of it, logged and answered, or refused, logged, and nothing changed. Accepted steps go to the
-log (memory and file) and re-arm the timers; the update goes to everyone (``fanout.py``); the end of the game
-writes the end record.
+applied now: all of it, logged and answered, or refused, logged, and nothing changed (a seat past its budget
+of logged refusals, ``refusals.py``: refused ``too_many_refused``, not logged, and nothing changed; its contested
+takes not taken meanwhile: ``over_budget``). Accepted steps go to the log (memory and file) and re-arm the
+timers; the update goes to everyone (``fanout.py``); the end of the game writes the end record.
 """
 
 from __future__ import annotations
