@@ -13,7 +13,8 @@ from .client import ActionRejected, ServerError, open_client
 
 RATE_PAUSE = 0.05  # s a bot waits after the server dropped its action for going over the rate limit
 RETRY_PAUSE = 0.05  # s a bot waits before acting again after a refusal that no update follows
-ACT_AGAIN = (Code.TOO_EARLY,)  # refusals that change nothing at the table: no message will wake the bot
+ACT_AGAIN = (Code.TOO_EARLY, Code.TOO_MANY_REFUSED)  # refusals that change nothing at the table: no message will
+# wake the bot
 
 
 async def play_seat(url: str, table: str, policy: str, seed: int, *, seat: int | None = None,

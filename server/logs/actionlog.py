@@ -1,4 +1,6 @@
-"""A table's action log: every input that changed state, or was refused, in arbiter order.
+"""A table's action log: every input that changed state, or was refused, in arbiter order (a seat's refusals
+within its budget: past it one is answered ``too_many_refused`` and not logged, since it changed nothing:
+``server/table/refusals.py``).
 
 Entries are numbered from 1 by ``seq``; accepted entries and refused intents share the numbering, so the
 log is one total order of everything the arbiter received. This module keeps it in memory; a durable

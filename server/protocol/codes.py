@@ -90,6 +90,8 @@ class Code(StrEnum):
     TOO_EARLY = "too_early"  # rejected (fair ordering): sooner after its card than the seat's round trip allows
     TOO_LATE = "too_late"  # rejected (fair ordering): in reaction time, after the photo-finish window closed
     REFUSED = "refused"  # rejected: a refused intent whose log entry recorded no code
+    TOO_MANY_REFUSED = "too_many_refused"  # rejected, not logged, nothing changed: the seat's refusals are over its
+    # budget (100 at once, 5 a second); until it has room again no contested card is taken for it either
     LOG_FAILED = "log_failed"  # the table's log could not be written, so the table stopped
     INTERNAL_ERROR = "internal_error"  # a bug stopped the table; the server and its other tables go on
 

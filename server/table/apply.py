@@ -1,7 +1,8 @@
 """A seat's action, top to bottom: decoded once, taken into fair ordering if contested (``fair.py``), else
-applied now: all of it, logged and answered, or refused, logged, and nothing changed. Accepted steps go to the
-log (memory and file) and re-arm the timers; the update goes to everyone (``fanout.py``); the end of the game
-writes the end record.
+applied now: all of it, logged and answered, or refused, logged, and nothing changed (a seat past its budget
+of logged refusals, ``refusals.py``: refused ``too_many_refused``, not logged, and nothing changed; its contested
+takes not taken meanwhile: ``over_budget``). Accepted steps go to the log (memory and file) and re-arm the
+timers; the update goes to everyone (``fanout.py``); the end of the game writes the end record.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from rules import Result, RulesError, Step, ToAct
 
 from ..logs.actionlog import compact_refused
 from ..logs.logfile import End, Entry, Fair
-from ..protocol import Accepted, Act, Contest, Rejected
-from . import durable, fair, fanout, intents, seating, timers
+from ..protocol import Accepted, Act, Code, Contest, Rejected
+from . import durable, fair, fanout, intents, refusals, seating, timers
 
 if TYPE_CHECKING:
     from .arbiter import Table
+    from .seats import SeatSlot
 
 
 class Decoded(NamedTuple):
@@ -48,9 +50,24 @@ def act(table: Table, intent: intents.Act) -> None:
     if message.id is not None and fair.is_held(table, slot.seat, message.id):
         return  # a resend of a held action: answered at its release
     decoded = decode(table, message)
+    time = intent.received - table.t0
+    if not refusals.room(slot, time):
+        return over_budget(table, slot, intent, decoded, time)
     if table.fair and table.started and decoded.error is None and fair.contest(table, slot, intent, decoded.action):
         return
-    answer(table, slot.seat, intent, decoded, intent.received - table.t0)
+    answer(table, slot.seat, intent, decoded, time)
+
+
+def over_budget(table: Table, slot: SeatSlot, intent: intents.Act, decoded: Decoded, time: float) -> None:
+    """A seat with no room for a logged refusal (``refusals.py``): its take of a contested item is not taken at
+    all (it could not be remembered as a guess); any other action is applied if legal, its reply recorded as
+    ``fair.contest`` records it, and if refused, answered ``too_many_refused``, unlogged, nothing changed."""
+    live = table.fair and table.started and decoded.error is None
+    if live and table.game.contested(table.session.state, decoded.action):
+        return fanout.deliver(table, intent.receiver, refusals.denied(table, slot, intent.message.id, time))
+    reply = fair.reply_of(slot, decoded.action, time) if live else None
+    if type(answer(table, slot.seat, intent, decoded, time)) is Accepted and reply is not None:
+        fair.add_reply(slot, reply)
 
 
 def answer(table: Table, seat: int, intent: intents.Act, decoded: Decoded, time: float, fair: Fair | None = None,
@@ -61,7 +78,8 @@ def answer(table: Table, seat: int, intent: intents.Act, decoded: Decoded, time:
     message = intent.message
     reply, entries, turn = apply_action(table, seat, message, decoded, time, fair, lost, refusal)
     slot = table.slots[seat]
-    if message.id is not None:
+    if message.id is not None and not (type(reply) is Rejected and reply.code == Code.TOO_MANY_REFUSED):
+        # (a refusal not logged is no answer to keep: a resend is tried afresh)
         slot.answers[message.id] = reply
     receiver = intent.receiver
     if slot.receiver is not receiver:  # resumed elsewhere while it was held: the seat's connection now
@@ -79,6 +97,11 @@ def apply_action(table: Table, seat: int, message: Act, decoded: Decoded, time: 
     """Apply one seat's action: all of it, logged and answered, or refused, logged, and nothing changed.
     Returns the answer, the new entries and who may act after them (None when refused)."""
     def refuse(action: Any, code: str, text: str) -> tuple[Rejected, list, None]:
+        slot = table.slots[seat]
+        if refusals.counts(fair):  # refused at once: it takes a token, and without one it is not logged
+            if not refusals.room(slot, time):
+                return refusals.denied(table, slot, message.id, time), [], None
+            refusals.spend(slot, time)
         action = compact_refused(action)  # a 60 KiB junk action is kept as its digest, not whole
         logged = fair if lost is None else msgspec.structs.replace(fair, lost_to=lost[0])
         entry = table.log.append(time=time, actor=seat, action=action, accepted=False, code=code, ref=message.id,

@@ -16,8 +16,8 @@ from rules.bots import get_policy
 
 from ..latency import LatencyMeter
 from ..logs.logfile import StandIn
-from ..protocol import Act, BotDriver
-from . import apply, fanout, intents, seats
+from ..protocol import Act, BotDriver, Code, Rejected
+from . import apply, fanout, intents, refusals, seats
 from .receiver import Receiver
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ class LocalBot(Receiver):
         self.seat = seat
         self.driver = BotDriver(get_policy(table.game.info.name, policy), rng, prefix=f"bot-{secrets.token_hex(4)}")
         self._send, self._receive = trio.open_memory_channel[Any](math.inf)
+        self.throttled = False  # its last action was refused ``too_many_refused``
 
     def deliver(self, message: Any) -> bool:
         try:
@@ -50,19 +51,29 @@ class LocalBot(Receiver):
         """Take in everything queued; False once the bot was closed (its seat handed back, the table gone)."""
         while True:
             try:
-                self.driver.take(self._receive.receive_nowait())
+                self._take(self._receive.receive_nowait())
             except trio.WouldBlock:
                 return True
             except trio.EndOfChannel:
                 return False
 
+    def _take(self, message: Any) -> None:
+        self.driver.take(message)
+        if type(message) is Rejected and message.code == Code.TOO_MANY_REFUSED:
+            self.throttled = True  # (a stand-in for a seat whose player spent its budget of refusals)
+
     async def run(self) -> None:
         async for message in self._receive:
-            self.driver.take(message)
+            self._take(message)
             if not self._drain():  # act on the newest view only
                 return
             if self.driver.in_flight is not None or not self.driver.legal:
                 continue
+            if self.throttled:  # no update follows such a refusal: act again once the budget has room
+                self.throttled = False
+                await trio.sleep(1 / refusals.PER_SECOND)
+                if not self._drain():
+                    return
             if self.table.bot_delay_ms:
                 await trio.sleep(self.table.bot_delay_ms / 1000 * (0.5 + self.driver.rng.below(1000) / 1000))
                 if not self._drain():

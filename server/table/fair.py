@@ -68,10 +68,10 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
     message = intent.message
     arrival = intent.received - table.t0
     if not table.game.contested(table.session.state, action):
-        offered = slot.offers.get(action)
-        if offered is not None and offered[1] is not None and arrival >= offered[1]:
-            add_reply(slot, arrival - offered[1])  # a reply to the update that offered it: its path bounds
-        return False  # the seat's round trip (``round_trip``)
+        reply = reply_of(slot, action, arrival)
+        if reply is not None:
+            add_reply(slot, reply)  # a reply to the update that offered it: its path bounds the seat's round
+        return False  # trip (``round_trip``)
     offered = slot.since.get(action)
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
         left = slot.left.get(action)  # it lately is a guess, counted, and orders its later take last
@@ -118,6 +118,15 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
                 until=until, pings=pings, path=path, kernel=kernel)
     table.held.append(Held(intent, slot.seat, fair, arrival - credit, key=action))
     return True
+
+
+def reply_of(slot: SeatSlot, action: Any, arrival: float) -> float | None:
+    """An uncontested action's arrival - send of the update that offered it to the seat (None: not offered, or
+    not sent yet): a reply, kept by ``add_reply``."""
+    offered = slot.offers.get(action)
+    if offered is not None and offered[1] is not None and arrival >= offered[1]:
+        return arrival - offered[1]
+    return None
 
 
 def hold_until(table: Table, slot: SeatSlot, action: Any, arrival: float, reaction: float, credit: float) -> float:

@@ -1,6 +1,6 @@
 """Opening a table again from its log (the server stopped or died mid-game): its settings from the log's
-header, and the seats, answers and fair-ordering counters from its records, all through the table's own
-public path (``seats.move``), never by setting its fields from outside.
+header, and the seats, answers, fair-ordering counters and budgets of logged refusals from its records, all
+through the table's own public path (``seats.move``), never by setting its fields from outside.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..logs.actionlog import MemoryLog
 from ..logs.logfile import Entry, ReadLog, SeatTaken, StandIn
 from ..logs.logstore import FileLog
 from ..protocol import BotSeat
-from . import fair, seats
+from . import fair, refusals, seats
 from .arbiter import Table
 from .settings import TableSettings
 
@@ -59,5 +59,6 @@ def reopen(read: ReadLog, game: Game, setup: Setup, seed: int, settings: TableSe
             seats.move(slot, seats.STAND_IN if record.active else seats.AWAY)
         elif type(record) is Entry and record.ref is not None and 0 <= record.actor < len(table.slots):
             table.slots[record.actor].answers[record.ref] = table.answer_for(table.log.entries[record.seq - 1])
+    refusals.restore(table, entries)  # each seat's budget of logged refusals, as its log spent it
     table.seated_ever = any(type(r) is SeatTaken and r.token_hash for r in read.records)
     return table

@@ -86,6 +86,7 @@ class SeatSlot:
     bound: Any = STALE
     credit: tuple | None = None
     kernel_read: tuple | None = None  # (batch number, reader, value): the kernel read once per batch
+    refusals: Any = None  # its budget of logged refusals (``refusals.Budget``; None: full, none spent yet)
 
 
 def move(slot: SeatSlot, to: SeatState) -> None:
