@@ -70,7 +70,8 @@ class ServeConfig:
                                   ("--abandoned-after", quotas.abandoned_after, MONTH),
                                   ("--keep-finished", quotas.keep_finished, MONTH),
                                   ("--registrations-per-connection", quotas.registrations_per_connection, 100_000),
-                                  ("--registrations-per-address", quotas.registrations_per_address, 100_000)):
+                                  ("--registrations-per-address", quotas.registrations_per_address, 100_000),
+                                  ("--min-free-mb", quotas.min_free_mb, 10_000_000)):
             _check(0 <= value <= most, f"{flag} is 0..{most}")
         _check(self.durability in DURABILITIES, f"--durability is one of {', '.join(DURABILITIES)}")
         _check(0 <= self.port <= 65535, "--port is a whole number 0-65535 (0: any free port)")

@@ -29,6 +29,7 @@ from .logs.journal import Journal
 from .logs.walfile import replay
 from .logs.logstore import numbered_logs, reopen, table_dir, write_secret_seed
 from .datadir import DataDir, seed_beside
+from .diskroom import DiskRoom
 from .quotas import Owner, Quotas, check_waiting, held_by
 from .logs.rebuild import restored
 from .protocol import Code, CreateTable, GameSummary, Refusal, TableInfo, game_summary
@@ -63,6 +64,7 @@ class Lobby:
         self.unshown: dict[str, heldends.Unshown] = {}  # ... of them, those whose delay has not shown their end
         self.journal_limit = journal_limit  # the journal's checkpoint size (tests make it small)
         self.data_dir = DataDir(data_dir) if data_dir is not None else None  # every path under it
+        self.disk = DiskRoom(Path(data_dir), quotas.min_free_mb) if data_dir is not None else None  # its floor
         self.durability = durability
         self._syncer: Journal | None = None
         self.tables: dict[str, Table] = {}
@@ -118,6 +120,8 @@ class Lobby:
             raise Refusal(Code.STORAGE_FAILED, f"no new tables for now: {self.storage_error}; the server checks "
                              f"every {storage.STORAGE_RETRY:g} s and takes them again once the disk can be written")
         if owner is not None:
+            if self.disk is not None:
+                self.disk.check()  # room kept for the games in play (a tournament's tables are among them)
             check_waiting(self.quotas, self.owners, self.tables, owner)
         game = get_game(request.game)
         check_name(request.name, "a table's name", TITLE_MOST)

@@ -66,6 +66,7 @@ class Quotas:
     registrations_per_connection: int = 4  # --registrations-per-connection: players one connection enters in one
     # tournament (a player registers themself; a few for a family at one screen)
     registrations_per_address: int = 64  # --registrations-per-address: ... all connections from one IP address
+    min_free_mb: int = 256  # --min-free-mb: below this much free disk no new table or tournament (0: no floor)
 
 
 def counts(table, playbacks: bool) -> bool:

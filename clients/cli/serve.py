@@ -63,6 +63,9 @@ def add_serve(sub) -> None:
                                          "default: %(default)s)")
     serve.add_argument("--registrations-per-address", type=int, default=quotas.registrations_per_address,
                        metavar="N", help="... all connections from one IP address (default: %(default)s)")
+    serve.add_argument("--min-free-mb", type=int, default=quotas.min_free_mb, metavar="MB",
+                       help="free disk the data directory's file system keeps for the games in play: below it no "
+                            "new table or tournament is opened (0: no floor; default: %(default)s)")
     serve.set_defaults(run=cmd_serve)
 
 
@@ -135,7 +138,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                       abandoned_after=args.abandoned_after,
                       playbacks_per_address=args.playbacks_per_address, keep_finished=args.keep_finished,
                       registrations_per_connection=args.registrations_per_connection,
-                      registrations_per_address=args.registrations_per_address),
+                      registrations_per_address=args.registrations_per_address, min_free_mb=args.min_free_mb),
         web_root=None if args.no_web else WEB_ROOT, cluster_url=args.cluster, public_url=args.public_url,
         heartbeat=args.heartbeat, forget_after=args.forget_after,
         workers=args.workers if args.workers is not None else default_workers(args.port, args.cluster))

@@ -49,6 +49,7 @@ class Code(StrEnum):
     BAD_SEED = "bad_seed"  # a seed out of range, chosen without ``practice``, or sent for a tournament
     CLUSTER_UNAVAILABLE = "cluster_unavailable"  # this cluster node cannot reach the cluster's store now
     STORAGE_FAILED = "storage_failed"  # the server cannot write to its data directory now
+    DISK_LOW = "disk_low"  # the data directory's disk is below serve --min-free-mb: no new table or tournament
 
     # -- the lobby: tables
     NO_TABLE = "no_table"  # no such table (or an id of the wrong shape); a tournament round that would seat none

@@ -162,6 +162,8 @@ class TournamentHub:
         if live >= MAX_TOURNAMENTS:
             raise Refusal(Code.TOO_MANY_TOURNAMENTS, f"this server holds {MAX_TOURNAMENTS} tournaments not over, the "
                                                      "most it may: try again once one has ended")
+        if self.lobby.disk is not None:
+            self.lobby.disk.check()  # (``diskroom.py``: no new tournament below the floor of free disk)
         check_name(request.name, "a tournament's name", TITLE_MOST)
         game, settings, options = self.settings_for(request)
         self._next += 1
