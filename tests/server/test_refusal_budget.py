@@ -53,18 +53,23 @@ async def flood(table, sink: Sink, seconds: float, start: int = 0) -> int:
     return count
 
 
+async def two_seats(lobby: Lobby, seed: int, races: int) -> tuple:
+    """A logged practice Challenge table of two seats, both taken: (the table, seat 0's sink, seat 1's)."""
+    table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=seed, practice=True,
+                                           options={"races": races}))
+    sinks = Sink(), Sink()
+    for index, sink in enumerate(sinks):
+        await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=index)))
+    await settle()
+    return table, *sinks
+
+
 def play_flooded_table(folder: Path, seconds: float) -> tuple[Path, list, list]:
     """A logged Challenge table of two seats: seat 0 floods it with junk for ``seconds``, seat 1 plays a legal
     draw now and then; ended by a time limit. Returns its log's path, its entries and seat 0's answers."""
     async def run():
         async with trio.open_nursery() as nursery:
-            lobby = Lobby(nursery, folder, "never")
-            table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=5,
-                                                   practice=True, options={"races": 50}))
-            flooder, player = Sink(), Sink()
-            for index, sink in enumerate((flooder, player)):
-                await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=index)))
-            await settle()
+            table, flooder, player = await two_seats(Lobby(nursery, folder, "never"), seed=5, races=50)
             sent = 0
             for step in range(int(seconds)):
                 sent += await flood(table, flooder, 1, start=sent)
@@ -208,13 +213,7 @@ def test_any_mix_of_junk_and_legal_actions_logs_a_game_that_replays_to_the_same_
     try:
         async def run():
             async with trio.open_nursery() as nursery:
-                lobby = Lobby(nursery, folder, "never")
-                table = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, seed=9,
-                                                       practice=True, options={"races": 3}))
-                me, other = Sink(), Sink()
-                for index, sink in enumerate((me, other)):
-                    await table.submit(intents.TakeSeat(sink, TakeSeat(table=table.id, seat=index)))
-                await settle()
+                table, me, other = await two_seats(Lobby(nursery, folder, "never"), seed=9, races=3)
                 for number, (kind, wait) in enumerate(script):
                     legal = me.last_viewed().legal
                     action, expect = {"junk": ({"type": "take", "card": "zz"}, None),

@@ -6,6 +6,7 @@ under the autojump clock; every seat is left to its stand-in bot, so the games e
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -164,6 +165,22 @@ async def test_without_a_delay_in_time_a_tables_result_is_taken_as_its_game_ends
     assert trio.current_time() - ended < 0.01  # no wait added
 
 
+async def delayed_cup_on_two_nodes(nursery, presence: LocalPresence, tmp_path: Path) -> tuple:
+    """Two nodes of one ``presence``, a delayed cup of four on the first, started, and watched by an outsider:
+    (the first node, the second, the director, the outsider, the cup's table the second node runs)."""
+    home = await start_node(nursery, presence, tmp_path / "home")
+    other = await start_node(nursery, presence, tmp_path / "other")
+    await beats(home, other, home)
+    director, secret = await home.lobby.tournaments.create(cup(spectator_delay_ms=DELAY_S * 1000))
+    for index in range(4):
+        await director.register(f"player {index + 1}")
+    outsider = Timed()
+    director.watch(outsider, "", None)
+    await director.start(secret, next_round=False)
+    [away] = set(director.state.tables) & set(other.lobby.tables)
+    return home, other, director, outsider, other.lobby.tables[away]
+
+
 async def test_a_table_on_another_node_has_its_result_written_only_once_its_spectators_saw_its_end(
         autojump_clock, tmp_path, monkeypatch):
     """The wait is where the table is: the node that runs it writes its result for the director no sooner."""
@@ -173,17 +190,8 @@ async def test_a_table_on_another_node_has_its_result_written_only_once_its_spec
     monkeypatch.setattr(remote, "ANSWER_WAIT", 3600.0)  # (virtual time races ahead while a node opens files)
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
-        home = await start_node(nursery, presence, tmp_path / "home")
-        other = await start_node(nursery, presence, tmp_path / "other")
-        await beats(home, other, home)
-        director, secret = await home.lobby.tournaments.create(cup(spectator_delay_ms=DELAY_S * 1000))
-        for index in range(4):
-            await director.register(f"player {index + 1}")
-        outsider = Timed()
-        director.watch(outsider, "", None)
-        await director.start(secret, next_round=False)
-        [away] = set(director.state.tables) & set(other.lobby.tables)
-        table = other.lobby.tables[away]
+        home, other, director, outsider, table = await delayed_cup_on_two_nodes(nursery, presence, tmp_path)
+        away = table.id
         spectator = Timed()
         await table.submit(intents.Watch(spectator, Watch(table=away)))
         with trio.fail_after(600):
@@ -268,17 +276,8 @@ async def test_a_node_restarted_after_its_delayed_table_ended_hands_its_result_o
     monkeypatch.setattr(remote, "ANSWER_WAIT", 3600.0)  # (virtual time races ahead while a node opens files)
     presence = LocalPresence()
     async with trio.open_nursery() as nursery:
-        home = await start_node(nursery, presence, tmp_path / "home")
-        other = await start_node(nursery, presence, tmp_path / "other")
-        await beats(home, other, home)
-        director, secret = await home.lobby.tournaments.create(cup(spectator_delay_ms=DELAY_S * 1000))
-        for index in range(4):
-            await director.register(f"player {index + 1}")
-        outsider = Timed()
-        director.watch(outsider, "", None)
-        await director.start(secret, next_round=False)
-        [away] = set(director.state.tables) & set(other.lobby.tables)
-        table = other.lobby.tables[away]
+        home, other, director, outsider, table = await delayed_cup_on_two_nodes(nursery, presence, tmp_path)
+        away = table.id
         with trio.fail_after(600):
             await table.over.wait()
         ended = trio.current_time()

@@ -157,18 +157,25 @@ async def test_round_one_seeded_by_ratings_parts_the_best_rated_and_logs_the_rat
     assert verify_tournament(log, tmp_path / "tables").ok
 
 
+async def a_reported_round_begun(running, organiser) -> tuple:
+    """A Flush cup of Ana, Ben and Cy whose one table is played with real cards, its round begun: (its id, each
+    player's token, the table's seating)."""
+    created = await organiser.create_tournament(game="flush", seats=3, rounds=1, reported_tables=1)
+    tid = created.tournament.tournament
+    tokens = {}
+    for name in ("Ana", "Ben", "Cy"):
+        async with open_client(running.url) as phone:
+            entry = await phone.register(tid, name)
+            tokens[entry.player] = entry.token
+    (table,) = (await organiser.start_tournament(tid, created.secret)).seatings
+    return tid, tokens, table
+
+
 async def test_a_restart_keeps_the_reports_and_never_opens_a_reported_table(tmp_path):
     async with trio.open_nursery() as first_run:
         running = await start_server(first_run, tmp_path)
         async with open_client(running.url) as organiser:
-            created = await organiser.create_tournament(game="flush", seats=3, rounds=1, reported_tables=1)
-            tid = created.tournament.tournament
-            tokens = {}
-            for name in ("Ana", "Ben", "Cy"):
-                async with open_client(running.url) as phone:
-                    entry = await phone.register(tid, name)
-                    tokens[entry.player] = entry.token
-            (table,) = (await organiser.start_tournament(tid, created.secret)).seatings
+            tid, tokens, table = await a_reported_round_begun(running, organiser)
             first = table.players[0]
             await organiser.report_result(tid, tokens[first], table.table, [1, 2, 3])
         first_run.cancel_scope.cancel()
@@ -197,14 +204,7 @@ async def test_a_restart_gives_a_player_who_spent_their_reports_no_new_ones(tmp_
     async with trio.open_nursery() as first_run:
         running = await start_server(first_run, tmp_path)
         async with open_client(running.url) as organiser:
-            created = await organiser.create_tournament(game="flush", seats=3, rounds=1, reported_tables=1)
-            tid = created.tournament.tournament
-            tokens = {}
-            for name in ("Ana", "Ben", "Cy"):
-                async with open_client(running.url) as phone:
-                    entry = await phone.register(tid, name)
-                    tokens[entry.player] = entry.token
-            (table,) = (await organiser.start_tournament(tid, created.secret)).seatings
+            tid, tokens, table = await a_reported_round_begun(running, organiser)
             first = table.players[0]
             for flip in range(CHANGES_MOST):
                 await organiser.report_result(tid, tokens[first], table.table, [2, 1, 3] if flip % 2 else [1, 2, 3])
