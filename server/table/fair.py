@@ -74,8 +74,9 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
         return False  # trip (``round_trip``)
     offered = slot.since.get(action)
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
-        left = slot.left.get(action)  # it lately is a guess, counted, and orders its later take last
-        if left is None or arrival - left > GUESS_WINDOW:
+        left = slot.left.pop(action, None)  # it lately is a guess, counted, and orders its later take last;
+        if left is None or arrival - left > GUESS_WINDOW:  # so is a second late take of it (asked for again
+            # and again while it is gone, to land just after it comes back: red9)
             slot.guesses += 1
             slot.guessed[action] = arrival
             if len(slot.guessed) > LEFT_KEPT:

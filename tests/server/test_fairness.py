@@ -958,3 +958,39 @@ async def test_the_kernel_round_trip_is_read_once_a_batch_and_logged_as_read(nur
     await trio.sleep(0.1)  # (released after its hold)
     assert table.log.entries[-1].ref == "again" and table.log.entries[-1].fair.kernel == 0.001002
     await table.stop()
+
+
+async def test_takes_sent_again_and_again_for_a_card_that_just_left_are_guesses_when_it_comes_back(
+        nursery, autojump_clock):
+    """Seat 1 takes G5 at 12 ms and puts it back at 60 ms, then takes it again in a 5 ms reaction. Seat 0 asks
+    for G5 every millisecond from 45 ms, while it is not on the pile (red9: a late take, no guess, was
+    exempt for two seconds after the card left, however often it was sent): one late take is no guess, the
+    second one is; its take that lands just after G5 came back (a reaction of a millisecond) goes last."""
+    spammer, honest = Seat(0.001), Seat(0.001)
+    table = await fair_table(nursery, [spammer, honest])
+    contest_g5(table)
+    start = trio.current_time()
+
+    async def honest_plays() -> None:
+        await trio.sleep_until(start + 0.012)
+        await table.submit(intents.Act(honest, Act(table=table.id, action=TAKE_G5, id="take", seen=table.log.seq)))
+        await trio.sleep_until(start + 0.060)
+        await table.submit(intents.Act(honest, Act(table=table.id, action={"type": "discard", "card": "G5"},
+                                                   id="discard", seen=table.log.seq)))
+        back = trio.current_time()
+        await trio.sleep_until(back + 0.001 + 0.005 + 0.001)
+        await table.submit(intents.Act(honest, Act(table=table.id, action=TAKE_G5, id="again", seen=table.log.seq)))
+
+    async def spam() -> None:
+        for index in range(80):
+            await trio.sleep_until(start + 0.0455 + index * 0.001)
+            await table.submit(intents.Act(spammer, Act(table=table.id, action=TAKE_G5, id=f"s{index}")))
+
+    async with trio.open_nursery() as racers:
+        racers.start_soon(honest_plays)
+        racers.start_soon(spam)
+    await trio.sleep(0.5)
+    assert [e.accepted for e in table.log.entries if e.ref in ("take", "discard")] == [True, True]
+    assert "G5" in table.session.state.hands[1], "the seat that asked for G5 before it came back took it first"
+    assert table.slots[0].guesses > 0 and table.slots[1].guesses == 0
+    await table.stop()
