@@ -73,6 +73,11 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
             add_reply(slot, reply)  # a reply to the update that offered it: its path bounds the seat's round
         return False  # trip (``round_trip``)
     offered = slot.since.get(action)
+    if offered is None and action in table.game.legal_actions(table.session.state, slot.seat):
+        slot.guesses += 1  # legal since an action earlier in this batch, whose update is not built yet, let
+        refuse_early(table, slot, intent, action, arrival, None,  # alone sent: chosen before the card was
+                     "its card was not yet offered to you")  # offered, never applied by arrival (red9)
+        return True
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
         left = slot.left.pop(action, None)  # it lately is a guess, counted, and orders its later take last;
         if left is None or arrival - left > GUESS_WINDOW:  # so is a second late take of it (asked for again
@@ -103,11 +108,9 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
     else:
         rule = "reaction"
     if rule == "too_early":
-        why = ("it arrived sooner after the card was sent to you than your round trip allows"
-               if early else f"it was chosen on update {message.seen}, before the card was offered at {seq}")
-        apply.answer(table, slot.seat, intent, apply.Decoded(action), table.now(),
-                     Fair(rule="too_early", arrival=arrival, seen=message.seen, sent=sent, rtt=rtt,
-                          pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
+        refuse_early(table, slot, intent, action, arrival, sent,
+                     "it arrived sooner after the card was sent to you than your round trip allows" if early
+                     else f"it was chosen on update {message.seen}, before the card was offered at {seq}")
         return True
     slot.path.append(arrival - sent)
     slot.bound = STALE
@@ -128,6 +131,15 @@ def reply_of(slot: SeatSlot, action: Any, arrival: float) -> float | None:
     if offered is not None and offered[1] is not None and arrival >= offered[1]:
         return arrival - offered[1]
     return None
+
+
+def refuse_early(table: Table, slot: SeatSlot, intent: intents.Act, action: Any, arrival: float,
+                 sent: float | None, why: str) -> None:
+    """Refuse a contested action as ``too_early``, its inputs logged (``sent`` None: not yet sent the seat)."""
+    rtt, pings, path, kernel = round_trip(table, slot)
+    apply.answer(table, slot.seat, intent, apply.Decoded(action), table.now(),
+                 Fair(rule="too_early", arrival=arrival, seen=intent.message.seen, sent=sent, rtt=rtt,
+                      pings=pings, path=path, kernel=kernel), refusal=("too_early", f"too early: {why}"))
 
 
 def hold_until(table: Table, slot: SeatSlot, action: Any, arrival: float, reaction: float, credit: float) -> float:

@@ -994,3 +994,30 @@ async def test_takes_sent_again_and_again_for_a_card_that_just_left_are_guesses_
     assert "G5" in table.session.state.hands[1], "the seat that asked for G5 before it came back took it first"
     assert table.slots[0].guesses > 0 and table.slots[1].guesses == 0
     await table.stop()
+
+
+async def test_a_take_in_the_same_batch_as_the_discard_that_put_its_card_on_the_pile_is_too_early(
+        nursery, autojump_clock):
+    """Seat 1 takes G5 and, at 60 ms, puts it back; seat 0's take of G5 (no ``seen``) arrives right behind
+    that discard, read in the same batch (red9: it was applied then by arrival, before any seat was sent the
+    card, with no fair ordering at all). It was chosen before the card was offered to it: refused
+    ``too_early``, counted, its inputs logged; seat 1 takes G5 back in a 5 ms reaction."""
+    cheat, honest = Seat(0.001), Seat(0.001)
+    table = await fair_table(nursery, [cheat, honest])
+    contest_g5(table)
+    start = trio.current_time()
+    await trio.sleep_until(start + 0.012)
+    await table.submit(intents.Act(honest, Act(table=table.id, action=TAKE_G5, id="take", seen=table.log.seq)))
+    await trio.sleep_until(start + 0.060)
+    await table.submit(intents.Act(honest, Act(table=table.id, action={"type": "discard", "card": "G5"},
+                                               id="discard", seen=table.log.seq)))
+    await table.submit(intents.Act(cheat, Act(table=table.id, action=TAKE_G5, id="behind")))
+    await trio.sleep(0.001 + 0.005 + 0.001)
+    await table.submit(intents.Act(honest, Act(table=table.id, action=TAKE_G5, id="again", seen=table.log.seq)))
+    await trio.sleep(0.5)
+    entries = {e.ref: e for e in table.log.entries if e.ref}
+    assert entries["take"].accepted and entries["discard"].accepted and entries["discard"].seq + 1 == entries["behind"].seq
+    assert not entries["behind"].accepted and entries["behind"].fair.rule == "too_early"
+    assert "G5" in table.session.state.hands[1] and table.slots[0].guesses == 1
+    assert any(r.code == "too_early" for r in cheat.of(Rejected))
+    await table.stop()
