@@ -127,10 +127,13 @@ def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | 
         return report
 
     window = _Window()
+    fair_table = header.table_options.get("ordering") == "fair"
 
     def check(entry: Entry) -> str | None:  # once its number is right, before it is applied
         report.entries += 1
         problem = window.check(entry, rebuild.session.to_act(), header.table_options)
+        if problem is None and entry.fair is None and fair_table and entry.accepted:
+            problem = _unordered(game, rebuild.session.state, entry)
         if entry.fair is None or problem is not None:
             return problem
         problem = _check_fair(entry, header.table_options)
@@ -200,6 +203,19 @@ def check_read(read: ReadLog, on_step: OnStep | None = None, marker: Finished | 
 def _limits(table_options: dict) -> tuple[float, float]:
     """The fair ordering's cap and tie epsilon, in seconds, as the table's header recorded them."""
     return table_options.get("fair_ms", 50) / 1000, table_options.get("fair_epsilon_ms", EPSILON * 1000) / 1000
+
+
+def _unordered(game, state, entry: Entry) -> str | None:
+    """An accepted entry with no fair ordering record at a ``fair`` table: a problem if the rules contest its
+    action (every contested action there is held and ordered, or refused ``too_early``; one applied as it came
+    jumped the others' reactions)."""
+    try:
+        action = game.to_action(entry.action)
+    except (msgspec.ValidationError, RulesError):
+        return None  # (the rules refuse it as it is applied: that problem is said then)
+    if game.contested(state, action):
+        return "a contested action applied as it arrived, with no fair ordering record, at a fair table"
+    return None
 
 
 def _check_fair(entry: Entry, table_options: dict) -> str | None:

@@ -453,6 +453,24 @@ def test_verify_finds_a_decision_whose_times_or_round_trip_do_not_fit(tmp_path, 
     assert edited and problem in (check_log(path).problem or "")
 
 
+def test_verify_finds_a_contested_action_applied_as_it_arrived_at_a_fair_table(tmp_path):
+    """A log whose accepted take carries no fair ordering record (chain made whole again): the take jumped the
+    other seats' reactions, as one read in the same batch as the discard behind it once did (red9): ``replay``
+    names it."""
+    path, _ = play_fair_game(tmp_path, seed=5)
+    edited = []
+
+    def strip(record):
+        fair = record.get("fair")
+        if not edited and fair and record.get("accepted") and fair.get("rule") == "reaction":
+            del record["fair"]
+            edited.append(record["seq"])
+        return record
+
+    rewrite(path, strip)
+    assert edited and "applied as it arrived" in (check_log(path).problem or "")
+
+
 def test_verify_follows_the_photo_finish_window_in_reaction_time():
     """The window opened by a fair finish at virtual time 5 ms (arrival 47, credited 42) closes at 15 ms:
     ``verify`` accepts a finish at 14 ms and a ``too_late`` refusal at 16 ms, and names the opposite."""
