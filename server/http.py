@@ -34,6 +34,7 @@ import trio
 from rules.registry import GAMES
 from rules.words import all_words
 
+from .limits import Buckets
 from .protocol import JoinInfo
 from .protocol.codes import codes_js
 
@@ -91,10 +92,11 @@ class Site:
     security: list[tuple[str, str]] = field(default_factory=lambda: SECURITY_HEADERS)
     busy: str | None = None  # the reason a connection over a limit is refused: every request gets a 503 with it
 
-    def find(self, path: str) -> StaticFile | None:
+    def find(self, path: str, peer: str = "") -> StaticFile | None:
+        """The file at ``path``, or a tournament's QR code (made for ``peer``, the address asking)."""
         found = self.files.get(path)
         if found is None and self.files and self.join_urls and (qr := TOURNAMENT_QR.fullmatch(path)):
-            return tournament_qr(self.join_urls[0], qr.group(1))
+            return tournament_qr(self.join_urls[0], qr.group(1), peer)
         return found
 
 
@@ -140,13 +142,17 @@ TOURNAMENT_QR = re.compile(r"join/(T[0-9]{1,24})\.svg")  # a tournament id's sha
 QR_KEPT = 256  # tournaments' QR codes kept made
 QR_PER_SECOND = 20.0  # QR codes made a second at most, server-wide (about 6 ms each, on the event loop): a red
 # team asking for a new one 291 times a second slowed every player's answers from 3 ms to 320 ms (p99)
+QR_PER_ADDRESS, QR_PER_ADDRESS_BURST = 1.0, 4  # ... and by one address (a second, at once): any id makes one,
+# so 21 asked for from one address took them all, and a venue screen opened meanwhile had no code (red team 8)
 _made_qr: dict[tuple[str, str], StaticFile] = {}
 _qr_tokens = [QR_PER_SECOND, 0.0]  # tokens left, and when counted (trio time)
+_qr_by_address = Buckets(QR_PER_ADDRESS, QR_PER_ADDRESS_BURST)
 
 
-def tournament_qr(join_url: str, tournament: str) -> StaticFile | None:
+def tournament_qr(join_url: str, tournament: str, peer: str = "") -> StaticFile | None:
     """The QR code of a tournament's page (``#/tournament/<T>``) at the join URL: kept once made; None (a 404)
-    when more than ``QR_PER_SECOND`` new ones are asked for (a venue screen asks for its one, once)."""
+    when more than ``QR_PER_SECOND`` new ones are asked for, or more than ``QR_PER_ADDRESS`` by ``peer`` (a
+    venue screen asks for its one, once)."""
     key = (join_url, tournament)
     made = _made_qr.get(key)
     if made is not None:
@@ -154,7 +160,7 @@ def tournament_qr(join_url: str, tournament: str) -> StaticFile | None:
     now = trio.current_time()
     _qr_tokens[0] = min(QR_PER_SECOND, _qr_tokens[0] + max(0.0, now - _qr_tokens[1]) * QR_PER_SECOND)
     _qr_tokens[1] = now
-    if _qr_tokens[0] < 1:
+    if _qr_tokens[0] < 1 or _qr_by_address.take(peer, 1, now):
         return None
     _qr_tokens[0] -= 1
     made = _made_qr[key] = _static(qr_svg(f"{join_url}#/tournament/{tournament}"), CONTENT_TYPES[".svg"])
@@ -246,8 +252,9 @@ def _header(request: h11.Request, wanted: bytes) -> bytes | None:
     return None
 
 
-def respond(site: Site, request: h11.Request) -> tuple[int, list[tuple[str, str]], bytes]:
-    """The status, headers and body that answer one plain request (a pure function of the site)."""
+def respond(site: Site, request: h11.Request, peer: str = "") -> tuple[int, list[tuple[str, str]], bytes]:
+    """The status, headers and body that answer one plain request from address ``peer`` (a pure function of
+    the site, but for the tournaments' QR codes made on request)."""
     if site.busy is not None:
         return 503, [("Content-Type", CONTENT_TYPES[".txt"]), ("Retry-After", "1"), ("Connection", "close")], \
             site.busy.encode()
@@ -255,7 +262,7 @@ def respond(site: Site, request: h11.Request) -> tuple[int, list[tuple[str, str]
         return 405, [("Allow", "GET, HEAD"), ("Content-Type", CONTENT_TYPES[".txt"]),
                      ("Connection", "close")], b"only GET and HEAD here\n"
     path = site_path(request.target)
-    found = site.find(path) if path is not None else None
+    found = site.find(path, peer) if path is not None else None
     if found is None:
         body = (b"not found\n" if site.files else
                 b"this photofinish server has no web client: connect with the websocket protocol\n")
@@ -278,12 +285,14 @@ async def _send(conn: h11.Connection, stream: trio.abc.Stream, status: int, head
 
 
 async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = HttpLimits(),
-                     admit: Callable[[h11.Request], bool] | None = None) -> trio.abc.Stream | None:
+                     admit: Callable[[h11.Request], bool] | None = None,
+                     peer: Callable[[], str] = lambda: "") -> trio.abc.Stream | None:
     """Answer plain HTTP requests on ``stream`` until it closes, idles or misbehaves (then None: the caller
     closes it), or until a websocket upgrade arrives: then the stream to give the websocket side, which
     replays the upgrade request and anything sent after it. ``admit``, if given, sees each request's head
     before anything answers it; False hands the stream back at once, unanswered, replaying that request
-    (the caller refuses it: a trusted proxy's client over its cap)."""
+    (the caller refuses it: a trusted proxy's client over its cap). ``peer()``: the client's address, once
+    ``admit`` has seen the head (what a QR code made on request is counted against)."""
     conn = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_head)
     for _ in range(limits.max_requests):
         raw = bytearray(conn.trailing_data[0])  # the bytes of this request so far, for a hand-over
@@ -320,7 +329,7 @@ async def serve_http(stream: trio.abc.Stream, site: Site, limits: HttpLimits = H
             return ReplayStream(stream, bytes(raw))
         if _is_upgrade(request):
             return ReplayStream(stream, bytes(raw))
-        status, headers, body = respond(site, request)
+        status, headers, body = respond(site, request, peer())
         try:
             with trio.move_on_after(limits.send_timeout) as sending:
                 await _send(conn, stream, status, headers, body, request.method == b"HEAD", site.security)

@@ -221,7 +221,7 @@ class Buckets:
             if len(self.buckets) >= 4096:
                 self._forget_full(now)
             bucket = self.buckets[key] = Bucket(float(self.burst), now)
-        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
+        bucket.tokens = min(self.burst, bucket.tokens + max(0.0, now - bucket.at) * self.rate)  # (a clock anew: a test's)
         bucket.at = now
         if bucket.tokens >= cost:
             bucket.tokens -= cost

@@ -93,7 +93,7 @@ def _limit_flags(serve: argparse.ArgumentParser, limits) -> None:
     serve.add_argument("--budget-rate", type=checks.amount, default=limits.budget_rate, metavar="UNITS",
                        help=f"request-cost units a second one address may spend (default {limits.budget_rate:g}): "
                             f"list_tables and list_tournaments 1 (+1 per 16 KiB of tables), leaderboard 2, "
-                            f"replay and open_playback 8; over it: over_budget")
+                            f"replay and open_playback 8 (+1 per 64 KiB of the log); over it: over_budget")
     serve.add_argument("--budget-burst", type=checks.amount, default=limits.budget_burst, metavar="UNITS",
                        help=f"... and at once (default {limits.budget_burst:g})")
     serve.add_argument("--tournaments-per-minute", type=checks.amount, default=limits.tournaments_per_minute,

@@ -191,7 +191,7 @@ class Gateway:
         admit = None if client.counted else partial(self._admit_client, client)
         try:
             try:
-                upgrade = await serve_http(stream, self.site, self.http_limits, admit)
+                upgrade = await serve_http(stream, self.site, self.http_limits, admit, lambda: client.address)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return  # the client went away mid-request
             except Exception:  # a bug in answering one request must show, and must not stop the server

@@ -27,11 +27,16 @@ class ReplayWorker:
         self.limiter = trio.CapacityLimiter(2)
 
     async def answer(self, data_dir, message: Replay):
+        return await self.run(frames.answer, data_dir, message)
+
+    async def run(self, function, *args):
+        """``function(*args)`` in the worker process (a function of ``server/logs/frames.py``): a replay's
+        answer, or what a playback plays (``frames.playback_source``)."""
         async with self.limiter:
             if self.pool is None:
                 self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                                                 max_tasks_per_child=self.RECYCLE)
-            future = self.pool.submit(frames.answer, data_dir, message)
+            future = self.pool.submit(function, *args)
             try:
                 return await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
             except BrokenProcessPool:  # the worker died (killed, out of memory): the next replay starts another

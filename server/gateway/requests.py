@@ -7,6 +7,8 @@ log is on another machine (``log_elsewhere``). Refusals are typed ``error``s; no
 
 from __future__ import annotations
 
+from functools import partial
+
 import trio
 
 from rules import RulesError
@@ -48,7 +50,7 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
         if kind is ListTables:
             return await list_tables(conn, lobby, directory, message, now)
         if kind in COSTS:
-            extra = frames.log_units(lobby.data_dir, message) if kind is Replay else 0
+            extra = frames.log_units(lobby.data_dir, message) if kind is Replay or kind is OpenPlayback else 0
             conn.quotas.spend(conn.peer, COSTS[kind] + extra, now)
         if kind in TOURNAMENT_CALLS:
             return await tournament_call(conn, lobby.tournaments, directory, message)
@@ -67,7 +69,8 @@ async def dispatch(conn, lobby: Lobby, directory: Directory, message, now: float
                 return conn.deliver(Redirect(ref=message.id, url=reachable(url, conn.local), table=message.log))
             not_before_its_end_is_shown(lobby, message.log)
             if kind is OpenPlayback:
-                table = await lobby.open_playback(message.log, message.speed, owner=conn.owner)
+                table = await lobby.open_playback(message.log, message.speed, owner=conn.owner,
+                                                  source=partial(conn.quotas.replays.run, frames.playback_source))
                 return conn.deliver(TableCreated(ref=message.id, table=table.info()))
             # a replay is rebuilt in a worker process, never on the event loop's
             conn.deliver(await conn.quotas.replays.answer(lobby.data_dir, message))

@@ -8,7 +8,8 @@ find what they find in a file.
 
 The browser's replay page sends the export file as the person has it, gzip-compressed and base64-encoded
 (``Replay.export``: a whole game's export is some 200 KiB of JSON, about 20 KiB so, well within a message);
-``unpack`` undoes that, reading at most ``MOST_BYTES``.
+``unpack`` undoes that, reading at most ``MOST_BYTES``, and only one gzip member: the trailer of the last is
+what the replay was charged for (``unpacked_size``), and gzip checks that it is the size the member unpacks to.
 """
 
 from __future__ import annotations
@@ -84,4 +85,6 @@ def unpack(packed: str) -> bytes:
         raise ExportError(f"the exported log unpacks to more than {MOST_BYTES // (1024 * 1024)} MiB")
     if not inflater.eof:
         raise ExportError("the exported log was cut short: its gzip stream does not end")
+    if inflater.unused_data:  # a second member, or bytes after it: its last trailer is what it was charged for
+        raise ExportError("the exported log is more than one gzip stream: send the file gzip-compressed once")
     return data

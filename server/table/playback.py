@@ -5,22 +5,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
 import trio
 
 from rules import Step
 
+from ..logs.logfile import Entry
 from ..logs.rebuild import apply_entry
 from . import apply, intents
 
 if TYPE_CHECKING:
     from .arbiter import Table
 
+_ENTRY = msgspec.msgpack.Decoder(Entry)
+
 
 async def play_back(table: Table, entries: list, speed: float) -> None:
-    """Feed a finished log's accepted entries to the arbiter at ``speed`` times their recorded pace."""
+    """Feed a finished log's accepted entries to the arbiter at ``speed`` times their recorded pace; each an
+    ``Entry``, or one msgpack-encoded (``frames.playback_source``: decoded only as it is played)."""
     table.started = True
-    previous = entries[0].time if entries else 0.0
+    previous = None
     for entry in entries:
+        if isinstance(entry, bytes):
+            entry = _ENTRY.decode(entry)
+        previous = entry.time if previous is None else previous
         await trio.sleep(max(0.0, entry.time - previous) / speed)
         previous = entry.time
         await table.submit(intents.Replay(entry))

@@ -352,6 +352,25 @@ async def test_replay_requests_spend_the_budget_too(nursery, tmp_path):  # repla
         assert codes == ["no_log", "no_log", "over_budget"]
 
 
+async def test_a_playback_costs_its_logs_size_and_a_request_dearer_than_the_burst_leaves_a_debt(nursery, tmp_path):
+    """red team 8: ``open_playback`` of a large log cost a flat 8 units (its log is read and checked whole, in
+    the server's process), and any request's cost was capped at the burst: 16 playbacks of one 30 MB log at once
+    from one address froze every table for 15 s and left the server 1.9 GB larger. Both cost their log's size
+    now, the part past the burst owed (the address's budget goes below zero)."""
+    from server.datadir import DataDir
+
+    running = await start(nursery, data_dir=tmp_path / "data", limits=Limits(budget_rate=1, budget_burst=16))
+    log = DataDir(tmp_path / "data").find_table_log("t77")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(b"x" * (32 * 64 * 1024))  # 32 units of log (no log at all: what it costs is what matters)
+    async with websocket(running.port) as ws:
+        first = await answer(ws, probe("open_playback", log="t77"))
+        assert first["code"] != "over_budget"
+        second = await answer(ws, probe("open_playback", log="t77"))
+        assert second["code"] == "over_budget"
+        assert second["retry_ms"] >= (8 + 32) * 1000 - 500, "the whole cost, 40 units at 1 a second, is owed"
+
+
 def test_a_bucket_refills_at_its_rate():
     buckets = Buckets(rate=2, burst=2)
     assert buckets.take("a", 1, 0.0) == 0 and buckets.take("a", 1, 0.0) == 0

@@ -450,6 +450,7 @@ async def test_over_the_wire_all_bot_tables_and_their_rematches_are_counted_at_t
 async def _client(url, task_status=trio.TASK_STATUS_IGNORED):
     """A client connection that stays open until the test's nursery ends."""
     from clients.client import open_client
+    from server.protocol import OpenPlayback
 
     async with open_client(url) as client:
         task_status.started(client)
@@ -470,3 +471,53 @@ async def test_a_tournament_never_takes_a_seed_from_a_client(nursery):
         assert refused.value.code == "bad_seed" and "drawn by the server" in str(refused.value)
         assert await organiser.list_tournaments() == []
     running.cancel_scope.cancel()
+
+
+async def test_playbacks_opened_at_once_by_one_address_are_counted_before_the_next_is_read(tmp_path, mock_clock):
+    """red team 8: each playback's log was read in a thread before the address's playbacks were counted, so
+    sixteen asked for at once all passed the count (and read a 30 MB log each at the same time)."""
+    mock_clock.autojump_threshold = 0  # the bots' games run on virtual time
+    [log] = await finished_logs(tmp_path, 1)
+    mock_clock.autojump_threshold = math.inf  # logs are read in threads: time passes only when the test says
+    results = []
+    async with trio.open_nursery() as nursery:
+        lobby = Lobby(nursery, tmp_path, "never", Quotas(playbacks_per_address=2))
+
+        async def one(n: int) -> None:
+            try:
+                results.append((await lobby.open_playback(log, speed=0.01, owner=Owner("10.0.0.1", n))).id)
+            except Refusal as error:
+                results.append(error.code)
+
+        async with trio.open_nursery() as asking:
+            for n in range(5):
+                asking.start_soon(one, n)
+        assert sorted(results, key=str)[2:] == ["too_many_playbacks"] * 3 and len(set(results)) == 3
+        await lobby.stop_all()
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_gateway_reads_a_playbacks_log_in_the_replay_workers_process(tmp_path, monkeypatch):
+    """red team 8: a playback's log was read and checked in a thread of the server's process, holding the
+    event loop (the GIL) for a second a 30 MB log: every table's answers took up to 1 s meanwhile. Now it is
+    read where a replay's is: here, where reading it fails, the playback opens all the same."""
+    from server.app import run_server
+    from server.logs import frames, replay
+    from clients.client import open_client
+    from server.protocol import OpenPlayback
+
+    [log] = await finished_logs(tmp_path, 1)
+
+    def here(*args, **kwargs):
+        raise AssertionError("a playback's log was read in the server's process")
+
+    monkeypatch.setattr(replay, "check_log", here)
+    monkeypatch.setattr(frames, "check_log", here)
+    async with trio.open_nursery() as nursery:
+        running = await nursery.start(lambda task_status: run_server("127.0.0.1", 0, data_dir=tmp_path,
+                                                                     task_status=task_status))
+        async with open_client(running.url) as client:
+            with trio.fail_after(60):
+                created = await client.request(OpenPlayback(log=log))
+            assert created.table.table.startswith("p")
+        nursery.cancel_scope.cancel()

@@ -165,3 +165,22 @@ def test_an_export_sent_in_a_message_is_charged_for_its_unpacked_size_and_unpack
     assert refused.value.code == "bad_log"
     with pytest.raises(ExportError):
         unpack(packed(raw)[:-8])  # cut short
+
+
+def test_an_export_whose_trailer_names_another_size_is_refused_before_it_is_read():
+    """red team 8: gzip's trailer (what an export is charged for) is the sender's to write: a large export
+    followed by a second, empty gzip member was charged as 0 bytes and read and checked whole. An export is one
+    gzip member, its trailer the size it unpacks to."""
+    import base64
+    import gzip
+
+    from server.logs.exported import ExportError, unpack
+
+    raw = b"{" + b" " * (3 * frames.LOG_UNIT) + b"}"
+    lying = base64.b64encode(gzip.compress(raw) + gzip.compress(b"")).decode()
+    assert frames.log_units(None, Replay(export=lying)) == 0  # what it says
+    with pytest.raises(ExportError):
+        unpack(lying)
+    trailing = base64.b64encode(gzip.compress(raw) + b"\x00\x00\x00\x00").decode()
+    with pytest.raises(ExportError):
+        unpack(trailing)

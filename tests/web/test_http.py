@@ -59,8 +59,9 @@ def parse_responses(data: bytes, methods: list[str]) -> list[tuple[h11.Response,
     return answers
 
 
-async def exchange(site: Site, data: bytes, limits: HttpLimits = HttpLimits()) -> tuple[bytes, object]:
-    """Send ``data`` then end the sending side; what the server answered and what serve_http returned."""
+async def exchange(site: Site, data: bytes, limits: HttpLimits = HttpLimits(), peer: str = "") -> tuple[bytes, object]:
+    """Send ``data`` (from address ``peer``) then end the sending side; what the server answered and what
+    serve_http returned."""
     ours, theirs = trio.testing.memory_stream_pair()
     await ours.send_all(data)
     await ours.send_eof() if hasattr(ours, "send_eof") else None
@@ -69,7 +70,7 @@ async def exchange(site: Site, data: bytes, limits: HttpLimits = HttpLimits()) -
         result = []
 
         async def server():
-            result.append(await serve_http(theirs, site, limits))
+            result.append(await serve_http(theirs, site, limits, peer=lambda: peer))
             await theirs.aclose()
 
         nursery.start_soon(server)
@@ -279,6 +280,21 @@ async def test_http_and_the_websocket_protocol_share_one_port(nursery):
         assert "flag_finish" in [game.name for game in await client.list_games()]
 
     await running.shutdown()
+
+
+async def test_one_address_asking_for_new_qr_codes_leaves_the_others_theirs(site, autojump_clock):
+    """red team 8: 21 requests for new QR codes (``/join/T<n>.svg``, any number) from one address took the
+    whole server's ``QR_PER_SECOND``, and a venue screen opened meanwhile got a 404 for its tournament's
+    code (it asks once: no QR code to scan all evening). New ones are also limited per address now."""
+    from server import http
+
+    await trio.sleep(2)  # the server-wide tokens full again, whatever the tests before took
+    burst = b"".join(request_bytes(f"/join/T{n}.svg") for n in range(5000, 5000 + 2 * int(http.QR_PER_SECOND)))
+    data, _ = await exchange(site, burst, peer="10.0.0.1")
+    statuses = [response.status_code for response, _ in parse_responses(data, ["GET"] * 2 * int(http.QR_PER_SECOND))]
+    assert statuses.count(200) <= http.QR_PER_ADDRESS_BURST
+    data, _ = await exchange(site, request_bytes("/join/T42.svg"), peer="10.0.0.2")  # the venue screen
+    assert parse_responses(data, ["GET"])[0][0].status_code == 200
 
 
 async def test_a_client_that_leaves_mid_request_costs_nothing_but_its_connection(site):
