@@ -17,6 +17,7 @@ import trio
 
 from rules import RulesError
 
+from . import diskroom
 from .datalock import data_dir_lock
 from .logs.disk import private_dir
 from .gateway import Gateway, Limits
@@ -144,6 +145,8 @@ async def _serve(config: ServeConfig, cluster: ClusterConfig | None, stopped: tr
         directory = open_directory(cluster, data_dir)
         lobby = Lobby(nursery, data_dir, config.durability, config.quotas, directory=directory,
                       unverified_credit_ms=config.limits.unverified_credit_ms)
+        if lobby.disk is not None and config.quotas.min_free_mb:
+            nursery.start_soon(diskroom.watch, lobby)  # (tables of bots alone ended while the disk is low)
         hub = TournamentHub(nursery, lobby, data_dir, config.durability, directory)
         await hub.open()  # a store that cannot be opened stops the start before any table is reopened
         reopened = await lobby.recover()

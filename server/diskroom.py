@@ -7,6 +7,12 @@ written, while the tables and tournaments already open go on (a tournament's nex
 the middle of it, and a round's tables are a few kilobytes each) and a seat may still be taken. The free space is
 read (one ``statvfs``) at most once a second on the trio clock, so a flood of creates costs no more system calls
 than one; the server's log says when it went below the floor and when it came back above it.
+
+Tables played by server bots alone write as fast as their bots act (sixteen with no pause between actions wrote
+2.5 MB a second for a red team, and a client may keep opening them), so refusing new ones is not enough: every
+``WATCH_EVERY`` seconds ``watch`` reads the free space, and below the floor ends each table played by server
+bots alone as it stands (``table_ended`` ``disk_low``, logged and replayed like any halt), leaving the room to the
+games people play.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 MB = 1024 * 1024
 CHECK_EVERY = 1.0  # seconds between two reads of the free space
+WATCH_EVERY = 10.0  # seconds between two looks for tables of bots alone to end while the disk is low
 
 
 def free_bytes(path: Path) -> int:
@@ -63,3 +70,25 @@ class DiskRoom:
             raise Refusal(Code.DISK_LOW, f"no new tables or tournaments for now: the server's disk has "
                                          f"{self.free // MB} MB free, less than the {self.floor_mb} MB it keeps for "
                                          "the games in play; the tables already open go on")
+
+
+def bots_alone(table) -> bool:
+    """A table in play whose every seat is a server bot (a tournament's have people, or stand-ins for them)."""
+    return (table.started and not table.is_over() and not table.read_only
+            and len(table.bot_seats) == len(table.slots))
+
+
+async def watch(lobby) -> None:
+    """While the server runs (with a floor): below it, every table played by server bots alone is ended as it
+    stands (``disk_low``), checked every ``WATCH_EVERY`` seconds."""
+    while True:
+        await trio.sleep(WATCH_EVERY)
+        try:
+            lobby.disk.check()
+        except Refusal:
+            ended = [table for table in list(lobby.tables.values()) if bots_alone(table)]
+            for table in ended:
+                await table.halt("disk_low")
+            if ended:
+                logger.warning(f"ended {len(ended)} table(s) played by server bots alone, the disk being low: "
+                               + ", ".join(table.id for table in ended))

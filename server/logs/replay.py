@@ -84,7 +84,8 @@ class Report:
 # End reasons of a table ended before its game's end, placed as the game stood (``server/table/timers.py``
 # ``halt``), and what they mean; a log before ``abandoned`` existed has none, and reads as it always did
 HALTED = {"time_limit": "a tournament round's time ran out",
-          "abandoned": "no player was connected for serve --abandoned-after seconds"}
+          "abandoned": "no player was connected for serve --abandoned-after seconds",
+          "disk_low": "played by server bots alone while the disk was below serve --min-free-mb"}
 
 
 OnStep = Callable[[Entry, Any, "list | None"], None]  # an entry, the state after it, its events (None: refused)

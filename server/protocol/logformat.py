@@ -108,7 +108,7 @@ class End(msgspec.Struct, tag_field="kind", tag="end", frozen=True, omit_default
     seq: int
     seed: int  # revealed: `photofinish verify` checks every shuffle and die against it
     digest: str
-    reason: str  # "over" (the game ended), "time_limit" or "abandoned" (halted: places as the game stood),
+    reason: str  # "over" (the game ended), "time_limit", "abandoned" or "disk_low" (halted: places as it stood),
     # "expired" (nobody sat at it: no places)
     scores: list[int] | None = None
     winners: list[int] | None = None

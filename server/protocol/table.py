@@ -197,7 +197,8 @@ class RematchOffered(ServerMessage, tag="rematch_offered"):
 
 class TableEnded(ServerMessage, tag="table_ended"):
     """The table was ended before its game's end (``reason``: ``time_limit``, a tournament round's time ran
-    out; ``abandoned``, no player was connected for ``serve --abandoned-after`` seconds; ``expired``, nobody sat
+    out; ``abandoned``, no player was connected for ``serve --abandoned-after`` seconds; ``disk_low``, played by
+    server bots alone while the server's disk was below ``serve --min-free-mb``; ``expired``, nobody sat
     at it, ``places`` empty): ``places`` is each seat's place as the game stood (1 = first, ties share). No
     action is taken after."""
 

@@ -11,7 +11,8 @@ from clients.client import ServerError, open_client
 from server import diskroom
 from server.app import run_server
 from server.lobby import Lobby
-from server.protocol import CreateTable, Refusal, TakeSeat
+from server.logs.replay import check_log
+from server.protocol import BotSeat, CreateTable, Refusal, TakeSeat
 from server.quotas import Owner, Quotas
 from server.table import intents
 
@@ -82,3 +83,26 @@ async def test_no_floor_reads_no_free_space(nursery, tmp_path, monkeypatch):
     async with open_client(running.url) as client:
         created = await client.create_table(game="flag_finish", mode="challenge", seats=2)
         assert created.table in running.lobby.tables
+
+
+async def test_below_the_floor_tables_of_bots_alone_end_as_they_stand_and_peoples_go_on(
+        nursery, tmp_path, free, autojump_clock):
+    """Tables of server bots alone write as fast as their bots act: below the floor they are ended (``disk_low``),
+    logged and replayed like any halt; a table a person plays goes on."""
+    running = await nursery.start(lambda task_status: run_server(
+        "127.0.0.1", 0, data_dir=tmp_path, quotas=Quotas(min_free_mb=500), task_status=task_status))
+    lobby = running.lobby
+    bots = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 50},
+                                          bots=[BotSeat(0), BotSeat(1)], bot_delay_ms=1_000))
+    people = await lobby.create(CreateTable(game="flag_finish", mode="challenge", seats=2, options={"races": 50},
+                                            bots=[BotSeat(1)], bot_delay_ms=1_000))
+    await people.submit(intents.TakeSeat(Sink(), TakeSeat(table=people.id, seat=0)))
+    await trio.sleep(diskroom.WATCH_EVERY * 2)
+    assert bots.started and not bots.is_over() and people.started  # room enough: both play on
+    free["bytes"] = 100 * MB
+    await trio.sleep(diskroom.WATCH_EVERY + 1)
+    assert bots.halted is not None and bots.halted[0] == "disk_low"
+    assert not people.is_over()
+    await bots.marked.wait()
+    report = check_log(bots.store.path)
+    assert report.ok and report.halted == "disk_low", report.problem
