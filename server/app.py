@@ -103,6 +103,8 @@ async def keep_table(lobby: Lobby, request: CreateTable, alias: str, pause: floa
         table = lobby.tables.get(lobby.aliases.get(alias, ""))
         if table is None:
             try:
+                if lobby.disk is not None:
+                    lobby.disk.check()  # (a demo of bots alone would be ended at once while the disk is low)
                 table = await lobby.create(request, alias=alias)
             except (RulesError, Refusal) as error:  # a cluster node that cannot reach Redis yet: try again later
                 logger.info(f"no {alias} table for now: {error.message}")
