@@ -26,7 +26,7 @@ from ..cluster.directory import Directory, LocalDirectory
 from ..logs.disk import private_dir
 from ..logs.logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
-from . import clocks, opening, organiser, reported, reporting, results
+from . import arena, clocks, opening, organiser, reported, reporting, results
 from .actions import Reentered
 from .director import Director, secret_hash
 from .host import TableHost
@@ -320,8 +320,9 @@ class TournamentHub:
             if state.settings.format == "arena":
                 busy = {p for t in state.unfinished() for p in state.tables[t][1]}
                 director.waiting = [p for p in state.active() if p not in busy]
-                if state.round:
-                    self.spawn(director.id, clocks.arena_clock, director, records)  # what is left of it
+                if state.round:  # its time up already (nobody more seated), or what is left of it
+                    arena.reopen(director, records)
+                    self.spawn(director.id, clocks.arena_clock, director, records)
             await director.advance()
         if director.unplaced:
             self.spawn(director.id, opening.place_unplaced, director)
