@@ -317,12 +317,9 @@ class TournamentHub:
                 await opening.open_table(director, table_id, round_no, players)
         clocks.rearm(director, records)  # the round's time goes on where it stood, an ended round's tables halt
         async with director.lock:
-            if state.settings.format == "arena":
-                busy = {p for t in state.unfinished() for p in state.tables[t][1]}
-                director.waiting = [p for p in state.active() if p not in busy]
-                if state.round:  # its time up already (nobody more seated), or what is left of it
-                    arena.reopen(director, records)
-                    self.spawn(director.id, clocks.arena_clock, director, records)
+            if state.settings.format == "arena" and state.round:  # who waits, in their order; its time up or not
+                arena.reopen(director, records)
+                self.spawn(director.id, clocks.arena_clock, director, records)  # what is left of it
             await director.advance()
         if director.unplaced:
             self.spawn(director.id, opening.place_unplaced, director)
