@@ -313,8 +313,8 @@ class TournamentHub:
                     await self._result_from_log(director, table_log, round_no, players)
             elif self.directory.spans_nodes:  # another node's, or never opened: found (or opened) once joined
                 director.unplaced.append((table_id, round_no, players))
-            else:  # seated in the log, never opened: open it now
-                await opening.open_table(director, table_id, round_no, players)
+            else:  # seated in the log, never opened: open it now (or paused and tried again, as at any time)
+                await opening.reopen_table(director, table_id, round_no, players)
         clocks.rearm(director, records)  # the round's time goes on where it stood, an ended round's tables halt
         async with director.lock:
             if state.settings.format == "arena" and state.round:  # who waits, in their order; its time up or not
