@@ -296,10 +296,10 @@ class TournamentHub:
             return director
         for table_id in state.unfinished():
             round_no, players = state.tables[table_id]
+            if round_no == state.org.held:  # pairings first: opened (or told, if played off the server) once begun
+                continue
             if reporting.is_reported(state, table_id):  # played off the server: its players report it
                 director.opened.add(table_id)
-                continue
-            if round_no == state.org.held:  # pairings first: opened when the organiser begins the round
                 continue
             table = self.lobby.tables.get(table_id)
             if table is not None:
