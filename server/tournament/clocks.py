@@ -17,23 +17,22 @@ if TYPE_CHECKING:
 
 async def arena_clock(d: Director, records: list | None = None) -> None:
     """An arena runs for ``arena_ms`` (default 10 minutes): then nobody more is seated, and it ends once its
-    last tables are over (with ``round_time_ms``, those still playing after that long end as they stand).
+    last tables are over (with ``round_time_ms``, those still playing that long after its end end as they stand).
     Reopened at a restart (its log's ``records``): for what was left of it, from its first seating to the log's
-    last record (a restart never gives an arena its whole time again)."""
-    from .tlog import RoundSeated
+    last record (a restart never gives an arena its whole time again, nor its last tables their
+    ``round_time_ms``; ``arena.reopen`` has marked it over already if its time was up)."""
+    from .arena import end_time
 
-    length = (d.request.arena_ms or 600_000) / 1000
-    if records is not None:
-        start = next((r.time for r in records if type(r) is RoundSeated), d.now())
-        length = max(0.0, length - (d.now() - start))
-    await trio.sleep(length)
+    end = end_time(d, records or []) if records else None
+    end = d.now() + (d.request.arena_ms or 600_000) / 1000 if end is None else end
+    await trio.sleep(max(0.0, end - d.now()))
     async with d.lock:
         d.arena_over = True
         d.waiting = []
         if not d.state.unfinished() and not d.state.ended:
             await d.end("time_up", "the arena's time is up")
     if d.request.round_time_ms:  # tables still playing get their time too, then end as they stand
-        await trio.sleep(d.request.round_time_ms / 1000)
+        await trio.sleep(max(0.0, end + d.request.round_time_ms / 1000 - d.now()))
         await halt(d, [t for t in d.state.unfinished()])
 
 

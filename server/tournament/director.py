@@ -46,7 +46,7 @@ from ..names import PERSON_MOST, check_name, skeleton
 from ..protocol import Code, CreateTournament, Refusal, TournamentInfo, TournamentState, YourTable
 from ..quotas import Owner
 from ..table import Table, token_hash
-from . import clocks, opening, organiser, rated_start, reporting, views
+from . import arena, clocks, opening, organiser, rated_start, reporting, views
 from .remote import RemoteTables
 from .state import Tournament
 from .store import AsyncStore, Store
@@ -163,6 +163,8 @@ class Director:
         if self.failed is not None:
             raise Refusal(Code.STORAGE_FAILED, self.failed)
         self.state.apply(record)
+        if self.state.settings.format == "arena":  # who waits, in their order: one rule, run again at a restart
+            self.waiting = arena.after(self.state, self.waiting, record)
         head = None
         if self.log is not None:
             try:
@@ -232,12 +234,8 @@ class Director:
                 self.entrants[player] = owner
             await self.mirror(Store.add_player, player, name, token_hash(token))
             await self.mirror(Store.register, self.id, player)
-            arena = self.state.round and self.state.settings.format == "arena" and player in self.state.active()
-            if arena:
-                self.waiting.append(player)
             self.push()
-            if arena:
-                await self._arena_seat()
+            await self._arena_seat()  # (an arena's late entry waits: ``arena.after``)
         return player, token
 
     async def check_in(self, token: str) -> None:
@@ -256,6 +254,7 @@ class Director:
             await self.record(CheckedIn(player=player, time=self.now()))
             await self.mirror(Store.check_in, self.id, player)
             self.push()
+            await self._arena_seat()
 
     async def drop(self, token: str, secret: str, player: str | None) -> None:
         async with self.lock:
@@ -274,8 +273,6 @@ class Director:
                     raise Refusal(Code.UNKNOWN_PLAYER, f"{player!r} is not registered in {self.id}")
             await self.record(Dropped(player=player, time=self.now()))
             await self.mirror(Store.drop, self.id, player)
-            if player in self.waiting:
-                self.waiting.remove(player)
             self.push()
             await self.advance()
 
@@ -376,7 +373,7 @@ class Director:
 
     async def _arena_seat(self) -> None:
         """An arena: seat whole tables of the players waiting, the earliest first (the rest wait on)."""
-        if self.arena_over or len(self.waiting) < self.state.settings.sizes.min:
+        if self.state.settings.format != "arena" or self.arena_over or len(self.waiting) < self.state.settings.sizes.min:
             return
         waiting = tuple(self.waiting)
         seating = self.state.next_seating(waiting)

@@ -26,7 +26,7 @@ from ..cluster.directory import Directory, LocalDirectory
 from ..logs.disk import private_dir
 from ..logs.logstore import FileLog, numbered_logs, utc_now, write_secret_seed
 from ..protocol import Code, CreateTournament, RatingRow, Refusal, TournamentInfo
-from . import clocks, opening, organiser, reported, reporting, results
+from . import arena, clocks, opening, organiser, reported, reporting, results
 from .actions import Reentered
 from .director import Director, secret_hash
 from .host import TableHost
@@ -296,10 +296,10 @@ class TournamentHub:
             return director
         for table_id in state.unfinished():
             round_no, players = state.tables[table_id]
+            if round_no == state.org.held:  # pairings first: opened (or told, if played off the server) once begun
+                continue
             if reporting.is_reported(state, table_id):  # played off the server: its players report it
                 director.opened.add(table_id)
-                continue
-            if round_no == state.org.held:  # pairings first: opened when the organiser begins the round
                 continue
             table = self.lobby.tables.get(table_id)
             if table is not None:
@@ -313,15 +313,13 @@ class TournamentHub:
                     await self._result_from_log(director, table_log, round_no, players)
             elif self.directory.spans_nodes:  # another node's, or never opened: found (or opened) once joined
                 director.unplaced.append((table_id, round_no, players))
-            else:  # seated in the log, never opened: open it now
-                await opening.open_table(director, table_id, round_no, players)
+            else:  # seated in the log, never opened: open it now (or paused and tried again, as at any time)
+                await opening.reopen_table(director, table_id, round_no, players)
         clocks.rearm(director, records)  # the round's time goes on where it stood, an ended round's tables halt
         async with director.lock:
-            if state.settings.format == "arena":
-                busy = {p for t in state.unfinished() for p in state.tables[t][1]}
-                director.waiting = [p for p in state.active() if p not in busy]
-                if state.round:
-                    self.spawn(director.id, clocks.arena_clock, director, records)  # what is left of it
+            if state.settings.format == "arena" and state.round:  # who waits, in their order; its time up or not
+                arena.reopen(director, records)
+                self.spawn(director.id, clocks.arena_clock, director, records)  # what is left of it
             await director.advance()
         if director.unplaced:
             self.spawn(director.id, opening.place_unplaced, director)

@@ -8,7 +8,7 @@ its places) with every seat
 reserved for its player's token (``Reservation``) and a stand-in bot for a no-show after ``no_show_ms``; each
 player watching the tournament gets ``your_table``, and a task per table waits for its result
 (``results.await_result``). A table that cannot open is tried again every ``RETRY_SECONDS`` (``retry_tables``)
-until it opens, so a logged round is never lost. On a cluster a round's tables are spread over the live nodes by
+until it opens, so a logged round is never lost (at a restart too: ``reopen_table``). On a cluster a round's tables are spread over the live nodes by
 load; a table opens here only once this node holds its claim, so a table is never open on two nodes.
 
 Every function takes the tournament's ``Director``; ``open_round`` runs under its lock (the director's
@@ -111,6 +111,18 @@ async def retry_tables(d: Director) -> None:
                 d.paused = None
                 d.push()
                 return
+
+
+async def reopen_table(d: Director, table_id: str, round_no: int, players: tuple[str, ...]) -> None:
+    """At a restart, a table seated in the log that never opened: opened now; one that cannot open yet (a disk that
+    fails its write) leaves its round paused and tried again (``retry_tables``) as while the server runs, and the
+    tournament reopens all the same (it was left out of the server until the next restart)."""
+    try:
+        await open_table(d, table_id, round_no, players)
+    except (RulesError, Refusal) as error:
+        if d.paused is None:
+            d.hub.spawn(d.id, retry_tables, d)
+        d.paused = f"table {table_id} of round {round_no} cannot open yet ({error.message})"
 
 
 def placement(d: Director, count: int) -> list[str | None]:

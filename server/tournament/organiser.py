@@ -167,8 +167,6 @@ async def disqualify(d: Director, secret: str, player: str, reason: str) -> None
         player = _player(d, player)
         await d.record(Disqualified(player=player, reason=reason, time=d.now()))
         await d.mirror(Store.drop, d.id, player)
-        if player in d.waiting:
-            d.waiting.remove(player)
         d.push()
         await d.advance()
 
@@ -182,6 +180,7 @@ async def undrop(d: Director, secret: str, player: str, reason: str) -> None:
         await d.record(Undropped(player=player, reason=reason, time=d.now()))
         await d.mirror(undrop_row, d.id, player)
         d.push()
+        await d._arena_seat()  # an arena seats them as soon as a table can be made (``arena.after``)
 
 
 async def reenter(d: Director, secret: str, player: str, reason: str) -> tuple[str, str]:
@@ -203,6 +202,7 @@ async def reenter(d: Director, secret: str, player: str, reason: str) -> tuple[s
         await d.mirror(Store.add_player, new, name, token_hash(token))
         await d.mirror(Store.register, d.id, new)
         d.push()
+        await d._arena_seat()
     return new, token
 
 

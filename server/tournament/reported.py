@@ -85,6 +85,4 @@ async def _after(d: Director, table: str) -> None:
         return
     await results.rate(d, result)
     d.push()
-    if d.state.settings.format == "arena":
-        d.waiting.extend(p for p in result.players if p in set(d.state.active()))
     await d.advance()

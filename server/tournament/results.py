@@ -72,8 +72,6 @@ async def finished(d: Director, round_no: int, table_id: str, players: tuple[str
         await d.mirror(Store.add_result, d.id, round_no, result, record.log_hash)
         await rate(d, result)
         d.push()
-        if d.state.settings.format == "arena":
-            d.waiting.extend(p for p in players if p in set(d.state.active()))
         await d.advance()
         return True
 
