@@ -73,11 +73,12 @@ def contest(table: Table, slot: SeatSlot, intent: intents.Act, action: Any) -> b
             add_reply(slot, reply)  # a reply to the update that offered it: its path bounds the seat's round
         return False  # trip (``round_trip``)
     offered = slot.since.get(action)
-    if offered is None and action in table.game.legal_actions(table.session.state, slot.seat):
-        slot.guesses += 1  # legal since an action earlier in this batch, whose update is not built yet, let
-        refuse_early(table, slot, intent, action, arrival, None,  # alone sent: chosen before the card was
-                     "its card was not yet offered to you")  # offered, never applied by arrival (red9)
-        return True
+    if offered is None and table.log.seq > slot.tracked \
+            and action in table.game.legal_actions(table.session.state, slot.seat):
+        slot.guesses += 1  # legal since an entry after the seat's last update (one earlier in this batch,
+        refuse_early(table, slot, intent, action, arrival, None,  # whose update is not built yet, let alone
+                     "its card was not yet offered to you")  # sent): chosen before the card was offered,
+        return True  # never applied by arrival (red9)
     if offered is None:  # not legal for this seat now: refused at once; a take of a card never offered to
         left = slot.left.pop(action, None)  # it lately is a guess, counted, and orders its later take last;
         if left is None or arrival - left > GUESS_WINDOW:  # so is a second late take of it (asked for again
@@ -306,6 +307,7 @@ def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
     (``rules.contract``), so the game is asked about new ones only. The actions new in one update share one
     ``[seq, sent]`` (they left together): one entry to stamp."""
     slot = table.slots[seat]
+    slot.tracked = seq
     listed = set(legal)
     before, slot.listed = slot.listed, listed
     since = slot.since

@@ -83,6 +83,7 @@ class SeatSlot:
     # (``STALE`` after each new one), and the last round trip credited with what it came from
     unstamped: list = field(default_factory=list)
     listed: set | None = None  # the legal actions of its last update: those ``since`` and ``offers`` hold
+    tracked: int = 0  # the seq of that update (a contested action legal since a later entry was never offered)
     bound: Any = STALE
     credit: tuple | None = None
     kernel_read: tuple | None = None  # (batch number, reader, value): the kernel read once per batch
