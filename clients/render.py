@@ -48,8 +48,10 @@ def render_flag_finish(view: Any, names: list[str] | None = None) -> str:
     totals = "/".join(str(t) for t in view.totals) if view.totals else "-"
     phase = game_words("flag_finish")["names"]["phase"].get(view.phase, view.phase)  # "racing", as the browser
     race = race_words(view.race, view.races)
-    lines = [f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - {race}, {phase} - "
-             f"totals {totals}, lower wins"]
+    head, tail = f"Flag Finish {'Challenge' if view.mode == 'challenge' else 'Warm-up'} - {race}, {phase}", \
+        f"totals {totals}, lower wins"
+    lines = [f"{head} - {tail}"] if len(head) + 3 + len(tail) < 80 else [head, f"   {tail}"]  # (an 80-column
+    # terminal: "photo-finish window open" in a tiebreak race ran past it)
     for seat, row in enumerate(view.rows):
         mark = ">" if seat in view.to_act else " "
         rank = len(row)

@@ -183,3 +183,16 @@ def test_your_last_turn_stays_on_screen_while_the_others_play_on():
     seen.take(Update(table="t7", seq=40, actor=0, events=[Rolled(seat=0, red=6, black=6, purpose="move",
                                                                  stop=None)], to_act=[1]))
     assert "Your last turn: you rolled red 6, black 6" in "\n".join(compose(seen)) and screen
+
+
+def test_a_flag_finish_header_too_long_for_80_columns_goes_on_a_second_line():
+    """A tiebreak race with a photo-finish window open and three-digit totals: the header is cut at no column
+    (hypothesis found "..., lower wins" cut off at 79)."""
+    game = get_game("flag_finish")
+    session = Session(game, make_setup(game.info, 3, "challenge"), 9)
+    session.run_chance()
+    view = msgspec.structs.replace(game.view(session.state, 1), phase="window", race=12, races=10,
+                                   totals=[104, 99, 120])
+    lines = render("flag_finish", view, None).split("\n")
+    assert all(len(line) < 80 for line in lines), max(lines, key=len)
+    assert lines[0].endswith("photo-finish window open") and lines[1] == "   totals 104/99/120, lower wins"
