@@ -300,19 +300,25 @@ def release_held(table: Table, key: Any = ALL) -> None:
 def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
     """The actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from ``seq`` on (its
     send time stamped when that update leaves), in ``since`` if contested, else in ``offers``; a gone
-    contested one is remembered for a while (a late take of it is a loss, not a guess).
+    contested one is remembered for a while (a late take of it is a loss, not a guess). After a deal (a chance
+    entry, ``table.dealt``) every action is offered anew and none is remembered: a card of the old pile dealt
+    again was not offered before its deal's update (red12: kept, its old send time made a seat that had it
+    listed at the race's end lose it to any seat that had not, a finisher or a seat that drew just before).
 
     What changed since the seat's last update (``listed``) is found by set operations (in C): ``since`` and
     ``offers`` hold exactly that update's actions, and an action is contested or not for the whole game
     (``rules.contract``), so the game is asked about new ones only. The actions new in one update share one
     ``[seq, sent]`` (they left together): one entry to stamp."""
     slot = table.slots[seat]
-    slot.tracked = seq
+    dealt = slot.tracked < table.dealt <= seq  # a deal since its last update: a card of the old pile dealt
+    slot.tracked = seq  # again is a new offer, and a late take of an old one no late take (red12)
     listed = set(legal)
     before, slot.listed = slot.listed, listed
     since = slot.since
-    if before is None or listed.isdisjoint(before):  # none kept (most often: the seat drew, or discarded)
-        if since:
+    if before is None or dealt or listed.isdisjoint(before):  # none kept (most often: the seat drew, or
+        if dealt:  # discarded); after a deal none is: each is offered from its update, none left lately
+            slot.left.clear()
+        elif since:
             remember_gone(table, slot, since)
         state, contested = table.session.state, table.game.contested
         now_legal = {action for action in legal if contested(state, action)}  # (its order is ``left``'s later)
