@@ -153,7 +153,7 @@ def record(table: Table, steps: list[Step], time: float | None = None, broadcast
                                 ref=ref if i == 0 else None, fair=fair if i == 0 else None)
                for i, s in enumerate(steps)]
     for entry in entries:
-        if entry.actor == CHANCE:  # a deal: what it offers is offered anew (``fair.track_offers``)
+        if entry.actor == CHANCE:  # a deal: what it offers is offered anew (``offers.track_offers``)
             table.dealt = entry.seq
     turn = table.session.to_act()
     if table.store is not None:

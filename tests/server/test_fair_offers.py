@@ -34,7 +34,7 @@ def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
     update), and a deal since the seat's last update offering everything anew (red12)."""
     slot = table.slots[seat]
     if slot.tracked < table.dealt <= seq:
-        slot.since.clear(), slot.offers.clear(), slot.left.clear()
+        slot.since.clear(), slot.offers.clear(), slot.left.clear(), slot.paused.clear()
     slot.tracked = seq
     state, contested = table.session.state, table.game.contested
     now_legal = {action for action in legal if contested(state, action)}
@@ -44,6 +44,10 @@ def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
         if action not in since:
             since[action] = offered = [seq, None]
             unstamped.append(offered)
+            was = slot.paused.pop(action, None)  # back while another seat had it listed all along (red12)
+            if was is not None and any(other is not slot and other.receiver is not None
+                                       and other.since.get(action, [seq])[0] < was[1] for other in table.slots):
+                since[action] = was[0]
     for action in others:
         if action not in offers:
             offers[action] = offered = [seq, None]
@@ -54,12 +58,15 @@ def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
     if len(since) > len(now_legal):
         now = table.now()
         for action in [a for a in since if a not in now_legal]:
-            del since[action]
+            slot.paused[action] = (since.pop(action), seq)
             slot.left[action] = now
         while len(slot.left) > LEFT_KEPT:
             del slot.left[next(iter(slot.left))]
+        while len(slot.paused) > LEFT_KEPT:
+            del slot.paused[next(iter(slot.paused))]
     if len(unstamped) > 2 * (len(since) + len(offers)):
-        slot.unstamped = [o for o in (*since.values(), *offers.values()) if o[1] is None]
+        slot.unstamped = [o for o in (*since.values(), *offers.values(), *(was[0] for was in slot.paused.values()))
+                          if o[1] is None]
 
 
 def kept(slot: SeatSlot) -> tuple:
@@ -70,7 +77,7 @@ def kept(slot: SeatSlot) -> tuple:
 
 def fake_table(session: Session):
     table = SimpleNamespace(session=session, game=session.game, clock=0.0, dealt=0)
-    table.slots = [SeatSlot(seat) for seat in range(session.setup.seats)]
+    table.slots = [SeatSlot(seat, receiver=object()) for seat in range(session.setup.seats)]
     table.now = lambda: table.clock
     return table
 
