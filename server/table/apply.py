@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
-from rules import Result, RulesError, Step, ToAct
+from rules import CHANCE, Result, RulesError, Step, ToAct
 
 from ..logs.actionlog import compact_refused
 from ..logs.logfile import End, Entry, Fair
@@ -152,6 +152,9 @@ def record(table: Table, steps: list[Step], time: float | None = None, broadcast
     entries = [table.log.append(time=time, actor=s.actor, action=s.action, accepted=True, events=s.events,
                                 ref=ref if i == 0 else None, fair=fair if i == 0 else None)
                for i, s in enumerate(steps)]
+    for entry in entries:
+        if entry.actor == CHANCE:  # a deal: what it offers is offered anew (``offers.track_offers``)
+            table.dealt = entry.seq
     turn = table.session.to_act()
     if table.store is not None:
         checkpoint = turn.over or any(e.seq % table.digest_every == 0 for e in entries)

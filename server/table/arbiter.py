@@ -114,6 +114,7 @@ class Table:
         self.draw = draw_from(lot_rng(seed))
         self.opening: float | None = None  # the virtual time of the fair action being applied
         self.window_opened: float | None = None  # ... of the one that opened the photo-finish window
+        self.dealt = 0  # the seq of the last chance entry (a deal): every action is offered anew after it
         self.expires: float | None = None  # when it expires (trio time), while nobody has sat and it waits
         self.abandons: float | None = None  # when it ends abandoned (trio time), while no player is connected
         self.seated_ever = bool(settings.reserved)  # a person sat here

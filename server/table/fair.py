@@ -3,15 +3,15 @@ seen is held a few milliseconds (at most ``fair_ms`` less the seat's round-trip 
 together on one item are applied in order of reaction time (``server/fairness.py``); every decision's inputs
 go in its log entry. Here: taking an action in (``contest``), how long it is held (``hold_until``), what a
 seat's round trip is credited with (``round_trip``), the releases (``release_due``, ``release_held``; a
-photo-finish window's close in reaction time, ``window_end``), and the bookkeeping of what each seat was
-offered and when it left (``track_offers``, ``stamp``).
+photo-finish window's close in reaction time, ``window_end``). What each seat was offered and when it left
+(``track_offers``, ``stamp``) is kept by ``offers.py``.
 """
 
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
@@ -23,7 +23,7 @@ from ..fairness import reaction as reaction_of
 from ..logs.logfile import Fair
 from ..protocol import Accepted
 from . import apply, intents, seating
-from .receiver import Receiver
+from .offers import LEFT_KEPT, remember_gone, stamp, stamp_slot, track_offers  # noqa: F401 (kept in offers.py)
 from .seats import PATH_KEPT, STALE, SeatSlot
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 GUESS_WINDOW = 2.0  # seconds: a take asked for this long before its card was offered is a guess
 REPLIES_LEAST = 8  # replies before their median bounds a credit (as many samples as the pings' median)
-LEFT_KEPT = 64  # per seat: contested actions remembered as recently legal (a late take is a loss, not a guess)
 
 
 @dataclass
@@ -295,85 +294,6 @@ def release_held(table: Table, key: Any = ALL) -> None:
         for follower in held.followers:
             apply.answer(table, held.seat, follower, decoded, now,
                          Fair(rule="after", arrival=follower.received - table.t0, seen=follower.message.seen))
-
-
-def track_offers(table: Table, seat: int, legal: list, seq: int) -> None:
-    """The actions ``legal`` for ``seat`` in the update of ``seq``: a new one is offered from ``seq`` on (its
-    send time stamped when that update leaves), in ``since`` if contested, else in ``offers``; a gone
-    contested one is remembered for a while (a late take of it is a loss, not a guess).
-
-    What changed since the seat's last update (``listed``) is found by set operations (in C): ``since`` and
-    ``offers`` hold exactly that update's actions, and an action is contested or not for the whole game
-    (``rules.contract``), so the game is asked about new ones only. The actions new in one update share one
-    ``[seq, sent]`` (they left together): one entry to stamp."""
-    slot = table.slots[seat]
-    slot.tracked = seq
-    listed = set(legal)
-    before, slot.listed = slot.listed, listed
-    since = slot.since
-    if before is None or listed.isdisjoint(before):  # none kept (most often: the seat drew, or discarded)
-        if since:
-            remember_gone(table, slot, since)
-        state, contested = table.session.state, table.game.contested
-        now_legal = {action for action in legal if contested(state, action)}  # (its order is ``left``'s later)
-        offered = [seq, None]
-        slot.since = since = dict.fromkeys(now_legal, offered)
-        slot.offers = dict.fromkeys(listed - now_legal if now_legal else listed, offered)
-        if listed:
-            slot.unstamped.append(offered)
-    else:
-        offers, new = slot.offers, listed - before
-        if new:
-            offered = [seq, None]
-            slot.unstamped.append(offered)
-            state, contested = table.session.state, table.game.contested
-            hot = {a for a in (legal if len(new) > 1 else new) if a in new and contested(state, a)}
-            if len(hot) > 1 and since:  # in the order of the set of every contested legal action, as always
-                hot = [a for a in {a for a in legal if a in since or a in hot} if a in hot]
-            since.update(dict.fromkeys(hot, offered))
-            offers.update(dict.fromkeys(new.difference(hot) if hot else new, offered))
-        gone = before - listed
-        if gone:
-            left = gone.difference(offers)  # the contested ones
-            for action in gone.difference(left) if left else gone:
-                del offers[action]
-            if left:  # remembered in the order they were offered: the oldest is forgotten first
-                left = [action for action in since if action in left] if len(left) > 1 else list(left)
-                for action in left:
-                    del since[action]
-                remember_gone(table, slot, left)
-    if len(slot.unstamped) > 2 * (len(since) + len(slot.offers)):  # many gone before they were sent: only those
-        slot.unstamped = list({id(o): o for o in (*since.values(), *slot.offers.values()) if o[1] is None}.values())
-
-
-def remember_gone(table: Table, slot: SeatSlot, actions: Iterable) -> None:
-    """Contested actions no longer legal for the seat: remembered from now, after those already remembered
-    (one already there keeps its place), the oldest forgotten past ``LEFT_KEPT``."""
-    left = slot.left
-    left.update(dict.fromkeys(actions, table.now()))
-    for _ in range(len(left) - LEFT_KEPT):
-        del left[next(iter(left))]
-
-
-def stamp(table: Table, receiver: Receiver, seq: int) -> None:
-    """Update ``seq`` leaves for a seat now: each contested action it offered the seat for the first time is
-    stamped with this moment, once (a resume, a snapshot or a catch-up sends it again later and changes
-    nothing). Only the entries not stamped yet are looked at (``SeatSlot.unstamped``)."""
-    slot = seating.slot_of(table, receiver)
-    if slot is not None and slot.unstamped:
-        stamp_slot(slot, seq, table.now())
-
-
-def stamp_slot(slot: SeatSlot, seq: int, now: float) -> None:
-    """``stamp``'s work on the seat's slot: what the update of ``seq`` offered first is stamped ``now``."""
-    waiting = []
-    for offered in slot.unstamped:
-        if offered[1] is None:
-            if offered[0] <= seq:
-                offered[1] = now
-            else:
-                waiting.append(offered)
-    slot.unstamped = waiting
 
 
 def skip_lots(table: Table, count: int) -> None:

@@ -68,6 +68,8 @@ class SeatSlot:
     left: dict[Any, float] = field(default_factory=dict)  # contested actions no longer legal -> when (the recent
     # ones, oldest first: a seat's draw makes every take leave at once, which a dict takes in one ``update``, at a
     # third of an OrderedDict's cost; dropping its oldest, past the slots freed before it, costs what popitem did)
+    paused: dict[Any, tuple] = field(default_factory=dict)  # the same -> (their offer, the seq they left at): one
+    # back while the card stayed on the pile keeps its offer (``offers.reoffered``)
     guessed: OrderedDict[Any, float] = field(default_factory=OrderedDict)  # ... asked for before they were offered
     # -> when (the recent ones, oldest first: an ordered dict drops its oldest in constant time)
     guesses: int = 0  # contested actions asked for before the seat could have seen them (too_early, guess)

@@ -16,7 +16,7 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rules import GAMES, SYSTEM, Session, make_setup
+from rules import CHANCE, GAMES, SYSTEM, Session, make_setup
 from server import storage
 from server.lobby import Lobby
 from server.protocol import Act, CreateTable, TakeSeat
@@ -31,8 +31,11 @@ from .test_fairness import Seat
 
 def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
     """``fair.track_offers`` before it looked only at what changed (every action asked of the game, every
-    update)."""
+    update), and a deal since the seat's last update offering everything anew (red12)."""
     slot = table.slots[seat]
+    if slot.tracked < table.dealt <= seq:
+        slot.since.clear(), slot.offers.clear(), slot.left.clear(), slot.paused.clear()
+    slot.tracked = seq
     state, contested = table.session.state, table.game.contested
     now_legal = {action for action in legal if contested(state, action)}
     others = {action for action in legal if action not in now_legal}
@@ -41,6 +44,10 @@ def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
         if action not in since:
             since[action] = offered = [seq, None]
             unstamped.append(offered)
+            was = slot.paused.pop(action, None)  # back while another seat had it listed all along (red12)
+            if was is not None and any(other is not slot and other.receiver is not None
+                                       and other.since.get(action, [seq])[0] < was[1] for other in table.slots):
+                since[action] = was[0]
     for action in others:
         if action not in offers:
             offers[action] = offered = [seq, None]
@@ -51,12 +58,15 @@ def old_track_offers(table, seat: int, legal: list, seq: int) -> None:
     if len(since) > len(now_legal):
         now = table.now()
         for action in [a for a in since if a not in now_legal]:
-            del since[action]
+            slot.paused[action] = (since.pop(action), seq)
             slot.left[action] = now
         while len(slot.left) > LEFT_KEPT:
             del slot.left[next(iter(slot.left))]
+        while len(slot.paused) > LEFT_KEPT:
+            del slot.paused[next(iter(slot.paused))]
     if len(unstamped) > 2 * (len(since) + len(offers)):
-        slot.unstamped = [o for o in (*since.values(), *offers.values()) if o[1] is None]
+        slot.unstamped = [o for o in (*since.values(), *offers.values(), *(was[0] for was in slot.paused.values()))
+                          if o[1] is None]
 
 
 def kept(slot: SeatSlot) -> tuple:
@@ -66,8 +76,8 @@ def kept(slot: SeatSlot) -> tuple:
 
 
 def fake_table(session: Session):
-    table = SimpleNamespace(session=session, game=session.game, clock=0.0)
-    table.slots = [SeatSlot(seat) for seat in range(session.setup.seats)]
+    table = SimpleNamespace(session=session, game=session.game, clock=0.0, dealt=0)
+    table.slots = [SeatSlot(seat, receiver=object()) for seat in range(session.setup.seats)]
     table.now = lambda: table.clock
     return table
 
@@ -119,7 +129,9 @@ def test_the_offers_kept_are_the_old_ways_update_after_update_in_every_game(tabl
         actor = rng.choice(actors) if actors else None
         if actor is None:
             break
-        session.act(actor, rng.choice(lists[actor] if actor >= 0 else game.legal_actions(session.state, actor)))
+        steps = session.act(actor, rng.choice(lists[actor] if actor >= 0 else game.legal_actions(session.state, actor)))
+        if any(step.actor == CHANCE for step in steps):  # a deal: the next update offers everything anew
+            old.dealt = new.dealt = seq + 1
 
 
 def test_more_cards_gone_than_a_seat_remembers_are_forgotten_oldest_first_as_before():
@@ -144,7 +156,8 @@ def test_more_cards_gone_than_a_seat_remembers_are_forgotten_oldest_first_as_bef
         if not movers:
             break
         seat = rng.choice(movers)
-        session.act(seat, rng.choice(lists[seat]))
+        if any(step.actor == CHANCE for step in session.act(seat, rng.choice(lists[seat]))):
+            old.dealt = new.dealt = seq + 1
     assert max(len(slot.left) for slot in new.slots) == LEFT_KEPT
 
 
