@@ -39,7 +39,7 @@ from .table import Reservation, Table, TableSettings, intents
 from .table.seats import token_hash
 from .table.restore import reopen as reopen_table
 from .table.restore import settings_of
-from .table.settings import check_turn_time
+from .table.settings import TURN_TIME_LEAST, check_turn_time
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class Lobby:
             raise Refusal(Code.BAD_BOTS, f"bot seats must be distinct seats 0-{request.seats - 1}")
         for bot in request.bots:
             get_policy(game.info.name, bot.policy)
-        check_turn_time(request.turn_time_ms, Code.BAD_OPTION)
+        check_turn_time(request.turn_time_ms, Code.BAD_OPTION, least=1 if owner is None else TURN_TIME_LEAST)
         for name, value, low, high in (("grace_ms", request.grace_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
                                        ("fair_ms", request.fair_ms, 0, 1000),
