@@ -218,6 +218,7 @@ class Lobby:
 
     async def start_table(self, table: Table) -> None:
         """Run a table's arbiter, list it, and watch for it stopping on a disk failure."""
+        table.disk_low = lambda: self.disk is not None and self.disk.low  # (stand-ins pace themselves: bots.py)
         await self.nursery.start(table.run)
         self.tables[table.id] = table
         self.nursery.start_soon(tending.tend, self, table)
