@@ -39,6 +39,7 @@ from .table import Reservation, Table, TableSettings, intents
 from .table.seats import token_hash
 from .table.restore import reopen as reopen_table
 from .table.restore import settings_of
+from .table.settings import TURN_TIME_LEAST, check_turn_time
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +134,8 @@ class Lobby:
             raise Refusal(Code.BAD_BOTS, f"bot seats must be distinct seats 0-{request.seats - 1}")
         for bot in request.bots:
             get_policy(game.info.name, bot.policy)
-        for name, value, low, high in (("turn_time_ms", request.turn_time_ms, 0, 3_600_000),
-                                       ("grace_ms", request.grace_ms, 0, 86_400_000),
+        check_turn_time(request.turn_time_ms, Code.BAD_OPTION, least=1 if owner is None else TURN_TIME_LEAST)
+        for name, value, low, high in (("grace_ms", request.grace_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
                                        ("fair_ms", request.fair_ms, 0, 1000),
                                        ("spectator_delay_ms", request.spectator_delay_ms, 0, 3_600_000),
@@ -217,6 +218,7 @@ class Lobby:
 
     async def start_table(self, table: Table) -> None:
         """Run a table's arbiter, list it, and watch for it stopping on a disk failure."""
+        table.disk_low = lambda: self.disk is not None and self.disk.low  # (stand-ins pace themselves: bots.py)
         await self.nursery.start(table.run)
         self.tables[table.id] = table
         self.nursery.start_soon(tending.tend, self, table)

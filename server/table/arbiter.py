@@ -123,6 +123,7 @@ class Table:
         self.log_closed = False  # the log file is closed: the table finished and its end is on disk
         self.played_out = False  # a playback fed its last entry
         self.alias: str | None = None  # the name it is found by too (the demo's "demo"), set by the lobby
+        self.disk_low = lambda: False  # the lobby's: its disk is below ``--min-free-mb`` (stand-ins pace: bots.py)
         self.rematch: str | None = None  # once it is over: the table opened as its rematch (``server/rematch.py``)
         self.rematching = trio.Lock()  # held while that table is being opened: one rematch for all who ask
 

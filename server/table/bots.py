@@ -25,13 +25,20 @@ if TYPE_CHECKING:
     from .seats import SeatSlot
 
 
+STAND_IN_LEAST_MS = 1000  # while the disk is below ``--min-free-mb``, a stand-in's pause before each action at
+# least (about: 0.5-1.5 times), whatever ``bot_delay_ms``: it plays a person's seat at a person's pace. A
+# tournament's tables are never ended below the floor (``diskroom.py``), and at bot speed an arena of absent players
+# (no_show_ms 0) wrote 1.6 MB a second for as long as its clock ran, up to a day (red11)
+
+
 class LocalBot(Receiver):
-    """A server-side bot seat: the same policy and driver as a bot over the wire, fed in process."""
+    """A server-side bot seat: the same policy and driver as a bot over the wire, fed in process. ``least_ms``:
+    its pause before each action at least while the disk is low (a stand-in's, ``STAND_IN_LEAST_MS``)."""
 
     latency: LatencyMeter | None = None  # no network between: nothing to credit, no ping to show
 
-    def __init__(self, table: Table, seat: int, policy: str, rng: Rng) -> None:
-        self.table = table
+    def __init__(self, table: Table, seat: int, policy: str, rng: Rng, least_ms: int = 0) -> None:
+        self.table, self.least_ms = table, least_ms
         self.seat = seat
         self.driver = BotDriver(get_policy(table.game.info.name, policy), rng, prefix=f"bot-{secrets.token_hex(4)}")
         self._send, self._receive = trio.open_memory_channel[Any](math.inf)
@@ -74,8 +81,9 @@ class LocalBot(Receiver):
                 await trio.sleep(1 / refusals.PER_SECOND)
                 if not self._drain():
                     return
-            if self.table.bot_delay_ms:
-                await trio.sleep(self.table.bot_delay_ms / 1000 * (0.5 + self.driver.rng.below(1000) / 1000))
+            pause = max(self.table.bot_delay_ms, self.least_ms if self.least_ms and self.table.disk_low() else 0)
+            if pause:
+                await trio.sleep(pause / 1000 * (0.5 + self.driver.rng.below(1000) / 1000))
                 if not self._drain():
                     return
             move = self.driver.next_action()
@@ -88,7 +96,7 @@ class LocalBot(Receiver):
 def start_stand_in(table: Table, slot: SeatSlot, persist: bool = True) -> None:
     """An absent player's seat is played by a server bot, marked as a stand-in, until they resume."""
     bot = LocalBot(table, slot.seat, table.settings.stand_in or "heuristic",
-                   Rng(derive(table.seed, f"stand-in {slot.seat}")))
+                   Rng(derive(table.seed, f"stand-in {slot.seat}")), least_ms=STAND_IN_LEAST_MS)
     seats.move(slot, seats.STAND_IN)
     slot.receiver, slot.away_since, slot.stood_in = bot, None, True
     if persist:

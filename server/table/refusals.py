@@ -11,10 +11,12 @@ So a seat adds at most ``BURST + PER_SECOND * t`` refused entries to its log in 
 
 What takes a token (``counts``): a refusal answered at once, decided by the arbiter alone, which the seat can
 repeat as fast as it sends (``not_started``, ``table_over``, ``stale``, ``bad_action``, the rules' own codes,
-and fair ordering's ``too_early``). Not the refusals of a held contested action at its release (lost to
-another seat, ``too_late``, a resend answered ``after`` it): those are logged as ever, never counted, never
-refused for want of a token; they are bounded by the table's own play (one hold per seat per card offered, each
-at most ``fair_ms`` long), and they are how an honest seat loses a race.
+and fair ordering's ``too_early``), and the same take asked again under a new message id while the seat's first
+is held, answered ``after`` it at the release (a seat may send hundreds while a take is held: red11 logged 1,198
+in five holds; a resend under the same id is no new ask, answered once with the first). Not the refusals of a
+held contested action itself at its release (lost to another seat, ``too_late``): those are logged as ever,
+never counted, never refused for want of a token; they are bounded by the table's own play (one hold per seat
+per card offered, each at most ``fair_ms`` long), and they are how an honest seat loses a race.
 
 What the budget cannot hand a cheater. A take of a contested card refused at once may change fair ordering's
 memory of the seat (``fair.contest``): a take of a card never offered to it is counted and remembered as a
@@ -71,8 +73,9 @@ def room(slot: SeatSlot, time: float) -> bool:
 
 
 def counts(fair: Any) -> bool:
-    """A refused entry with this fair ordering record (None: none) takes a token: one refused at once."""
-    return fair is None or fair.rule == "too_early"
+    """A refused entry with this fair ordering record (None: none) takes a token: one refused at once, or an ask
+    again of a held take under a new message id (``after``: as many as the seat sends while it is held)."""
+    return fair is None or fair.rule in ("too_early", "after")
 
 
 def spend(slot: SeatSlot, time: float) -> None:

@@ -38,6 +38,7 @@ from .state import fold, Tournament
 from .store import AsyncStore, Store
 from .tlog import FORMAT_VERSION, Created, Registered, TableFinished, read_tournament_log
 from ..secrets_typed import new_secret
+from ..table.settings import check_turn_time
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +126,8 @@ class TournamentHub:
         game = get_game(request.game)
         setup = make_setup(game.info, request.seats, request.mode, request.options)
         rounds = request.rounds if request.rounds is not None else (DEFAULT_ROUNDS if request.format == "swiss" else 0)
-        for name, value, low, high in (("rounds", rounds, 0, 100), ("turn_time_ms", request.turn_time_ms, 0,
-                                        3_600_000), ("no_show_ms", request.no_show_ms, 0, 3_600_000),
+        check_turn_time(request.turn_time_ms, Code.BAD_SETTINGS)
+        for name, value, low, high in (("rounds", rounds, 0, 100), ("no_show_ms", request.no_show_ms, 0, 3_600_000),
                                        ("round_time_ms", request.round_time_ms, 0, 86_400_000),
                                        ("bot_delay_ms", request.bot_delay_ms, 0, 60_000),
                                        ("spectator_delay_ms", request.spectator_delay_ms, 0, 3_600_000),

@@ -184,3 +184,40 @@ def test_an_export_whose_trailer_names_another_size_is_refused_before_it_is_read
     trailing = base64.b64encode(gzip.compress(raw) + b"\x00\x00\x00\x00").decode()
     with pytest.raises(ExportError):
         unpack(trailing)
+
+
+def test_an_export_is_inflated_no_further_than_it_was_charged_for(monkeypatch):
+    """red11: an export refused for a second gzip member (or cut short, its last four bytes the sender's) was
+    refused only after its first member was inflated, up to 16 MiB (50 ms of the replay worker, which playbacks
+    share, for a 22 KB message charged 8 units, not 264). It is inflated no further than its trailer says."""
+    import base64
+    import gzip
+    import zlib
+
+    from server.logs import exported
+
+    inflated, original = [], zlib.decompressobj
+
+    class Counting:
+        def __init__(self, *args, **kwargs):
+            self.inner = original(*args, **kwargs)
+
+        def decompress(self, data, max_length=0):
+            out = self.inner.decompress(data, max_length)
+            inflated.append(len(out))
+            return out
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(exported.zlib, "decompressobj", Counting)
+    big = gzip.compress(b" " * exported.MOST_BYTES)
+    for lie in (big + gzip.compress(b""), big[:-8] + (0).to_bytes(4, "little") * 2, big[:-4] + (1).to_bytes(4, "little")):
+        packed = base64.b64encode(lie).decode()
+        charged = exported.unpacked_size(packed)
+        inflated.clear()
+        with pytest.raises(exported.ExportError):
+            exported.unpack(packed)
+        assert sum(inflated) <= charged + 1, f"{sum(inflated)} bytes inflated for an export charged as {charged}"
+    raw = b"{" + b" " * (3 * frames.LOG_UNIT) + b"}"
+    assert exported.unpack(base64.b64encode(gzip.compress(raw)).decode()) == raw

@@ -289,3 +289,23 @@ async def test_a_stand_in_for_a_seat_whose_player_spent_its_budget_plays_on(nurs
     await trio.sleep(5)
     assert table.slots[0].state == "stand_in"
     assert sum(e.accepted and e.actor == 0 for e in table.log.entries) > moves + 5, "the stand-in plays the seat"
+
+
+async def test_a_held_takes_asks_again_under_new_ids_are_counted(nursery, autojump_clock):
+    """red11: while a seat's take is held, the same take under new message ids follows it (``followers``), each
+    answered ``after`` at its release; they were logged and never counted, so a seat that guessed a card, discarded
+    it and took it back (held ``fair_ms`` as a guess) logged 1,198 refusals in five cycles, past any budget."""
+    me, other = Seat(0.005), Seat(0.020)  # the other seat's longer round trip holds my take a while
+    table = await fair_table(nursery, [me, other])
+    force_state(table, [plain(12), plain(12, avoid=plain(12))], [[], []], discard=["G5", "P10"])
+    offer(table)
+    await trio.sleep(1)
+    asks = 3 * refusals.BURST
+    for number in range(asks):  # one take held, the rest asked again under new ids while it is
+        await table.submit(intents.Act(me, Act(table=table.id, action=TAKE_G5, id=f"t{number}", seen=table.log.seq)))
+    await trio.sleep(1)
+    assert "G5" in table.session.state.hands[0]
+    after = [e for e in table.log.entries if not e.accepted and e.actor == 0 and e.fair and e.fair.rule == "after"]
+    assert refusals.BURST - 1 <= len(after) <= refusals.BURST + 1, f"{len(after)} asks again logged"
+    answers = [m for m in me.of(Rejected) if m.ref and m.ref.startswith("t")]
+    assert len(answers) == asks - 1 and sum(a.code == Code.TOO_MANY_REFUSED for a in answers) >= asks - 2 - 1 - refusals.BURST
