@@ -119,8 +119,8 @@ def records(path) -> list:
     return out
 
 
-@pytest.mark.parametrize("kind", ["swiss", "arena"])
-@pytest.mark.parametrize("point", range(1, 26))
+@pytest.mark.parametrize("kind, point", [("swiss", point) for point in range(1, 25)]  # (every record of each
+                         + [("arena", point) for point in range(1, 26)])  # event's run: 24 and 25)
 async def test_a_kill_after_any_record_ends_the_event_as_it_would_have(mock_clock, tmp_path, monkeypatch, kind,
                                                                        point):
     steps = swiss_steps() if kind == "swiss" else arena_steps()
@@ -141,8 +141,7 @@ async def test_a_kill_after_any_record_ends_the_event_as_it_would_have(mock_cloc
         monkeypatch.setattr(crashpoint, "reached", reached)
         tokens = {}
         await run(director, secret, tokens, steps, marks)
-        if not at:
-            pytest.skip(f"the event has fewer than {point} records")
+        assert at, f"the {kind} event has fewer than {point} records: the points to kill at no longer fit its run"
         tid = director.id
         monkeypatch.setattr(crashpoint, "reached", lambda name: None)
         hub = await run_hub(nursery, tmp_path / "second")
